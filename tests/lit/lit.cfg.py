@@ -1,0 +1,37 @@
+# lit configuration for kfuse. Substitutions:
+#   %clang_cuda_dev   clang++ -cc1-level CUDA device compile of %s with the Clang plugin
+#   %clang_cuda       clang++ in CUDA mode (no plugins); add %kfuse_plugins yourself
+#   %kfuse_plugins    -fplugin=<clang plugin> -fpass-plugin=<llvm plugin>
+#   %kfuse_clang_plugin, %kfuse_llvm_plugin, %opt, %ptxas, %cuda_arch
+import os
+import lit.formats
+
+config.name = "kfuse"
+config.test_format = lit.formats.ShTest(True)
+config.suffixes = [".ll", ".cu", ".c", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kfuse_obj_root, "tests", "lit")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+
+clangxx = os.path.join(config.llvm_tools_dir, "clang++")
+cuda_flags = ("-x cuda --cuda-path=%s --cuda-gpu-arch=%s -Wno-unknown-cuda-version -nocudalib"
+              % (config.cuda_path, config.cuda_arch))
+plugins = "-fplugin=%s -fpass-plugin=%s" % (config.kfuse_clang_plugin, config.kfuse_llvm_plugin)
+
+config.substitutions.append(("%kfuse_plugins", plugins))
+config.substitutions.append(("%kfuse_clang_plugin", config.kfuse_clang_plugin))
+config.substitutions.append(("%kfuse_llvm_plugin", config.kfuse_llvm_plugin))
+config.substitutions.append(("%clang_cuda", "%s %s" % (clangxx, cuda_flags)))
+config.substitutions.append(("%opt", os.path.join(config.llvm_tools_dir, "opt")))
+config.substitutions.append(("%cuda_arch", config.cuda_arch))
+config.substitutions.append(("%kfuse_obj_root", config.kfuse_obj_root))
+config.substitutions.append(("%kfuse_src_root", config.kfuse_src_root))
+
+if config.ptxas and os.path.exists(config.ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.ptxas))
+if os.path.exists(os.path.join(config.cuda_path, "include", "cuda_runtime.h")):
+    config.available_features.add("cuda")

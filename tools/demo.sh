@@ -1,0 +1,3 @@
+#!/bin/sh
+# make demo: placeholder until the examples exist.
+echo "kfuse demo: build dir $1"
