@@ -12,6 +12,28 @@
 extern "C" {
 #endif
 
+/* XX(name, text): why a group ran unfused. KFUSE_STATS counts them per site
+ * under these names, and KFUSE_LOG names them. */
+#define KF_FALLBACK_MAP(XX)                                                   \
+  XX(DISABLED, "disabled")         /* KFUSE_DISABLE=1 */                      \
+  XX(NO_MANIFEST, "no-manifest")   /* module has no (readable) manifest */    \
+  XX(NO_MATCH, "no-match")         /* no fused kernel covers these launches */\
+  XX(WIRING, "wiring")             /* an `equal` pointer pair differs */      \
+  XX(SCALAR, "scalar")             /* an `equal` scalar pair differs */       \
+  XX(OVERLAP, "overlap")           /* two `disjoint` footprints overlap */    \
+  XX(SHAPE, "shape")               /* grid or block differ between launches */\
+  XX(STREAM, "stream")             /* launches on different streams */        \
+  XX(SHMEM, "shmem")               /* dynamic shared memory differs */        \
+  XX(LAUNCH, "launch-failed")      /* the fused launch itself failed */       \
+  XX(MISMATCH, "verify-mismatch")  /* KFUSE_VERIFY found different bits */
+
+typedef enum kf_fallback {
+#define KF__FALLBACK_ENUM(name, text) KF_FALLBACK_##name,
+  KF_FALLBACK_MAP(KF__FALLBACK_ENUM)
+#undef KF__FALLBACK_ENUM
+  KF_FALLBACK_COUNT
+} kf_fallback_t;
+
 /** One original launch, exactly as the source wrote it. */
 typedef struct kf_launch {
   /** The kernel's host stub, the handle the original code passes to cudaLaunchKernel. */
@@ -52,6 +74,25 @@ typedef struct kf_site {
  * Thread-safe.
  */
 KF_EXTERN void kf_rt_launch_seq(kf_site_t *site, const kf_launch_t *launches, uint32_t n);
+
+/**
+ * Environment (read once, at the first call):
+ *   KFUSE_DISABLE=1   never fuse: every site runs its original launches.
+ *   KFUSE_LOG=<level> error|warn|info|debug (or 0..4): log to stderr, lines
+ *                     start with "kfuse: ".
+ *   KFUSE_STATS=1     at exit, one line per site on stderr:
+ *                     "kfuse-stats: <where>: calls=<n> fused=<n> fallback=<n>"
+ *                     followed by " <reason>=<n>" for every reason seen
+ *                     (names from KF_FALLBACK_MAP).
+ *   KFUSE_VERIFY=1    run each fused group also unfused on copies of its
+ *                     buffers and compare bit for bit; a difference prints
+ *                     "kfuse-verify: <where>: <fused-kernel>: launch <i> (<kernel>)
+ *                     param <p> byte <offset>: fused 0x.. unfused 0x.." and the
+ *                     unfused results are kept.
+ */
+
+/** @returns the KF_FALLBACK_MAP text of @p reason ("?" when out of range). */
+KF_EXTERN const char *kf_rt_fallback_name(kf_fallback_t reason);
 
 #ifdef __cplusplus
 }
