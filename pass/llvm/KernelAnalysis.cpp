@@ -280,6 +280,9 @@ static bool onlyAddresses(Value *V) {
     if (auto *SI = dyn_cast<StoreInst>(U))
       if (SI->getPointerOperand() == V)
         continue;
+    // Atomics are addresses too; the instruction walk rejects them by name.
+    if (isa<AtomicRMWInst>(U) || isa<AtomicCmpXchgInst>(U))
+      continue;
     return false;
   }
   return true;
