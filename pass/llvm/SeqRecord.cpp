@@ -10,6 +10,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace llvm;
 using namespace kfuse;
@@ -196,6 +197,10 @@ bool kfuse::eraseSeqRecords(Module &M) {
         S->eraseFromParent();
     }
   }
+  // A record may also be kept alive through llvm.used; it goes there too.
+  removeFromUsedLists(M, [&](Constant *C) {
+    return llvm::is_contained(Seqs, C->stripPointerCasts());
+  });
   for (GlobalVariable *GV : Seqs) {
     GV->removeDeadConstantUsers();
     if (GV->use_empty())
