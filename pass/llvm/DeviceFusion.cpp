@@ -1,8 +1,309 @@
 //===- DeviceFusion.cpp - fuse kfuse_map kernel launch sequences ----------===//
+//
+/// \file
+/// The device pass. The Clang plugin records, in llvm.global.annotations,
+/// which kernels are map kernels (`kfuse_map`) and which launch sequences the
+/// host code makes of them (`kfuse.seq 1` records, docs/annotations.md). This
+/// pass analyses each map kernel, decides which consecutive launches of each
+/// sequence run as one kernel, builds those fused kernels next to the
+/// untouched originals, and describes them in @__kfuse_manifest
+/// (docs/manifest.md) so the runtime can check its guards and launch them.
+///
+/// Launches First..Last of a sequence are fused only when:
+///
+///  1. every launch is of a kfuse_map kernel defined in this module, with as
+///     many arguments as it has parameters;
+///  2. every kernel is analysable (KernelAnalysis.cpp): it uses no shared
+///     memory, barriers, warp collectives, atomics, fences, volatile
+///     accesses, inline asm or calls other than side-effect-free
+///     intrinsics; reads only x thread coordinates; its pointer parameters
+///     are only used as addresses; every global access goes through a
+///     pointer parameter at a byte offset that is a polynomial in tid.x,
+///     ntid.x, ctaid.x, nctaid.x and integer parameters;
+///  3. all launches have the same grid, block, dynamic shared memory and
+///     stream value numbers (the runtime re-checks the values: `shape same`,
+///     `stream same`);
+///  4. the dynamic shared memory size is a literal constant (`dynshmem`);
+///  5. for every buffer (value number) and every pair of accesses to it from
+///     different stages where at least one is a store, either both offsets
+///     are identical and injective over the grid (the same thread touches
+///     the element in both stages: register forwarding), or both are
+///     block-local (the element belongs to the same block in both stages:
+///     shared-memory staging, with a barrier between every two stages);
+///  6. every buffer carried from a store to a later load is accessed with
+///     one element type;
+///  7. the staging tiles fit in 48 KB of static shared memory per block.
+///
+/// Distinct value numbers are assumed to be distinct, non-overlapping
+/// buffers, and equal value numbers equal values; the manifest's `disjoint`
+/// and `equal` lines make the runtime check both before each fused launch.
+///
+/// The plan (which legal groups to form) is one function, planSequence():
+/// for now it greedily fuses each maximal legal run of consecutive launches,
+/// front to back. The planning library (lib/) replaces it; legality and the
+/// transform do not change.
+///
+/// Results stay bit-identical: a value crossing an old kernel boundary
+/// through a register or shared memory loses `contract` on its producer and
+/// goes through llvm.arithmetic.fence, so no FMA forms across the boundary.
+//
+//===----------------------------------------------------------------------===//
+#include "FusionCandidate.h"
 #include "Passes.h"
 
-using namespace llvm;
+#include "llvm/ADT/Statistic.h"
+#include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/Module.h"
 
-PreservedAnalyses kfuse::DeviceFusionPass::run(Module &, ModuleAnalysisManager &) {
-  return PreservedAnalyses::all();
+using namespace llvm;
+using namespace kfuse;
+
+#define DEBUG_TYPE "kfuse"
+
+STATISTIC(NumFusedGroups, "Fused kernels created");
+STATISTIC(NumFusedLaunches, "Launches covered by fused kernels");
+STATISTIC(NumForwarded, "Buffers carried in registers");
+STATISTIC(NumStaged, "Buffers carried through shared memory");
+STATISTIC(NumMalformedRecords, "Sequence records that could not be read");
+STATISTIC(NumNotMapKernel, "Launches of kernels that are not kfuse_map kernels here");
+STATISTIC(NumKernelEscape, "Kernels rejected: pointer parameter escapes");
+STATISTIC(NumKernelCall, "Kernels rejected: non-intrinsic or memory call");
+STATISTIC(NumKernelAsm, "Kernels rejected: inline asm");
+STATISTIC(NumKernelBarrier, "Kernels rejected: barrier or warp collective");
+STATISTIC(NumKernelAtomic, "Kernels rejected: atomics or fences");
+STATISTIC(NumKernelShared, "Kernels rejected: shared memory");
+STATISTIC(NumKernelGlobal, "Kernels rejected: global variable access");
+STATISTIC(NumKernelIndirect, "Kernels rejected: indirect addressing");
+STATISTIC(NumKernelIndex, "Kernels rejected: non-affine or unknown index");
+STATISTIC(NumKernelVolatile, "Kernels rejected: volatile access");
+STATISTIC(NumKernelMultidim, "Kernels rejected: y/z coordinates");
+STATISTIC(NumRejectKernel, "Pairs rejected: a kernel is unanalysable");
+STATISTIC(NumRejectRecord, "Pairs rejected: record does not match the kernel");
+STATISTIC(NumRejectConfig, "Pairs rejected: launch configuration differs or unknown");
+STATISTIC(NumRejectCrossBlock, "Pairs rejected: hazard across threads of different blocks");
+STATISTIC(NumRejectType, "Pairs rejected: carried buffer with several element types");
+STATISTIC(NumRejectResources, "Pairs rejected: shared-memory tiles too large");
+
+static void countKernelRejection(StringRef Key) {
+  if (Key == "escape") ++NumKernelEscape;
+  else if (Key == "call") ++NumKernelCall;
+  else if (Key == "asm") ++NumKernelAsm;
+  else if (Key == "barrier") ++NumKernelBarrier;
+  else if (Key == "atomic") ++NumKernelAtomic;
+  else if (Key == "shared") ++NumKernelShared;
+  else if (Key == "global") ++NumKernelGlobal;
+  else if (Key == "indirect") ++NumKernelIndirect;
+  else if (Key == "index") ++NumKernelIndex;
+  else if (Key == "volatile") ++NumKernelVolatile;
+  else if (Key == "multidim") ++NumKernelMultidim;
+}
+
+static void countGroupRejection(StringRef Key) {
+  if (Key == "kernel") ++NumRejectKernel;
+  else if (Key == "record") ++NumRejectRecord;
+  else if (Key == "config") ++NumRejectConfig;
+  else if (Key == "cross-block") ++NumRejectCrossBlock;
+  else if (Key == "type") ++NumRejectType;
+  else if (Key == "resources") ++NumRejectResources;
+}
+
+namespace {
+
+class DeviceFuser {
+  Module &M;
+  FunctionAnalysisManager &FAM;
+  std::map<std::string, KernelInfo> Kernels; // by mangled name
+  std::string ManifestText;
+
+public:
+  DeviceFuser(Module &M, FunctionAnalysisManager &FAM) : M(M), FAM(FAM) {}
+  bool run();
+
+private:
+  OptimizationRemarkEmitter &ore(Function &F) {
+    return FAM.getResult<OptimizationRemarkEmitterAnalysis>(F);
+  }
+  FusionCandidate candidate(const SeqRecord &R, unsigned First, unsigned Last);
+  std::vector<FusionCandidate> planSequence(const SeqRecord &R);
+  void fuse(FusionCandidate &C);
+  void remarkMissed(const FusionCandidate &C);
+  Function *anyDefinition() {
+    for (Function &F : M)
+      if (!F.isDeclaration())
+        return &F;
+    return nullptr;
+  }
+};
+
+} // namespace
+
+FusionCandidate DeviceFuser::candidate(const SeqRecord &R, unsigned First, unsigned Last) {
+  FusionCandidate C;
+  C.Seq = &R;
+  C.First = First;
+  C.Last = Last;
+  C.Name = "__kfuse_fused_" + std::to_string(R.Id) + "_" + std::to_string(First) + "_" +
+           std::to_string(Last);
+  for (unsigned I = First; I <= Last; ++I) {
+    auto It = Kernels.find(R.Launches[I].Kernel);
+    if (It == Kernels.end()) {
+      C.invalidate("'" + R.Launches[I].Kernel +
+                       "' is not a kfuse_map kernel defined in this module",
+                   "record");
+      return C;
+    }
+    C.Stages.push_back(&It->second);
+  }
+  checkCandidate(C);
+  return C;
+}
+
+/// The interim plan: grow a group from the first unplanned launch while the
+/// group stays legal; a group of one launch is not formed and its rejection
+/// is reported.
+std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
+  std::vector<FusionCandidate> Plan;
+  unsigned N = R.Launches.size();
+  for (unsigned First = 0; First + 1 < N;) {
+    FusionCandidate Best = candidate(R, First, First + 1);
+    if (!Best.isValid()) {
+      countGroupRejection(Best.Stat);
+      remarkMissed(Best);
+      ++First;
+      continue;
+    }
+    unsigned Last = First + 1;
+    while (Last + 1 < N) {
+      FusionCandidate Next = candidate(R, First, Last + 1);
+      if (!Next.isValid()) {
+        countGroupRejection(Next.Stat);
+        remarkMissed(Next);
+        break;
+      }
+      Best = std::move(Next);
+      ++Last;
+    }
+    Plan.push_back(std::move(Best));
+    First = Last + 1;
+  }
+  return Plan;
+}
+
+void DeviceFuser::remarkMissed(const FusionCandidate &C) {
+  Function *Where = M.getFunction(C.Seq->Launches[C.First].Kernel);
+  if (!Where || Where->isDeclaration())
+    Where = anyDefinition();
+  if (!Where)
+    return;
+  Function &F = *Where;
+  std::string Kernels;
+  for (unsigned I = C.First; I <= C.Last; ++I)
+    Kernels += (I == C.First ? "" : ", ") + C.Seq->Launches[I].Kernel;
+  ore(F).emit([&] {
+    return OptimizationRemarkMissed(DEBUG_TYPE, "NotFused", &F)
+           << "launches " << std::to_string(C.First) << ".." << std::to_string(C.Last)
+           << " (" << Kernels << ") of sequence " << std::to_string(C.Seq->Id) << " at "
+           << C.Seq->Site << " not fused: " << C.Reason;
+  });
+}
+
+void DeviceFuser::fuse(FusionCandidate &C) {
+  Function *Fused = buildFusedKernel(M, C, FAM);
+  uint64_t UnfusedNs = 0, FusedNs = 0;
+  ManifestText += manifestGroup(C, UnfusedNs, FusedNs);
+  ++NumFusedGroups;
+  NumFusedLaunches += C.size();
+
+  std::string Kernels, Mechs;
+  unsigned Saved = 0, Bytes = 0, Flops = 0;
+  for (const KernelInfo *K : C.Stages) {
+    Kernels += (Kernels.empty() ? "" : ", ") + K->F->getName().str();
+    Bytes += K->BytesPerThread;
+    Flops += K->Flops;
+  }
+  for (const Intermediate &I : C.Carried) {
+    bool Fwd = I.Mech == Mechanism::Forward;
+    Fwd ? ++NumForwarded : ++NumStaged;
+    Mechs += (Mechs.empty() ? "" : ", ") + C.Seq->Values.at(I.Value).Text +
+             (Fwd ? " in registers" : " through shared memory");
+    Saved += I.SavedBytes;
+  }
+  if (Mechs.empty())
+    Mechs = "no carried buffer";
+  Function &F0 = *C.Stages[0]->F;
+  ore(F0).emit([&] {
+    return OptimizationRemark(DEBUG_TYPE, "Fused", &F0)
+           << "fused launches " << std::to_string(C.First) << ".." << std::to_string(C.Last)
+           << " (" << Kernels << ") of sequence " << std::to_string(C.Seq->Id) << " into "
+           << Fused->getName() << ": " << Mechs << (C.NeedsBarrier ? ", with barriers" : "")
+           << "; saves " << std::to_string(Saved) << " bytes per element";
+  });
+  ore(F0).emit([&] {
+    return OptimizationRemarkAnalysis(DEBUG_TYPE, "FusionCost", &F0)
+           << Fused->getName() << ": " << std::to_string(Bytes) << " bytes per element unfused, "
+           << std::to_string(Bytes - Saved) << " fused, " << std::to_string(Flops)
+           << " flops per element, " << std::to_string(C.TileBytes)
+           << " bytes of shared memory per block; predicted " << std::to_string(UnfusedNs)
+           << " ns unfused, " << std::to_string(FusedNs) << " ns fused";
+  });
+}
+
+bool DeviceFuser::run() {
+  ModuleRecords Recs = readModuleRecords(M);
+  bool Changed = false;
+  for (Function *F : Recs.Kernels) {
+    if (F->getCallingConv() != CallingConv::PTX_Kernel)
+      continue;
+    KernelInfo K = analyzeKernel(*F, FAM.getResult<ScalarEvolutionAnalysis>(*F),
+                                 FAM.getResult<DominatorTreeAnalysis>(*F));
+    if (!K.isValid()) {
+      countKernelRejection(K.Stat);
+      ore(*F).emit([&] {
+        return OptimizationRemarkMissed(DEBUG_TYPE, "KernelNotAnalysable", F)
+               << "kernel " << F->getName() << " cannot be fused: " << K.Reason;
+      });
+    } else {
+      ore(*F).emit([&] {
+        return OptimizationRemarkAnalysis(DEBUG_TYPE, "KernelSummary", F)
+               << "kernel " << F->getName() << ": " << std::to_string(K.BytesPerThread)
+               << " bytes and " << std::to_string(K.Flops) << " flops per element";
+      });
+    }
+    Kernels.emplace(F->getName().str(), std::move(K));
+  }
+  Function *Any = anyDefinition();
+  for (const std::string &Why : Recs.Malformed) {
+    ++NumMalformedRecords;
+    if (Any)
+      ore(*Any).emit([&] {
+        return OptimizationRemarkMissed(DEBUG_TYPE, "MalformedRecord", Any)
+               << "ignoring launch sequence record " << Why;
+      });
+  }
+  for (const SeqRecord &R : Recs.Seqs) {
+    for (const SeqLaunch &La : R.Launches)
+      if (!Kernels.count(La.Kernel))
+        ++NumNotMapKernel;
+    std::vector<FusionCandidate> Plan = planSequence(R);
+    for (FusionCandidate &C : Plan) {
+      fuse(C);
+      Changed = true;
+    }
+  }
+  if (!ManifestText.empty())
+    embedManifest(M, ManifestText);
+  Changed |= eraseSeqRecords(M);
+  return Changed;
+}
+
+PreservedAnalyses kfuse::DeviceFusionPass::run(Module &M, ModuleAnalysisManager &AM) {
+  auto &FAM = AM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+  if (!DeviceFuser(M, FAM).run())
+    return PreservedAnalyses::all();
+  // Existing functions are untouched; fused kernels and globals are new.
+  PreservedAnalyses PA;
+  PA.preserveSet<AllAnalysesOn<Function>>();
+  return PA;
 }

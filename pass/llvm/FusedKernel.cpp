@@ -1,0 +1,315 @@
+//===- FusedKernel.cpp - build the fused kernel of a legal candidate ------===//
+//
+// The fused kernel calls a private clone of every stage's kernel in launch
+// order and inlines the calls; each inlined body keeps its own bounds checks
+// and ends by branching to the next stage, so code placed between stages
+// (the barrier, when staging) runs in every thread. Accesses to carried
+// buffers are found after inlining by the !kfuse.access tag put on the
+// clones, then rewritten:
+//
+//  - forwarded buffer: every store also writes a per-thread slot and sets a
+//    per-thread flag; every load becomes `flag ? slot : load`. The index is
+//    injective, so when this thread stored no element there, no thread did,
+//    and the global load reads what the unfused code would read;
+//  - staged buffer: the same with a shared tile and a shared "written" flag
+//    per element, cleared before a first barrier; the indices are
+//    block-local, so an element no thread of the block wrote was written by
+//    no thread at all.
+//
+// Stores to a carried buffer run under `if (!(dead & bit))`. A forwarded or
+// staged value goes through llvm.arithmetic.fence and its producing
+// instruction loses `contract`, so neither LLVM nor ptxas contracts across
+// the old kernel boundary. A small cleanup pipeline turns slots into
+// registers.
+//
+//===----------------------------------------------------------------------===//
+#include "FusionCandidate.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Transforms/InstCombine/InstCombine.h"
+#include "llvm/Transforms/Scalar/EarlyCSE.h"
+#include "llvm/Transforms/Scalar/GVN.h"
+#include "llvm/Transforms/Scalar/SROA.h"
+#include "llvm/Transforms/Scalar/SimplifyCFG.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+using namespace llvm;
+using namespace kfuse;
+
+static constexpr unsigned SharedAS = 3;
+
+namespace {
+/// Where one carried buffer lives inside the fused kernel.
+struct CarriedStorage {
+  const Intermediate *I = nullptr;
+  Value *Slot = nullptr; ///< alloca (Forward) or shared tile (Stage)
+  Value *Flag = nullptr; ///< alloca i1 (Forward) or shared [1024 x i8] (Stage)
+};
+
+class FusedKernelBuilder {
+  Module &M;
+  const FusionCandidate &C;
+  LLVMContext &Ctx;
+  Function *Fused = nullptr;
+  unsigned AccessKind;
+  std::map<unsigned, CarriedStorage> Storage;
+  /// First fused-kernel argument of each stage.
+  std::vector<unsigned> ArgBase;
+
+public:
+  FusedKernelBuilder(Module &M, const FusionCandidate &C)
+      : M(M), C(C), Ctx(M.getContext()), AccessKind(Ctx.getMDKindID("kfuse.access")) {}
+
+  Function *build(FunctionAnalysisManager &FAM);
+
+private:
+  void createFunction();
+  void createStorage(IRBuilder<> &B);
+  Value *barrier(IRBuilder<> &B);
+  Value *sreg(IRBuilder<> &B, Intrinsic::ID ID);
+  Value *inBlockOffset(Instruction *I, unsigned Stage, const Access &A);
+  Value *guardValue(Instruction *Store, Value *V);
+  void rewriteStore(StoreInst *SI, unsigned Stage, const Access &A, CarriedStorage &S);
+  void rewriteLoad(LoadInst *LI, unsigned Stage, const Access &A, CarriedStorage &S);
+  void cleanup(FunctionAnalysisManager &FAM);
+};
+} // namespace
+
+void FusedKernelBuilder::createFunction() {
+  SmallVector<Type *, 16> Params;
+  for (unsigned S = 0; S < C.size(); ++S) {
+    ArgBase.push_back(Params.size());
+    for (Argument &A : C.Stages[S]->F->args())
+      Params.push_back(A.getType());
+  }
+  Params.push_back(Type::getInt64Ty(Ctx));
+  auto *FTy = FunctionType::get(Type::getVoidTy(Ctx), Params, false);
+  Fused = Function::Create(FTy, GlobalValue::ExternalLinkage, C.Name, M);
+  Fused->setCallingConv(CallingConv::PTX_Kernel);
+  Function *F0 = C.Stages[0]->F;
+  for (StringRef Attr : {"target-cpu", "target-features", "uniform-work-group-size"})
+    if (F0->hasFnAttribute(Attr))
+      Fused->addFnAttr(F0->getFnAttribute(Attr));
+  Fused->addFnAttr(Attribute::NoUnwind);
+  for (unsigned S = 0; S < C.size(); ++S)
+    for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P)
+      Fused->getArg(ArgBase[S] + P)->setName("l" + Twine(S) + ".p" + Twine(P));
+  Fused->getArg(Params.size() - 1)->setName("dead");
+}
+
+Value *FusedKernelBuilder::sreg(IRBuilder<> &B, Intrinsic::ID ID) {
+  return B.CreateIntrinsic(B.getInt32Ty(), ID, ArrayRef<Value *>{});
+}
+
+Value *FusedKernelBuilder::barrier(IRBuilder<> &B) {
+  return B.CreateIntrinsic(Intrinsic::nvvm_barrier_cta_sync_aligned_all, ArrayRef<Type *>{},
+                           {B.getInt32(0)});
+}
+
+void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
+  bool Staged = false;
+  for (const Intermediate &I : C.Carried) {
+    CarriedStorage S;
+    S.I = &I;
+    if (I.Mech == Mechanism::Forward) {
+      S.Slot = B.CreateAlloca(I.Ty, nullptr, "fwd.v" + Twine(I.Value));
+      S.Flag = B.CreateAlloca(B.getInt1Ty(), nullptr, "fwd.set.v" + Twine(I.Value));
+      B.CreateStore(B.getFalse(), S.Flag);
+    } else {
+      std::string Base = C.Name + ".v" + std::to_string(I.Value);
+      auto *TileTy = ArrayType::get(B.getInt8Ty(), 1024 * I.Bytes);
+      auto *Tile = new GlobalVariable(M, TileTy, false, GlobalValue::InternalLinkage,
+                                      PoisonValue::get(TileTy), Base + ".tile", nullptr,
+                                      GlobalValue::NotThreadLocal, SharedAS);
+      Tile->setAlignment(Align(16));
+      auto *FlagTy = ArrayType::get(B.getInt8Ty(), 1024);
+      auto *Flags = new GlobalVariable(M, FlagTy, false, GlobalValue::InternalLinkage,
+                                       PoisonValue::get(FlagTy), Base + ".written", nullptr,
+                                       GlobalValue::NotThreadLocal, SharedAS);
+      S.Slot = Tile;
+      S.Flag = Flags;
+      // Each thread clears its own flag; the barrier below orders the clears
+      // before any stage's stores.
+      Value *Tid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_tid_x), B.getInt64Ty());
+      B.CreateStore(B.getInt8(0), B.CreateInBoundsGEP(B.getInt8Ty(), Flags, Tid));
+      Staged = true;
+    }
+    Storage[I.Value] = S;
+  }
+  if (Staged)
+    barrier(B);
+}
+
+/// L of Offset = Bytes*ctaid*ntid + L, computed from the address itself.
+Value *FusedKernelBuilder::inBlockOffset(Instruction *I, unsigned Stage, const Access &A) {
+  IRBuilder<> B(I);
+  Value *Ptr = B.CreatePtrToInt(getLoadStorePointerOperand(I), B.getInt64Ty());
+  Value *Base = B.CreatePtrToInt(Fused->getArg(ArgBase[Stage] + A.Param), B.getInt64Ty());
+  Value *Ctaid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ctaid_x), B.getInt64Ty());
+  Value *Ntid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ntid_x), B.getInt64Ty());
+  Value *BlockBase = B.CreateMul(B.CreateMul(Ctaid, Ntid), B.getInt64(A.Bytes));
+  return B.CreateSub(B.CreateSub(Ptr, Base), BlockBase, "kfuse.local");
+}
+
+/// The value that crosses the old boundary: its producer may not contract
+/// with anything, and the fence keeps the consumer from contracting with it.
+Value *FusedKernelBuilder::guardValue(Instruction *Store, Value *V) {
+  if (!V->getType()->isFPOrFPVectorTy())
+    return V;
+  if (auto *Op = dyn_cast<Instruction>(V))
+    if (isa<FPMathOperator>(Op))
+      Op->setHasAllowContract(false);
+  IRBuilder<> B(Store);
+  return B.CreateArithmeticFence(V, V->getType(), "kfuse.fence");
+}
+
+void FusedKernelBuilder::rewriteStore(StoreInst *SI, unsigned Stage, const Access &A,
+                                      CarriedStorage &S) {
+  const Intermediate &I = *S.I;
+  Value *V = guardValue(SI, SI->getValueOperand());
+  IRBuilder<> B(SI);
+  if (I.Mech == Mechanism::Forward) {
+    B.CreateStore(V, S.Slot);
+    B.CreateStore(B.getTrue(), S.Flag);
+  } else {
+    Value *L = inBlockOffset(SI, Stage, A);
+    B.SetInsertPoint(SI);
+    B.CreateAlignedStore(V, B.CreateInBoundsGEP(B.getInt8Ty(), S.Slot, L), Align(I.Bytes));
+    Value *Elt = B.CreateUDiv(L, B.getInt64(I.Bytes));
+    B.CreateStore(B.getInt8(1), B.CreateInBoundsGEP(B.getInt8Ty(), S.Flag, Elt));
+  }
+  if (I.DeadBit >= 0) {
+    Value *Dead = Fused->getArg(Fused->arg_size() - 1);
+    Value *Bit = B.CreateAnd(B.CreateLShr(Dead, I.DeadBit), 1);
+    Value *Keep = B.CreateICmpEQ(Bit, B.getInt64(0), "kfuse.keep");
+    Instruction *Then = SplitBlockAndInsertIfThen(Keep, SI, false);
+    SI->moveBefore(Then->getIterator());
+  }
+}
+
+void FusedKernelBuilder::rewriteLoad(LoadInst *LI, unsigned Stage, const Access &A,
+                                     CarriedStorage &S) {
+  const Intermediate &I = *S.I;
+  IRBuilder<> B(LI);
+  Value *Set, *Elt = nullptr, *L = nullptr;
+  if (I.Mech == Mechanism::Forward) {
+    Set = B.CreateLoad(B.getInt1Ty(), S.Flag, "kfuse.set");
+  } else {
+    L = inBlockOffset(LI, Stage, A);
+    B.SetInsertPoint(LI);
+    Elt = B.CreateUDiv(L, B.getInt64(I.Bytes));
+    Set = B.CreateICmpNE(
+        B.CreateLoad(B.getInt8Ty(), B.CreateInBoundsGEP(B.getInt8Ty(), S.Flag, Elt)),
+        B.getInt8(0), "kfuse.set");
+  }
+  Instruction *ThenT, *ElseT;
+  SplitBlockAndInsertIfThenElse(Set, LI, &ThenT, &ElseT);
+  B.SetInsertPoint(ThenT);
+  Value *Fwd =
+      I.Mech == Mechanism::Forward
+          ? B.CreateLoad(LI->getType(), S.Slot, "kfuse.fwd")
+          : B.CreateAlignedLoad(LI->getType(), B.CreateInBoundsGEP(B.getInt8Ty(), S.Slot, L),
+                                Align(I.Bytes), "kfuse.tile");
+  BasicBlock *Tail = LI->getParent();
+  LI->moveBefore(ElseT->getIterator());
+  PHINode *Phi = PHINode::Create(LI->getType(), 2, "kfuse.val");
+  Phi->insertBefore(Tail->begin());
+  LI->replaceAllUsesWith(Phi);
+  Phi->addIncoming(Fwd, ThenT->getParent());
+  Phi->addIncoming(LI, ElseT->getParent());
+}
+
+void FusedKernelBuilder::cleanup(FunctionAnalysisManager &FAM) {
+  FunctionPassManager FPM;
+  FPM.addPass(SROAPass(SROAOptions::ModifyCFG));
+  FPM.addPass(EarlyCSEPass(true));
+  FPM.addPass(InstCombinePass());
+  FPM.addPass(SimplifyCFGPass());
+  FPM.addPass(GVNPass());
+  FPM.addPass(SimplifyCFGPass());
+  FPM.run(*Fused, FAM);
+}
+
+Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
+  createFunction();
+  BasicBlock *Entry = BasicBlock::Create(Ctx, "entry", Fused);
+  IRBuilder<> B(Entry);
+  createStorage(B);
+
+  // One private clone per stage, its accesses tagged with (stage, index).
+  SmallVector<CallInst *, 8> Calls;
+  SmallVector<Function *, 8> Clones;
+  for (unsigned S = 0; S < C.size(); ++S) {
+    const KernelInfo &K = *C.Stages[S];
+    ValueToValueMapTy VMap;
+    Function *Clone = CloneFunction(K.F, VMap);
+    Clone->setName(C.Name + ".stage" + Twine(S));
+    Clone->setLinkage(GlobalValue::InternalLinkage);
+    Clone->setCallingConv(CallingConv::C);
+    Clone->removeFnAttr(Attribute::NoInline);
+    for (unsigned Idx = 0; Idx < K.Accesses.size(); ++Idx) {
+      auto *I = cast<Instruction>(VMap[K.Accesses[Idx].Inst]);
+      I->setMetadata(AccessKind,
+                     MDNode::get(Ctx, {ConstantAsMetadata::get(B.getInt32(S)),
+                                       ConstantAsMetadata::get(B.getInt32(Idx))}));
+    }
+    SmallVector<Value *, 8> Args;
+    for (unsigned P = 0; P < K.Params.size(); ++P)
+      Args.push_back(Fused->getArg(ArgBase[S] + P));
+    Calls.push_back(B.CreateCall(Clone, Args));
+    Clones.push_back(Clone);
+    if (C.NeedsBarrier && S + 1 < C.size())
+      barrier(B);
+  }
+  B.CreateRetVoid();
+  for (CallInst *CI : Calls) {
+    InlineFunctionInfo IFI;
+    InlineResult R = InlineFunction(*CI, IFI);
+    if (!R.isSuccess()) {
+      Ctx.emitError("kfuse: cannot inline a stage into '" + C.Name +
+                    "': " + R.getFailureReason());
+      return Fused;
+    }
+  }
+  for (Function *Clone : Clones)
+    Clone->eraseFromParent();
+
+  struct Tagged {
+    Instruction *I;
+    unsigned Stage;
+    const Access *A;
+  };
+  std::vector<Tagged> Work;
+  for (Instruction &I : instructions(*Fused))
+    if (MDNode *MD = I.getMetadata(AccessKind)) {
+      auto Get = [&](unsigned N) {
+        return (unsigned)mdconst::extract<ConstantInt>(MD->getOperand(N))->getZExtValue();
+      };
+      Work.push_back({&I, Get(0), &C.Stages[Get(0)]->Accesses[Get(1)]});
+    }
+  for (Tagged &T : Work) {
+    T.I->setMetadata(AccessKind, nullptr);
+    auto It = Storage.find(C.arg(T.Stage, T.A->Param));
+    if (It == Storage.end())
+      continue;
+    CarriedStorage &S = It->second;
+    if (S.I->Mech == Mechanism::Forward && C.valueOffset(T.Stage, *T.A) != S.I->Offset)
+      continue;
+    if (auto *SI = dyn_cast<StoreInst>(T.I))
+      rewriteStore(SI, T.Stage, *T.A, S);
+    else
+      rewriteLoad(cast<LoadInst>(T.I), T.Stage, *T.A, S);
+  }
+  cleanup(FAM);
+  return Fused;
+}
+
+Function *kfuse::buildFusedKernel(Module &M, const FusionCandidate &C,
+                                  FunctionAnalysisManager &FAM) {
+  return FusedKernelBuilder(M, C).build(FAM);
+}

@@ -1,0 +1,86 @@
+//===- FusionCandidate.h - a group of launches to fuse ----------*- C++ -*-===//
+//
+// The state shared by the three steps of the device pass: legality fills a
+// FusionCandidate, the transform builds its fused kernel, the manifest
+// describes it to the runtime.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_PASS_LLVM_FUSIONCANDIDATE_H
+#define KFUSE_PASS_LLVM_FUSIONCANDIDATE_H
+
+#include "KernelAnalysis.h"
+#include "SeqRecord.h"
+
+#include "llvm/IR/PassManager.h"
+
+namespace kfuse {
+
+/// How a buffer's values reach the later stages that read them.
+enum class Mechanism { Forward, Stage };
+
+/// A buffer (one value number of the record) that some stage writes and a
+/// later stage reads.
+struct Intermediate {
+  unsigned Value = 0;
+  Mechanism Mech = Mechanism::Forward;
+  llvm::Type *Ty = nullptr; ///< element type of every access to it
+  unsigned Bytes = 0;
+  IndexPoly Offset;         ///< Forward: the one byte offset (value symbols)
+  int DeadBit = -1;         ///< bit of the dead mask, or -1
+  unsigned DeadLaunch = 0, DeadParam = 0; ///< the writer the dead line names
+  unsigned SavedBytes = 0;  ///< bytes per thread no longer loaded
+};
+
+/// Consecutive launches First..Last of one sequence record.
+struct FusionCandidate {
+  const SeqRecord *Seq = nullptr;
+  unsigned First = 0, Last = 0;
+  std::vector<const KernelInfo *> Stages;
+  std::vector<Intermediate> Carried;
+  bool NeedsBarrier = false;
+  unsigned TileBytes = 0;   ///< static shared memory per block
+  uint64_t DynShmem = 0;
+  std::string Name;         ///< fused kernel name
+  bool Valid = true;
+  std::string Reason, Stat;
+
+  void invalidate(std::string Why, std::string Key) {
+    if (!Valid)
+      return;
+    Valid = false;
+    Reason = std::move(Why);
+    Stat = std::move(Key);
+  }
+  bool isValid() const { return Valid; }
+  unsigned size() const { return Last - First + 1; }
+  const SeqLaunch &launch(unsigned Stage) const { return Seq->Launches[First + Stage]; }
+  /// The value number launch \p Stage passes for parameter \p P.
+  unsigned arg(unsigned Stage, unsigned P) const { return launch(Stage).Args[P]; }
+  const Intermediate *carried(unsigned Value) const {
+    for (const Intermediate &I : Carried)
+      if (I.Value == Value)
+        return &I;
+    return nullptr;
+  }
+  /// \p A's byte offset with scalar params renamed to the record's values.
+  IndexPoly valueOffset(unsigned Stage, const Access &A) const;
+};
+
+/// Checks legality of the candidate and fills in Carried, NeedsBarrier,
+/// TileBytes (Legality.cpp).
+void checkCandidate(FusionCandidate &C);
+
+/// Builds the fused kernel of a legal candidate (FusedKernel.cpp).
+llvm::Function *buildFusedKernel(llvm::Module &M, const FusionCandidate &C,
+                                 llvm::FunctionAnalysisManager &FAM);
+
+/// Appends the candidate's manifest group text (Manifest.cpp).
+std::string manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
+                          uint64_t &FusedNs);
+
+/// Creates or extends @__kfuse_manifest with \p Groups.
+void embedManifest(llvm::Module &M, llvm::StringRef Groups);
+
+} // namespace kfuse
+
+#endif

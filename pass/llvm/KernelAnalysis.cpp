@@ -1,0 +1,428 @@
+//===- KernelAnalysis.cpp - what one kfuse_map kernel does ----------------===//
+//
+// Computes KernelInfo: parameter use, access polynomials (from ScalarEvolution),
+// flops, and the first reason a kernel cannot take part in fusion.
+//
+// Index polynomials look through sign and zero extensions and truncations:
+// the analysis assumes a thread's linear index fits the index type (grids
+// of fewer than 2^31 threads for int indices), which is what every map
+// kernel's author assumes too.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelAnalysis.h"
+
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/PatternMatch.h"
+
+using namespace llvm;
+using namespace kfuse;
+
+IndexPoly IndexPoly::constant(int64_t C) {
+  IndexPoly P;
+  if (C)
+    P.Terms[{}] = C;
+  return P;
+}
+
+IndexPoly IndexPoly::symbol(int S) {
+  IndexPoly P;
+  P.Terms[{S}] = 1;
+  return P;
+}
+
+IndexPoly IndexPoly::operator+(const IndexPoly &O) const {
+  IndexPoly R = *this;
+  for (auto &[M, C] : O.Terms)
+    if ((R.Terms[M] += C) == 0)
+      R.Terms.erase(M);
+  return R;
+}
+
+IndexPoly IndexPoly::operator-(const IndexPoly &O) const {
+  return *this + O * constant(-1);
+}
+
+IndexPoly IndexPoly::operator*(const IndexPoly &O) const {
+  IndexPoly R;
+  for (auto &[M1, C1] : Terms)
+    for (auto &[M2, C2] : O.Terms) {
+      Monomial M = M1;
+      M.insert(M.end(), M2.begin(), M2.end());
+      llvm::sort(M);
+      if ((R.Terms[M] += C1 * C2) == 0)
+        R.Terms.erase(M);
+    }
+  return R;
+}
+
+bool IndexPoly::isConstant() const {
+  return Terms.empty() || (Terms.size() == 1 && Terms.begin()->first.empty());
+}
+
+int64_t IndexPoly::constantTerm() const {
+  auto It = Terms.find({});
+  return It == Terms.end() ? 0 : It->second;
+}
+
+bool IndexPoly::uses(int Sym) const {
+  for (auto &[M, C] : Terms)
+    if (llvm::is_contained(M, Sym))
+      return true;
+  return false;
+}
+
+IndexPoly IndexPoly::rename(const std::map<int, int> &Map) const {
+  IndexPoly R;
+  for (auto &[M, C] : Terms) {
+    Monomial N;
+    for (int S : M) {
+      auto It = Map.find(S);
+      N.push_back(It == Map.end() ? S : It->second);
+    }
+    llvm::sort(N);
+    if ((R.Terms[N] += C) == 0)
+      R.Terms.erase(N);
+  }
+  return R;
+}
+
+static std::string symbolName(int S) {
+  switch (S) {
+  case SymTid: return "tid";
+  case SymNtid: return "bx";
+  case SymCtaid: return "ctaid";
+  case SymNctaid: return "gx";
+  default:
+    break;
+  }
+  if (S >= SymValue0)
+    return "v" + std::to_string(S - SymValue0);
+  return "s" + std::to_string(S - SymParam0);
+}
+
+std::string IndexPoly::str() const {
+  if (Terms.empty())
+    return "0";
+  std::string Out;
+  // Highest degree first reads naturally: 4*bx*ctaid+4*tid.
+  for (auto It = Terms.rbegin(); It != Terms.rend(); ++It) {
+    auto &[M, C] = *It;
+    int64_t Abs = C < 0 ? -C : C;
+    Out += C < 0 ? "-" : (Out.empty() ? "" : "+");
+    std::string Body;
+    if (Abs != 1 || M.empty())
+      Body = std::to_string(Abs);
+    for (int S : M)
+      Body += (Body.empty() ? "" : "*") + symbolName(S);
+    Out += Body;
+  }
+  return Out;
+}
+
+std::string IndexPoly::toExpr() const { return str(); }
+
+std::optional<std::pair<IndexPoly, IndexPoly>> IndexPoly::gridRange() const {
+  IndexPoly Lo, Hi;
+  for (auto &[M, C] : Terms) {
+    IndexPoly Upper = constant(C);
+    bool Varies = false, HasParam = false;
+    for (int S : M) {
+      if (S == SymTid || S == SymCtaid) {
+        Varies = true;
+        int Extent = S == SymTid ? SymNtid : SymNctaid;
+        Upper = Upper * (symbol(Extent) - constant(1));
+      } else {
+        HasParam |= S >= SymParam0;
+        Upper = Upper * symbol(S);
+      }
+    }
+    if (Varies && HasParam)
+      return std::nullopt;
+    if (!Varies) {
+      Lo = Lo + Upper;
+      Hi = Hi + Upper;
+    } else if (C > 0) {
+      Hi = Hi + Upper;
+    } else {
+      Lo = Lo + Upper;
+    }
+  }
+  return std::make_pair(Lo, Hi);
+}
+
+/// The symbol an sreg read stands for; -1 for the y/z ones and others.
+static int sregSymbol(const Value *V, bool &OtherDim) {
+  auto *II = dyn_cast<IntrinsicInst>(V);
+  if (!II)
+    return -1;
+  switch (II->getIntrinsicID()) {
+  case Intrinsic::nvvm_read_ptx_sreg_tid_x: return SymTid;
+  case Intrinsic::nvvm_read_ptx_sreg_ntid_x: return SymNtid;
+  case Intrinsic::nvvm_read_ptx_sreg_ctaid_x: return SymCtaid;
+  case Intrinsic::nvvm_read_ptx_sreg_nctaid_x: return SymNctaid;
+  case Intrinsic::nvvm_read_ptx_sreg_tid_y:
+  case Intrinsic::nvvm_read_ptx_sreg_tid_z:
+  case Intrinsic::nvvm_read_ptx_sreg_ntid_y:
+  case Intrinsic::nvvm_read_ptx_sreg_ntid_z:
+  case Intrinsic::nvvm_read_ptx_sreg_ctaid_y:
+  case Intrinsic::nvvm_read_ptx_sreg_ctaid_z:
+  case Intrinsic::nvvm_read_ptx_sreg_nctaid_y:
+  case Intrinsic::nvvm_read_ptx_sreg_nctaid_z:
+    OtherDim = true;
+    return -1;
+  default:
+    return -1;
+  }
+}
+
+std::optional<IndexPoly> kfuse::polyOf(const Function &F, ScalarEvolution &SE,
+                                       const SCEV *S) {
+  if (auto *C = dyn_cast<SCEVConstant>(S)) {
+    if (C->getAPInt().getSignificantBits() > 64)
+      return std::nullopt;
+    return IndexPoly::constant(C->getAPInt().getSExtValue());
+  }
+  if (auto *U = dyn_cast<SCEVUnknown>(S)) {
+    Value *V = U->getValue();
+    bool OtherDim = false;
+    int Sym = sregSymbol(V, OtherDim);
+    if (Sym >= 0)
+      return IndexPoly::symbol(Sym);
+    if (auto *A = dyn_cast<Argument>(V))
+      if (A->getParent() == &F && A->getType()->isIntegerTy())
+        return IndexPoly::symbol(SymParam0 + A->getArgNo());
+    return std::nullopt;
+  }
+  if (auto *Cast = dyn_cast<SCEVIntegralCastExpr>(S))
+    return polyOf(F, SE, Cast->getOperand());
+  bool IsAdd = isa<SCEVAddExpr>(S), IsMul = isa<SCEVMulExpr>(S);
+  if (!IsAdd && !IsMul)
+    return std::nullopt;
+  IndexPoly R = IndexPoly::constant(IsAdd ? 0 : 1);
+  for (const SCEV *Op : cast<SCEVNAryExpr>(S)->operands()) {
+    auto P = polyOf(F, SE, Op);
+    if (!P)
+      return std::nullopt;
+    R = IsAdd ? R + *P : R * *P;
+  }
+  return R;
+}
+
+/// The parameter \p Ptr is based on, looking through GEPs and address space
+/// casts; nullptr when it is not a parameter.
+static Argument *baseParam(Value *Ptr) {
+  Value *Obj = getUnderlyingObject(Ptr, /*MaxLookup=*/0);
+  return dyn_cast<Argument>(Obj);
+}
+
+/// Finds a dominating bounds check `idx < s<p>` whose index, scaled by the
+/// access size, is the access offset.
+static std::optional<unsigned> findBound(Function &F, ScalarEvolution &SE,
+                                         DominatorTree &DT, const Access &A) {
+  BasicBlock *BB = A.Inst->getParent();
+  for (DomTreeNode *N = DT.getNode(BB); N && N->getIDom(); N = N->getIDom()) {
+    BasicBlock *D = N->getIDom()->getBlock();
+    auto *Br = dyn_cast<BranchInst>(D->getTerminator());
+    if (!Br || !Br->isConditional() ||
+        !DT.dominates(BasicBlockEdge(D, Br->getSuccessor(0)), BB))
+      continue;
+    SmallVector<Value *, 4> Work{Br->getCondition()};
+    while (!Work.empty()) {
+      Value *C = Work.pop_back_val();
+      Value *L, *R;
+      using namespace PatternMatch;
+      if (match(C, m_LogicalAnd(m_Value(L), m_Value(R)))) {
+        Work.push_back(L);
+        Work.push_back(R);
+        continue;
+      }
+      CmpPredicate Pred;
+      if (!match(C, m_ICmp(Pred, m_Value(L), m_Value(R))))
+        continue;
+      if (Pred == ICmpInst::ICMP_SGT || Pred == ICmpInst::ICMP_UGT) {
+        std::swap(L, R);
+        Pred = ICmpInst::getSwappedPredicate(Pred);
+      }
+      if (Pred != ICmpInst::ICMP_SLT && Pred != ICmpInst::ICMP_ULT)
+        continue;
+      auto *Bound = dyn_cast<Argument>(R);
+      if (!Bound || !SE.isSCEVable(L->getType()))
+        continue;
+      auto Idx = polyOf(F, SE, SE.getSCEV(L));
+      if (Idx && *Idx * IndexPoly::constant(A.Bytes) == A.Offset)
+        return Bound->getArgNo();
+    }
+  }
+  return std::nullopt;
+}
+
+/// Checks a pointer parameter is only used to form addresses of loads and
+/// stores (no escape, no comparison, no indirect selection).
+static bool onlyAddresses(Value *V) {
+  for (User *U : V->users()) {
+    if (isa<GetElementPtrInst>(U) || isa<AddrSpaceCastInst>(U)) {
+      if (!onlyAddresses(U))
+        return false;
+      continue;
+    }
+    if (auto *LI = dyn_cast<LoadInst>(U))
+      if (LI->getPointerOperand() == V)
+        continue;
+    if (auto *SI = dyn_cast<StoreInst>(U))
+      if (SI->getPointerOperand() == V)
+        continue;
+    // Atomics are addresses too; the instruction walk rejects them by name.
+    if (isa<AtomicRMWInst>(U) || isa<AtomicCmpXchgInst>(U))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree &DT) {
+  KernelInfo K;
+  K.F = &F;
+  for (Argument &A : F.args()) {
+    ParamInfo P;
+    P.IsPointer = A.getType()->isPointerTy();
+    P.IsInteger = A.getType()->isIntegerTy();
+    K.Params.push_back(P);
+    if (P.IsPointer && !onlyAddresses(&A))
+      K.invalidate("pointer parameter " + std::to_string(A.getArgNo()) +
+                       " escapes or is used other than as an address",
+                   "escape");
+  }
+  if (F.isVarArg())
+    K.invalidate("is variadic", "call");
+
+  for (Instruction &I : instructions(F)) {
+    if (auto *CB = dyn_cast<CallBase>(&I)) {
+      if (CB->isInlineAsm()) {
+        K.invalidate("contains inline asm", "asm");
+        continue;
+      }
+      Function *Callee = CB->getCalledFunction();
+      if (!Callee) {
+        K.invalidate("makes an indirect call", "call");
+        continue;
+      }
+      if (!Callee->isIntrinsic()) {
+        K.invalidate("calls non-intrinsic function '" + Callee->getName().str() + "'",
+                     "call");
+        continue;
+      }
+      bool OtherDim = false;
+      if (sregSymbol(CB, OtherDim) >= 0)
+        continue;
+      if (OtherDim) {
+        K.invalidate("reads y/z thread or block coordinates (only 1-D kernels are analysed)",
+                     "multidim");
+        continue;
+      }
+      Intrinsic::ID ID = Callee->getIntrinsicID();
+      if (ID == Intrinsic::lifetime_start || ID == Intrinsic::lifetime_end ||
+          ID == Intrinsic::assume || isa<DbgInfoIntrinsic>(CB))
+        continue;
+      if (CB->isConvergent()) {
+        K.invalidate("uses a barrier or warp-collective intrinsic '" +
+                         Callee->getName().str() + "'",
+                     "barrier");
+        continue;
+      }
+      if (!CB->doesNotAccessMemory()) {
+        K.invalidate("uses memory-accessing intrinsic '" + Callee->getName().str() + "'",
+                     "call");
+        continue;
+      }
+      if (CB->getType()->isFPOrFPVectorTy())
+        K.Flops += ID == Intrinsic::fma || ID == Intrinsic::fmuladd ? 2 : 1;
+      continue;
+    }
+    if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I) || isa<FenceInst>(I)) {
+      K.invalidate("uses atomics or fences", "atomic");
+      continue;
+    }
+    if (isa<BinaryOperator>(I) || isa<UnaryOperator>(I))
+      if (I.getType()->isFPOrFPVectorTy())
+        ++K.Flops;
+    if (!isa<LoadInst>(I) && !isa<StoreInst>(I))
+      continue;
+
+    Value *Ptr = getLoadStorePointerOperand(&I);
+    bool IsStore = isa<StoreInst>(I);
+    if ((IsStore && cast<StoreInst>(I).isVolatile()) ||
+        (!IsStore && cast<LoadInst>(I).isVolatile())) {
+      K.invalidate("has a volatile access", "volatile");
+      continue;
+    }
+    if ((IsStore && !cast<StoreInst>(I).isSimple()) ||
+        (!IsStore && !cast<LoadInst>(I).isSimple())) {
+      K.invalidate("uses atomic loads or stores", "atomic");
+      continue;
+    }
+    if (IsStore && cast<StoreInst>(I).getValueOperand()->getType()->isPointerTy()) {
+      K.invalidate("stores a pointer to memory", "escape");
+      continue;
+    }
+    Value *Obj = getUnderlyingObject(Ptr, 0);
+    if (isa<AllocaInst>(Obj))
+      continue; // thread-private memory takes no part in fusion
+    if (auto *GV = dyn_cast<GlobalVariable>(Obj)) {
+      unsigned AS = GV->getAddressSpace();
+      if (AS == 3) {
+        K.invalidate("uses shared memory ('" + GV->getName().str() + "')", "shared");
+        continue;
+      }
+      if (!IsStore && (GV->isConstant() || AS == 4))
+        continue;
+      K.invalidate("accesses global variable '" + GV->getName().str() + "'", "global");
+      continue;
+    }
+    Argument *Base = baseParam(Ptr);
+    if (!Base) {
+      K.invalidate("has an indirect access (address not derived from a pointer parameter)",
+                   "indirect");
+      continue;
+    }
+    Access A;
+    A.Inst = &I;
+    A.Param = Base->getArgNo();
+    A.IsStore = IsStore;
+    A.Ty = getLoadStoreType(&I);
+    A.Bytes = F.getDataLayout().getTypeStoreSize(A.Ty).getFixedValue();
+    const SCEV *PS = SE.getSCEV(Ptr);
+    const SCEV *BaseS = SE.getPointerBase(PS);
+    auto *BaseU = dyn_cast<SCEVUnknown>(BaseS);
+    std::optional<IndexPoly> Off;
+    if (BaseU && getUnderlyingObject(BaseU->getValue(), 0) == Base) {
+      // An address space cast of the parameter is a base of its own for SCEV;
+      // it has offset zero from the parameter.
+      const SCEV *D = SE.getMinusSCEV(PS, BaseS);
+      if (!isa<SCEVCouldNotCompute>(D) &&
+          (BaseU->getValue() == Base || isa<AddrSpaceCastInst>(BaseU->getValue())))
+        Off = polyOf(F, SE, D);
+    }
+    if (!Off) {
+      K.invalidate(std::string("has a non-affine or unknown index (") + I.getOpcodeName() +
+                       std::string(" through parameter ") + std::to_string(A.Param) + ")",
+                   "index");
+      continue;
+    }
+    A.Offset = *Off;
+    A.BoundParam = findBound(F, SE, DT, A);
+    K.Params[A.Param].Read |= !IsStore;
+    K.Params[A.Param].Written |= IsStore;
+    K.BytesPerThread += A.Bytes;
+    K.Accesses.push_back(std::move(A));
+  }
+  return K;
+}

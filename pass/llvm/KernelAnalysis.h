@@ -1,0 +1,127 @@
+//===- KernelAnalysis.h - what one kfuse_map kernel does --------*- C++ -*-===//
+//
+// The per-kernel facts the device pass fuses on: which pointer parameters are
+// read and written, the byte offset of every global access as a polynomial in
+// the thread coordinates and scalar parameters, and why a kernel cannot be
+// analysed. Independent of any launch sequence, so it is computed once.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_PASS_LLVM_KERNELANALYSIS_H
+#define KFUSE_PASS_LLVM_KERNELANALYSIS_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/Function.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class ScalarEvolution;
+class DominatorTree;
+class Instruction;
+class SCEV;
+class Type;
+} // namespace llvm
+
+namespace kfuse {
+
+/// Symbols of an index polynomial. Only the x coordinates exist: kernels that
+/// read y or z coordinates are not analysed (see KernelInfo::Reason).
+enum Symbol : int {
+  SymTid = 0,   ///< threadIdx.x, in [0, bx)
+  SymNtid = 1,  ///< blockDim.x (manifest `bx`)
+  SymCtaid = 2, ///< blockIdx.x, in [0, gx)
+  SymNctaid = 3, ///< gridDim.x (manifest `gx`)
+  SymParam0 = 16, ///< SymParam0 + p: integer scalar parameter p of the launch
+  SymValue0 = 1 << 20, ///< SymValue0 + v: value number v of a sequence record
+};
+
+/// An integer polynomial over Symbol, with int64 coefficients: the byte
+/// offset of an access from its base pointer. Products of symbols are kept
+/// (blockIdx.x * blockDim.x is the common one).
+class IndexPoly {
+public:
+  using Monomial = std::vector<int>; // sorted symbols, with repetition
+  std::map<Monomial, int64_t> Terms;
+
+  static IndexPoly constant(int64_t C);
+  static IndexPoly symbol(int S);
+  IndexPoly operator+(const IndexPoly &O) const;
+  IndexPoly operator-(const IndexPoly &O) const;
+  IndexPoly operator*(const IndexPoly &O) const;
+  bool operator==(const IndexPoly &O) const { return Terms == O.Terms; }
+  bool operator!=(const IndexPoly &O) const { return !(*this == O); }
+  bool isConstant() const;
+  int64_t constantTerm() const;
+  bool uses(int Sym) const;
+  /// Renames symbols (scalar params to value numbers, say).
+  IndexPoly rename(const std::map<int, int> &Map) const;
+  /// Manifest expression syntax (docs/manifest.md): decimal constants, bx, gx,
+  /// s<p>; no spaces. Only for polynomials over Ntid, Nctaid and params.
+  std::string toExpr() const;
+  /// Debug and remark text, any symbols.
+  std::string str() const;
+
+  /// Bounds over all threads of the grid ([0,bx) x [0,gx)), as polynomials
+  /// over bx, gx and params; std::nullopt when a term mixes a thread
+  /// coordinate with a parameter (its sign is unknown).
+  std::optional<std::pair<IndexPoly, IndexPoly>> gridRange() const;
+};
+
+/// One load or store through a pointer parameter.
+struct Access {
+  llvm::Instruction *Inst = nullptr;
+  unsigned Param = 0;     ///< the kernel parameter it goes through
+  bool IsStore = false;
+  unsigned Bytes = 0;     ///< access size (element bytes)
+  llvm::Type *Ty = nullptr;
+  IndexPoly Offset;       ///< byte offset from the parameter
+  /// Byte bound from a dominating `idx < s<p>` bounds check, when the check's
+  /// index is this access's index: the access stays below Bytes * s<p>.
+  std::optional<unsigned> BoundParam;
+};
+
+struct ParamInfo {
+  bool IsPointer = false;
+  bool IsInteger = false;
+  bool Read = false;
+  bool Written = false;
+};
+
+/// Everything the fuser needs to know about one kernel.
+struct KernelInfo {
+  llvm::Function *F = nullptr;
+  bool Valid = true;
+  std::string Reason; ///< why not Valid, a sentence fragment for remarks
+  std::string Stat;   ///< short key of the rejection, for statistics
+  std::vector<ParamInfo> Params;
+  std::vector<Access> Accesses;
+  unsigned Flops = 0;
+  unsigned BytesPerThread = 0; ///< bytes loaded + stored by one thread
+
+  void invalidate(std::string Why, std::string Key) {
+    if (!Valid)
+      return;
+    Valid = false;
+    Reason = std::move(Why);
+    Stat = std::move(Key);
+  }
+  bool isValid() const { return Valid; }
+};
+
+/// Analyses \p F. Never fails: an unanalysable kernel comes back !isValid()
+/// with the reason.
+KernelInfo analyzeKernel(llvm::Function &F, llvm::ScalarEvolution &SE,
+                         llvm::DominatorTree &DT);
+
+/// The SCEV-to-polynomial conversion the analysis uses, exposed for the
+/// transform (which recomputes nothing, but names symbols the same way).
+std::optional<IndexPoly> polyOf(const llvm::Function &F, llvm::ScalarEvolution &SE,
+                                const llvm::SCEV *S);
+
+} // namespace kfuse
+
+#endif

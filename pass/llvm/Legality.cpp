@@ -1,0 +1,224 @@
+//===- Legality.cpp - may these launches run as one kernel? ---------------===//
+//
+// Implements conditions 3 to 7 of DeviceFusion.cpp's list: equal launch
+// configuration, and for every pair of accesses of different stages to one
+// buffer with at least one store, either the same thread (identical
+// injective index: register forwarding) or the same block (block-local
+// indices: shared-memory staging with barriers between the stages).
+//
+//===----------------------------------------------------------------------===//
+#include "FusionCandidate.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/Function.h"
+
+using namespace llvm;
+using namespace kfuse;
+
+/// Static shared memory a group may use; above it a launch needs opt-in.
+static constexpr unsigned MaxStaticShared = 48 * 1024;
+/// Threads per block never exceed this, so a tile this many elements long
+/// holds a block's share of a buffer.
+static constexpr unsigned TileElements = 1024;
+
+IndexPoly FusionCandidate::valueOffset(unsigned Stage, const Access &A) const {
+  std::map<int, int> Rename;
+  const SeqLaunch &La = launch(Stage);
+  for (unsigned P = 0; P < La.Args.size(); ++P)
+    Rename[SymParam0 + P] = SymValue0 + La.Args[P];
+  return A.Offset.rename(Rename);
+}
+
+/// Offset = c*(ctaid*ntid + tid) + r with |c| >= Bytes and r free of the
+/// thread coordinates: distinct threads touch distinct, non-overlapping
+/// elements.
+static bool isInjective(const IndexPoly &O, unsigned Bytes) {
+  auto Tid = O.Terms.find({SymTid});
+  auto Global = O.Terms.find({SymNtid, SymCtaid});
+  if (Tid == O.Terms.end() || Global == O.Terms.end() || Tid->second != Global->second)
+    return false;
+  int64_t C = Tid->second;
+  if ((C < 0 ? -C : C) < (int64_t)Bytes)
+    return false;
+  for (auto &[M, Coef] : O.Terms)
+    if (M != IndexPoly::Monomial{SymTid} && M != IndexPoly::Monomial{SymNtid, SymCtaid} &&
+        (llvm::is_contained(M, SymTid) || llvm::is_contained(M, SymCtaid)))
+      return false;
+  return true;
+}
+
+/// The in-block byte offset L of Offset = Bytes*ctaid*ntid + L when every
+/// thread of a block stays inside its block's Bytes*ntid bytes: L over
+/// [0, ntid) threads lies in [0, Bytes*(ntid-1)], is a multiple of Bytes and
+/// depends on nothing but tid and ntid.
+static std::optional<IndexPoly> blockLocalOffset(const IndexPoly &O, unsigned Bytes) {
+  IndexPoly L = O - IndexPoly::constant(Bytes) * IndexPoly::symbol(SymNtid) *
+                        IndexPoly::symbol(SymCtaid);
+  for (auto &[M, C] : L.Terms) {
+    if (C % (int64_t)Bytes)
+      return std::nullopt;
+    for (int S : M)
+      if (S != SymTid && S != SymNtid)
+        return std::nullopt;
+  }
+  auto R = L.gridRange();
+  if (!R)
+    return std::nullopt;
+  IndexPoly Top = IndexPoly::constant(Bytes) * IndexPoly::symbol(SymNtid) -
+                  IndexPoly::constant(Bytes);
+  IndexPoly Slack = Top - R->second;
+  if (!R->first.isConstant() || R->first.constantTerm() < 0 || !Slack.isConstant() ||
+      Slack.constantTerm() < 0)
+    return std::nullopt;
+  return L;
+}
+
+namespace {
+struct StagedAccess {
+  unsigned Stage;
+  const Access *A;
+  IndexPoly Offset; // value-renamed
+};
+} // namespace
+
+static std::string describe(const FusionCandidate &C, const StagedAccess &S) {
+  return "launch " + std::to_string(C.First + S.Stage) + " (" +
+         C.Stages[S.Stage]->F->getName().str() + ") " +
+         (S.A->IsStore ? "writes" : "reads") + " it at byte offset " + S.Offset.str();
+}
+
+void kfuse::checkCandidate(FusionCandidate &C) {
+  const SeqRecord &R = *C.Seq;
+  const SeqLaunch &L0 = C.launch(0);
+
+  // Conditions 3 and 4: one launch configuration, known dynamic shared memory.
+  for (unsigned S = 0; S < C.size(); ++S) {
+    const SeqLaunch &La = C.launch(S);
+    if (!C.Stages[S]->isValid()) {
+      C.invalidate("kernel '" + La.Kernel + "' cannot be fused: " + C.Stages[S]->Reason,
+                   "kernel");
+      return;
+    }
+    if (La.Args.size() != C.Stages[S]->Params.size()) {
+      C.invalidate("launch " + std::to_string(La.Index) + " passes " +
+                       std::to_string(La.Args.size()) + " arguments to a kernel of " +
+                       std::to_string(C.Stages[S]->Params.size()) + " parameters",
+                   "record");
+      return;
+    }
+    if (La.Grid != L0.Grid || La.Block != L0.Block || La.Shmem != L0.Shmem ||
+        La.Stream != L0.Stream) {
+      C.invalidate("launches " + std::to_string(L0.Index) + " and " +
+                       std::to_string(La.Index) +
+                       " differ in launch configuration (grid, block, shared memory or stream)",
+                   "config");
+      return;
+    }
+  }
+  StringRef ShmemText = StringRef(R.Values.at(L0.Shmem).Text).trim();
+  ShmemText.consume_back("u");
+  ShmemText.consume_back("U");
+  if (ShmemText.getAsInteger(0, C.DynShmem)) {
+    C.invalidate("dynamic shared memory size '" + R.Values.at(L0.Shmem).Text +
+                     "' is not a compile-time constant",
+                 "config");
+    return;
+  }
+
+  // Conditions 5 and 6: every cross-stage hazard is same-thread or same-block.
+  std::map<unsigned, std::vector<StagedAccess>> ByValue;
+  for (unsigned S = 0; S < C.size(); ++S)
+    for (const Access &A : C.Stages[S]->Accesses)
+      ByValue[C.arg(S, A.Param)].push_back({S, &A, C.valueOffset(S, A)});
+
+  for (auto &[V, Accs] : ByValue) {
+    bool SameThreadOnly = true, AllBlockLocal = true, RAW = false;
+    Type *Ty = nullptr;
+    bool OneType = true;
+    int FirstStore = -1;
+    for (const StagedAccess &X : Accs) {
+      if (X.A->IsStore && (FirstStore < 0 || (int)X.Stage < FirstStore))
+        FirstStore = X.Stage;
+      Ty = Ty ? Ty : X.A->Ty;
+      OneType &= X.A->Ty == Ty;
+      AllBlockLocal &= blockLocalOffset(X.Offset, X.A->Bytes).has_value();
+    }
+    if (FirstStore < 0)
+      continue; // read only: no hazard
+    bool Conflict = false;
+    for (const StagedAccess &X : Accs)
+      for (const StagedAccess &Y : Accs) {
+        if (X.Stage >= Y.Stage || (!X.A->IsStore && !Y.A->IsStore))
+          continue;
+        Conflict = true;
+        RAW |= X.A->IsStore && !Y.A->IsStore;
+        bool SameThread = X.Offset == Y.Offset && X.A->Bytes == Y.A->Bytes &&
+                          isInjective(X.Offset, X.A->Bytes);
+        bool SameBlock = blockLocalOffset(X.Offset, X.A->Bytes) &&
+                         blockLocalOffset(Y.Offset, Y.A->Bytes) &&
+                         X.A->Bytes == Y.A->Bytes;
+        SameThreadOnly &= SameThread;
+        if (!SameThread && !SameBlock) {
+          C.invalidate("buffer '" + R.Values.at(V).Text + "': " + describe(C, X) +
+                           " and " + describe(C, Y) +
+                           "; neither the same thread nor the same block (access "
+                           "across blocks or unrelated indices)",
+                       "cross-block");
+          return;
+        }
+      }
+    if (!Conflict)
+      continue;
+    if (!SameThreadOnly)
+      C.NeedsBarrier = true;
+    if (!RAW)
+      continue; // WAR/WAW only: ordering is all it needs
+    if (!OneType) {
+      C.invalidate("buffer '" + R.Values.at(V).Text +
+                       "' is accessed with different element types",
+                   "type");
+      return;
+    }
+    Intermediate I;
+    I.Value = V;
+    I.Ty = Ty;
+    I.Bytes = Accs.front().A->Bytes;
+    if (SameThreadOnly) {
+      I.Mech = Mechanism::Forward;
+      for (const StagedAccess &X : Accs)
+        if (X.A->IsStore && (int)X.Stage == FirstStore)
+          I.Offset = X.Offset;
+    } else {
+      if (!AllBlockLocal) {
+        C.invalidate("buffer '" + R.Values.at(V).Text +
+                         "' needs staging but not all its accesses are block-local",
+                     "cross-block");
+        return;
+      }
+      I.Mech = Mechanism::Stage;
+      C.TileBytes += TileElements * I.Bytes + TileElements; // tile + written flags
+    }
+    for (const StagedAccess &X : Accs) {
+      if (X.A->IsStore) {
+        I.DeadLaunch = C.First + X.Stage;
+        I.DeadParam = X.A->Param;
+      } else if ((int)X.Stage > FirstStore &&
+                 (I.Mech == Mechanism::Stage || X.Offset == I.Offset)) {
+        I.SavedBytes += X.A->Bytes;
+      }
+    }
+    C.Carried.push_back(I);
+  }
+
+  // Condition 7: resources.
+  if (C.TileBytes > MaxStaticShared) {
+    C.invalidate("shared-memory tiles need " + std::to_string(C.TileBytes) +
+                     " bytes per block, more than " + std::to_string(MaxStaticShared),
+                 "resources");
+    return;
+  }
+  int Bit = 0;
+  for (Intermediate &I : C.Carried)
+    if (Bit < 64)
+      I.DeadBit = Bit++;
+}

@@ -1,0 +1,154 @@
+//===- Manifest.cpp - describe fused kernels to the runtime ---------------===//
+//
+// Writes the `kfuse-manifest 1` text of docs/manifest.md: per group, the
+// launches it replaces and every run-time guard the fused code relies on.
+//
+//===----------------------------------------------------------------------===//
+#include "FusionCandidate.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Module.h"
+
+#include <set>
+
+using namespace llvm;
+using namespace kfuse;
+
+static constexpr StringLiteral ManifestName = "__kfuse_manifest";
+static constexpr StringLiteral ManifestHeader = "kfuse-manifest 1\n";
+
+/// Threads assumed by `predict`: the planning library will replace the
+/// estimate; until then a 16M-element map is the reference size.
+static constexpr uint64_t NominalThreads = 1u << 24;
+/// Bytes per nanosecond (about 3 TB/s) and launch overhead in nanoseconds.
+static constexpr uint64_t BytesPerNs = 3;
+static constexpr uint64_t LaunchNs = 2000;
+
+static std::string ref(unsigned Launch, unsigned Param) {
+  return std::to_string(Launch) + "." + std::to_string(Param);
+}
+
+/// `<lo> <hi>` of the bytes launch-stage \p S touches through param \p P, or
+/// "" when some access has no bounded range.
+static std::string footprint(const FusionCandidate &C, unsigned S, unsigned P) {
+  std::set<std::string> Lo, Hi;
+  for (const Access &A : C.Stages[S]->Accesses) {
+    if (A.Param != P)
+      continue;
+    auto R = A.Offset.gridRange();
+    if (!R)
+      return "";
+    std::string H = (R->second + IndexPoly::constant(A.Bytes)).toExpr();
+    if (A.BoundParam)
+      H = "min(" + H + "," + std::to_string(A.Bytes) + "*s" + std::to_string(*A.BoundParam) +
+          ")";
+    Lo.insert(R->first.toExpr());
+    Hi.insert(H);
+  }
+  auto Fold = [](const std::set<std::string> &Xs, const char *Op) {
+    std::string Out;
+    for (const std::string &X : Xs)
+      Out = Out.empty() ? X : std::string(Op) + "(" + Out + "," + X + ")";
+    return Out;
+  };
+  if (Lo.empty())
+    return "";
+  return Fold(Lo, "min") + " " + Fold(Hi, "max");
+}
+
+std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
+                                 uint64_t &FusedNs) {
+  std::string Out = "group " + C.Name + " " + std::to_string(C.size()) + "\n";
+  for (unsigned S = 0; S < C.size(); ++S)
+    Out += "kernel " + std::to_string(S) + " " + C.launch(S).Kernel + " " +
+           std::to_string(C.Stages[S]->Params.size()) + "\n";
+  Out += "shape same\nstream same\n";
+  Out += "dynshmem " + std::to_string(C.DynShmem) + "\n";
+  Out += "launch 0 0 " + std::to_string(C.DynShmem) + "\n";
+
+  // Wiring and scalar equalities: every later occurrence of a pointer or
+  // integer value equals its first occurrence.
+  std::map<unsigned, std::pair<unsigned, unsigned>> FirstUse;
+  for (unsigned S = 0; S < C.size(); ++S)
+    for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P) {
+      const ParamInfo &PI = C.Stages[S]->Params[P];
+      if (!PI.IsPointer && !PI.IsInteger)
+        continue;
+      auto [It, New] = FirstUse.try_emplace(C.arg(S, P), S, P);
+      if (!New)
+        Out += "equal " + ref(It->second.first, It->second.second) + " " + ref(S, P) + "\n";
+    }
+
+  // Footprints of every accessed pointer parameter.
+  struct Buf {
+    unsigned S, P, Value;
+    bool Written;
+  };
+  std::vector<Buf> Bufs;
+  for (unsigned S = 0; S < C.size(); ++S)
+    for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P) {
+      const ParamInfo &PI = C.Stages[S]->Params[P];
+      if (!PI.IsPointer || (!PI.Read && !PI.Written))
+        continue;
+      Bufs.push_back({S, P, C.arg(S, P), PI.Written});
+      std::string FP = footprint(C, S, P);
+      if (!FP.empty())
+        Out += "footprint " + ref(S, P) + " " +
+               (PI.Read && PI.Written ? "rw" : PI.Written ? "w" : "r") + " " + FP + "\n";
+    }
+
+  // Distinct values are assumed not to overlap wherever the fused code could
+  // notice: a write in one stage against an access in another, or any access
+  // to a carried buffer.
+  std::set<std::pair<std::string, std::string>> Seen;
+  for (size_t X = 0; X < Bufs.size(); ++X)
+    for (size_t Y = X + 1; Y < Bufs.size(); ++Y) {
+      const Buf &A = Bufs[X], &B = Bufs[Y];
+      if (A.Value == B.Value)
+        continue;
+      bool CrossStageWrite = A.S != B.S && (A.Written || B.Written);
+      bool TouchesCarried = (C.carried(A.Value) || C.carried(B.Value)) &&
+                            (A.Written || B.Written || A.S != B.S);
+      if (!CrossStageWrite && !TouchesCarried)
+        continue;
+      if (Seen.insert({ref(A.S, A.P), ref(B.S, B.P)}).second)
+        Out += "disjoint " + ref(A.S, A.P) + " " + ref(B.S, B.P) + "\n";
+    }
+
+  uint64_t Bytes = 0, Saved = 0;
+  for (const KernelInfo *K : C.Stages)
+    Bytes += K->BytesPerThread;
+  for (const Intermediate &I : C.Carried) {
+    Saved += I.SavedBytes;
+    if (I.DeadBit >= 0)
+      Out += "dead " + std::to_string(I.DeadBit) + " " +
+             ref(I.DeadLaunch - C.First, I.DeadParam) + "\n";
+  }
+  UnfusedNs = Bytes * NominalThreads / BytesPerNs + LaunchNs * C.size();
+  FusedNs = (Bytes - Saved) * NominalThreads / BytesPerNs + LaunchNs;
+  Out += "predict " + std::to_string(UnfusedNs) + " " + std::to_string(FusedNs) + "\n";
+  Out += "end\n";
+  return Out;
+}
+
+void kfuse::embedManifest(Module &M, StringRef Groups) {
+  std::string Text = ManifestHeader.str();
+  GlobalVariable *Old = M.getNamedGlobal(ManifestName);
+  if (Old && Old->hasInitializer())
+    if (auto *CDA = dyn_cast<ConstantDataArray>(Old->getInitializer()))
+      if (CDA->isCString() && CDA->getAsCString().starts_with(ManifestHeader))
+        Text = CDA->getAsCString().str();
+  Text += Groups.str();
+  Constant *Init = ConstantDataArray::getString(M.getContext(), Text, /*AddNull=*/true);
+  auto *GV = new GlobalVariable(M, Init->getType(), /*isConstant=*/true,
+                                GlobalValue::ExternalLinkage, Init, ManifestName, nullptr,
+                                GlobalValue::NotThreadLocal, /*AddressSpace=*/1,
+                                /*isExternallyInitialized=*/true);
+  GV->setAlignment(Align(1));
+  if (Old) {
+    GV->takeName(Old);
+    Old->replaceAllUsesWith(GV);
+    Old->eraseFromParent();
+  }
+}

@@ -1,0 +1,62 @@
+//===- SeqRecord.h - the Clang plugin's records in the IR -------*- C++ -*-===//
+//
+// Reads the `kfuse_map` kernel marks and the `kfuse.seq 1` launch-sequence
+// records (docs/annotations.md) out of llvm.global.annotations, and removes
+// the records once they are consumed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_PASS_LLVM_SEQRECORD_H
+#define KFUSE_PASS_LLVM_SEQRECORD_H
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/IR/Module.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+struct SeqLaunch {
+  unsigned Index = 0;
+  std::string Kernel; ///< mangled name
+  unsigned Grid = 0, Block = 0, Shmem = 0, Stream = 0; ///< value numbers
+  std::vector<unsigned> Args;                           ///< value numbers
+};
+
+struct SeqValue {
+  std::string Kind; ///< ptr, int, float, other
+  std::string Text;
+};
+
+/// One `kfuse.seq 1` record.
+struct SeqRecord {
+  unsigned Id = 0;    ///< N of __kfuse_seq_<N>
+  std::string Site;   ///< "<file>:<line>:<col> <host-function>"
+  std::vector<SeqLaunch> Launches;
+  std::map<unsigned, SeqValue> Values;
+};
+
+/// What the module says: the marked kernels, the well-formed records, and
+/// one message per record that could not be read.
+struct ModuleRecords {
+  llvm::SetVector<llvm::Function *> Kernels;
+  std::vector<SeqRecord> Seqs;
+  std::vector<std::string> Malformed;
+};
+
+/// Parses the text of one record; on failure returns false and says why in
+/// \p Err.
+bool parseSeqRecord(llvm::StringRef Text, SeqRecord &R, std::string &Err);
+
+/// Collects marks and records from llvm.global.annotations.
+ModuleRecords readModuleRecords(llvm::Module &M);
+
+/// Erases every __kfuse_seq_* variable and its annotation entries (the
+/// annotation array is rebuilt without them). \returns whether anything
+/// changed.
+bool eraseSeqRecords(llvm::Module &M);
+
+} // namespace kfuse
+
+#endif

@@ -1,0 +1,39 @@
+; Register forwarding of t from scale to axpy: the fused kernel keeps both
+; bounds checks, fences the forwarded value, drops `contract` on its producer,
+; guards the intermediate store with dead bit 0, and leaves the originals alone.
+; RUN: llvm-link %S/Inputs/kernels.ll %s -S \
+; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse 2>%t.remarks | FileCheck %s
+; RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+
+; REMARK: remark: {{.*}}fused launches 0..1 (_Z5scalePKfPffi, _Z4axpyPKfS0_Pfi) of sequence 0 into __kfuse_fused_0_0_1: t in registers; saves 4 bytes per element
+; REMARK: remark: {{.*}}__kfuse_fused_0_0_1: 20 bytes per element unfused, 16 fused, 2 flops per element, 0 bytes of shared memory per block; predicted {{[0-9]+}} ns unfused, {{[0-9]+}} ns fused
+
+; CHECK-NOT: __kfuse_seq_
+; CHECK-NOT: kfuse.seq
+; CHECK: @__kfuse_manifest = addrspace(1) externally_initialized constant [{{[0-9]+}} x i8] c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_1 2\0Akernel 0 _Z5scalePKfPffi 4\0Akernel 1 _Z4axpyPKfS0_Pfi 4\0Ashape same\0Astream same\0Adynshmem 0\0Alaunch 0 0 0\0Aequal 0.1 1.0\0Aequal 0.3 1.3\0Afootprint 0.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 0.1 w 0 min(4*bx*gx,4*s3)\0Afootprint 1.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.1 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.2 w 0 min(4*bx*gx,4*s3)\0Adisjoint 0.0 0.1\0Adisjoint 0.0 1.0\0Adisjoint 0.0 1.2\0Adisjoint 0.1 1.1\0Adisjoint 0.1 1.2\0Adisjoint 1.0 1.2\0Adead 0 0.1\0Apredict 111852106 89480485\0Aend\0A\00"
+
+; The original keeps its contraction flag.
+; CHECK-LABEL: define dso_local ptx_kernel void @_Z5scalePKfPffi(
+; CHECK: fmul contract float
+
+; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_0_0_1(ptr %l0.p0, ptr %l0.p1, float %l0.p2, i32 %l0.p3, ptr %l1.p0, ptr %l1.p1, ptr %l1.p2, i32 %l1.p3, i64 %dead)
+; CHECK: [[ID:%.*]] = add i32
+; CHECK: icmp slt i32 [[ID]], %l0.p3
+; CHECK: [[PROD:%.*]] = fmul float %l0.p2,
+; CHECK: [[FENCE:%.*]] = call float @llvm.arithmetic.fence.f32(float [[PROD]])
+; CHECK: and i64 %dead, 1
+; CHECK: store float [[PROD]], ptr
+; CHECK: stage0.exit:
+; CHECK: [[FWD:%.*]] = phi float {{.*}}[[FENCE]]
+; CHECK: icmp slt i32 [[ID]], %l1.p3
+; CHECK: [[VAL:%.*]] = phi float {{.*}}[[FWD]]
+; CHECK: fadd contract float [[VAL]],
+; CHECK: ret void
+
+target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+
+@__kfuse_seq_0 = internal addrspace(1) global i8 0, align 1
+@.kfseq.0 = private unnamed_addr constant [394 x i8] c"kfuse.seq 1\0Asite app.cu:12:3 _Z3runv\0Alaunch 0 _Z5scalePKfPffi grid=0 block=1 shmem=2 stream=3 args=4,5,6,7\0Alaunch 1 _Z4axpyPKfS0_Pfi grid=0 block=1 shmem=2 stream=3 args=5,8,9,7\0Avalue 0 other g\0Avalue 1 other b\0Avalue 2 int 0\0Avalue 3 other s\0Avalue 4 ptr x\0Avalue 5 ptr t\0Avalue 6 float 2.0f\0Avalue 7 int n\0Avalue 8 ptr y\0Avalue 9 ptr o\0Avalue 10 ptr u\0Avalue 11 ptr w\0Avalue 12 ptr idx\0Avalue 13 other b2\00", section "llvm.metadata"
+@.kffile = private unnamed_addr constant [5 x i8] c"t.cu\00", section "llvm.metadata"
+@llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [{ ptr, ptr, ptr, i32, ptr } { ptr addrspacecast (ptr addrspace(1) @__kfuse_seq_0 to ptr), ptr @.kfseq.0, ptr @.kffile, i32 9, ptr null }], section "llvm.metadata"
