@@ -331,9 +331,14 @@ private:
   void scanStmt(const Stmt *S, const FunctionDecl *Host) {
     if (!S)
       return;
-    // A lambda's body belongs to its own call operator.
-    if (isa<LambdaExpr>(S))
+    // A lambda's body is scanned as the body of its own call operator, which
+    // names the sequences found there.
+    if (const auto *L = dyn_cast<LambdaExpr>(S)) {
+      const CXXMethodDecl *Call = L->getCallOperator();
+      if (!Call->isDependentContext())
+        scanStmt(L->getBody(), Call);
       return;
+    }
     if (const auto *CS = dyn_cast<CompoundStmt>(S))
       scanCompound(CS, Host);
     for (const Stmt *Child : S->children())
