@@ -31,6 +31,8 @@
 #include "llvm/ADT/FoldingSet.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
+
 using namespace clang;
 
 namespace kfuse {
@@ -73,11 +75,9 @@ const char *valueKind(QualType T) {
 /// One launch sequence under construction: its launches and value table.
 class SequenceBuilder {
 public:
-  SequenceBuilder(ASTContext &Ctx, ASTNameGenerator &Names)
-      : Ctx(Ctx), Names(Names) {
-    Zero = IntegerLiteral::Create(Ctx, llvm::APInt(Ctx.getIntWidth(Ctx.IntTy), 0),
-                                  Ctx.IntTy, SourceLocation());
-  }
+  /// Zero is the literal 0 that stands for a configuration argument left out.
+  SequenceBuilder(ASTContext &Ctx, ASTNameGenerator &Names, const Expr *Zero)
+      : Ctx(Ctx), Names(Names), Zero(Zero) {}
 
   bool empty() const { return Launches.empty(); }
 
@@ -312,7 +312,11 @@ private:
 /// instantiations, and scans each of its compound statements.
 class SequenceFinder : public RecursiveASTVisitor<SequenceFinder> {
 public:
-  explicit SequenceFinder(ASTContext &Ctx) : Ctx(Ctx), Names(Ctx) {}
+  explicit SequenceFinder(ASTContext &Ctx)
+      : Ctx(Ctx), Names(Ctx),
+        Zero(IntegerLiteral::Create(
+            Ctx, llvm::APInt(Ctx.getIntWidth(Ctx.IntTy), 0), Ctx.IntTy,
+            SourceLocation())) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
 
@@ -346,7 +350,7 @@ private:
   }
 
   void scanCompound(const CompoundStmt *CS, const FunctionDecl *Host) {
-    SequenceBuilder Seq(Ctx, Names);
+    SequenceBuilder Seq(Ctx, Names, Zero);
     VersionMap Versions;
     PurityCheck Purity(Ctx, Versions);
     for (const Stmt *S : CS->body()) {
@@ -369,6 +373,7 @@ private:
 
   ASTContext &Ctx;
   ASTNameGenerator Names;
+  const Expr *Zero;
   std::vector<SequenceRecord> Records;
 };
 
