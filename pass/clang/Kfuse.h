@@ -1,0 +1,34 @@
+//===- Kfuse.h - shared declarations of the kfuse Clang plugin --------------===//
+//
+// What the attribute, the consumer and the launch-sequence finder of the
+// plugin share: the mark string of docs/annotations.md and the query for it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_CLANG_KFUSE_H
+#define KFUSE_CLANG_KFUSE_H
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/Decl.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace kfuse {
+
+/// The AnnotateAttr string that marks a map kernel (docs/annotations.md).
+inline constexpr llvm::StringRef MapMark = "kfuse_map";
+
+/// The AnnotateAttr that marks FD as a map kernel, or null.
+inline const clang::AnnotateAttr *getMapMark(const clang::FunctionDecl *FD) {
+  for (const auto *A : FD->specific_attrs<clang::AnnotateAttr>())
+    if (A->getAnnotation() == MapMark)
+      return A;
+  return nullptr;
+}
+
+/// True when FD is a __global__ function marked kfuse_map.
+inline bool isMapKernel(const clang::FunctionDecl *FD) {
+  return FD && FD->hasAttr<clang::CUDAGlobalAttr>() && getMapMark(FD);
+}
+
+} // namespace kfuse
+
+#endif

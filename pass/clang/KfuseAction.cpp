@@ -1,0 +1,112 @@
+//===- KfuseAction.cpp - the kfuse Clang plugin action ----------------------===//
+//
+// Runs before the main action, so its HandleTranslationUnit precedes
+// codegen's. There it checks that every kfuse_map function is __global__ and,
+// in the device compilation, writes each launch sequence found in host code
+// as an internal __device__ variable __kfuse_seq_<N> annotated with the
+// record. Kernels are emitted as soon as they are parsed, so the records
+// cannot ride on the kernels; a new used variable handed to codegen at the end
+// of the translation unit still reaches llvm.global.annotations, which keeps
+// the record in the IR (visible to opt and kept by -save-temps).
+//
+//===----------------------------------------------------------------------===//
+#include "Kfuse.h"
+#include "LaunchSequence.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendPluginRegistry.h"
+#include "clang/Sema/Sema.h"
+
+using namespace clang;
+
+namespace {
+
+/// Reports each kfuse_map function that is not __global__. Run at the end of
+/// the translation unit, once every attribute of every redeclaration is known.
+class PlacementCheck : public RecursiveASTVisitor<PlacementCheck> {
+public:
+  explicit PlacementCheck(DiagnosticsEngine &Diags) : Diags(Diags) {
+    DiagID = Diags.getCustomDiagID(
+        DiagnosticsEngine::Error,
+        "'kfuse_map' attribute only applies to __global__ functions; %0 is "
+        "%select{a host|a __device__|a __host__ __device__}1 function");
+  }
+
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    const AnnotateAttr *Mark = kfuse::getMapMark(FD);
+    if (!Mark || Mark->isInherited() || FD->hasAttr<CUDAGlobalAttr>())
+      return true;
+    unsigned Where = 0;
+    if (FD->hasAttr<CUDADeviceAttr>())
+      Where = FD->hasAttr<CUDAHostAttr>() ? 2 : 1;
+    Diags.Report(Mark->getLocation(), DiagID) << FD << Where;
+    return true;
+  }
+
+private:
+  DiagnosticsEngine &Diags;
+  unsigned DiagID;
+};
+
+class KfuseConsumer : public ASTConsumer {
+public:
+  explicit KfuseConsumer(CompilerInstance &CI) : CI(CI) {}
+
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    PlacementCheck(CI.getDiagnostics())
+        .TraverseDecl(Ctx.getTranslationUnitDecl());
+    if (!Ctx.getLangOpts().CUDAIsDevice || CI.getDiagnostics().hasErrorOccurred())
+      return;
+    unsigned N = 0;
+    for (const kfuse::SequenceRecord &R : kfuse::findLaunchSequences(Ctx))
+      emitRecord(Ctx, R, N++);
+  }
+
+private:
+  /// Declares `static __device__ char __kfuse_seq_<N>` annotated with the
+  /// record and passes it to codegen through Sema's (multiplexing) consumer.
+  /// This consumer's own HandleTopLevelDecl is the default no-op, so the
+  /// variables it creates come back to it without effect.
+  void emitRecord(ASTContext &Ctx, const kfuse::SequenceRecord &R,
+                  unsigned N) {
+    TranslationUnitDecl *TU = Ctx.getTranslationUnitDecl();
+    std::string Symbol = "__kfuse_seq_" + std::to_string(N);
+    IdentifierInfo &Name = Ctx.Idents.get(Symbol);
+    auto *VD = VarDecl::Create(Ctx, TU, R.Site, R.Site, &Name, Ctx.CharTy,
+                               Ctx.getTrivialTypeSourceInfo(Ctx.CharTy),
+                               SC_Static);
+    VD->addAttr(CUDADeviceAttr::CreateImplicit(Ctx));
+    VD->addAttr(UsedAttr::CreateImplicit(Ctx));
+    // The device pass finds records by this exact symbol name; without the
+    // label a C++ internal variable would be mangled (_ZL13__kfuse_seq_0).
+    VD->addAttr(AsmLabelAttr::CreateImplicit(Ctx, Symbol));
+    VD->addAttr(AnnotateAttr::CreateImplicit(Ctx, R.Text, nullptr, 0));
+    TU->addDecl(VD);
+    CI.getSema().getASTConsumer().HandleTopLevelDecl(DeclGroupRef(VD));
+  }
+
+  CompilerInstance &CI;
+};
+
+class KfuseAction : public PluginASTAction {
+protected:
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
+                                                 llvm::StringRef) override {
+    return std::make_unique<KfuseConsumer>(CI);
+  }
+
+  bool ParseArgs(const CompilerInstance &,
+                 const std::vector<std::string> &) override {
+    return true;
+  }
+
+  ActionType getActionType() override { return AddBeforeMainAction; }
+};
+
+} // namespace
+
+static FrontendPluginRegistry::Add<KfuseAction>
+    Y("kfuse", "kfuse: kfuse_map checks and launch-sequence records");

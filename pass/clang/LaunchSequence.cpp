@@ -1,0 +1,388 @@
+//===- LaunchSequence.cpp - launch sequences of map kernels -----------------===//
+//
+// Walks host function bodies (present in the device compilation too) and
+// records each run of two or more kfuse_map launches that are statements of
+// one compound statement, separated only by pure host computations:
+//
+//   1. declarations and expression statements only (no nested block, no
+//      control flow, no asm, no label);
+//   2. no call other than to a const/pure builtin, a constexpr function or a
+//      trivial special member;
+//   3. no assignment or increment of a pointer, or of anything reached through
+//      a pointer, reference, array subscript or the member of a non-local.
+//
+// Every configuration and argument expression gets a value number: equal
+// numbers mean structurally equal expressions (Expr::Profile, canonical) that
+// read every variable at the same version; an allowed assignment to a scalar
+// gives the variable a new version.
+//
+//===----------------------------------------------------------------------===//
+#include "LaunchSequence.h"
+#include "Kfuse.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Mangle.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/FoldingSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+using namespace clang;
+
+namespace kfuse {
+namespace {
+
+/// Versions of the variables assigned since the sequence began.
+using VersionMap = llvm::DenseMap<const VarDecl *, unsigned>;
+
+/// Appends the version of every variable E reads to ID, in traversal order.
+void addVersions(const Stmt *S, const VersionMap &Versions,
+                 llvm::FoldingSetNodeID &ID) {
+  if (!S)
+    return;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+      ID.AddInteger(Versions.lookup(VD->getCanonicalDecl()));
+  for (const Stmt *Child : S->children())
+    addVersions(Child, Versions, ID);
+}
+
+/// The value kind of docs/annotations.md. A pointer to an incomplete struct
+/// is an opaque handle (cudaStream_t, cudaEvent_t), not a buffer: `other`.
+const char *valueKind(QualType T) {
+  T = T.getCanonicalType();
+  if (T->isArrayType() || T->isNullPtrType())
+    return "ptr";
+  if (const auto *PT = T->getAs<PointerType>()) {
+    QualType Pointee = PT->getPointeeType();
+    if (Pointee->isRecordType() && Pointee->isIncompleteType())
+      return "other";
+    return "ptr";
+  }
+  if (T->isIntegralOrEnumerationType())
+    return "int";
+  if (T->isRealFloatingType())
+    return "float";
+  return "other";
+}
+
+/// One launch sequence under construction: its launches and value table.
+class SequenceBuilder {
+public:
+  /// Zero is the literal 0 that stands for a configuration argument left out.
+  SequenceBuilder(ASTContext &Ctx, ASTNameGenerator &Names, const Expr *Zero)
+      : Ctx(Ctx), Names(Names), Zero(Zero) {}
+
+  bool empty() const { return Launches.empty(); }
+
+  void addLaunch(const CUDAKernelCallExpr *K, const VersionMap &Versions) {
+    if (Launches.empty())
+      Site = K->getConfig()->getBeginLoc();
+    const CallExpr *Config = K->getConfig();
+    std::string Line;
+    llvm::raw_string_ostream OS(Line);
+    OS << "launch " << Launches.size() << ' '
+       << Names.getName(K->getDirectCallee());
+    static const char *const ConfigNames[] = {"grid", "block", "shmem",
+                                              "stream"};
+    for (unsigned I = 0; I < 4; ++I) {
+      // A configuration argument left out in the source is the literal 0.
+      const Expr *E = I < Config->getNumArgs() ? Config->getArg(I) : nullptr;
+      if (!E || isa<CXXDefaultArgExpr>(E))
+        E = Zero;
+      OS << ' ' << ConfigNames[I] << '=' << valueNumber(E, Versions);
+    }
+    OS << " args=";
+    for (unsigned I = 0, N = K->getNumArgs(); I < N; ++I) {
+      const Expr *E = K->getArg(I);
+      if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E))
+        E = DA->getExpr();
+      OS << (I ? "," : "") << valueNumber(E, Versions);
+    }
+    Launches.push_back(std::move(Line));
+  }
+
+  /// Returns the finished record if there were two launches or more, and
+  /// starts a new sequence.
+  std::optional<SequenceRecord> finish(const FunctionDecl *Host) {
+    std::optional<SequenceRecord> R;
+    if (Launches.size() >= 2) {
+      R.emplace();
+      R->Site = Site;
+      llvm::raw_string_ostream OS(R->Text);
+      PresumedLoc P =
+          Ctx.getSourceManager().getPresumedLoc(
+              Ctx.getSourceManager().getExpansionLoc(Site));
+      OS << "kfuse.seq 1\nsite ";
+      if (P.isValid())
+        OS << P.getFilename() << ':' << P.getLine() << ':' << P.getColumn();
+      else
+        OS << "<unknown>:0:0";
+      OS << ' ' << Names.getName(Host) << '\n';
+      for (const std::string &L : Launches)
+        OS << L << '\n';
+      for (unsigned V = 0; V < Values.size(); ++V)
+        OS << "value " << V << ' ' << Values[V].Kind << ' ' << Values[V].Text
+           << '\n';
+    }
+    Launches.clear();
+    Values.clear();
+    return R;
+  }
+
+private:
+  struct Value {
+    llvm::FoldingSetNodeID ID;
+    const char *Kind;
+    std::string Text;
+  };
+
+  unsigned valueNumber(const Expr *E, const VersionMap &Versions) {
+    // Implicit conversions (decay, qualification, the dim3 converting
+    // constructor, copies) do not change which value the source names.
+    E = E->IgnoreUnlessSpelledInSource();
+    llvm::FoldingSetNodeID ID;
+    E->Profile(ID, Ctx, /*Canonical=*/true);
+    addVersions(E, Versions, ID);
+    for (unsigned V = 0; V < Values.size(); ++V)
+      if (Values[V].ID == ID)
+        return V;
+    Values.push_back({ID, valueKind(E->getType()), sourceText(E)});
+    return Values.size() - 1;
+  }
+
+  std::string sourceText(const Expr *E) {
+    if (E == Zero)
+      return "0";
+    std::string Text;
+    CharSourceRange R = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(E->getSourceRange()),
+        Ctx.getSourceManager(), Ctx.getLangOpts());
+    if (R.isValid()) {
+      Text = Lexer::getSourceText(R, Ctx.getSourceManager(), Ctx.getLangOpts())
+                 .str();
+    } else {
+      llvm::raw_string_ostream OS(Text);
+      E->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+    }
+    for (char &C : Text)
+      if (C == '\n' || C == '\r' || C == '\t')
+        C = ' ';
+    return Text;
+  }
+
+  ASTContext &Ctx;
+  ASTNameGenerator &Names;
+  const Expr *Zero;
+  SourceLocation Site;
+  std::vector<std::string> Launches;
+  std::vector<Value> Values;
+};
+
+/// The map-kernel launch that statement S is, or null.
+const CUDAKernelCallExpr *asMapLaunch(const Stmt *S) {
+  const auto *E = dyn_cast<Expr>(S);
+  if (!E)
+    return nullptr;
+  if (const auto *EWC = dyn_cast<ExprWithCleanups>(E))
+    E = EWC->getSubExpr();
+  const auto *K = dyn_cast<CUDAKernelCallExpr>(E->IgnoreParens());
+  if (!K || !isMapKernel(K->getDirectCallee()))
+    return nullptr;
+  return K;
+}
+
+/// Decides whether a statement between two launches is a pure host
+/// computation, and bumps the version of each variable it assigns.
+class PurityCheck {
+public:
+  PurityCheck(ASTContext &Ctx, VersionMap &Versions)
+      : Ctx(Ctx), Versions(Versions) {}
+
+  bool isPureStmt(const Stmt *S) {
+    if (isa<NullStmt>(S))
+      return true;
+    if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+      for (const Decl *D : DS->decls()) {
+        if (const auto *VD = dyn_cast<VarDecl>(D)) {
+          if (const Expr *Init = VD->getInit())
+            if (!isPureExpr(Init))
+              return false;
+          continue;
+        }
+        if (!isa<TypedefNameDecl>(D) && !isa<UsingDecl>(D) &&
+            !isa<StaticAssertDecl>(D))
+          return false;
+      }
+      return true;
+    }
+    if (const auto *E = dyn_cast<Expr>(S))
+      return isPureExpr(E);
+    return false;
+  }
+
+private:
+  bool isAllowedCallee(const FunctionDecl *FD) {
+    if (!FD)
+      return false;
+    if (unsigned ID = FD->getBuiltinID())
+      return Ctx.BuiltinInfo.isConst(ID) || Ctx.BuiltinInfo.isPure(ID);
+    if (FD->isConstexpr())
+      return true;
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+      return MD->isTrivial();
+    return false;
+  }
+
+  /// Records an assignment to Target; false if the target is not a scalar
+  /// local (or a member of a local struct) reached directly.
+  bool assign(const Expr *Target) {
+    Target = Target->IgnoreParens();
+    if (Target->getType()->isPointerType())
+      return false;
+    bool ThroughMember = false;
+    while (const auto *ME = dyn_cast<MemberExpr>(Target)) {
+      if (ME->isArrow())
+        return false;
+      ThroughMember = true;
+      Target = ME->getBase()->IgnoreParens();
+    }
+    const auto *DRE = dyn_cast<DeclRefExpr>(Target);
+    const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    if (!VD || VD->getType()->isReferenceType())
+      return false;
+    if (ThroughMember && !VD->hasLocalStorage())
+      return false;
+    // Host code can write __managed__ variables, which kernels read.
+    if (VD->hasAttr<HIPManagedAttr>() || VD->hasAttr<CUDADeviceAttr>() ||
+        VD->hasAttr<CUDAConstantAttr>())
+      return false;
+    ++Versions[VD->getCanonicalDecl()];
+    return true;
+  }
+
+  bool isPureExpr(const Stmt *S) {
+    if (!S)
+      return true;
+    if (isa<StmtExpr>(S) || isa<CXXThrowExpr>(S) || isa<CXXNewExpr>(S) ||
+        isa<CXXDeleteExpr>(S) || isa<LambdaExpr>(S) ||
+        isa<CXXBindTemporaryExpr>(S) || isa<BlockExpr>(S))
+      return false;
+    if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
+      if (BO->isAssignmentOp())
+        return isPureExpr(BO->getRHS()) && isPureExpr(BO->getLHS()) &&
+               assign(BO->getLHS());
+    } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
+      if (UO->isIncrementDecrementOp())
+        return isPureExpr(UO->getSubExpr()) && assign(UO->getSubExpr());
+    } else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S)) {
+      // A trivial copy or move assignment of a struct is an assignment.
+      const auto *MD = dyn_cast_or_null<CXXMethodDecl>(OC->getDirectCallee());
+      if (OC->isAssignmentOp() && MD && MD->isTrivial() &&
+          OC->getNumArgs() == 2)
+        return isPureExpr(OC->getArg(1)) && isPureExpr(OC->getArg(0)) &&
+               assign(OC->getArg(0));
+      if (!isAllowedCallee(OC->getDirectCallee()))
+        return false;
+    } else if (const auto *CE = dyn_cast<CallExpr>(S)) {
+      if (!isAllowedCallee(CE->getDirectCallee()))
+        return false;
+    } else if (const auto *CCE = dyn_cast<CXXConstructExpr>(S)) {
+      const CXXConstructorDecl *CD = CCE->getConstructor();
+      if (!CD->isConstexpr() && !CD->isTrivial())
+        return false;
+    }
+    for (const Stmt *Child : S->children())
+      if (!isPureExpr(Child))
+        return false;
+    return true;
+  }
+
+  ASTContext &Ctx;
+  VersionMap &Versions;
+};
+
+/// Visits every host function with a body, including template
+/// instantiations, and scans each of its compound statements.
+class SequenceFinder : public RecursiveASTVisitor<SequenceFinder> {
+public:
+  explicit SequenceFinder(ASTContext &Ctx)
+      : Ctx(Ctx), Names(Ctx),
+        Zero(IntegerLiteral::Create(
+            Ctx, llvm::APInt(Ctx.getIntWidth(Ctx.IntTy), 0), Ctx.IntTy,
+            SourceLocation())) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    if (!FD->doesThisDeclarationHaveABody() || FD->isDependentContext() ||
+        FD->hasAttr<CUDAGlobalAttr>() ||
+        (FD->hasAttr<CUDADeviceAttr>() && !FD->hasAttr<CUDAHostAttr>()))
+      return true;
+    scanStmt(FD->getBody(), FD);
+    return true;
+  }
+
+  std::vector<SequenceRecord> takeRecords() { return std::move(Records); }
+
+private:
+  void scanStmt(const Stmt *S, const FunctionDecl *Host) {
+    if (!S)
+      return;
+    // A lambda's body is scanned as the body of its own call operator, which
+    // names the sequences found there.
+    if (const auto *L = dyn_cast<LambdaExpr>(S)) {
+      const CXXMethodDecl *Call = L->getCallOperator();
+      if (!Call->isDependentContext())
+        scanStmt(L->getBody(), Call);
+      return;
+    }
+    if (const auto *CS = dyn_cast<CompoundStmt>(S))
+      scanCompound(CS, Host);
+    for (const Stmt *Child : S->children())
+      scanStmt(Child, Host);
+  }
+
+  void scanCompound(const CompoundStmt *CS, const FunctionDecl *Host) {
+    SequenceBuilder Seq(Ctx, Names, Zero);
+    VersionMap Versions;
+    PurityCheck Purity(Ctx, Versions);
+    for (const Stmt *S : CS->body()) {
+      if (const CUDAKernelCallExpr *K = asMapLaunch(S)) {
+        Seq.addLaunch(K, Versions);
+        continue;
+      }
+      if (Seq.empty() || Purity.isPureStmt(S))
+        continue;
+      flush(Seq, Host);
+      Versions.clear();
+    }
+    flush(Seq, Host);
+  }
+
+  void flush(SequenceBuilder &Seq, const FunctionDecl *Host) {
+    if (std::optional<SequenceRecord> R = Seq.finish(Host))
+      Records.push_back(std::move(*R));
+  }
+
+  ASTContext &Ctx;
+  ASTNameGenerator Names;
+  const Expr *Zero;
+  std::vector<SequenceRecord> Records;
+};
+
+} // namespace
+
+std::vector<SequenceRecord> findLaunchSequences(ASTContext &Ctx) {
+  SequenceFinder Finder(Ctx);
+  Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
+  return Finder.takeRecords();
+}
+
+} // namespace kfuse

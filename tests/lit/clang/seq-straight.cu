@@ -1,0 +1,36 @@
+// The example of docs/annotations.md: two launches on one stream, with the
+// record written exactly, its variable kept internal and used, and the
+// kernels still marked.
+// RUN: %clang_cuda --cuda-device-only -O0 -S -emit-llvm %kfuse_cuda_sdk -fplugin=%kfuse_clang_plugin %s -o - \
+// RUN:   | sed -e 's/\\0A/\n/g' | FileCheck %s
+
+__global__ __attribute__((kfuse_map)) void scale(const float *x, float *t, float a, int n)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) t[i] = a * x[i]; }
+__global__ __attribute__((kfuse_map)) void axpy(const float *t, const float *y, float *o, int n)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) o[i] = t[i] + y[i]; }
+
+void run(const float *x, float *t, const float *y, float *o, int n, cudaStream_t s) {
+  dim3 g((n + 255) / 256), b(256);
+  scale<<<g, b, 0, s>>>(x, t, 2.0f, n);
+  axpy <<<g, b, 0, s>>>(t, y, o, n);
+}
+
+// CHECK: @__kfuse_seq_0 = internal addrspace(1) global i8 0
+// CHECK: c"kfuse.seq 1
+// CHECK-NEXT: site {{.*}}seq-straight.cu:14:8 _Z3runPKfPfS0_S1_iP11CUstream_st
+// CHECK-NEXT: launch 0 _Z5scalePKfPffi grid=0 block=1 shmem=2 stream=3 args=4,5,6,7
+// CHECK-NEXT: launch 1 _Z4axpyPKfS0_Pfi grid=0 block=1 shmem=2 stream=3 args=5,8,9,7
+// CHECK-NEXT: value 0 other g
+// CHECK-NEXT: value 1 other b
+// CHECK-NEXT: value 2 int 0
+// CHECK-NEXT: value 3 other s
+// CHECK-NEXT: value 4 ptr x
+// CHECK-NEXT: value 5 ptr t
+// CHECK-NEXT: value 6 float 2.0f
+// CHECK-NEXT: value 7 int n
+// CHECK-NEXT: value 8 ptr y
+// CHECK-NEXT: value 9 ptr o
+// CHECK-NEXT: \00", section "llvm.metadata"
+// CHECK: @llvm.global.annotations = {{.*}}@__kfuse_seq_0{{.*}}@_Z5scalePKfPffi{{.*}}@_Z4axpyPKfS0_Pfi
+// CHECK: @llvm.compiler.used = {{.*}}@__kfuse_seq_0
+// CHECK-NOT: __kfuse_seq_1

@@ -1,0 +1,90 @@
+// Value numbering of configuration and argument expressions: structural
+// equality plus variable versions; streams, loops and expression arguments.
+// RUN: %clang_cuda --cuda-device-only -O0 -S -emit-llvm %kfuse_cuda_sdk -fplugin=%kfuse_clang_plugin %s -o - \
+// RUN:   | sed -e 's/\\0A/\n/g' | FileCheck %s
+
+__global__ __attribute__((kfuse_map)) void k1(const float *x, float *y, int n) {}
+__global__ __attribute__((kfuse_map)) void k2(const float *x, float *y, float a, int n) {}
+
+// In a loop body; a missing shmem or stream is the literal 0, the same value
+// as an explicit 0.
+void in_loop(float *a, float *b, int n, int iters) {
+  for (int it = 0; it < iters; ++it) {
+    k1<<<(n + 127) / 128, 128>>>(a, b, n);
+    k1<<<(n + 127) / 128, 128, 0>>>(b, a, n);
+  }
+}
+// CHECK: site {{.*}}seq-values.cu:13:7 _Z7in_loopPfS_ii
+// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,5
+// CHECK-NEXT: launch 1 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=4,3,5
+// CHECK-NEXT: value 0 int (n + 127) / 128
+// CHECK-NEXT: value 1 int 128
+// CHECK-NEXT: value 2 int 0
+// CHECK-NEXT: value 3 ptr a
+// CHECK-NEXT: value 4 ptr b
+// CHECK-NEXT: value 5 int n
+// CHECK-NEXT: \00"
+
+// Launches on different streams record different stream values.
+void streams(float *a, float *b, int n, cudaStream_t s1, cudaStream_t s2) {
+  k1<<<1, 128, 0, s1>>>(a, b, n);
+  k1<<<1, 128, 0, s2>>>(b, a, n);
+  k1<<<1, 128, 0, s1>>>(a, b, n);
+}
+// CHECK: site {{.*}}seq-values.cu:30:5 _Z7streamsPfS_iP11CUstream_stS1_
+// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=3 args=4,5,6
+// CHECK-NEXT: launch 1 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=7 args=5,4,6
+// CHECK-NEXT: launch 2 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=3 args=4,5,6
+// CHECK: value 3 other s1
+// CHECK: value 7 other s2
+
+// Arguments that are expressions: equal when written alike and nothing they
+// read was assigned in between; spacing and parentheses do not matter.
+void expressions(float *x, float *y, int off, int n) {
+  k1<<<1, 128>>>(x + off, y, n - off);
+  k1<<<1, 128>>>(y, (x+off), n - off);
+  k1<<<1, 128>>>(x + off + 1, y, n);
+}
+// CHECK: site {{.*}}seq-values.cu:44:5 _Z11expressionsPfS_ii
+// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,5
+// CHECK-NEXT: launch 1 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=4,3,5
+// CHECK-NEXT: launch 2 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=6,4,7
+// CHECK: value 3 ptr x + off
+// CHECK-NEXT: value 4 ptr y
+// CHECK-NEXT: value 5 int n - off
+// CHECK-NEXT: value 6 ptr x + off + 1
+// CHECK-NEXT: value 7 int n
+
+// A scalar reassigned between launches gets a new value number, and so does
+// everything that reads it; a member store to a local struct versions the
+// struct. The launch configuration keeps its numbers.
+struct Params { float a; int n; };
+void reassigned(float *x, float *y, float a, int n) {
+  Params p = {a, n};
+  k2<<<1, 128>>>(x, y, a, n);
+  a = a * 2.0f;
+  n += 1;
+  k2<<<1, 128>>>(y, x, a, n);
+  k2<<<1, 128>>>(x, y, p.a, p.n);
+  p.n = 7;
+  k2<<<1, 128>>>(x, y, p.a, p.n);
+}
+// CHECK: site {{.*}}seq-values.cu:64:5 _Z10reassignedPfS_fi
+// CHECK-NEXT: launch 0 _Z2k2PKfPffi grid=0 block=1 shmem=2 stream=2 args=3,4,5,6
+// CHECK-NEXT: launch 1 _Z2k2PKfPffi grid=0 block=1 shmem=2 stream=2 args=4,3,7,8
+// CHECK-NEXT: launch 2 _Z2k2PKfPffi grid=0 block=1 shmem=2 stream=2 args=3,4,9,10
+// CHECK-NEXT: launch 3 _Z2k2PKfPffi grid=0 block=1 shmem=2 stream=2 args=3,4,11,12
+// CHECK-NEXT: value 0 int 1
+// CHECK-NEXT: value 1 int 128
+// CHECK-NEXT: value 2 int 0
+// CHECK-NEXT: value 3 ptr x
+// CHECK-NEXT: value 4 ptr y
+// CHECK-NEXT: value 5 float a
+// CHECK-NEXT: value 6 int n
+// CHECK-NEXT: value 7 float a
+// CHECK-NEXT: value 8 int n
+// CHECK-NEXT: value 9 float p.a
+// CHECK-NEXT: value 10 int p.n
+// CHECK-NEXT: value 11 float p.a
+// CHECK-NEXT: value 12 int p.n
+// CHECK-NEXT: \00"
