@@ -1,0 +1,218 @@
+/* First call of a site: host stub -> kernel -> library (or module) ->
+ * manifest -> match -> fused kernel handles. Runs once per site; the
+ * manifests are cached per library/module under one mutex, which only
+ * first calls take. */
+#include "runtime/discover.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/cuda_api.h"
+#include "runtime/log.h"
+#include "runtime/match.h"
+
+/* A CUDA library (cudaGetKernel path) or module (cudaGetFuncBySymbol
+ * path) and what its manifest said. */
+typedef struct kf__module {
+  void *handle;
+  int is_library;
+  int status; /* 0, or why there is no usable manifest */
+  kf__manifest_t *manifest;
+  struct kf__module *next;
+} kf__module_t;
+
+static pthread_mutex_t kf__modules_lock = PTHREAD_MUTEX_INITIALIZER;
+static kf__module_t *kf__modules;
+
+/* The runtime records failures of its calls for cudaGetLastError(); the
+ * discovery's own probing must not leak into what the program sees. */
+static void kf__clear_runtime_error(void)
+{
+  __typeof__(&cudaGetLastError) get = KF__CU(cudaGetLastError);
+  if (get != NULL)
+    (void)get();
+}
+
+static int kf__read_manifest(kf__module_t *mod)
+{
+  __typeof__(&cuLibraryGetGlobal) lib_global = KF__CU(cuLibraryGetGlobal);
+  __typeof__(&cuModuleGetGlobal) mod_global = KF__CU(cuModuleGetGlobal);
+  __typeof__(&cuMemcpyDtoH) dtoh = KF__CU(cuMemcpyDtoH);
+  CUdeviceptr dptr = 0;
+  size_t bytes = 0;
+  CUresult res;
+  char *text;
+  unsigned line = 0;
+  int rc;
+  if (mod->is_library)
+    res = lib_global != NULL ? lib_global(&dptr, &bytes, (CUlibrary)mod->handle, KF__MANIFEST_SYMBOL)
+                             : CUDA_ERROR_NOT_FOUND;
+  else
+    res = mod_global != NULL ? mod_global(&dptr, &bytes, (CUmodule)mod->handle, KF__MANIFEST_SYMBOL)
+                             : CUDA_ERROR_NOT_FOUND;
+  if (res != CUDA_SUCCESS) {
+    kf__log(KF__LOG_INFO, "module %p has no %s (CUresult %d)", mod->handle, KF__MANIFEST_SYMBOL, (int)res);
+    return KF_ENOENT;
+  }
+  if (bytes == 0 || bytes > KF__MANIFEST_MAX_BYTES) {
+    kf__log(KF__LOG_WARN, "module %p: manifest of %zu bytes ignored", mod->handle, bytes);
+    return KF_ERANGE;
+  }
+  if (dtoh == NULL || (text = malloc(bytes)) == NULL)
+    return dtoh == NULL ? KF_ECUDA : KF_ENOMEM;
+  res = dtoh(text, dptr, bytes);
+  if (res != CUDA_SUCCESS) {
+    kf__log(KF__LOG_WARN, "module %p: reading the manifest failed (CUresult %d)", mod->handle, (int)res);
+    free(text);
+    return KF_ECUDA;
+  }
+  rc = kf__manifest_parse(text, bytes, &mod->manifest, &line);
+  free(text);
+  if (rc != 0)
+    kf__log(KF__LOG_WARN, "module %p: manifest line %u: %s", mod->handle, line, kf_strerror(rc));
+  else
+    kf__log(KF__LOG_INFO, "module %p: manifest with %u fused kernels", mod->handle, mod->manifest->ngroups);
+  return rc;
+}
+
+/* The cached module for @p handle, read on first sight; NULL without memory. */
+static kf__module_t *kf__module_get(void *handle, int is_library)
+{
+  kf__module_t *mod;
+  pthread_mutex_lock(&kf__modules_lock);
+  for (mod = kf__modules; mod != NULL; mod = mod->next)
+    if (mod->handle == handle && mod->is_library == is_library)
+      break;
+  if (mod == NULL && (mod = calloc(1, sizeof *mod)) != NULL) {
+    mod->handle = handle;
+    mod->is_library = is_library;
+    mod->status = kf__read_manifest(mod);
+    mod->next = kf__modules;
+    kf__modules = mod;
+  }
+  pthread_mutex_unlock(&kf__modules_lock);
+  return mod;
+}
+
+void kf__modules_reset(void)
+{
+  pthread_mutex_lock(&kf__modules_lock);
+  while (kf__modules != NULL) {
+    kf__module_t *next = kf__modules->next;
+    kf__manifest_free(kf__modules->manifest);
+    free(kf__modules);
+    kf__modules = next;
+  }
+  pthread_mutex_unlock(&kf__modules_lock);
+}
+
+/* Finds launch @p l's kernel name and module. Primary path (the one checked
+ * on the H100, independent of the current context): cudaGetKernel ->
+ * cuKernelGetLibrary; fallback: cudaGetFuncBySymbol -> cuFuncGetModule. */
+static kf__module_t *kf__identify(const kf_launch_t *l, char **name)
+{
+  __typeof__(&cudaGetKernel) get_kernel = KF__CU(cudaGetKernel);
+  __typeof__(&cudaGetFuncBySymbol) get_func = KF__CU(cudaGetFuncBySymbol);
+  cudaKernel_t kernel = NULL;
+  cudaFunction_t func = NULL;
+  const char *s = NULL;
+  void *handle = NULL;
+  *name = NULL;
+  if (get_kernel != NULL && get_kernel(&kernel, l->func) == cudaSuccess) {
+    __typeof__(&cuKernelGetLibrary) get_lib = KF__CU(cuKernelGetLibrary);
+    __typeof__(&cuKernelGetName) get_name = KF__CU(cuKernelGetName);
+    CUlibrary lib = NULL;
+    if (get_lib != NULL && get_name != NULL && get_lib(&lib, (CUkernel)kernel) == CUDA_SUCCESS &&
+        get_name(&s, (CUkernel)kernel) == CUDA_SUCCESS && s != NULL) {
+      *name = kf__strdup(s);
+      return *name != NULL ? kf__module_get(lib, 1) : NULL;
+    }
+  } else {
+    kf__clear_runtime_error();
+  }
+  if (get_func != NULL && get_func(&func, l->func) == cudaSuccess) {
+    __typeof__(&cuFuncGetModule) get_mod = KF__CU(cuFuncGetModule);
+    __typeof__(&cuFuncGetName) get_name = KF__CU(cuFuncGetName);
+    CUmodule mod = NULL;
+    if (get_mod != NULL && get_name != NULL && get_mod(&mod, (CUfunction)func) == CUDA_SUCCESS &&
+        get_name(&s, (CUfunction)func) == CUDA_SUCCESS && s != NULL) {
+      handle = mod;
+      *name = kf__strdup(s);
+      return *name != NULL ? kf__module_get(handle, 0) : NULL;
+    }
+  } else {
+    kf__clear_runtime_error();
+  }
+  kf__log(KF__LOG_INFO, "cannot identify the kernel of stub %p", l->func);
+  return NULL;
+}
+
+static CUfunction kf__fused_handle(const kf__module_t *mod, const char *name)
+{
+  if (mod->is_library) {
+    __typeof__(&cuLibraryGetKernel) get = KF__CU(cuLibraryGetKernel);
+    CUkernel k = NULL;
+    /* A CUkernel may be passed to cuLaunchKernel as a CUfunction; it then
+     * runs in the current context, whichever device that is. */
+    return get != NULL && get(&k, (CUlibrary)mod->handle, name) == CUDA_SUCCESS ? (CUfunction)k : NULL;
+  } else {
+    __typeof__(&cuModuleGetFunction) get = KF__CU(cuModuleGetFunction);
+    CUfunction f = NULL;
+    return get != NULL && get(&f, (CUmodule)mod->handle, name) == CUDA_SUCCESS ? f : NULL;
+  }
+}
+
+int kf__site_discover(const char *where, const kf_launch_t *l, uint32_t n, kf__site_state_t **out)
+{
+  kf__site_state_t *st = calloc(1, sizeof *st);
+  kf__launch_id_t *ids = NULL;
+  kf__module_t **mods = NULL;
+  int any_manifest = 0, rc = KF_ENOMEM;
+  *out = NULL;
+  if (st == NULL)
+    return KF_ENOMEM;
+  st->where = where;
+  st->n = n;
+  st->whole = KF_FALLBACK_COUNT;
+  if ((st->names = calloc(n ? n : 1, sizeof *st->names)) == NULL ||
+      (ids = calloc(n ? n : 1, sizeof *ids)) == NULL || (mods = calloc(n ? n : 1, sizeof *mods)) == NULL)
+    goto fail;
+  for (uint32_t i = 0; i < n; i++) {
+    mods[i] = kf__identify(&l[i], &st->names[i]);
+    ids[i].name = st->names[i];
+    ids[i].nargs = l[i].nargs;
+    ids[i].manifest = mods[i] != NULL && mods[i]->status == 0 ? mods[i]->manifest : NULL;
+    any_manifest |= ids[i].manifest != NULL;
+  }
+  if (!any_manifest) {
+    st->whole = KF_FALLBACK_NO_MANIFEST;
+    kf__log(KF__LOG_INFO, "%s: no manifest: launches run unfused", where ? where : "?");
+  } else {
+    if ((rc = kf__match(ids, n, &st->segs, &st->nsegs)) != 0)
+      goto fail;
+    for (uint32_t s = 0; s < st->nsegs; s++) {
+      kf__segment_t *seg = &st->segs[s];
+      if (seg->group == NULL)
+        continue;
+      seg->fused = kf__fused_handle(mods[seg->first], seg->group->name);
+      if (seg->fused == NULL) {
+        kf__log(KF__LOG_WARN, "%s: fused kernel %s is in the manifest but not in the module",
+                where ? where : "?", seg->group->name);
+        seg->group = NULL;
+      } else {
+        kf__log(KF__LOG_INFO, "%s: launches %u..%u -> %s", where ? where : "?", seg->first,
+                seg->first + seg->count - 1, seg->group->name);
+      }
+    }
+  }
+  free(ids);
+  free(mods);
+  *out = st;
+  return 0;
+fail:
+  free(ids);
+  free(mods);
+  kf__site_state_free(st);
+  return rc;
+}

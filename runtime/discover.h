@@ -1,0 +1,25 @@
+/* First call of a site: from the launches' host stubs to their CUDA
+ * modules, the modules' manifests (cached per module) and the match. */
+#ifndef KFUSE_RUNTIME_DISCOVER_H
+#define KFUSE_RUNTIME_DISCOVER_H
+
+#include <stdint.h>
+
+#include "kfuse/rt.h"
+#include "runtime/site.h"
+
+/** The name of the manifest global (docs/manifest.md). */
+#define KF__MANIFEST_SYMBOL "__kfuse_manifest"
+
+/**
+ * Builds the state of a site from its @p n launches: kernel names, manifest,
+ * match, fused kernel handles. Never fails for CUDA reasons: what it cannot
+ * find turns into fallback reasons inside the state.
+ * @returns 0 and a new state in @p out, or KF_ENOMEM.
+ */
+int kf__site_discover(const char *where, const kf_launch_t *l, uint32_t n, kf__site_state_t **out);
+
+/** Test hook: frees every cached module and manifest. */
+void kf__modules_reset(void);
+
+#endif

@@ -1,0 +1,185 @@
+/* Guards of a fused group: launch shape, stream, shared memory, equal
+ * arguments and disjoint footprints, checked on every call. */
+#include "runtime/guard.h"
+
+#include <string.h>
+
+#include "runtime/cuda_api.h"
+
+__extension__ typedef __int128 kf__i128;
+
+int kf__arg_pointer(const kf_launch_t *l, uint32_t p, uint64_t *ptr)
+{
+  if (p >= l->nargs || l->args == NULL || l->arg_sizes == NULL || l->args[p] == NULL ||
+      l->arg_sizes[p] != sizeof *ptr)
+    return KF_EINVAL;
+  memcpy(ptr, l->args[p], sizeof *ptr);
+  return 0;
+}
+
+static int kf__alloc_range(uint64_t ptr, uint64_t *base, uint64_t *size)
+{
+  __typeof__(&cuMemGetAddressRange) range = KF__CU(cuMemGetAddressRange);
+  CUdeviceptr b = 0;
+  size_t s = 0;
+  if (range == NULL || ptr == 0 || range(&b, &s, (CUdeviceptr)ptr) != CUDA_SUCCESS)
+    return KF_ECUDA;
+  *base = (uint64_t)b;
+  *size = (uint64_t)s;
+  return 0;
+}
+
+/* The footprint range, or KF_ENOENT when the manifest has none. */
+static int kf__footprint_range(const kf__group_t *g, const kf_launch_t *l, kf__param_ref_t ref,
+                               uint64_t ptr, uint64_t *lo, uint64_t *hi)
+{
+  const kf__footprint_t *fp = kf__group_footprint(g, ref);
+  int64_t a, b;
+  kf__i128 x, y;
+  if (fp == NULL)
+    return KF_ENOENT;
+  if (fp->lo == NULL || kf__expr_eval(fp->lo, &l[ref.launch], &a) != 0 ||
+      kf__expr_eval(fp->hi, &l[ref.launch], &b) != 0)
+    return KF_EINVAL;
+  if (b <= a) { /* touches nothing */
+    *lo = *hi = ptr;
+    return 0;
+  }
+  x = (kf__i128)ptr + a;
+  y = (kf__i128)ptr + b;
+  if (x < 0 || y > (kf__i128)UINT64_MAX)
+    return KF_EINVAL;
+  *lo = (uint64_t)x;
+  *hi = (uint64_t)y;
+  return 0;
+}
+
+int kf__param_range(const kf__group_t *g, const kf_launch_t *l, kf__param_ref_t ref,
+                    uint64_t *lo, uint64_t *hi)
+{
+  uint64_t ptr, base, size;
+  int rc;
+  if (kf__arg_pointer(&l[ref.launch], ref.param, &ptr) != 0)
+    return KF_EINVAL;
+  rc = kf__footprint_range(g, l, ref, ptr, lo, hi);
+  if (rc != KF_ENOENT)
+    return rc;
+  if ((rc = kf__alloc_range(ptr, &base, &size)) != 0)
+    return rc;
+  *lo = base;
+  *hi = base + size;
+  return 0;
+}
+
+static int kf__ranges_overlap(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi)
+{
+  return alo < ahi && blo < bhi && alo < bhi && blo < ahi;
+}
+
+/* Nonzero when the two footprints provably do not overlap. Footprint
+ * arithmetic first (no driver call); only when that cannot decide, the
+ * allocations: pointers in different allocations never overlap. */
+static int kf__disjoint(const kf__group_t *g, const kf_launch_t *l, kf__pair_t pair)
+{
+  kf__param_ref_t refs[2] = {pair.a, pair.b};
+  uint64_t ptr[2], lo[2], hi[2], base[2], size[2];
+  int have[2], alloc_ok[2];
+  for (int i = 0; i < 2; i++) {
+    int rc;
+    if (kf__arg_pointer(&l[refs[i].launch], refs[i].param, &ptr[i]) != 0)
+      return 0;
+    rc = kf__footprint_range(g, l, refs[i], ptr[i], &lo[i], &hi[i]);
+    if (rc != 0 && rc != KF_ENOENT)
+      return 0; /* the expression does not evaluate: fail safe */
+    have[i] = rc == 0;
+  }
+  if (have[0] && have[1] && !kf__ranges_overlap(lo[0], hi[0], lo[1], hi[1]))
+    return 1;
+  for (int i = 0; i < 2; i++)
+    alloc_ok[i] = kf__alloc_range(ptr[i], &base[i], &size[i]) == 0;
+  if (alloc_ok[0] && alloc_ok[1] && base[0] != base[1])
+    return 1;
+  for (int i = 0; i < 2; i++) {
+    if (have[i])
+      continue;
+    if (!alloc_ok[i])
+      return 0;
+    lo[i] = base[i];
+    hi[i] = base[i] + size[i];
+  }
+  return !kf__ranges_overlap(lo[0], hi[0], lo[1], hi[1]);
+}
+
+/* Nonzero when @p ref is, as far as we can tell, a pointer parameter: the
+ * manifest gives it a footprint, a dead bit or a disjointness guard, or its
+ * value is a device address. Only used to name a failed `equal` guard. */
+static int kf__param_is_pointer(const kf__group_t *g, const kf_launch_t *l, kf__param_ref_t ref)
+{
+  uint64_t ptr, base, size;
+#define KF__SAME_REF(x) ((x).launch == ref.launch && (x).param == ref.param)
+  if (kf__group_footprint(g, ref) != NULL)
+    return 1;
+  for (uint32_t i = 0; i < g->ndead; i++)
+    if (KF__SAME_REF(g->dead[i].ref))
+      return 1;
+  for (uint32_t i = 0; i < g->ndisjoint; i++)
+    if (KF__SAME_REF(g->disjoint[i].a) || KF__SAME_REF(g->disjoint[i].b))
+      return 1;
+#undef KF__SAME_REF
+  return kf__arg_pointer(&l[ref.launch], ref.param, &ptr) == 0 && kf__alloc_range(ptr, &base, &size) == 0;
+}
+
+static int kf__args_equal(const kf_launch_t *l, kf__pair_t pair)
+{
+  const kf_launch_t *a = &l[pair.a.launch], *b = &l[pair.b.launch];
+  uint32_t p = pair.a.param, q = pair.b.param;
+  if (a->args == NULL || b->args == NULL || a->arg_sizes == NULL || b->arg_sizes == NULL ||
+      p >= a->nargs || q >= b->nargs || a->args[p] == NULL || b->args[q] == NULL)
+    return 0;
+  return a->arg_sizes[p] == b->arg_sizes[q] && memcmp(a->args[p], b->args[q], a->arg_sizes[p]) == 0;
+}
+
+kf_fallback_t kf__guards_check(const kf__group_t *g, const kf_launch_t *l)
+{
+  for (uint32_t i = 1; i < g->nlaunches; i++) {
+    if (g->shape_same && (memcmp(l[i].grid, l[0].grid, sizeof l[0].grid) != 0 ||
+                          memcmp(l[i].block, l[0].block, sizeof l[0].block) != 0))
+      return KF_FALLBACK_SHAPE;
+  }
+  for (uint32_t i = 1; i < g->nlaunches; i++)
+    if (l[i].stream != l[0].stream)
+      return KF_FALLBACK_STREAM;
+  if (g->has_dynshmem)
+    for (uint32_t i = 0; i < g->nlaunches; i++)
+      if (l[i].shmem != g->dynshmem)
+        return KF_FALLBACK_SHMEM;
+  for (uint32_t i = 0; i < g->nequal; i++)
+    if (!kf__args_equal(l, g->equal[i]))
+      return kf__param_is_pointer(g, l, g->equal[i].a) || kf__param_is_pointer(g, l, g->equal[i].b)
+                 ? KF_FALLBACK_WIRING
+                 : KF_FALLBACK_SCALAR;
+  for (uint32_t i = 0; i < g->ndisjoint; i++)
+    if (!kf__disjoint(g, l, g->disjoint[i]))
+      return KF_FALLBACK_OVERLAP;
+  return KF_FALLBACK_COUNT;
+}
+
+uint64_t kf__dead_mask(const kf__group_t *g, const kf_launch_t *l, const kf_launch_t *later,
+                       uint32_t nlater)
+{
+  uint64_t mask = 0;
+  for (uint32_t i = 0; i < g->ndead; i++) {
+    const kf__dead_t *d = &g->dead[i];
+    uint64_t ptr, other;
+    int used = 0;
+    if (d->ref.param >= 64 || !(l[d->ref.launch].dead >> d->ref.param & 1) ||
+        kf__arg_pointer(&l[d->ref.launch], d->ref.param, &ptr) != 0)
+      continue;
+    for (uint32_t j = 0; j < nlater && !used; j++)
+      for (uint32_t p = 0; p < later[j].nargs && !used; p++)
+        used = kf__arg_pointer(&later[j], p, &other) == 0 && other == ptr;
+    if (!used)
+      mask |= UINT64_C(1) << d->bit;
+  }
+  return mask;
+}

@@ -1,0 +1,41 @@
+/* The run-time guards of a fused group: the conditions under which its
+ * fused kernel computes what the original launches compute. */
+#ifndef KFUSE_RUNTIME_GUARD_H
+#define KFUSE_RUNTIME_GUARD_H
+
+#include <stdint.h>
+
+#include "kfuse/rt.h"
+#include "runtime/manifest.h"
+
+/**
+ * Checks every guard of @p g against the group's launches @p l (g->nlaunches
+ * of them): shape, stream (always: one fused kernel runs on one stream),
+ * dynamic shared memory, `equal`, then `disjoint`.
+ * @returns KF_FALLBACK_COUNT when all hold, else the first failing guard's
+ * reason (WIRING, SCALAR, OVERLAP, SHAPE, STREAM, SHMEM).
+ */
+kf_fallback_t kf__guards_check(const kf__group_t *g, const kf_launch_t *l);
+
+/**
+ * The byte range launch ref.launch touches through pointer param ref.param:
+ * its footprint if the manifest has one, else the whole allocation.
+ * @returns 0, or KF_EINVAL (not an 8-byte argument, or the footprint does
+ * not evaluate) / KF_ECUDA (no footprint and cuMemGetAddressRange failed).
+ */
+int kf__param_range(const kf__group_t *g, const kf_launch_t *l, kf__param_ref_t ref,
+                    uint64_t *lo, uint64_t *hi);
+
+/**
+ * The dead mask to pass the fused kernel: bit k of each `dead k a.p` line
+ * whose launch has bit p of kf_launch_t.dead, except where that buffer is an
+ * argument of one of the @p nlater launches that follow the group in the
+ * same call (they still read it).
+ */
+uint64_t kf__dead_mask(const kf__group_t *g, const kf_launch_t *l, const kf_launch_t *later,
+                       uint32_t nlater);
+
+/** @returns the 8-byte pointer value of argument @p p of @p l in @p ptr; 0 or KF_EINVAL. */
+int kf__arg_pointer(const kf_launch_t *l, uint32_t p, uint64_t *ptr);
+
+#endif

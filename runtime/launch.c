@@ -1,0 +1,61 @@
+/* The two ways a group runs: its original launches through the runtime API
+ * (as the host stubs would), or its fused kernel through the driver API. */
+#include "runtime/launch.h"
+
+#include <stdlib.h>
+
+#include "runtime/cuda_api.h"
+#include "runtime/log.h"
+
+void kf__launch_originals(const kf_launch_t *l, uint32_t count)
+{
+  __typeof__(&cudaLaunchKernel) launch = KF__CU(cudaLaunchKernel);
+  for (uint32_t i = 0; i < count && launch != NULL; i++) {
+    dim3 grid = {l[i].grid[0], l[i].grid[1], l[i].grid[2]};
+    dim3 block = {l[i].block[0], l[i].block[1], l[i].block[2]};
+    /* The stubs ignore the result too: the error is left for
+     * cudaGetLastError(), exactly as without kfuse. */
+    (void)launch(l[i].func, grid, block, l[i].args, l[i].shmem, (cudaStream_t)l[i].stream);
+  }
+}
+
+/* Launches with room for this many argument pointers need no allocation. */
+#define KF__STACK_ARGS 64
+
+int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t dead_mask)
+{
+  const kf__group_t *g = seg->group;
+  __typeof__(&cuLaunchKernel) launch = KF__CU(cuLaunchKernel);
+  void *stack_args[KF__STACK_ARGS];
+  void **args = stack_args;
+  const kf_launch_t *gl = &l[g->grid_launch], *bl = &l[g->block_launch];
+  uint32_t nargs = 0;
+  CUresult res;
+  if (launch == NULL)
+    return KF_ECUDA;
+  if (g->nparams_total + 1 > KF__STACK_ARGS &&
+      (args = malloc(((size_t)g->nparams_total + 1) * sizeof *args)) == NULL)
+    return KF_ENOMEM;
+  for (uint32_t i = 0; i < g->nlaunches; i++)
+    for (uint32_t p = 0; p < l[i].nargs; p++)
+      args[nargs++] = l[i].args[p];
+  args[nargs] = &dead_mask;
+  res = launch(seg->fused, gl->grid[0], gl->grid[1], gl->grid[2], bl->block[0], bl->block[1],
+               bl->block[2], g->shared_bytes, (CUstream)l[0].stream, args, NULL);
+  if (res == CUDA_ERROR_INVALID_CONTEXT) {
+    /* A thread whose first CUDA work is this launch has no current context
+     * yet (the original stub would have made the runtime bind the primary
+     * one): cudaFree(NULL) binds it without doing anything else. */
+    __typeof__(&cudaFree) rt_free = KF__CU(cudaFree);
+    if (rt_free != NULL && rt_free(NULL) == cudaSuccess)
+      res = launch(seg->fused, gl->grid[0], gl->grid[1], gl->grid[2], bl->block[0], bl->block[1],
+                   bl->block[2], g->shared_bytes, (CUstream)l[0].stream, args, NULL);
+  }
+  if (args != stack_args)
+    free(args);
+  if (res != CUDA_SUCCESS) {
+    kf__log(KF__LOG_WARN, "cuLaunchKernel(%s) failed with CUresult %d", g->name, (int)res);
+    return KF_ECUDA;
+  }
+  return 0;
+}

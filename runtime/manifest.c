@@ -1,0 +1,426 @@
+/* Strict parser of the manifest text the device pass embeds: anything it
+ * does not recognise is an error, so a stale or corrupt manifest can only
+ * make the runtime fall back, never launch a kernel with wrong guards. */
+#include "runtime/manifest.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define KF__MAX_FIELDS 8
+
+typedef struct kf__field {
+  const char *s;
+  size_t n;
+} kf__field_t;
+
+static int kf__field_is(kf__field_t f, const char *word)
+{
+  size_t n = strlen(word);
+  return f.n == n && memcmp(f.s, word, n) == 0;
+}
+
+/* Decimal, no sign; KF_EPARSE for anything else, KF_ERANGE above @p max. */
+static int kf__parse_u64(kf__field_t f, uint64_t max, uint64_t *v)
+{
+  uint64_t x = 0;
+  if (f.n == 0 || f.n > 32)
+    return f.n == 0 ? KF_EPARSE : KF_ERANGE;
+  for (size_t i = 0; i < f.n; i++) {
+    unsigned d = (unsigned char)f.s[i] - (unsigned)'0';
+    if (d > 9)
+      return KF_EPARSE;
+    if (x > (UINT64_MAX - d) / 10)
+      return KF_ERANGE;
+    x = x * 10 + d;
+  }
+  if (x > max)
+    return KF_ERANGE;
+  *v = x;
+  return 0;
+}
+
+static int kf__parse_u32(kf__field_t f, uint32_t max, uint32_t *v)
+{
+  uint64_t x;
+  int rc = kf__parse_u64(f, max, &x);
+  if (rc == 0)
+    *v = (uint32_t)x;
+  return rc;
+}
+
+/* Non-negative decimal with an optional fraction ("1500", "1500.25"). */
+static int kf__parse_ns(kf__field_t f, double *v)
+{
+  double x = 0, scale = 1;
+  int digits = 0, frac = 0;
+  if (f.n == 0 || f.n > 40)
+    return KF_EPARSE;
+  for (size_t i = 0; i < f.n; i++) {
+    char c = f.s[i];
+    if (c == '.' && !frac && digits) {
+      frac = 1;
+      continue;
+    }
+    if (c < '0' || c > '9')
+      return KF_EPARSE;
+    digits++;
+    if (frac)
+      x += (c - '0') * (scale /= 10);
+    else
+      x = x * 10 + (c - '0');
+  }
+  if (f.s[f.n - 1] == '.')
+    return KF_EPARSE;
+  *v = x;
+  return 0;
+}
+
+/* Names: non-empty, printable, no spaces (mangled C++ names qualify). */
+static int kf__parse_name(kf__field_t f, char **out)
+{
+  if (f.n == 0 || f.n > 4096)
+    return KF_EPARSE;
+  for (size_t i = 0; i < f.n; i++)
+    if ((unsigned char)f.s[i] <= ' ' || (unsigned char)f.s[i] == 0x7f)
+      return KF_EPARSE;
+  *out = malloc(f.n + 1);
+  if (*out == NULL)
+    return KF_ENOMEM;
+  memcpy(*out, f.s, f.n);
+  (*out)[f.n] = '\0';
+  return 0;
+}
+
+static int kf__parse_ref(kf__field_t f, const kf__group_t *g, kf__param_ref_t *ref)
+{
+  const char *dot = memchr(f.s, '.', f.n);
+  kf__field_t a, p;
+  int rc;
+  if (dot == NULL)
+    return KF_EPARSE;
+  a.s = f.s;
+  a.n = (size_t)(dot - f.s);
+  p.s = dot + 1;
+  p.n = f.n - a.n - 1;
+  if ((rc = kf__parse_u32(a, KF__MANIFEST_MAX_LAUNCHES, &ref->launch)) != 0 ||
+      (rc = kf__parse_u32(p, KF__MANIFEST_MAX_PARAMS, &ref->param)) != 0)
+    return rc == KF_ERANGE ? KF_EPARSE : rc;
+  if (ref->launch >= g->nlaunches || ref->param >= g->kernels[ref->launch].nparams)
+    return KF_EPARSE;
+  return 0;
+}
+
+/* Appends one element of @p size to the array whose pointer is at @p arrp
+ * (any object pointer type) and has *n elements. */
+static int kf__append(void *arrp, uint32_t *n, size_t size, const void *elem)
+{
+  void *arr;
+  memcpy(&arr, arrp, sizeof arr);
+  if (*n >= KF__MANIFEST_MAX_LINES)
+    return KF_ERANGE;
+  if ((*n & (*n - 1)) == 0) { /* grow at 0, 1, 2, 4, 8, ... */
+    void *p = realloc(arr, (*n ? 2 * (size_t)*n : 1) * size);
+    if (p == NULL)
+      return KF_ENOMEM;
+    arr = p;
+    memcpy(arrp, &arr, sizeof arr);
+  }
+  memcpy((char *)arr + (size_t)*n * size, elem, size);
+  (*n)++;
+  return 0;
+}
+
+static void kf__group_clear(kf__group_t *g)
+{
+  if (g->kernels != NULL)
+    for (uint32_t i = 0; i < g->nlaunches; i++)
+      free(g->kernels[i].name);
+  for (uint32_t i = 0; i < g->nfootprints; i++) {
+    kf__expr_free(g->footprints[i].lo);
+    kf__expr_free(g->footprints[i].hi);
+  }
+  free(g->name);
+  free(g->kernels);
+  free(g->equal);
+  free(g->disjoint);
+  free(g->footprints);
+  free(g->dead);
+  memset(g, 0, sizeof *g);
+}
+
+void kf__manifest_free(kf__manifest_t *m)
+{
+  if (m == NULL)
+    return;
+  for (uint32_t i = 0; i < m->ngroups; i++)
+    kf__group_clear(&m->groups[i]);
+  free(m->groups);
+  free(m);
+}
+
+const kf__footprint_t *kf__group_footprint(const kf__group_t *g, kf__param_ref_t ref)
+{
+  for (uint32_t i = 0; i < g->nfootprints; i++)
+    if (g->footprints[i].ref.launch == ref.launch && g->footprints[i].ref.param == ref.param)
+      return &g->footprints[i];
+  return NULL;
+}
+
+enum kf__pstate { KF__P_HEADER, KF__P_TOP, KF__P_KERNELS, KF__P_BODY };
+
+typedef struct kf__parser {
+  enum kf__pstate state;
+  kf__manifest_t *m;
+  kf__group_t *g;       /* the group being read */
+  uint32_t next_kernel; /* in KF__P_KERNELS */
+  unsigned seen_launch : 1;
+  unsigned seen_dynshmem : 1;
+  unsigned seen_predict : 1;
+  unsigned seen_shape : 1;
+  unsigned seen_stream : 1;
+} kf__parser_t;
+
+static int kf__parse_group_line(kf__parser_t *ps, const kf__field_t *f, int nf)
+{
+  kf__manifest_t *m = ps->m;
+  kf__group_t *g;
+  uint32_t n;
+  int rc;
+  if (nf != 3 || !kf__field_is(f[0], "group"))
+    return KF_EPARSE;
+  if ((rc = kf__parse_u32(f[2], KF__MANIFEST_MAX_LAUNCHES, &n)) != 0)
+    return rc;
+  if (n == 0)
+    return KF_EPARSE;
+  if (m->ngroups >= KF__MANIFEST_MAX_GROUPS)
+    return KF_ERANGE;
+  if ((m->ngroups & (m->ngroups - 1)) == 0) {
+    kf__group_t *p = realloc(m->groups, (m->ngroups ? 2 * (size_t)m->ngroups : 1) * sizeof *p);
+    if (p == NULL)
+      return KF_ENOMEM;
+    m->groups = p;
+  }
+  g = &m->groups[m->ngroups++];
+  memset(g, 0, sizeof *g);
+  g->predict_unfused_ns = g->predict_fused_ns = -1;
+  if ((rc = kf__parse_name(f[1], &g->name)) != 0)
+    return rc;
+  g->kernels = calloc(n, sizeof *g->kernels);
+  if (g->kernels == NULL)
+    return KF_ENOMEM;
+  g->nlaunches = n;
+  ps->g = g;
+  ps->next_kernel = 0;
+  ps->seen_launch = ps->seen_dynshmem = ps->seen_predict = 0;
+  ps->seen_shape = ps->seen_stream = 0;
+  ps->state = KF__P_KERNELS;
+  return 0;
+}
+
+static int kf__parse_kernel_line(kf__parser_t *ps, const kf__field_t *f, int nf)
+{
+  kf__group_t *g = ps->g;
+  kf__mkernel_t *k = &g->kernels[ps->next_kernel];
+  uint32_t i;
+  int rc;
+  if (nf != 4 || !kf__field_is(f[0], "kernel"))
+    return KF_EPARSE;
+  if ((rc = kf__parse_u32(f[1], KF__MANIFEST_MAX_LAUNCHES, &i)) != 0)
+    return rc == KF_ERANGE ? KF_EPARSE : rc;
+  if (i != ps->next_kernel)
+    return KF_EPARSE;
+  if ((rc = kf__parse_u32(f[3], KF__MANIFEST_MAX_PARAMS, &k->nparams)) != 0)
+    return rc;
+  if ((rc = kf__parse_name(f[2], &k->name)) != 0)
+    return rc;
+  if (g->nparams_total + k->nparams > KF__MANIFEST_MAX_PARAMS * 4)
+    return KF_ERANGE;
+  g->nparams_total += k->nparams;
+  if (++ps->next_kernel == g->nlaunches)
+    ps->state = KF__P_BODY;
+  return 0;
+}
+
+static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
+{
+  kf__group_t *g = ps->g;
+  int rc;
+  if (kf__field_is(f[0], "end") && nf == 1) {
+    if (!ps->seen_launch)
+      return KF_EPARSE;
+    ps->state = KF__P_TOP;
+    ps->g = NULL;
+    return 0;
+  }
+  if (kf__field_is(f[0], "shape") || kf__field_is(f[0], "stream")) {
+    int shape = f[0].n == 5;
+    if (nf != 2 || !kf__field_is(f[1], "same") || (shape ? ps->seen_shape : ps->seen_stream))
+      return KF_EPARSE;
+    if (shape)
+      ps->seen_shape = g->shape_same = 1;
+    else
+      ps->seen_stream = g->stream_same = 1;
+    return 0;
+  }
+  if (kf__field_is(f[0], "dynshmem")) {
+    if (nf != 2 || ps->seen_dynshmem)
+      return KF_EPARSE;
+    ps->seen_dynshmem = g->has_dynshmem = 1;
+    return kf__parse_u64(f[1], UINT32_MAX, &g->dynshmem);
+  }
+  if (kf__field_is(f[0], "launch")) {
+    if (nf != 4 || ps->seen_launch)
+      return KF_EPARSE;
+    ps->seen_launch = 1;
+    if ((rc = kf__parse_u32(f[1], KF__MANIFEST_MAX_LAUNCHES, &g->grid_launch)) != 0 ||
+        (rc = kf__parse_u32(f[2], KF__MANIFEST_MAX_LAUNCHES, &g->block_launch)) != 0)
+      return rc == KF_ERANGE ? KF_EPARSE : rc;
+    if (g->grid_launch >= g->nlaunches || g->block_launch >= g->nlaunches)
+      return KF_EPARSE;
+    return kf__parse_u32(f[3], UINT32_MAX, &g->shared_bytes);
+  }
+  if (kf__field_is(f[0], "equal") || kf__field_is(f[0], "disjoint")) {
+    kf__pair_t pair;
+    int equal = f[0].n == 5;
+    if (nf != 3)
+      return KF_EPARSE;
+    if ((rc = kf__parse_ref(f[1], g, &pair.a)) != 0 || (rc = kf__parse_ref(f[2], g, &pair.b)) != 0)
+      return rc;
+    return equal ? kf__append(&g->equal, &g->nequal, sizeof pair, &pair)
+                 : kf__append(&g->disjoint, &g->ndisjoint, sizeof pair, &pair);
+  }
+  if (kf__field_is(f[0], "footprint")) {
+    kf__footprint_t fp = {{0, 0}, 0, NULL, NULL};
+    if (nf != 5)
+      return KF_EPARSE;
+    if ((rc = kf__parse_ref(f[1], g, &fp.ref)) != 0)
+      return rc;
+    if (kf__group_footprint(g, fp.ref) != NULL)
+      return KF_EPARSE;
+    if (kf__field_is(f[2], "r"))
+      fp.mode = KF__FP_READ;
+    else if (kf__field_is(f[2], "w"))
+      fp.mode = KF__FP_WRITE;
+    else if (kf__field_is(f[2], "rw"))
+      fp.mode = KF__FP_READ | KF__FP_WRITE;
+    else
+      return KF_EPARSE;
+    /* An expression that does not compile leaves NULL: the manifest stays
+     * usable and only this footprint's guards fail. */
+    (void)kf__expr_compile(f[3].s, f[3].n, &fp.lo);
+    (void)kf__expr_compile(f[4].s, f[4].n, &fp.hi);
+    if (fp.lo == NULL || fp.hi == NULL) {
+      kf__expr_free(fp.lo);
+      kf__expr_free(fp.hi);
+      fp.lo = fp.hi = NULL;
+    }
+    rc = kf__append(&g->footprints, &g->nfootprints, sizeof fp, &fp);
+    if (rc != 0) {
+      kf__expr_free(fp.lo);
+      kf__expr_free(fp.hi);
+    }
+    return rc;
+  }
+  if (kf__field_is(f[0], "dead")) {
+    kf__dead_t d;
+    if (nf != 3)
+      return KF_EPARSE;
+    if ((rc = kf__parse_u32(f[1], 63, &d.bit)) != 0)
+      return rc == KF_ERANGE ? KF_EPARSE : rc;
+    if ((rc = kf__parse_ref(f[2], g, &d.ref)) != 0)
+      return rc;
+    return kf__append(&g->dead, &g->ndead, sizeof d, &d);
+  }
+  if (kf__field_is(f[0], "predict")) {
+    if (nf != 3 || ps->seen_predict)
+      return KF_EPARSE;
+    ps->seen_predict = 1;
+    if ((rc = kf__parse_ns(f[1], &g->predict_unfused_ns)) != 0 ||
+        (rc = kf__parse_ns(f[2], &g->predict_fused_ns)) != 0)
+      return rc;
+    return 0;
+  }
+  return KF_EPARSE; /* unknown directive */
+}
+
+static int kf__parse_line(kf__parser_t *ps, const char *s, size_t n)
+{
+  kf__field_t f[KF__MAX_FIELDS];
+  int nf = 0;
+  size_t start = 0;
+  if (n == 0)
+    return KF_EPARSE;
+  for (size_t i = 0; i <= n; i++) {
+    if (i == n || s[i] == ' ') {
+      if (i == start || nf == KF__MAX_FIELDS)
+        return KF_EPARSE; /* empty field (double or edge space) or too many */
+      f[nf].s = s + start;
+      f[nf].n = i - start;
+      nf++;
+      start = i + 1;
+    }
+  }
+  switch (ps->state) {
+  case KF__P_HEADER: {
+    uint64_t v;
+    int rc;
+    if (nf != 2 || !kf__field_is(f[0], "kfuse-manifest"))
+      return KF_EPARSE;
+    rc = kf__parse_u64(f[1], UINT32_MAX, &v);
+    if (rc == KF_EPARSE)
+      return rc;
+    if (rc != 0 || v != KF__MANIFEST_VERSION)
+      return KF_EVERSION;
+    ps->m->version = (uint32_t)v;
+    ps->state = KF__P_TOP;
+    return 0;
+  }
+  case KF__P_TOP: return kf__parse_group_line(ps, f, nf);
+  case KF__P_KERNELS: return kf__parse_kernel_line(ps, f, nf);
+  case KF__P_BODY: return kf__parse_body_line(ps, f, nf);
+  }
+  return KF_EPARSE;
+}
+
+int kf__manifest_parse(const char *text, size_t len, kf__manifest_t **out, unsigned *err_line)
+{
+  kf__parser_t ps;
+  const char *nul;
+  size_t pos = 0;
+  unsigned line = 0;
+  int rc = 0;
+  *out = NULL;
+  if (err_line != NULL)
+    *err_line = 0;
+  if (text == NULL)
+    return KF_EINVAL;
+  if ((nul = memchr(text, '\0', len)) != NULL)
+    len = (size_t)(nul - text);
+  if (len > KF__MANIFEST_MAX_BYTES)
+    return KF_ERANGE;
+  memset(&ps, 0, sizeof ps);
+  ps.m = calloc(1, sizeof *ps.m);
+  if (ps.m == NULL)
+    return KF_ENOMEM;
+  while (pos < len) {
+    const char *s = text + pos;
+    const char *nl = memchr(s, '\n', len - pos);
+    size_t n = nl != NULL ? (size_t)(nl - s) : len - pos;
+    line++;
+    if ((rc = kf__parse_line(&ps, s, n)) != 0)
+      break;
+    pos += n + (nl != NULL);
+  }
+  if (rc == 0 && ps.state != KF__P_TOP) {
+    line++; /* the missing header or `end` belongs after the last line */
+    rc = KF_EPARSE;
+  }
+  if (rc != 0) {
+    if (err_line != NULL)
+      *err_line = line;
+    kf__manifest_free(ps.m);
+    return rc;
+  }
+  *out = ps.m;
+  return 0;
+}

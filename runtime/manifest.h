@@ -1,0 +1,94 @@
+/* The parsed form of a `kfuse-manifest 1` text (docs/manifest.md): the fused
+ * kernels of one module and the guards each needs. */
+#ifndef KFUSE_RUNTIME_MANIFEST_H
+#define KFUSE_RUNTIME_MANIFEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/expr.h"
+
+/* Limits on what a manifest may declare: far above what the device pass
+ * emits, low enough that a corrupt count cannot exhaust memory. */
+#define KF__MANIFEST_VERSION 1
+#define KF__MANIFEST_MAX_BYTES (16u << 20)
+#define KF__MANIFEST_MAX_LAUNCHES 256
+#define KF__MANIFEST_MAX_PARAMS 1024
+#define KF__MANIFEST_MAX_GROUPS 65536
+#define KF__MANIFEST_MAX_LINES 4096 /* guard lines per group */
+
+/** "<a>.<p>": parameter p of launch a of the group. */
+typedef struct kf__param_ref {
+  uint32_t launch;
+  uint32_t param;
+} kf__param_ref_t;
+
+typedef struct kf__mkernel {
+  char *name;      /**< mangled name of the original kernel */
+  uint32_t nparams;
+} kf__mkernel_t;
+
+enum { KF__FP_READ = 1, KF__FP_WRITE = 2 };
+
+typedef struct kf__footprint {
+  kf__param_ref_t ref;
+  unsigned mode;   /**< KF__FP_READ | KF__FP_WRITE */
+  kf__expr_t *lo;  /**< NULL: the text did not compile; the guard then fails */
+  kf__expr_t *hi;
+} kf__footprint_t;
+
+typedef struct kf__pair {
+  kf__param_ref_t a;
+  kf__param_ref_t b;
+} kf__pair_t;
+
+typedef struct kf__dead {
+  uint32_t bit;
+  kf__param_ref_t ref;
+} kf__dead_t;
+
+typedef struct kf__group {
+  char *name;            /**< the fused kernel */
+  uint32_t nlaunches;
+  kf__mkernel_t *kernels; /**< nlaunches entries, in launch order */
+  uint32_t nparams_total; /**< sum of the kernels' params (dead mask not counted) */
+  unsigned shape_same : 1;
+  unsigned stream_same : 1;
+  unsigned has_dynshmem : 1;
+  uint64_t dynshmem;
+  uint32_t grid_launch;
+  uint32_t block_launch;
+  uint32_t shared_bytes;
+  uint32_t nequal, ndisjoint, nfootprints, ndead;
+  kf__pair_t *equal;
+  kf__pair_t *disjoint;
+  kf__footprint_t *footprints;
+  kf__dead_t *dead;
+  double predict_unfused_ns, predict_fused_ns; /**< -1 when absent */
+} kf__group_t;
+
+typedef struct kf__manifest {
+  uint32_t version;
+  uint32_t ngroups;
+  kf__group_t *groups;
+} kf__manifest_t;
+
+/**
+ * Parses @p len bytes of manifest text (stops at the first NUL).
+ * @param out receives a manifest to free with kf__manifest_free().
+ * @param err_line receives the 1-based line of the first error (0 when none); may be NULL.
+ * @returns 0; KF_EVERSION for a version other than 1; KF_EPARSE for anything
+ * malformed (unknown directive, bad number, reference out of range, missing
+ * `end`, ...); KF_ERANGE for counts beyond the limits above; KF_ENOMEM.
+ * Footprint expressions that do not compile are not an error: they make the
+ * group's disjointness guards fail at run time.
+ */
+int kf__manifest_parse(const char *text, size_t len, kf__manifest_t **out, unsigned *err_line);
+
+/** Frees @p m; NULL is fine. */
+void kf__manifest_free(kf__manifest_t *m);
+
+/** @returns the footprint of @p ref in @p g, NULL when the manifest gives none. */
+const kf__footprint_t *kf__group_footprint(const kf__group_t *g, kf__param_ref_t ref);
+
+#endif

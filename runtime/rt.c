@@ -1,0 +1,232 @@
+/* kf_rt_launch_seq(): the entry point the host pass calls in place of a run
+ * of launches. Hot path: one acquire load of the site's published state,
+ * the guards, one cuLaunchKernel per fused group; no lock. */
+#include "kfuse/rt.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/cuda_api.h"
+#include "runtime/discover.h"
+#include "runtime/guard.h"
+#include "runtime/launch.h"
+#include "runtime/log.h"
+#include "runtime/site.h"
+#include "runtime/verify.h"
+
+kf__config_t kf__config;
+
+/* Every site state ever published, newest first, for KFUSE_STATS. */
+static kf__site_state_t *kf__sites;
+
+static pthread_once_t kf__rt_once = PTHREAD_ONCE_INIT;
+
+static int kf__env_flag(const char *name)
+{
+  const char *v = getenv(name);
+  return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+}
+
+static void kf__config_load(void)
+{
+  kf__log_level = kf__log_parse_level(getenv("KFUSE_LOG"));
+  kf__config.disable = kf__env_flag("KFUSE_DISABLE");
+  kf__config.stats = kf__env_flag("KFUSE_STATS");
+  kf__config.verify = kf__env_flag("KFUSE_VERIFY");
+}
+
+static void kf__stats_atexit(void)
+{
+  kf__stats_print(stderr);
+}
+
+static void kf__rt_init(void)
+{
+  kf__config_load();
+  /* Registered whatever KFUSE_STATS says, so a test reset that turns it on
+   * still prints; the handler prints only when it is on. */
+  atexit(kf__stats_atexit);
+}
+
+char *kf__strdup(const char *s)
+{
+  size_t n;
+  char *d;
+  if (s == NULL)
+    return NULL;
+  n = strlen(s) + 1;
+  if ((d = malloc(n)) != NULL)
+    memcpy(d, s, n);
+  return d;
+}
+
+void kf__site_state_free(kf__site_state_t *st)
+{
+  if (st == NULL)
+    return;
+  if (st->names != NULL)
+    for (uint32_t i = 0; i < st->n; i++)
+      free(st->names[i]);
+  free(st->names);
+  free(st->segs);
+  free(st);
+}
+
+void kf__site_count_fallback(kf__site_state_t *st, kf_fallback_t reason)
+{
+  __atomic_fetch_add(&st->fallback, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&st->reasons[reason], 1, __ATOMIC_RELAXED);
+}
+
+const char *kf_rt_fallback_name(kf_fallback_t reason)
+{
+  static const char *const names[] = {
+#define KF__FALLBACK_TEXT(name, text) text,
+    KF_FALLBACK_MAP(KF__FALLBACK_TEXT)
+#undef KF__FALLBACK_TEXT
+  };
+  return (unsigned)reason < KF_FALLBACK_COUNT ? names[reason] : "?";
+}
+
+void kf__stats_print(FILE *f)
+{
+  kf__site_state_t *st, **all;
+  size_t n = 0, i = 0;
+  if (!kf__config.stats)
+    return;
+  /* The registry is newest first; print in first-call order. Sites may still
+   * be added concurrently: those published so far are printed. */
+  for (st = __atomic_load_n(&kf__sites, __ATOMIC_ACQUIRE); st != NULL; st = st->next)
+    n++;
+  if (n == 0 || (all = malloc(n * sizeof *all)) == NULL)
+    return;
+  for (st = __atomic_load_n(&kf__sites, __ATOMIC_ACQUIRE); st != NULL && i < n; st = st->next)
+    all[i++] = st;
+  while (i-- > 0) {
+    st = all[i];
+    fprintf(f, "kfuse-stats: %s: calls=%" PRIu64 " fused=%" PRIu64 " fallback=%" PRIu64,
+            st->where ? st->where : "?", __atomic_load_n(&st->calls, __ATOMIC_RELAXED),
+            __atomic_load_n(&st->fused, __ATOMIC_RELAXED), __atomic_load_n(&st->fallback, __ATOMIC_RELAXED));
+    for (int r = 0; r < KF_FALLBACK_COUNT; r++) {
+      uint64_t c = __atomic_load_n(&st->reasons[r], __ATOMIC_RELAXED);
+      if (c != 0)
+        fprintf(f, " %s=%" PRIu64, kf_rt_fallback_name((kf_fallback_t)r), c);
+    }
+    fputc('\n', f);
+  }
+  fflush(f);
+  free(all);
+}
+
+static void kf__register_site(kf__site_state_t *st)
+{
+  kf__site_state_t *head = __atomic_load_n(&kf__sites, __ATOMIC_RELAXED);
+  do
+    st->next = head;
+  while (!__atomic_compare_exchange_n(&kf__sites, &head, st, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+/* The published state of @p site, built and published by whichever thread
+ * gets there first; NULL only without memory. */
+static kf__site_state_t *kf__site_get(kf_site_t *site, const kf_launch_t *l, uint32_t n)
+{
+  void *cur = __atomic_load_n(&site->cache, __ATOMIC_ACQUIRE);
+  kf__site_state_t *st;
+  if (cur != NULL)
+    return cur;
+  if (kf__config.disable) {
+    /* No discovery at all: KFUSE_DISABLE must not touch the driver. */
+    if ((st = calloc(1, sizeof *st)) == NULL)
+      return NULL;
+    st->where = site->where;
+    st->n = n;
+    st->whole = KF_FALLBACK_DISABLED;
+  } else if (kf__site_discover(site->where, l, n, &st) != 0) {
+    return NULL;
+  }
+  /* Several threads may race through discovery; one state wins, the others
+   * are dropped. The mutex-protected module cache makes that cheap. */
+  if (!__atomic_compare_exchange_n(&site->cache, &cur, st, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    kf__site_state_free(st);
+    return cur;
+  }
+  kf__register_site(st);
+  return st;
+}
+
+/* Runs one fused group: guards, then fused (or verified) or original. */
+static void kf__run_group(kf__site_state_t *st, const kf__segment_t *seg, const kf_launch_t *l,
+                          uint32_t n)
+{
+  const kf_launch_t *g = &l[seg->first];
+  kf_fallback_t why = kf__guards_check(seg->group, g);
+  uint32_t after = seg->first + seg->count;
+  uint64_t dead;
+  if (why != KF_FALLBACK_COUNT) {
+    kf__log(KF__LOG_DEBUG, "%s: %s: guard failed: %s", st->where ? st->where : "?", seg->group->name,
+            kf_rt_fallback_name(why));
+    kf__launch_originals(g, seg->count);
+    kf__site_count_fallback(st, why);
+    return;
+  }
+  dead = kf__dead_mask(seg->group, g, &l[after], n - after);
+  if (kf__config.verify)
+    why = kf__verify_group(st, seg, g, dead);
+  else if (kf__launch_fused(seg, g, dead) != 0) {
+    /* The fused launch reported its error through the driver API only, so
+     * the runtime's last error is untouched and the originals' outcome is
+     * what cudaGetLastError() returns next. */
+    kf__launch_originals(g, seg->count);
+    why = KF_FALLBACK_LAUNCH;
+  }
+  if (why == KF_FALLBACK_COUNT)
+    __atomic_fetch_add(&st->fused, 1, __ATOMIC_RELAXED);
+  else
+    kf__site_count_fallback(st, why);
+}
+
+void kf_rt_launch_seq(kf_site_t *site, const kf_launch_t *launches, uint32_t n)
+{
+  kf__site_state_t *st;
+  int unmatched = 0;
+  pthread_once(&kf__rt_once, kf__rt_init);
+  if (launches == NULL || n == 0)
+    return;
+  if (site == NULL || (st = kf__site_get(site, launches, n)) == NULL) {
+    kf__launch_originals(launches, n);
+    return;
+  }
+  __atomic_fetch_add(&st->calls, 1, __ATOMIC_RELAXED);
+  if (st->whole != KF_FALLBACK_COUNT || n != st->n) {
+    kf__launch_originals(launches, n);
+    kf__site_count_fallback(st, st->whole != KF_FALLBACK_COUNT ? st->whole : KF_FALLBACK_NO_MATCH);
+    return;
+  }
+  for (uint32_t s = 0; s < st->nsegs; s++) {
+    const kf__segment_t *seg = &st->segs[s];
+    if (seg->group == NULL) {
+      kf__launch_originals(&launches[seg->first], seg->count);
+      unmatched = 1;
+    } else {
+      kf__run_group(st, seg, launches, n);
+    }
+  }
+  if (unmatched)
+    kf__site_count_fallback(st, KF_FALLBACK_NO_MATCH);
+}
+
+void kf__rt_test_reset(void)
+{
+  kf__site_state_t *st;
+  pthread_once(&kf__rt_once, kf__rt_init);
+  st = __atomic_exchange_n(&kf__sites, NULL, __ATOMIC_ACQ_REL);
+  while (st != NULL) {
+    kf__site_state_t *next = st->next;
+    kf__site_state_free(st);
+    st = next;
+  }
+  kf__modules_reset();
+  kf__config_load();
+}

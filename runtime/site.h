@@ -1,0 +1,65 @@
+/* What libkfuse_rt keeps per call site (the published match and the
+ * KFUSE_STATS counters) and the configuration read from the environment. */
+#ifndef KFUSE_RUNTIME_SITE_H
+#define KFUSE_RUNTIME_SITE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kfuse/rt.h"
+#include "runtime/cuda_api.h"
+#include "runtime/manifest.h"
+
+/** The environment, read once at the first call. */
+typedef struct kf__config {
+  int disable; /**< KFUSE_DISABLE */
+  int stats;   /**< KFUSE_STATS */
+  int verify;  /**< KFUSE_VERIFY */
+} kf__config_t;
+
+extern kf__config_t kf__config;
+
+/** A consecutive run of a site's launches: one fused group, or launches no
+ * group covers (group NULL), which run unfused. */
+typedef struct kf__segment {
+  uint32_t first;
+  uint32_t count;
+  const kf__group_t *group;
+  CUfunction fused; /**< the group's kernel; a CUkernel cast when found in a library */
+} kf__segment_t;
+
+/** The runtime's half of a kf_site_t, published once in site->cache. */
+typedef struct kf__site_state {
+  const char *where;
+  uint32_t n;
+  /** KF_FALLBACK_COUNT, or a reason that sends every call to the originals
+   * (DISABLED, NO_MANIFEST). */
+  kf_fallback_t whole;
+  uint32_t nsegs;
+  kf__segment_t *segs;
+  char **names; /**< n original kernel names (NULL entries when unknown) */
+  struct kf__site_state *next; /**< the KFUSE_STATS registry */
+  /* Counters, updated with relaxed atomics. */
+  uint64_t calls;
+  uint64_t fused;
+  uint64_t fallback;
+  uint64_t reasons[KF_FALLBACK_COUNT];
+} kf__site_state_t;
+
+/** Frees @p st (not its manifests, which the module cache owns). */
+void kf__site_state_free(kf__site_state_t *st);
+
+/** Counts one fallback of @p st for @p reason. */
+void kf__site_count_fallback(kf__site_state_t *st, kf_fallback_t reason);
+
+/** Writes one KFUSE_STATS line per registered site to @p f, in first-call order. */
+void kf__stats_print(FILE *f);
+
+/** Test hook: forgets every site state, module and statistic and reads the
+ * environment again. Sites passed before must be zeroed by the caller. */
+void kf__rt_test_reset(void);
+
+/** Duplicates @p s with malloc (NULL for NULL or no memory). */
+char *kf__strdup(const char *s);
+
+#endif

@@ -1,0 +1,56 @@
+/* Recording fakes for the kf__cuda table: kernels are host functions,
+ * "device" memory is host memory, launches are logged for the tests. */
+#ifndef KFUSE_TESTS_FAKE_CUDA_H
+#define KFUSE_TESTS_FAKE_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/cuda_api.h"
+
+#define FAKE_MAX 64
+
+/** A kernel body run on the host: @p args as cudaLaunchKernel receives them. */
+typedef void (*fake_body_t)(void **args, const uint32_t grid[3], const uint32_t block[3]);
+
+typedef struct fake_record {
+  int fused;              /* 0: cudaLaunchKernel, 1: cuLaunchKernel */
+  const char *name;
+  uint32_t grid[3], block[3];
+  size_t shmem;
+  void *stream;
+  uint32_t nargs;         /* fused: params without the dead mask */
+  void *args[16];
+  uint64_t dead_mask;     /* fused only */
+} fake_record_t;
+
+typedef struct fake_state {
+  /* Kernels the program registered: stub address -> name, param count, body. */
+  struct { const void *stub; const char *name; fake_body_t body; int other_library; } kernels[FAKE_MAX];
+  int nkernels;
+  /* Fused kernels present in the library. */
+  struct { const char *name; uint32_t nparams; fake_body_t body; } fused[FAKE_MAX];
+  int nfused;
+  const char *manifest;     /* NULL: no __kfuse_manifest global */
+  size_t manifest_bytes;    /* 0: strlen + 1 */
+  int module_path;          /* cudaGetKernel fails: only the module path works */
+  CUresult fused_result;    /* what cuLaunchKernel returns */
+  cudaError_t launch_result; /* what cudaLaunchKernel returns (and records as last error) */
+  cudaError_t last_error;
+  struct { uint64_t base, size; } allocs[FAKE_MAX];
+  int nallocs;
+  fake_record_t log[256];
+  int nlog;
+  int calls_get_kernel; /* cudaGetKernel calls: discovery must run once per site */
+  int calls_range;      /* cuMemGetAddressRange calls */
+} fake_state_t;
+
+extern fake_state_t fake;
+
+/** Clears @p fake, installs the fake table and resets the runtime. */
+void fake_reset(void);
+void fake_kernel(const void *stub, const char *name, fake_body_t body);
+void fake_fused(const char *name, uint32_t nparams, fake_body_t body);
+void fake_alloc(const void *base, size_t size);
+
+#endif

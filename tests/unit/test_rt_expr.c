@@ -1,0 +1,131 @@
+/* Footprint expressions: grammar, symbols, overflow, fail-safe errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "runtime/expr.h"
+
+static int eval_text(const char *text, const kf_launch_t *l, int64_t *v)
+{
+  kf__expr_t *e = NULL;
+  int rc = kf__expr_compile(text, strlen(text), &e);
+  if (rc != 0) {
+    assert_null(e);
+    return rc;
+  }
+  rc = kf__expr_eval(e, l, v);
+  kf__expr_free(e);
+  return rc;
+}
+
+/* A launch with grid (10,2,1), block (256,1,1) and args: int n=1000,
+ * long long m=-5, char c=-3, short h=7, float f (4 bytes), a 16-byte struct. */
+static int32_t n_val = 1000;
+static int64_t m_val = -5;
+static int8_t c_val = -3;
+static int16_t h_val = 7;
+static float f_val = 1.5f;
+static char big_val[16];
+static void *args[] = {&n_val, &m_val, &c_val, &h_val, &f_val, big_val};
+static const uint32_t sizes[] = {4, 8, 1, 2, 4, 16};
+static const kf_launch_t launch = {NULL, {10, 2, 1}, {256, 1, 1}, 0, NULL, args, sizes, 6, 0};
+
+static int64_t ev(const char *text)
+{
+  int64_t v = 0;
+  assert_int_equal(eval_text(text, &launch, &v), 0);
+  return v;
+}
+
+static void test_constants_and_precedence(void **state)
+{
+  (void)state;
+  assert_int_equal(ev("0"), 0);
+  assert_int_equal(ev("42"), 42);
+  assert_int_equal(ev("2+3*4"), 14);
+  assert_int_equal(ev("(2+3)*4"), 20);
+  assert_int_equal(ev("10-4-3"), 3);
+  assert_int_equal(ev("-5+2"), -3);
+  assert_int_equal(ev("2*-3"), -6);
+  assert_int_equal(ev("9223372036854775807"), INT64_MAX);
+}
+
+static void test_symbols(void **state)
+{
+  (void)state;
+  assert_int_equal(ev("gx*bx"), 2560);
+  assert_int_equal(ev("gy+gz+by+bz"), 5);
+  assert_int_equal(ev("4*s0"), 4000);
+  assert_int_equal(ev("s1"), -5);
+  assert_int_equal(ev("s2"), -3);
+  assert_int_equal(ev("s3*2"), 14);
+  assert_int_equal(ev("min(gx*bx,s0)*4"), 4000);
+  assert_int_equal(ev("max(gx*bx,s0)*4"), 10240);
+  assert_int_equal(ev("min(max(1,2),min(3,4))"), 2);
+}
+
+static void test_malformed(void **state)
+{
+  static const char *const bad[] = {"", "(", ")", "1+", "+1", "1 + 2", "1)", "(1", "foo", "gw", "s",
+                                    "sx", "s1a", "min(1)", "min(1,2", "max1,2)", "1**2", "4*", "0x10",
+                                    "1,2", "min(1,2,3)", "s99999", "gx(1)"};
+  int64_t v;
+  (void)state;
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    int rc = eval_text(bad[i], &launch, &v);
+    if (rc != KF_EPARSE && rc != KF_ERANGE)
+      fail_msg("\"%s\" compiled (rc %d)", bad[i], rc);
+  }
+}
+
+static void test_overflow(void **state)
+{
+  int64_t v;
+  char deep[400];
+  (void)state;
+  assert_int_equal(eval_text("9223372036854775808", &launch, &v), KF_ERANGE);
+  /* Fits in 128 bits, not in the int64 result. */
+  assert_int_equal(eval_text("9223372036854775807+1", &launch, &v), KF_ERANGE);
+  /* Beyond 128 bits in the middle. */
+  assert_int_equal(eval_text("9223372036854775807*9223372036854775807*9223372036854775807", &launch, &v),
+                   KF_ERANGE);
+  /* Intermediates beyond int64 that come back are fine in 128 bits. */
+  assert_int_equal(eval_text("9223372036854775807*4-9223372036854775807*3", &launch, &v), 0);
+  assert_int_equal(v, INT64_MAX);
+  /* Nesting deeper than the parser allows is an error, not a stack overflow. */
+  memset(deep, '(', 200);
+  deep[200] = '1';
+  memset(deep + 201, ')', 198);
+  deep[399] = '\0';
+  assert_int_not_equal(eval_text(deep, &launch, &v), 0);
+}
+
+static void test_bad_scalars(void **state)
+{
+  int64_t v;
+  (void)state;
+  assert_int_equal(eval_text("s6", &launch, &v), KF_EINVAL);   /* no such param */
+  assert_int_equal(eval_text("s5", &launch, &v), KF_EINVAL);   /* 16 bytes */
+  assert_int_equal(eval_text("s4", &launch, &v), 0);           /* 4 bytes: read as int32 */
+  {
+    int32_t bits;
+    memcpy(&bits, &f_val, 4);
+    assert_int_equal(v, bits);
+  }
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_constants_and_precedence),
+    cmocka_unit_test(test_symbols),
+    cmocka_unit_test(test_malformed),
+    cmocka_unit_test(test_overflow),
+    cmocka_unit_test(test_bad_scalars),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,378 @@
+/* The matcher (which groups cover which launches) and each guard of a
+ * group, checked directly on parsed manifests and hand-built launches. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "runtime/guard.h"
+#include "runtime/match.h"
+#include "tests/unit/fake_cuda.h"
+
+static kf__manifest_t *parse_ok(const char *text)
+{
+  kf__manifest_t *m = NULL;
+  unsigned line = 0;
+  int rc = kf__manifest_parse(text, strlen(text), &m, &line);
+  if (rc != 0)
+    fail_msg("manifest line %u: rc %d", line, rc);
+  return m;
+}
+
+/* ---- matching ---- */
+
+#define MHDR "kfuse-manifest 1\n"
+static const char match_text[] =
+    MHDR
+    "group f_ab 2\nkernel 0 a 2\nkernel 1 b 2\nlaunch 0 0 0\nend\n"
+    "group f_bc 2\nkernel 0 b 2\nkernel 1 c 2\nlaunch 0 0 0\nend\n"
+    "group f_abc 3\nkernel 0 a 2\nkernel 1 b 2\nkernel 2 c 2\nlaunch 0 0 0\nend\n"
+    "group f_de 2\nkernel 0 d 1\nkernel 1 e 1\nlaunch 0 0 0\nend\n";
+
+static void match(const kf__manifest_t *m, const char *names, const uint32_t *nargs, kf__segment_t **segs,
+                  uint32_t *nsegs)
+{
+  kf__launch_id_t ids[16];
+  static char one[16][2];
+  uint32_t n = (uint32_t)strlen(names);
+  for (uint32_t i = 0; i < n; i++) {
+    one[i][0] = names[i];
+    one[i][1] = '\0';
+    ids[i].name = names[i] == '?' ? NULL : one[i];
+    ids[i].nargs = nargs != NULL ? nargs[i] : (names[i] == 'd' || names[i] == 'e' ? 1 : 2);
+    ids[i].manifest = m;
+  }
+  assert_int_equal(kf__match(ids, n, segs, nsegs), 0);
+}
+
+/* Renders segments as "f_ab[0,2) -[2,3)" for compact assertions. */
+static const char *render(const kf__segment_t *s, uint32_t n)
+{
+  static char buf[256];
+  size_t len = 0;
+  buf[0] = '\0';
+  for (uint32_t i = 0; i < n; i++)
+    len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s[%u,%u)", i ? " " : "",
+                            s[i].group ? s[i].group->name : "-", s[i].first, s[i].first + s[i].count);
+  return buf;
+}
+
+static void test_match_windows(void **state)
+{
+  kf__manifest_t *m = parse_ok(match_text);
+  kf__segment_t *s;
+  uint32_t ns;
+  static const uint32_t wrong_nargs[] = {2, 3};
+  (void)state;
+  /* The longest group wins at a position. */
+  match(m, "abc", NULL, &s, &ns);
+  assert_string_equal(render(s, ns), "f_abc[0,3)");
+  free(s);
+  /* A group in the middle of a longer run; unmatched neighbours merge. */
+  match(m, "xxabyy", NULL, &s, &ns);
+  assert_string_equal(render(s, ns), "-[0,2) f_ab[2,4) -[4,6)");
+  free(s);
+  /* Two groups back to back, and overlapping candidates: greedy front to back. */
+  match(m, "abde", NULL, &s, &ns);
+  assert_string_equal(render(s, ns), "f_ab[0,2) f_de[2,4)");
+  free(s);
+  match(m, "xbcab", NULL, &s, &ns);
+  assert_string_equal(render(s, ns), "-[0,1) f_bc[1,3) f_ab[3,5)");
+  free(s);
+  match(m, "abab", NULL, &s, &ns);
+  assert_string_equal(render(s, ns), "f_ab[0,2) f_ab[2,4)");
+  free(s);
+  /* Parameter counts must match too; unknown names never match. */
+  match(m, "ab", wrong_nargs, &s, &ns);
+  assert_string_equal(render(s, ns), "-[0,2)");
+  free(s);
+  match(m, "a?c", NULL, &s, &ns);
+  assert_string_equal(render(s, ns), "-[0,3)");
+  free(s);
+  /* A group longer than what is left does not match. */
+  match(m, "d", NULL, &s, &ns);
+  assert_string_equal(render(s, ns), "-[0,1)");
+  free(s);
+  kf__manifest_free(m);
+}
+
+static void test_match_needs_one_manifest(void **state)
+{
+  kf__manifest_t *m = parse_ok(match_text);
+  kf__manifest_t *other = parse_ok(match_text);
+  kf__launch_id_t ids[2] = {{"a", 2, m}, {"b", 2, other}};
+  kf__segment_t *s;
+  uint32_t ns;
+  (void)state;
+  assert_int_equal(kf__match(ids, 2, &s, &ns), 0);
+  assert_string_equal(render(s, ns), "-[0,2)");
+  free(s);
+  kf__manifest_free(m);
+  kf__manifest_free(other);
+}
+
+/* ---- guards ---- */
+
+static const char guard_text[] =
+    MHDR
+    "group fused 2\n"
+    "kernel 0 scale 4\n" /* (const float *x, float *t, float a, int n) */
+    "kernel 1 axpy 4\n"  /* (const float *t, const float *y, float *o, int n) */
+    "shape same\n"
+    "stream same\n"
+    "dynshmem 0\n"
+    "launch 0 0 0\n"
+    "equal 0.1 1.0\n"
+    "equal 0.3 1.3\n"
+    "footprint 0.0 r 0 4*s3\n"
+    "footprint 0.1 w 0 4*s3\n"
+    "footprint 1.0 r 0 4*s3\n"
+    "footprint 1.1 r 0 4*s3\n"
+    "footprint 1.2 w 0 4*s3\n"
+    "disjoint 0.0 0.1\n"
+    "disjoint 1.2 0.0\n"
+    "disjoint 1.2 1.1\n"
+    "dead 0 0.1\n"
+    "end\n";
+
+enum { N = 64 };
+static float xbuf[N], tbuf[N], ybuf[N], obuf[N], big[4 * N];
+
+typedef struct two {
+  const float *x;
+  float *t;
+  float a;
+  int n0;
+  const float *t1;
+  const float *y;
+  float *o;
+  int n1;
+  void *args0[4], *args1[4];
+  kf_launch_t l[2];
+} two_t;
+
+static const uint32_t sizes0[4] = {8, 8, 4, 4}; /* scale */
+static const uint32_t sizes1[4] = {8, 8, 8, 4}; /* axpy */
+
+static void two_init(two_t *w)
+{
+  memset(w, 0, sizeof *w);
+  w->x = xbuf, w->t = tbuf, w->a = 2.0f, w->n0 = N;
+  w->t1 = tbuf, w->y = ybuf, w->o = obuf, w->n1 = N;
+  w->args0[0] = &w->x, w->args0[1] = &w->t, w->args0[2] = &w->a, w->args0[3] = &w->n0;
+  w->args1[0] = &w->t1, w->args1[1] = &w->y, w->args1[2] = &w->o, w->args1[3] = &w->n1;
+  for (int i = 0; i < 2; i++) {
+    kf_launch_t *l = &w->l[i];
+    l->grid[0] = 1, l->grid[1] = 1, l->grid[2] = 1;
+    l->block[0] = N, l->block[1] = 1, l->block[2] = 1;
+    l->args = i ? w->args1 : w->args0;
+    l->arg_sizes = i ? sizes1 : sizes0;
+    l->nargs = 4;
+  }
+}
+
+static kf__manifest_t *gm;
+
+static int guard_setup(void **state)
+{
+  (void)state;
+  fake_reset();
+  fake_alloc(xbuf, sizeof xbuf);
+  fake_alloc(tbuf, sizeof tbuf);
+  fake_alloc(ybuf, sizeof ybuf);
+  fake_alloc(obuf, sizeof obuf);
+  fake_alloc(big, sizeof big);
+  gm = parse_ok(guard_text);
+  return 0;
+}
+
+static int guard_teardown(void **state)
+{
+  (void)state;
+  kf__manifest_free(gm);
+  gm = NULL;
+  return 0;
+}
+
+static kf_fallback_t check(two_t *w)
+{
+  return kf__guards_check(&gm->groups[0], w->l);
+}
+
+static void test_all_guards_hold(void **state)
+{
+  two_t w;
+  (void)state;
+  two_init(&w);
+  assert_int_equal(check(&w), KF_FALLBACK_COUNT);
+  /* Distinct buffers with footprints that do not overlap need no driver call. */
+  assert_int_equal(fake.calls_range, 0);
+}
+
+static void test_wiring(void **state)
+{
+  two_t w;
+  (void)state;
+  two_init(&w);
+  w.t1 = ybuf; /* axpy reads another buffer than scale wrote */
+  assert_int_equal(check(&w), KF_FALLBACK_WIRING);
+}
+
+static void test_scalar(void **state)
+{
+  two_t w;
+  (void)state;
+  two_init(&w);
+  w.n1 = N - 1;
+  assert_int_equal(check(&w), KF_FALLBACK_SCALAR);
+  two_init(&w);
+  w.l[1].arg_sizes = (const uint32_t[]){8, 8, 8, 8}; /* same value, other size */
+  assert_int_equal(check(&w), KF_FALLBACK_SCALAR);
+}
+
+static void test_shape(void **state)
+{
+  two_t w;
+  (void)state;
+  two_init(&w);
+  w.l[1].grid[0] = 2;
+  assert_int_equal(check(&w), KF_FALLBACK_SHAPE);
+  two_init(&w);
+  w.l[1].block[2] = 2;
+  assert_int_equal(check(&w), KF_FALLBACK_SHAPE);
+}
+
+static void test_stream(void **state)
+{
+  two_t w;
+  (void)state;
+  two_init(&w);
+  w.l[1].stream = (void *)0x77;
+  assert_int_equal(check(&w), KF_FALLBACK_STREAM);
+}
+
+static void test_dynshmem(void **state)
+{
+  two_t w;
+  (void)state;
+  two_init(&w);
+  w.l[0].shmem = 16;
+  assert_int_equal(check(&w), KF_FALLBACK_SHMEM);
+}
+
+static void test_overlap(void **state)
+{
+  two_t w;
+  (void)state;
+  /* In place: the output is the input. */
+  two_init(&w);
+  w.o = ybuf;
+  w.x = ybuf;
+  assert_int_equal(check(&w), KF_FALLBACK_OVERLAP);
+  /* Partial overlap inside one allocation. */
+  two_init(&w);
+  w.x = big;
+  w.o = big + N / 2;
+  assert_int_equal(check(&w), KF_FALLBACK_OVERLAP);
+  /* Adjacent halves of one allocation do not overlap. */
+  two_init(&w);
+  w.x = big;
+  w.o = big + N;
+  assert_int_equal(check(&w), KF_FALLBACK_COUNT);
+}
+
+static void test_footprint_errors_fail_safe(void **state)
+{
+  two_t w;
+  char text[sizeof guard_text + 64];
+  kf__manifest_t *m;
+  char *p;
+  (void)state;
+  /* Footprint referring to a parameter that is not an integer of 1-8 bytes. */
+  strcpy(text, guard_text);
+  p = strstr(text, "footprint 0.0 r 0 4*s3");
+  memcpy(p, "footprint 0.0 r 0 4*s0", 22); /* s0 is a pointer: still 8 bytes, evaluates */
+  m = parse_ok(text);
+  two_init(&w);
+  assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_COUNT);
+  kf__manifest_free(m);
+  memcpy(p, "footprint 0.0 r 0 4*s9", 22); /* no param 9 */
+  m = parse_ok(text);
+  assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_OVERLAP);
+  kf__manifest_free(m);
+  memcpy(p, "footprint 0.0 r 0 4*q3", 22); /* unknown symbol */
+  m = parse_ok(text);
+  assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_OVERLAP);
+  kf__manifest_free(m);
+}
+
+static const char nofp_text[] =
+    MHDR
+    "group g 2\nkernel 0 a 1\nkernel 1 b 1\nlaunch 0 0 0\ndisjoint 0.0 1.0\nend\n";
+
+static void test_missing_footprint_uses_allocation(void **state)
+{
+  kf__manifest_t *m = parse_ok(nofp_text);
+  static const uint32_t sz[1] = {8};
+  float *p0 = big, *p1 = big + 3 * N;
+  void *a0[1] = {&p0}, *a1[1] = {&p1};
+  kf_launch_t l[2] = {{NULL, {1, 1, 1}, {1, 1, 1}, 0, NULL, a0, sz, 1, 0},
+                      {NULL, {1, 1, 1}, {1, 1, 1}, 0, NULL, a1, sz, 1, 0}};
+  float host_only[4];
+  (void)state;
+  /* Same allocation, no footprints: the whole allocation counts, so overlap. */
+  assert_int_equal(kf__guards_check(&m->groups[0], l), KF_FALLBACK_OVERLAP);
+  /* Different allocations never overlap. */
+  p1 = obuf;
+  assert_int_equal(kf__guards_check(&m->groups[0], l), KF_FALLBACK_COUNT);
+  /* An address the driver does not know: fail safe. */
+  p1 = host_only;
+  assert_int_equal(kf__guards_check(&m->groups[0], l), KF_FALLBACK_OVERLAP);
+  kf__manifest_free(m);
+}
+
+static void test_dead_mask(void **state)
+{
+  two_t w;
+  const kf__group_t *g = &gm->groups[0];
+  float *later_t = tbuf;
+  void *later_args[1] = {&later_t};
+  static const uint32_t sz[1] = {8};
+  kf_launch_t later = {NULL, {1, 1, 1}, {1, 1, 1}, 0, NULL, later_args, sz, 1, 0};
+  (void)state;
+  two_init(&w);
+  assert_int_equal(kf__dead_mask(g, w.l, NULL, 0), 0); /* host pass proved nothing */
+  w.l[0].dead = 1u << 1;
+  assert_int_equal(kf__dead_mask(g, w.l, NULL, 0), 1);
+  /* A later launch of the same call reads t: its stores must stay. */
+  assert_int_equal(kf__dead_mask(g, w.l, &later, 1), 0);
+  later_t = ybuf;
+  assert_int_equal(kf__dead_mask(g, w.l, &later, 1), 1);
+  /* The bit of another parameter does not count. */
+  w.l[0].dead = 1u << 0;
+  assert_int_equal(kf__dead_mask(g, w.l, NULL, 0), 0);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_match_windows),
+    cmocka_unit_test(test_match_needs_one_manifest),
+    cmocka_unit_test_setup_teardown(test_all_guards_hold, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_wiring, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_scalar, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_shape, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_stream, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_dynshmem, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_overlap, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_footprint_errors_fail_safe, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_missing_footprint_uses_allocation, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_dead_mask, guard_setup, guard_teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

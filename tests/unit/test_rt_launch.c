@@ -1,0 +1,583 @@
+/* kf_rt_launch_seq() end to end against the fake CUDA table: discovery,
+ * fused launches, every fallback, KFUSE_DISABLE/STATS/VERIFY, threads. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "kfuse/rt.h"
+#include "runtime/site.h"
+#include "tests/unit/fake_cuda.h"
+
+enum { N = 64 };
+static float xbuf[N], tbuf[N], ybuf[N], obuf[N];
+
+/* Host stand-ins for the kernels' stubs: only their addresses matter. */
+static const char stub_scale, stub_axpy, stub_other;
+
+static void body_scale(void **a, const uint32_t *g, const uint32_t *b)
+{
+  const float *x = *(float **)a[0];
+  float *t = *(float **)a[1];
+  float s = *(float *)a[2];
+  int n = *(int *)a[3];
+  (void)g, (void)b;
+  for (int i = 0; i < n; i++)
+    t[i] = s * x[i];
+}
+
+static void body_axpy(void **a, const uint32_t *g, const uint32_t *b)
+{
+  const float *t = *(float **)a[0];
+  const float *y = *(float **)a[1];
+  float *o = *(float **)a[2];
+  int n = *(int *)a[3];
+  (void)g, (void)b;
+  for (int i = 0; i < n; i++)
+    o[i] = t[i] + y[i];
+}
+
+static int fused_bug_at = -1;
+
+static void body_fused(void **a, const uint32_t *g, const uint32_t *b)
+{
+  const float *x = *(float **)a[0];
+  float *t = *(float **)a[1];
+  float s = *(float *)a[2];
+  int n = *(int *)a[3];
+  const float *y = *(float **)a[5];
+  float *o = *(float **)a[6];
+  uint64_t dead = *(uint64_t *)a[8];
+  (void)g, (void)b;
+  for (int i = 0; i < n; i++) {
+    float v = s * x[i];
+    if (!(dead & 1))
+      t[i] = v;
+    o[i] = v + y[i] + (i == fused_bug_at ? 1.0f : 0.0f);
+  }
+}
+
+#define HDR "kfuse-manifest 1\n"
+#define GROUP                                                                                      \
+  "group fused_sa 2\nkernel 0 _Z5scalePKfPffi 4\nkernel 1 _Z4axpyPKfS0_Pfi 4\n"                    \
+  "shape same\nstream same\ndynshmem 0\nlaunch 0 1 32\n"                                           \
+  "equal 0.1 1.0\nequal 0.3 1.3\n"                                                                 \
+  "footprint 0.0 r 0 4*s3\nfootprint 0.1 w 0 4*s3\nfootprint 1.0 r 0 4*s3\n"                       \
+  "footprint 1.1 r 0 4*s3\nfootprint 1.2 w 0 4*s3\n"                                               \
+  "disjoint 0.0 0.1\ndisjoint 1.2 0.0\ndisjoint 1.2 1.1\ndisjoint 1.2 1.0\n"                       \
+  "dead 0 0.1\npredict 2000 1200\nend\n"
+
+static const char manifest[] = HDR GROUP;
+
+/* The launches of one call: scale(x, t, 2, n); axpy(t, y, o, n); with
+ * optional launches of `other` before and after. */
+typedef struct call {
+  const float *x;
+  float *t;
+  float a;
+  int n0;
+  const float *t1, *y;
+  float *o;
+  int n1;
+  const float *q;
+  void *args0[4], *args1[4], *argsq[1];
+  kf_launch_t l[4];
+  uint32_t nl;
+} call_t;
+
+static const uint32_t sizes_scale[4] = {8, 8, 4, 4};
+static const uint32_t sizes_axpy[4] = {8, 8, 8, 4};
+static const uint32_t sizes1[1] = {8};
+
+static void launch_init(kf_launch_t *l, const void *stub, void **args, const uint32_t *sizes, uint32_t nargs)
+{
+  memset(l, 0, sizeof *l);
+  l->func = stub;
+  l->grid[0] = 2, l->grid[1] = 1, l->grid[2] = 1;
+  l->block[0] = 32, l->block[1] = 1, l->block[2] = 1;
+  l->stream = (void *)0x5;
+  l->args = args;
+  l->arg_sizes = sizes;
+  l->nargs = nargs;
+}
+
+/* @p shape: "sa", "osao", ... (s scale, a axpy, o other). */
+static void call_init(call_t *c, const char *shape)
+{
+  memset(c, 0, sizeof *c);
+  c->x = xbuf, c->t = tbuf, c->a = 2.0f, c->n0 = N;
+  c->t1 = tbuf, c->y = ybuf, c->o = obuf, c->n1 = N, c->q = ybuf;
+  c->args0[0] = &c->x, c->args0[1] = &c->t, c->args0[2] = &c->a, c->args0[3] = &c->n0;
+  c->args1[0] = &c->t1, c->args1[1] = &c->y, c->args1[2] = &c->o, c->args1[3] = &c->n1;
+  c->argsq[0] = &c->q;
+  for (const char *p = shape; *p; p++) {
+    kf_launch_t *l = &c->l[c->nl++];
+    if (*p == 's')
+      launch_init(l, &stub_scale, c->args0, sizes_scale, 4);
+    else if (*p == 'a')
+      launch_init(l, &stub_axpy, c->args1, sizes_axpy, 4);
+    else
+      launch_init(l, &stub_other, c->argsq, sizes1, 1);
+  }
+}
+
+static void fill_inputs(void)
+{
+  for (int i = 0; i < N; i++) {
+    xbuf[i] = (float)i;
+    ybuf[i] = 0.5f * (float)i;
+    tbuf[i] = -1;
+    obuf[i] = -1;
+  }
+}
+
+static int setup(void **state)
+{
+  (void)state;
+  unsetenv("KFUSE_DISABLE");
+  unsetenv("KFUSE_VERIFY");
+  setenv("KFUSE_STATS", "1", 1);
+  fake_reset();
+  fake_kernel(&stub_scale, "_Z5scalePKfPffi", body_scale);
+  fake_kernel(&stub_axpy, "_Z4axpyPKfS0_Pfi", body_axpy);
+  fake_kernel(&stub_other, "_Z5otherPKf", NULL);
+  fake_fused("fused_sa", 8, body_fused);
+  fake_alloc(xbuf, sizeof xbuf);
+  fake_alloc(tbuf, sizeof tbuf);
+  fake_alloc(ybuf, sizeof ybuf);
+  fake_alloc(obuf, sizeof obuf);
+  fake.manifest = manifest;
+  fused_bug_at = -1;
+  fill_inputs();
+  return 0;
+}
+
+/* The stats of @p site as KFUSE_STATS prints them (one line, no newline). */
+static const char *stats_of(const char *where)
+{
+  static char buf[4096];
+  FILE *f = tmpfile();
+  char *line;
+  size_t n;
+  assert_non_null(f);
+  kf__stats_print(f);
+  rewind(f);
+  n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  for (line = strtok(buf, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+    const char *p = line + strlen("kfuse-stats: ");
+    if (strncmp(p, where, strlen(where)) == 0 && p[strlen(where)] == ':')
+      return line;
+  }
+  return "";
+}
+
+static void assert_log(const char *expect)
+{
+  char got[512];
+  size_t len = 0;
+  got[0] = '\0';
+  for (int i = 0; i < fake.nlog; i++)
+    len += (size_t)snprintf(got + len, sizeof got - len, "%s%s%s", i ? " " : "", fake.log[i].fused ? "F:" : "",
+                            fake.log[i].name);
+  assert_string_equal(got, expect);
+}
+
+static void check_results(void)
+{
+  for (int i = 0; i < N; i++) {
+    assert_true(tbuf[i] == 2.0f * (float)i);
+    assert_true(obuf[i] == 2.5f * (float)i);
+  }
+}
+
+static void test_fused(void **state)
+{
+  static kf_site_t site = {"t.cu:10:3 main", NULL, 2, 0};
+  call_t c;
+  const fake_record_t *r;
+  (void)state;
+  memset((void *)&site.cache, 0, sizeof site.cache);
+  call_init(&c, "sa");
+  c.l[1].block[0] = 32;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("F:fused_sa");
+  r = &fake.log[0];
+  /* grid of launch 0, block of launch 1, the manifest's shared bytes, the stream */
+  assert_int_equal(r->grid[0], 2);
+  assert_int_equal(r->block[0], 32);
+  assert_int_equal(r->shmem, 32);
+  assert_ptr_equal(r->stream, (void *)0x5);
+  /* Arguments: launch 0's, then launch 1's, then the dead mask. */
+  assert_int_equal(r->nargs, 8);
+  for (int p = 0; p < 4; p++) {
+    assert_ptr_equal(r->args[p], c.args0[p]);
+    assert_ptr_equal(r->args[4 + p], c.args1[p]);
+  }
+  assert_int_equal(r->dead_mask, 0);
+  check_results();
+  assert_string_equal(stats_of("t.cu:10:3 main"), "kfuse-stats: t.cu:10:3 main: calls=1 fused=1 fallback=0");
+}
+
+static void test_dead_mask_passed(void **state)
+{
+  static kf_site_t site = {"dead", NULL, 2, 0};
+  call_t c;
+  (void)state;
+  call_init(&c, "sa");
+  c.l[0].dead = 1u << 1; /* t is dead after the run */
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("F:fused_sa");
+  assert_int_equal(fake.log[0].dead_mask, 1);
+  assert_true(tbuf[3] == -1); /* the fused kernel skipped the stores */
+}
+
+static void test_discovery_once_per_site(void **state)
+{
+  static kf_site_t site = {"once", NULL, 2, 0};
+  call_t c;
+  (void)state;
+  call_init(&c, "sa");
+  for (int i = 0; i < 5; i++)
+    kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_int_equal(fake.calls_get_kernel, 2);
+  assert_int_equal(fake.nlog, 5);
+  assert_string_equal(stats_of("once"), "kfuse-stats: once: calls=5 fused=5 fallback=0");
+}
+
+static void test_module_path(void **state)
+{
+  static kf_site_t site = {"module", NULL, 2, 0};
+  call_t c;
+  (void)state;
+  fake.module_path = 1;
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("F:fused_sa");
+  check_results();
+  /* Discovery's failed cudaGetKernel probes do not leak into the program's error. */
+  assert_int_equal(fake.last_error, cudaSuccess);
+}
+
+static void test_no_manifest(void **state)
+{
+  static kf_site_t site = {"nomani", NULL, 2, 0};
+  call_t c;
+  (void)state;
+  fake.manifest = NULL;
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi _Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
+  check_results();
+  assert_string_equal(stats_of("nomani"), "kfuse-stats: nomani: calls=2 fused=0 fallback=2 no-manifest=2");
+}
+
+static void run_with_manifest(const char *text, const char *where)
+{
+  kf_site_t site = {where, NULL, 2, 0};
+  call_t c;
+  fake.manifest = text;
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
+  check_results();
+}
+
+static void test_bad_manifests(void **state)
+{
+  (void)state;
+  run_with_manifest("kfuse-manifest 2\n" GROUP, "v2");
+  assert_string_equal(stats_of("v2"), "kfuse-stats: v2: calls=1 fused=0 fallback=1 no-manifest=1");
+  fake.nlog = 0;
+  run_with_manifest(HDR "group fused_sa 2\nkernel 0 _Z5scalePKfPffi 4\n", "trunc");
+  assert_string_equal(stats_of("trunc"), "kfuse-stats: trunc: calls=1 fused=0 fallback=1 no-manifest=1");
+  fake.nlog = 0;
+  run_with_manifest(HDR GROUP "bogus\n", "bogus");
+  assert_string_equal(stats_of("bogus"), "kfuse-stats: bogus: calls=1 fused=0 fallback=1 no-manifest=1");
+}
+
+static void test_manifest_bytes_limits(void **state)
+{
+  (void)state;
+  /* A global whose size says more than 16 MiB is not read at all. */
+  fake.manifest_bytes = (size_t)64 << 20;
+  run_with_manifest(manifest, "huge");
+  assert_string_equal(stats_of("huge"), "kfuse-stats: huge: calls=1 fused=0 fallback=1 no-manifest=1");
+}
+
+static void test_fused_kernel_missing(void **state)
+{
+  static kf_site_t site = {"nofused", NULL, 2, 0};
+  call_t c;
+  (void)state;
+  fake.nfused = 0;
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
+  assert_string_equal(stats_of("nofused"), "kfuse-stats: nofused: calls=1 fused=0 fallback=1 no-match=1");
+}
+
+static void test_uncovered_launches(void **state)
+{
+  static kf_site_t site = {"mixed", NULL, 4, 0};
+  call_t c;
+  (void)state;
+  call_init(&c, "osao");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5otherPKf F:fused_sa _Z5otherPKf");
+  /* no-match once per call, however many launches ran unfused */
+  assert_string_equal(stats_of("mixed"), "kfuse-stats: mixed: calls=1 fused=1 fallback=1 no-match=1");
+}
+
+static void test_dead_bit_cleared_for_later_reader(void **state)
+{
+  static kf_site_t site = {"later", NULL, 3, 0};
+  call_t c;
+  (void)state;
+  call_init(&c, "sao");
+  c.q = tbuf; /* the launch after the group reads t */
+  c.l[0].dead = 1u << 1;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("F:fused_sa _Z5otherPKf");
+  assert_int_equal(fake.log[0].dead_mask, 0);
+}
+
+/* Each guard failing on its own, through the whole path. */
+static void guard_case(const char *where, void (*spoil)(call_t *), const char *expect_stats)
+{
+  kf_site_t site = {where, NULL, 2, 0};
+  call_t c;
+  fake.nlog = 0;
+  fill_inputs();
+  call_init(&c, "sa");
+  spoil(&c);
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
+  assert_string_equal(stats_of(where), expect_stats);
+}
+
+static void spoil_wiring(call_t *c) { c->t1 = ybuf; }
+static void spoil_scalar(call_t *c) { c->n1 = N / 2; }
+static void spoil_overlap(call_t *c) { c->o = (float *)c->x; }
+static void spoil_shape(call_t *c) { c->l[1].grid[0] = 3; }
+static void spoil_stream(call_t *c) { c->l[1].stream = NULL; }
+static void spoil_shmem(call_t *c) { c->l[0].shmem = c->l[1].shmem = 8; }
+
+static void test_guards(void **state)
+{
+  (void)state;
+  guard_case("g-wiring", spoil_wiring, "kfuse-stats: g-wiring: calls=1 fused=0 fallback=1 wiring=1");
+  guard_case("g-scalar", spoil_scalar, "kfuse-stats: g-scalar: calls=1 fused=0 fallback=1 scalar=1");
+  guard_case("g-overlap", spoil_overlap, "kfuse-stats: g-overlap: calls=1 fused=0 fallback=1 overlap=1");
+  guard_case("g-shape", spoil_shape, "kfuse-stats: g-shape: calls=1 fused=0 fallback=1 shape=1");
+  guard_case("g-stream", spoil_stream, "kfuse-stats: g-stream: calls=1 fused=0 fallback=1 stream=1");
+  guard_case("g-shmem", spoil_shmem, "kfuse-stats: g-shmem: calls=1 fused=0 fallback=1 shmem=1");
+}
+
+static void test_fused_launch_fails(void **state)
+{
+  static kf_site_t site = {"lfail", NULL, 2, 0};
+  call_t c;
+  (void)state;
+  fake.fused_result = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
+  check_results();
+  assert_int_equal(fake.last_error, cudaSuccess); /* the originals succeeded */
+  /* When the originals fail too, their error is what the program sees. */
+  fake.launch_result = cudaErrorInvalidConfiguration;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_int_equal(fake.last_error, cudaErrorInvalidConfiguration);
+  assert_string_equal(stats_of("lfail"), "kfuse-stats: lfail: calls=2 fused=0 fallback=2 launch-failed=2");
+}
+
+static void test_disable(void **state)
+{
+  static kf_site_t site = {"off", NULL, 2, 0};
+  call_t c;
+  (void)state;
+  setenv("KFUSE_DISABLE", "1", 1);
+  fake_reset();
+  fake_kernel(&stub_scale, "_Z5scalePKfPffi", body_scale);
+  fake_kernel(&stub_axpy, "_Z4axpyPKfS0_Pfi", body_axpy);
+  fake_fused("fused_sa", 8, body_fused);
+  fake.manifest = manifest;
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  unsetenv("KFUSE_DISABLE");
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
+  assert_int_equal(fake.calls_get_kernel, 0); /* no discovery at all */
+  assert_string_equal(stats_of("off"), "kfuse-stats: off: calls=1 fused=0 fallback=1 disabled=1");
+}
+
+static void test_stats_order_and_silence(void **state)
+{
+  kf_site_t a = {"first", NULL, 2, 0}, b = {"second", NULL, 2, 0};
+  call_t c;
+  char buf[512];
+  FILE *f;
+  size_t n;
+  (void)state;
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&a, c.l, c.nl);
+  kf_rt_launch_seq(&b, c.l, c.nl);
+  f = tmpfile();
+  kf__stats_print(f);
+  rewind(f);
+  n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  assert_string_equal(buf, "kfuse-stats: first: calls=1 fused=1 fallback=0\n"
+                           "kfuse-stats: second: calls=1 fused=1 fallback=0\n");
+  /* Without KFUSE_STATS nothing is printed. */
+  unsetenv("KFUSE_STATS");
+  kf__rt_test_reset();
+  f = tmpfile();
+  kf__stats_print(f);
+  assert_int_equal(ftell(f), 0);
+  fclose(f);
+}
+
+static void test_fallback_names(void **state)
+{
+  (void)state;
+  assert_string_equal(kf_rt_fallback_name(KF_FALLBACK_DISABLED), "disabled");
+  assert_string_equal(kf_rt_fallback_name(KF_FALLBACK_LAUNCH), "launch-failed");
+  assert_string_equal(kf_rt_fallback_name(KF_FALLBACK_MISMATCH), "verify-mismatch");
+  assert_string_equal(kf_rt_fallback_name(KF_FALLBACK_COUNT), "?");
+  assert_string_equal(kf_rt_fallback_name((kf_fallback_t)-1), "?");
+}
+
+/* Runs @p fn with stderr sent to a buffer. */
+static void capture_stderr(void (*fn)(void), char *out, size_t size)
+{
+  FILE *tmp = tmpfile();
+  int saved = dup(fileno(stderr));
+  size_t n;
+  fflush(stderr);
+  dup2(fileno(tmp), fileno(stderr));
+  fn();
+  fflush(stderr);
+  dup2(saved, fileno(stderr));
+  close(saved);
+  rewind(tmp);
+  n = fread(out, 1, size - 1, tmp);
+  out[n] = '\0';
+  fclose(tmp);
+}
+
+static void verify_call(void)
+{
+  kf_site_t site = {"v.cu:5:1 f", NULL, 2, 0};
+  call_t c;
+  call_init(&c, "sa");
+  c.l[0].dead = 1u << 1; /* dead buffers are not compared */
+  kf_rt_launch_seq(&site, c.l, c.nl);
+}
+
+static void test_verify(void **state)
+{
+  char err[1024];
+  (void)state;
+  setenv("KFUSE_VERIFY", "1", 1);
+  kf__rt_test_reset();
+  capture_stderr(verify_call, err, sizeof err);
+  assert_string_equal(err, "");
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi F:fused_sa");
+  check_results(); /* the unfused results, t included */
+  assert_string_equal(stats_of("v.cu:5:1 f"), "kfuse-stats: v.cu:5:1 f: calls=1 fused=1 fallback=0");
+
+  kf__rt_test_reset();
+  fake.nlog = 0;
+  fill_inputs();
+  fused_bug_at = 5;
+  capture_stderr(verify_call, err, sizeof err);
+  unsetenv("KFUSE_VERIFY");
+  /* 2.5*5 = 12.5f = 0x41480000; the fused kernel wrote 13.5f = 0x41580000:
+   * byte 2 of element 5 (offset 22) differs, 0x58 against 0x48. */
+  assert_string_equal(err, "kfuse-verify: v.cu:5:1 f: fused_sa: launch 1 (_Z4axpyPKfS0_Pfi) param 2 byte 22: "
+                           "fused 0x58 unfused 0x48\n");
+  check_results(); /* unfused results kept */
+  assert_string_equal(stats_of("v.cu:5:1 f"),
+                      "kfuse-stats: v.cu:5:1 f: calls=1 fused=0 fallback=1 verify-mismatch=1");
+}
+
+/* Many threads racing on the first call of one site and then calling it. */
+enum { THREADS = 8, CALLS = 2000 };
+static kf_site_t race_site = {"race", NULL, 2, 0};
+
+static void *race_body(void *arg)
+{
+  call_t c;
+  (void)arg;
+  call_init(&c, "sa");
+  for (int i = 0; i < CALLS; i++)
+    kf_rt_launch_seq(&race_site, c.l, c.nl);
+  return NULL;
+}
+
+static void test_threads(void **state)
+{
+  pthread_t th[THREADS];
+  char expect[128];
+  (void)state;
+  fake.manifest = manifest;
+  for (int i = 0; i < THREADS; i++)
+    assert_int_equal(pthread_create(&th[i], NULL, race_body, NULL), 0);
+  for (int i = 0; i < THREADS; i++)
+    pthread_join(th[i], NULL);
+  snprintf(expect, sizeof expect, "kfuse-stats: race: calls=%d fused=%d fallback=0", THREADS * CALLS,
+           THREADS * CALLS);
+  assert_string_equal(stats_of("race"), expect);
+  assert_non_null(race_site.cache);
+  /* Published once: the registry holds the site exactly once. */
+  {
+    FILE *f = tmpfile();
+    char buf[4096];
+    size_t n;
+    int lines = 0;
+    kf__stats_print(f);
+    rewind(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    for (char *p = buf; (p = strstr(p, "race:")) != NULL; p++)
+      lines++;
+    assert_int_equal(lines, 1);
+  }
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup(test_fused, setup),
+    cmocka_unit_test_setup(test_dead_mask_passed, setup),
+    cmocka_unit_test_setup(test_discovery_once_per_site, setup),
+    cmocka_unit_test_setup(test_module_path, setup),
+    cmocka_unit_test_setup(test_no_manifest, setup),
+    cmocka_unit_test_setup(test_bad_manifests, setup),
+    cmocka_unit_test_setup(test_manifest_bytes_limits, setup),
+    cmocka_unit_test_setup(test_fused_kernel_missing, setup),
+    cmocka_unit_test_setup(test_uncovered_launches, setup),
+    cmocka_unit_test_setup(test_dead_bit_cleared_for_later_reader, setup),
+    cmocka_unit_test_setup(test_guards, setup),
+    cmocka_unit_test_setup(test_fused_launch_fails, setup),
+    cmocka_unit_test_setup(test_disable, setup),
+    cmocka_unit_test_setup(test_stats_order_and_silence, setup),
+    cmocka_unit_test_setup(test_fallback_names, setup),
+    cmocka_unit_test_setup(test_verify, setup),
+    cmocka_unit_test_setup(test_threads, setup),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

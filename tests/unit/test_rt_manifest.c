@@ -1,0 +1,238 @@
+/* The manifest parser: a full valid manifest, then every kind of
+ * malformed text, each of which must fail cleanly. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "runtime/manifest.h"
+
+#define HDR "kfuse-manifest 1\n"
+#define G2 "group fused_ab 2\nkernel 0 _Z1aPKfPff 3\nkernel 1 _Z1bPKfPf 2\n"
+
+static const char valid[] =
+    HDR G2
+    "shape same\n"
+    "stream same\n"
+    "dynshmem 0\n"
+    "launch 0 1 128\n"
+    "equal 0.1 1.0\n"
+    "footprint 0.0 r 0 4*s2\n"
+    "footprint 0.1 w 0 4*s2\n"
+    "footprint 1.1 rw 0 min(gx*bx,s2)*4\n"
+    "disjoint 0.0 1.1\n"
+    "dead 0 0.1\n"
+    "predict 1500 900.5\n"
+    "end\n"
+    "group fused_c 1\nkernel 0 _Z1cv 0\nlaunch 0 0 0\nend\n";
+
+static int parse(const char *text, unsigned *line)
+{
+  kf__manifest_t *m = NULL;
+  int rc = kf__manifest_parse(text, strlen(text), &m, line);
+  if (rc != 0)
+    assert_null(m);
+  kf__manifest_free(m);
+  return rc;
+}
+
+static void test_valid(void **state)
+{
+  kf__manifest_t *m = NULL;
+  const kf__group_t *g;
+  unsigned line = 99;
+  kf__param_ref_t r11 = {1, 1}, r10 = {1, 0};
+  (void)state;
+  assert_int_equal(kf__manifest_parse(valid, sizeof valid, &m, &line), 0);
+  assert_int_equal(line, 0);
+  assert_int_equal(m->version, 1);
+  assert_int_equal(m->ngroups, 2);
+  g = &m->groups[0];
+  assert_string_equal(g->name, "fused_ab");
+  assert_int_equal(g->nlaunches, 2);
+  assert_string_equal(g->kernels[0].name, "_Z1aPKfPff");
+  assert_int_equal(g->kernels[0].nparams, 3);
+  assert_int_equal(g->kernels[1].nparams, 2);
+  assert_int_equal(g->nparams_total, 5);
+  assert_true(g->shape_same && g->stream_same && g->has_dynshmem);
+  assert_int_equal(g->dynshmem, 0);
+  assert_int_equal(g->grid_launch, 0);
+  assert_int_equal(g->block_launch, 1);
+  assert_int_equal(g->shared_bytes, 128);
+  assert_int_equal(g->nequal, 1);
+  assert_int_equal(g->equal[0].a.launch, 0);
+  assert_int_equal(g->equal[0].a.param, 1);
+  assert_int_equal(g->equal[0].b.launch, 1);
+  assert_int_equal(g->equal[0].b.param, 0);
+  assert_int_equal(g->nfootprints, 3);
+  assert_int_equal(kf__group_footprint(g, r11)->mode, KF__FP_READ | KF__FP_WRITE);
+  assert_null(kf__group_footprint(g, r10));
+  assert_int_equal(g->ndisjoint, 1);
+  assert_int_equal(g->ndead, 1);
+  assert_int_equal(g->dead[0].bit, 0);
+  assert_true(g->predict_unfused_ns == 1500 && g->predict_fused_ns == 900.5);
+  g = &m->groups[1];
+  assert_string_equal(g->name, "fused_c");
+  assert_false(g->shape_same || g->stream_same || g->has_dynshmem);
+  assert_true(g->predict_fused_ns < 0);
+  kf__manifest_free(m);
+}
+
+static void test_empty_and_unterminated_last_line(void **state)
+{
+  (void)state;
+  assert_int_equal(parse(HDR, NULL), 0);
+  assert_int_equal(parse("kfuse-manifest 1", NULL), 0);
+  assert_int_equal(parse(HDR G2 "launch 0 0 0\nend", NULL), 0);
+}
+
+static void test_version(void **state)
+{
+  unsigned line = 0;
+  (void)state;
+  assert_int_equal(parse("kfuse-manifest 2\n", &line), KF_EVERSION);
+  assert_int_equal(line, 1);
+  assert_int_equal(parse("kfuse-manifest 0\n" G2 "launch 0 0 0\nend\n", NULL), KF_EVERSION);
+  assert_int_equal(parse("kfuse-manifest 99999999999999999999999\n", NULL), KF_EVERSION);
+  assert_int_equal(parse("kfuse-manifest x\n", NULL), KF_EPARSE);
+  assert_int_equal(parse("kfuse-manifest\n", NULL), KF_EPARSE);
+  assert_int_equal(parse("kfuse-manifesto 1\n", NULL), KF_EPARSE);
+  assert_int_equal(parse("", NULL), KF_EPARSE);
+}
+
+/* Each line is a complete text that must fail with @p want (0: any error). */
+static void expect_error(const char *text, int want, unsigned want_line)
+{
+  unsigned line = 0;
+  int rc = parse(text, &line);
+  if (rc == 0)
+    fail_msg("parsed: %s", text);
+  if (want != 0 && rc != want)
+    fail_msg("rc %d, want %d: %s", rc, want, text);
+  if (want_line != 0 && line != want_line)
+    fail_msg("line %u, want %u: %s", line, want_line, text);
+}
+
+static void test_malformed(void **state)
+{
+  (void)state;
+  /* Truncated and unterminated. */
+  expect_error(HDR "group g 2\nkernel 0 a 1\n", KF_EPARSE, 4);
+  expect_error(HDR G2 "launch 0 0 0\n", KF_EPARSE, 6);
+  expect_error(HDR G2 "launch 0 0 0\nend\ngroup", KF_EPARSE, 7);
+  expect_error(HDR G2 "end\n", KF_EPARSE, 5); /* no launch line */
+  /* Unknown directives and misplaced lines. */
+  expect_error(HDR G2 "launch 0 0 0\nfrobnicate 1\nend\n", KF_EPARSE, 6);
+  expect_error(HDR "kernel 0 a 1\n", KF_EPARSE, 2);
+  expect_error(HDR "end\n", KF_EPARSE, 2);
+  expect_error(HDR "group g 2\nkernel 1 a 1\nkernel 0 b 1\nlaunch 0 0 0\nend\n", KF_EPARSE, 3);
+  expect_error(HDR "group g 1\nlaunch 0 0 0\nend\n", KF_EPARSE, 3);
+  /* Spacing, blank lines and carriage returns. */
+  expect_error(HDR G2 "launch 0  0 0\nend\n", KF_EPARSE, 5);
+  expect_error(HDR G2 "launch 0 0 0 \nend\n", KF_EPARSE, 5);
+  expect_error(HDR "\n" G2 "launch 0 0 0\nend\n", KF_EPARSE, 2);
+  expect_error(HDR G2 "launch 0 0 0\nend\r\n", KF_EPARSE, 6);
+  /* Bad numbers and references. */
+  expect_error(HDR G2 "launch 0 0 -1\nend\n", KF_EPARSE, 5);
+  expect_error(HDR G2 "launch 0 0 1x\nend\n", KF_EPARSE, 5);
+  expect_error(HDR G2 "launch 0 0 99999999999\nend\n", KF_ERANGE, 5);
+  expect_error(HDR G2 "launch 2 0 0\nend\n", KF_EPARSE, 5);
+  expect_error(HDR G2 "launch 0 0 0\nequal 0.3 1.0\nend\n", KF_EPARSE, 6);
+  expect_error(HDR G2 "launch 0 0 0\nequal 2.0 1.0\nend\n", KF_EPARSE, 6);
+  expect_error(HDR G2 "launch 0 0 0\nequal 0 1.0\nend\n", KF_EPARSE, 6);
+  expect_error(HDR G2 "launch 0 0 0\nequal 0. 1.0\nend\n", KF_EPARSE, 6);
+  expect_error(HDR G2 "launch 0 0 0\ndead 64 0.1\nend\n", KF_EPARSE, 6);
+  expect_error(HDR G2 "launch 0 0 0\nfootprint 0.1 x 0 4\nend\n", KF_EPARSE, 6);
+  expect_error(HDR G2 "launch 0 0 0\nfootprint 0.1 w 0\nend\n", KF_EPARSE, 6);
+  expect_error(HDR G2 "launch 0 0 0\nfootprint 0.1 w 0 4\nfootprint 0.1 r 0 4\nend\n", KF_EPARSE, 7);
+  expect_error(HDR G2 "launch 0 0 0\npredict 1 -2\nend\n", KF_EPARSE, 6);
+  expect_error(HDR G2 "launch 0 0 0\npredict 1. 2\nend\n", KF_EPARSE, 6);
+  expect_error(HDR G2 "launch 0 0 0\nshape different\nend\n", KF_EPARSE, 6);
+  expect_error(HDR G2 "launch 0 0 0\nlaunch 0 0 0\nend\n", KF_EPARSE, 6);
+  expect_error(HDR G2 "launch 0 0 0\nend extra\n", KF_EPARSE, 6);
+  expect_error(HDR "group g 0\n", KF_EPARSE, 2);
+  expect_error(HDR "group  1\n", KF_EPARSE, 2);
+  expect_error(HDR "group g\x01 1\n", KF_EPARSE, 2);
+}
+
+static void test_huge_counts(void **state)
+{
+  (void)state;
+  expect_error(HDR "group g 4000000000\n", KF_ERANGE, 2);
+  expect_error(HDR "group g 18446744073709551616\n", KF_ERANGE, 2);
+  expect_error(HDR "group g 1000\n", KF_ERANGE, 2);
+  expect_error(HDR "group g 1\nkernel 0 a 100000\n", KF_ERANGE, 3);
+}
+
+static void test_bad_expression_is_not_fatal(void **state)
+{
+  kf__manifest_t *m = NULL;
+  static const char text[] = HDR G2 "launch 0 0 0\nfootprint 0.1 w 0 4*frob\nend\n";
+  kf__param_ref_t r = {0, 1};
+  (void)state;
+  assert_int_equal(kf__manifest_parse(text, sizeof text, &m, NULL), 0);
+  assert_null(kf__group_footprint(&m->groups[0], r)->lo);
+  kf__manifest_free(m);
+}
+
+static void test_stops_at_nul_and_length(void **state)
+{
+  kf__manifest_t *m = NULL;
+  static const char text[] = HDR G2 "launch 0 0 0\nend\n\0garbage that is never read";
+  (void)state;
+  assert_int_equal(kf__manifest_parse(text, sizeof text, &m, NULL), 0);
+  kf__manifest_free(m);
+  /* The same text cut short by its length is truncated. */
+  assert_int_equal(kf__manifest_parse(text, strlen(text) - 5, &m, NULL), KF_EPARSE);
+}
+
+/* Random corruption of a valid manifest: every result is either a clean
+ * error or a manifest (under ASan, no out-of-bounds access). */
+static void test_fuzz(void **state)
+{
+  char buf[sizeof valid];
+  unsigned seed = 12345;
+  int errors = 0;
+  (void)state;
+  for (int iter = 0; iter < 20000; iter++) {
+    kf__manifest_t *m = NULL;
+    size_t len = sizeof valid - 1;
+    int rc;
+    memcpy(buf, valid, sizeof valid);
+    for (int k = 0; k < 1 + iter % 4; k++) {
+      seed = seed * 1103515245u + 12345u;
+      buf[(seed >> 8) % len] = (char)(" \n.09az-()*+_\x01"[(seed >> 20) % 15]);
+    }
+    seed = seed * 1103515245u + 12345u;
+    if (iter % 3 == 0)
+      len = (seed >> 8) % len;
+    rc = kf__manifest_parse(buf, len, &m, NULL);
+    if (rc != 0) {
+      assert_null(m);
+      assert_true(rc == KF_EPARSE || rc == KF_ERANGE || rc == KF_EVERSION);
+      errors++;
+    }
+    kf__manifest_free(m);
+  }
+  assert_true(errors > 1000);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_valid),
+    cmocka_unit_test(test_empty_and_unterminated_last_line),
+    cmocka_unit_test(test_version),
+    cmocka_unit_test(test_malformed),
+    cmocka_unit_test(test_huge_counts),
+    cmocka_unit_test(test_bad_expression_is_not_fatal),
+    cmocka_unit_test(test_stops_at_nul_and_length),
+    cmocka_unit_test(test_fuzz),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
