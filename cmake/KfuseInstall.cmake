@@ -16,3 +16,6 @@ write_basic_package_version_file(
 install(FILES ${PROJECT_BINARY_DIR}/kfuseConfig.cmake ${PROJECT_BINARY_DIR}/kfuseConfigVersion.cmake
         DESTINATION ${KFUSE_INSTALL_CMAKEDIR})
 install(PROGRAMS ${PROJECT_BINARY_DIR}/bin/kfuse-clang++ DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET kfuse_rt)
+  install(TARGETS kfuse_rt ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()

@@ -21,6 +21,10 @@ cuda_flags = ("-x cuda --cuda-path=%s --cuda-gpu-arch=%s -Wno-unknown-cuda-versi
               % (config.cuda_path, config.cuda_arch))
 plugins = "-fplugin=%s -fpass-plugin=%s" % (config.kfuse_clang_plugin, config.kfuse_llvm_plugin)
 
+# clang 22 passes -target-sdk-version only to the host cc1 for a CUDA newer than
+# it knows (13.0); with -nocudalib the device cc1 then expects the pre-9.2 launch
+# API (cudaConfigureCall) and rejects every <<<...>>>. State the version on both.
+config.substitutions.append(("%kfuse_cuda_sdk", "-Xclang -target-sdk-version=12.9"))
 config.substitutions.append(("%kfuse_plugins", plugins))
 config.substitutions.append(("%kfuse_clang_plugin", config.kfuse_clang_plugin))
 config.substitutions.append(("%kfuse_llvm_plugin", config.kfuse_llvm_plugin))
