@@ -156,16 +156,47 @@ Value *FusedKernelBuilder::inBlockOffset(Instruction *I, unsigned Stage, const A
   return B.CreateSub(B.CreateSub(Ptr, Base), BlockBase, "kfuse.local");
 }
 
-/// The value that crosses the old boundary: its producer may not contract
-/// with anything, and the fence keeps the consumer from contracting with it.
+/// The value that crosses the old boundary keeps the rounding it had when it
+/// went through memory. Two things could change it: LLVM contracting the
+/// producer's last operation with a consumer operation (the fence stops that),
+/// and ptxas doing the same with a plain `mul.f32`/`mul.f64`, which is what
+/// NVPTX prints for every multiply under clang's default -ffp-contract=fast,
+/// whatever the instruction's own flags say. So a forwarded product is
+/// recomputed as an explicit round-to-nearest multiply (`mul.rn`), which
+/// ptxas never contracts; the original multiply stays for the producer's own
+/// uses, so the producer contracts internally exactly as it did unfused.
+/// Products of an fneg are handled the same way; sums and differences need
+/// nothing, since a contraction needs the multiply on the producing side.
 Value *FusedKernelBuilder::guardValue(Instruction *Store, Value *V) {
   if (!V->getType()->isFPOrFPVectorTy())
     return V;
-  if (auto *Op = dyn_cast<Instruction>(V))
-    if (isa<FPMathOperator>(Op))
-      Op->setHasAllowContract(false);
   IRBuilder<> B(Store);
-  return B.CreateArithmeticFence(V, V->getType(), "kfuse.fence");
+  Value *Crossing = V;
+  Instruction *Neg = nullptr;
+  Value *Prod = V;
+  if (auto *N = dyn_cast<UnaryOperator>(V); N && N->getOpcode() == Instruction::FNeg) {
+    Neg = N;
+    Prod = N->getOperand(0);
+  }
+  if (auto *Mul = dyn_cast<BinaryOperator>(Prod); Mul && Mul->getOpcode() == Instruction::FMul) {
+    Intrinsic::ID RN = Intrinsic::not_intrinsic;
+    if (Mul->getType()->isFloatTy()) {
+      bool FTZ = Mul->getFunction()->getDenormalMode(APFloat::IEEEsingle()).Output ==
+                 DenormalMode::PreserveSign;
+      RN = FTZ ? Intrinsic::nvvm_mul_rn_ftz_f : Intrinsic::nvvm_mul_rn_f;
+    } else if (Mul->getType()->isDoubleTy()) {
+      RN = Intrinsic::nvvm_mul_rn_d;
+    }
+    if (RN != Intrinsic::not_intrinsic) {
+      Value *Exact = B.CreateIntrinsic(RN, {}, {Mul->getOperand(0), Mul->getOperand(1)},
+                                       nullptr, "kfuse.rn");
+      Crossing = Neg ? B.CreateFNeg(Exact) : Exact;
+    } else {
+      // Half precision and vectors: at least keep LLVM from contracting.
+      Mul->setHasAllowContract(false);
+    }
+  }
+  return B.CreateArithmeticFence(Crossing, Crossing->getType(), "kfuse.fence");
 }
 
 void FusedKernelBuilder::rewriteStore(StoreInst *SI, unsigned Stage, const Access &A,

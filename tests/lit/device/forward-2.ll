@@ -19,9 +19,10 @@
 ; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_0_0_1(ptr %l0.p0, ptr %l0.p1, float %l0.p2, i32 %l0.p3, ptr %l1.p0, ptr %l1.p1, ptr %l1.p2, i32 %l1.p3, i64 %dead)
 ; CHECK: [[ID:%.*]] = add i32
 ; CHECK: icmp slt i32 [[ID]], %l0.p3
-; CHECK: [[PROD:%.*]] = fmul float %l0.p2,
-; CHECK: [[FENCE:%.*]] = call float @llvm.arithmetic.fence.f32(float [[PROD]])
+; CHECK: [[RN:%.*]] = call float @llvm.nvvm.mul.rn.f(float %l0.p2,
+; CHECK: [[FENCE:%.*]] = call float @llvm.arithmetic.fence.f32(float [[RN]])
 ; CHECK: and i64 %dead, 1
+; CHECK: [[PROD:%.*]] = fmul contract float %l0.p2,
 ; CHECK: store float [[PROD]], ptr
 ; CHECK: stage0.exit:
 ; CHECK: [[FWD:%.*]] = phi float {{.*}}[[FENCE]]
