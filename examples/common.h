@@ -154,7 +154,7 @@ inline Args parse_args(int argc, char **argv, const char *prog, long long defaul
 
 /* splitmix64: a counter-based generator, so each element depends only on
  * (seed, buffer tag, index) and both builds of a program draw the same data. */
-inline uint64_t mix64(uint64_t z)
+__host__ __device__ inline uint64_t mix64(uint64_t z)
 {
   z += 0x9e3779b97f4a7c15ull;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -162,17 +162,28 @@ inline uint64_t mix64(uint64_t z)
   return z ^ (z >> 31);
 }
 
-/* Fills v with values uniform in [lo, hi), never exactly zero. Every buffer of
- * a program passes a different tag. */
+/* Element i of the stream (seed, tag): uniform in [lo, hi), never exactly
+ * zero. Every buffer of a program uses a different tag. Host and device
+ * compute the same values. */
+__host__ __device__ inline uint64_t uniform_base(uint64_t seed, uint64_t tag)
+{
+  return mix64(seed ^ mix64(tag + 0x51ed27));
+}
+
+template <typename T>
+__host__ __device__ inline T uniform_at(uint64_t base, uint64_t i, double lo, double hi)
+{
+  double u = (double)(mix64(base + i) >> 11) * 0x1.0p-53;
+  T x = (T)(lo + (hi - lo) * u);
+  return x != (T)0 ? x : (T)hi;
+}
+
 template <typename T>
 void fill_uniform(std::vector<T> &v, uint64_t seed, uint64_t tag, double lo, double hi)
 {
-  uint64_t base = mix64(seed ^ mix64(tag + 0x51ed27));
-  for (size_t i = 0; i < v.size(); i++) {
-    double u = (double)(mix64(base + i) >> 11) * 0x1.0p-53;
-    T x = (T)(lo + (hi - lo) * u);
-    v[i] = x != (T)0 ? x : (T)hi;
-  }
+  uint64_t base = uniform_base(seed, tag);
+  for (size_t i = 0; i < v.size(); i++)
+    v[i] = uniform_at<T>(base, i, lo, hi);
 }
 
 /* A buffer on host and device. The device copy is freed on destruction. */
@@ -196,43 +207,55 @@ template <typename T> struct Buf {
 
 inline unsigned grid_for(long long n, int block) { return (unsigned)((n + block - 1) / block); }
 
-/* Compares got against a higher-precision reference. Element i passes when
+/* How far got is from a reference: element i is within rtol when
  * |got - ref| <= rtol * (|ref| + mean|ref|): relative where the value is of
  * typical size, absolute (relative to the output's scale) near zero, where a
  * correctly rounded chain can still have a large relative error. NaN or Inf
- * where the reference is finite never passes. Prints one line. */
+ * where the reference is finite is never within. */
+struct Closeness {
+  double max_rel = 0, norm_rel = 0;
+  size_t bad = 0, first_bad = 0;
+};
+
 template <typename T, typename R>
-bool check_close(const char *what, const T *got, const R *ref, size_t n, double rtol)
+Closeness compare(const T *got, const R *ref, size_t n, double rtol)
 {
+  Closeness c;
   long double mean_abs = 0, err2 = 0, ref2 = 0;
   for (size_t i = 0; i < n; i++)
     mean_abs += fabsl((long double)ref[i]);
   mean_abs = n ? mean_abs / n : 0;
-  double max_rel = 0;
-  size_t bad = 0, first_bad = 0;
   for (size_t i = 0; i < n; i++) {
     long double r = ref[i], g = got[i];
     long double err = fabsl(g - r);
     double rel = (double)(err / (fabsl(r) + mean_abs + LDBL_MIN));
     if (!(rel <= rtol)) {
-      if (bad++ == 0)
-        first_bad = i;
+      if (c.bad++ == 0)
+        c.first_bad = i;
       if (!std::isfinite(rel))
         rel = INFINITY;
     }
-    if (!(rel <= max_rel))
-      max_rel = rel;
+    if (!(rel <= c.max_rel))
+      c.max_rel = rel;
     err2 += err * err;
     ref2 += r * r;
   }
-  double norm_rel = ref2 > 0 ? (double)sqrtl(err2 / ref2) : (double)sqrtl(err2);
-  printf("check %-6s max_rel_err=%.3e norm_rel_err=%.3e tol=%.1e %s", what, max_rel, norm_rel,
-         rtol, bad ? "FAIL" : "ok");
-  if (bad)
-    printf(" (%zu bad; first [%zu] got %.9g want %.9g)", bad, first_bad, (double)got[first_bad],
-           (double)ref[first_bad]);
+  c.norm_rel = ref2 > 0 ? (double)sqrtl(err2 / ref2) : (double)sqrtl(err2);
+  return c;
+}
+
+/* compare(), printed as one line; true when every element is within rtol. */
+template <typename T, typename R>
+bool check_close(const char *what, const T *got, const R *ref, size_t n, double rtol)
+{
+  Closeness c = compare(got, ref, n, rtol);
+  printf("check %-6s max_rel_err=%.3e norm_rel_err=%.3e tol=%.1e %s", what, c.max_rel,
+         c.norm_rel, rtol, c.bad ? "FAIL" : "ok");
+  if (c.bad)
+    printf(" (%zu bad; first [%zu] got %.9g want %.9g)", c.bad, c.first_bad,
+           (double)got[c.first_bad], (double)ref[c.first_bad]);
   printf("\n");
-  return bad == 0;
+  return c.bad == 0;
 }
 
 /* Snapshot of output buffers, to compare the results of a later run bit for

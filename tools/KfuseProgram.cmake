@@ -1,7 +1,8 @@
 # Building CUDA programs with kfuse-clang++ from CMake custom commands, used by
 # examples/, tests/gpu/ and kfuse-bench. Each program is built fused (the
 # plugins on, linked with libkfuse_rt) and unfused (KFUSE_NO_PLUGINS=1).
-include_guard(GLOBAL)
+# Each of those directories includes this file (no include guard: the
+# variables below must be set in each includer's scope).
 
 set(KFUSE_CXX_DRIVER ${PROJECT_BINARY_DIR}/bin/kfuse-clang++)
 set(KFUSE_PROGRAM_FLAGS -O2 -std=c++17 -Wall -Wextra
