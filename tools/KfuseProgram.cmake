@@ -1,0 +1,63 @@
+# Building CUDA programs with kfuse-clang++ from CMake custom commands, used by
+# examples/, tests/gpu/ and kfuse-bench. Each program is built fused (the
+# plugins on, linked with libkfuse_rt) and unfused (KFUSE_NO_PLUGINS=1).
+# Each of those directories includes this file (no include guard: the
+# variables below must be set in each includer's scope).
+
+set(KFUSE_CXX_DRIVER ${PROJECT_BINARY_DIR}/bin/kfuse-clang++)
+set(KFUSE_PROGRAM_FLAGS -O2 -std=c++17 -Wall -Wextra
+    -I${PROJECT_SOURCE_DIR}/examples -I${PROJECT_SOURCE_DIR}/include)
+# Without the runtime the fused variant could not link once the host pass
+# emits kf_rt_launch_seq calls, so then only the unfused variant is built.
+if(TARGET kfuse_rt)
+  set(KFUSE_HAVE_RT ON)
+  set(KFUSE_FUSED_DEPS kfuse_clang kfuse_llvm kfuse_rt)
+else()
+  set(KFUSE_HAVE_RT OFF)
+  set(KFUSE_FUSED_DEPS kfuse_clang kfuse_llvm)
+endif()
+find_program(KFUSE_PTXAS ptxas HINTS ${KFUSE_CUDA_PATH}/bin)
+
+# kfuse_cuda_program(<name> SOURCE <file.cu> OUTDIR <dir> [HEADERS <files...>]
+#                    [TARGET <custom-target>])
+# Builds <OUTDIR>/<name> (fused, when the runtime exists) and
+# <OUTDIR>/<name>.unfused, and adds them to the custom target (default
+# kfuse_<name>, built by `all`).
+function(kfuse_cuda_program name)
+  cmake_parse_arguments(P "" "SOURCE;OUTDIR;TARGET" "HEADERS" ${ARGN})
+  if(NOT P_TARGET)
+    set(P_TARGET kfuse_${name})
+  endif()
+  set(outs ${P_OUTDIR}/${name}.unfused)
+  add_custom_command(OUTPUT ${P_OUTDIR}/${name}.unfused
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${P_OUTDIR}
+    COMMAND ${CMAKE_COMMAND} -E env KFUSE_NO_PLUGINS=1
+            ${KFUSE_CXX_DRIVER} ${KFUSE_PROGRAM_FLAGS} ${P_SOURCE} -o ${P_OUTDIR}/${name}.unfused
+    DEPENDS ${P_SOURCE} ${P_HEADERS} ${KFUSE_CXX_DRIVER}
+    COMMENT "kfuse-clang++ (unfused) ${name}" VERBATIM)
+  if(KFUSE_HAVE_RT)
+    list(APPEND outs ${P_OUTDIR}/${name})
+    add_custom_command(OUTPUT ${P_OUTDIR}/${name}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${P_OUTDIR}
+      COMMAND ${KFUSE_CXX_DRIVER} ${KFUSE_PROGRAM_FLAGS} ${P_SOURCE} -o ${P_OUTDIR}/${name}
+      DEPENDS ${P_SOURCE} ${P_HEADERS} ${KFUSE_CXX_DRIVER} ${KFUSE_FUSED_DEPS}
+      COMMENT "kfuse-clang++ (fused) ${name}" VERBATIM)
+  endif()
+  add_custom_target(${P_TARGET} ALL DEPENDS ${outs})
+endfunction()
+
+# kfuse_ptx_test(<name> SOURCE <file.cu>): a CTest test that compiles the
+# device side with the plugins to PTX, printing the fusion remarks, and
+# assembles the PTX with ptxas (no GPU needed).
+function(kfuse_ptx_test name)
+  cmake_parse_arguments(P "" "SOURCE" "" ${ARGN})
+  if(NOT KFUSE_BUILD_TESTS OR NOT KFUSE_PTXAS)
+    return()
+  endif()
+  set(ptx ${CMAKE_CURRENT_BINARY_DIR}/${name}.ptx)
+  string(JOIN " " flags ${KFUSE_PROGRAM_FLAGS})
+  add_test(NAME ptx.${name}
+    COMMAND sh -c "set -e; \"$0\" ${flags} --cuda-device-only -S -Rpass=kfuse -Rpass-missed=kfuse \"$1\" -o \"$2\"; \"$3\" -arch=${KFUSE_CUDA_ARCH} \"$2\" -o \"$2.cubin\""
+            ${KFUSE_CXX_DRIVER} ${P_SOURCE} ${ptx} ${KFUSE_PTXAS})
+  set_tests_properties(ptx.${name} PROPERTIES LABELS ptx TIMEOUT 300)
+endfunction()

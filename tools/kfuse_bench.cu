@@ -1,0 +1,384 @@
+/* kfuse-bench: for each workload, in one run, times the unfused launches,
+ * the kfuse-fused launches, a hand-fused kernel and a device-to-device copy
+ * of the same bytes (the bandwidth ceiling), after checking the results. */
+#include "common.h"
+#include "kfuse_bench.h"
+
+#include <string>
+
+namespace {
+
+/* Hand-fused versions: one kernel per workload, computing every output the
+ * launch sequence writes (intermediates included), with the same arithmetic. */
+template <typename T> struct Outs {
+  T *t[8];
+};
+
+template <typename T, int L>
+__global__ void chain_hand(const T *x, const T *y, const T *z, Outs<T> o, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  T yv = y[i], zv = z[i], v = x[i];
+#pragma unroll
+  for (int j = 0; j < L; j++) {
+    v = j % 2 == 0 ? (T)kb_coef[j] * v + yv : v * zv + (T)kb_coef[j];
+    o.t[j][i] = v;
+  }
+}
+
+__global__ void blas1_hand(const double *x, const double *y, const double *z, double *w1,
+                           double *w2, double *o, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  double a = kb_blas_a * x[i] + y[i];
+  double b = kb_blas_alpha * a + kb_blas_beta * z[i];
+  w1[i] = a;
+  w2[i] = b;
+  o[i] = kb_blas_s * b;
+}
+
+__global__ void epilogue_hand(const float *x, const float *r, const float *bias, float *h1,
+                              float *h2, float *h3, float *o, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float v = x[i] + bias[i % kb_epi_cols];
+  float g = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+  float h = kb_epi_s * g;
+  h1[i] = v;
+  h2[i] = g;
+  h3[i] = h;
+  o[i] = h + r[i];
+}
+
+template <typename T, int L>
+void chain_hand_run(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  Outs<T> o = {};
+  for (int j = 0; j < L; j++)
+    o.t[j] = (T *)out[j];
+  chain_hand<T, L><<<kfx::grid_for(n, block), block, 0, s>>>((const T *)in[0], (const T *)in[1],
+                                                             (const T *)in[2], o, n);
+}
+
+void blas1_hand_run(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  blas1_hand<<<kfx::grid_for(n, block), block, 0, s>>>(
+      (const double *)in[0], (const double *)in[1], (const double *)in[2], (double *)out[0],
+      (double *)out[1], (double *)out[2], n);
+}
+
+void epilogue_hand_run(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  epilogue_hand<<<kfx::grid_for(n, block), block, 0, s>>>(
+      (const float *)in[0], (const float *)in[1], (const float *)in[2], (float *)out[0],
+      (float *)out[1], (float *)out[2], (float *)out[3], n);
+}
+
+/* In the order of the workload table (kfuse_bench_workloads.cu). */
+const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
+    chain_hand_run<float, 2>,  chain_hand_run<float, 4>,  chain_hand_run<float, 8>,
+    chain_hand_run<double, 2>, chain_hand_run<double, 4>, chain_hand_run<double, 8>,
+    blas1_hand_run,            epilogue_hand_run,
+};
+
+/* Input ranges per workload kind: positive data keeps the chains free of
+ * cancellation; the epilogue gets GELU's interesting range. */
+template <typename T>
+__global__ void fill_kernel(T *p, size_t n, uint64_t base, double lo, double hi)
+{
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    p[i] = kfx::uniform_at<T>(base, i, lo, hi);
+}
+
+void fill(const kb_workload &w, void *p, size_t n, uint64_t seed, int tag, bool epilogue)
+{
+  double lo = epilogue && tag == 0 ? -3.0 : 0.5, hi = epilogue && tag == 0 ? 3.0 : 1.5;
+  uint64_t base = kfx::uniform_base(seed, (uint64_t)tag);
+  unsigned grid = (unsigned)((n + 255) / 256);
+  if (w.elem == 4)
+    fill_kernel<float><<<grid, 256>>>((float *)p, n, base, lo, hi);
+  else
+    fill_kernel<double><<<grid, 256>>>((double *)p, n, base, lo, hi);
+  KFX_CHECK_LAUNCH();
+}
+
+struct Options {
+  long long n = 1 << 25;
+  long long small_n = 1 << 16;
+  int reps = 30;
+  int warmup = 5;
+  int block = 256;
+  uint64_t seed = 1;
+  std::string csv, only;
+};
+
+void usage(FILE *f)
+{
+  fprintf(f,
+          "usage: kfuse-bench [--n N] [--small-n N] [--reps R] [--warmup W] [--block B]\n"
+          "                   [--seed S] [--only NAME] [--csv FILE]\n"
+          "  --n N        elements of the large runs (default 33554432: 128 MiB per f32 array)\n"
+          "  --small-n N  elements of the launch-bound runs (default 65536; 0: skip them)\n"
+          "  --reps R     timed repetitions, median reported (default 30, at least 20 advised)\n"
+          "  --only NAME  only workloads whose name-dtype contains NAME\n"
+          "  --csv FILE   also write one CSV row per workload, size and variant\n"
+          "Exits 1 when a check failed (kfuse vs unfused must be bit-identical), %d without a GPU.\n",
+          KFX_EXIT_NO_DEVICE);
+}
+
+Options parse(int argc, char **argv)
+{
+  Options o;
+  for (int i = 1; i < argc; i++) {
+    std::string opt = argv[i], val;
+    size_t eq = opt.find('=');
+    bool has = false;
+    if (opt == "-h" || opt == "--help") {
+      usage(stdout);
+      exit(0);
+    }
+    if (eq != std::string::npos) {
+      val = opt.substr(eq + 1);
+      opt = opt.substr(0, eq);
+      has = true;
+    } else if (i + 1 < argc) {
+      val = argv[++i];
+      has = true;
+    }
+    long long v = 0;
+    bool ok = has;
+    if (opt == "--n" && ok) {
+      ok = kfx::parse_ll(val.c_str(), 1, INT_MAX, &v);
+      o.n = v;
+    } else if (opt == "--small-n" && ok) {
+      ok = kfx::parse_ll(val.c_str(), 0, INT_MAX, &v);
+      o.small_n = v;
+    } else if (opt == "--reps" && ok) {
+      ok = kfx::parse_ll(val.c_str(), 1, 100000, &v);
+      o.reps = (int)v;
+    } else if (opt == "--warmup" && ok) {
+      ok = kfx::parse_ll(val.c_str(), 0, 100000, &v);
+      o.warmup = (int)v;
+    } else if (opt == "--block" && ok) {
+      ok = kfx::parse_ll(val.c_str(), 32, 1024, &v) && v % 32 == 0;
+      o.block = (int)v;
+    } else if (opt == "--seed" && ok) {
+      ok = kfx::parse_ll(val.c_str(), 0, LLONG_MAX, &v);
+      o.seed = (uint64_t)v;
+    } else if (opt == "--csv" && ok && !val.empty()) {
+      o.csv = val;
+    } else if (opt == "--only" && ok && !val.empty()) {
+      o.only = val;
+    } else {
+      ok = false;
+    }
+    if (!ok) {
+      fprintf(stderr, "kfuse-bench: bad argument '%s'\n", opt.c_str());
+      usage(stderr);
+      exit(KFX_EXIT_USAGE);
+    }
+  }
+  return o;
+}
+
+/* Device buffers for the largest workload, allocated once. */
+struct Arena {
+  void *in = nullptr, *out = nullptr, *copy_src = nullptr, *copy_dst = nullptr;
+  size_t in_bytes = 0, out_bytes = 0, copy_bytes = 0;
+  std::vector<unsigned char> ref, got;
+
+  Arena(size_t in_b, size_t out_b, size_t copy_b)
+      : in_bytes(in_b), out_bytes(out_b), copy_bytes(copy_b), ref(out_b), got(out_b)
+  {
+    KFX_CHECK(cudaMalloc(&in, in_b));
+    KFX_CHECK(cudaMalloc(&out, out_b));
+    KFX_CHECK(cudaMalloc(&copy_src, copy_b));
+    KFX_CHECK(cudaMalloc(&copy_dst, copy_b));
+    KFX_CHECK(cudaMemset(copy_src, 0x3c, copy_b));
+  }
+  ~Arena()
+  {
+    cudaFree(in);
+    cudaFree(out);
+    cudaFree(copy_src);
+    cudaFree(copy_dst);
+  }
+};
+
+/* Runs seq once on poisoned outputs and copies all outputs to host. */
+void run_once(kb_seq_fn seq, void *const *in, void *const *out, size_t out_bytes, int n, int block,
+              cudaStream_t s, void *out_base, unsigned char *host)
+{
+  KFX_CHECK(cudaMemsetAsync(out_base, 0xff, out_bytes, s));
+  seq(in, out, n, block, s);
+  KFX_CHECK_LAUNCH();
+  KFX_CHECK(cudaStreamSynchronize(s));
+  KFX_CHECK(cudaMemcpy(host, out_base, out_bytes, cudaMemcpyDeviceToHost));
+}
+
+/* Hand-fused against unfused: as close as two float (double) evaluations of
+ * the same expressions can be; they are usually bit-identical. */
+bool hand_close(const kb_workload &w, const unsigned char *got, const unsigned char *ref,
+                size_t n)
+{
+  bool ok = true;
+  for (int k = 0; k < w.nout; k++) {
+    kfx::Closeness c =
+        w.elem == 4 ? kfx::compare((const float *)got + k * n, (const float *)ref + k * n, n, 1e-5)
+                    : kfx::compare((const double *)got + k * n, (const double *)ref + k * n, n,
+                                   1e-12);
+    if (c.bad) {
+      printf("#   hand-fused output %d: %zu elements off (max_rel_err %.3e)\n", k, c.bad,
+             c.max_rel);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+struct Row {
+  std::string workload;
+  long long n;
+  int launches;
+  double bytes;
+  double unfused, fused, hand, copy; /* median ms per sequence */
+  bool bitwise, hand_ok;
+};
+
+void csv_rows(FILE *f, const Row &r, const char *dtype)
+{
+  double copy_gbps = r.bytes / (r.copy * 1e6);
+  struct {
+    const char *variant;
+    double ms;
+  } v[] = {{"unfused", r.unfused}, {"kfuse", r.fused}, {"hand", r.hand}, {"copy", r.copy}};
+  for (auto &x : v) {
+    double gbps = r.bytes / (x.ms * 1e6);
+    fprintf(f, "%s,%s,%lld,%d,%.0f,%s,%.5f,%.1f,%.3f,%.3f,%.3f,%s\n", r.workload.c_str(), dtype,
+            r.n, r.launches, r.bytes, x.variant, x.ms, gbps, gbps / copy_gbps, r.unfused / x.ms,
+            x.ms / r.hand, r.bitwise && r.hand_ok ? "ok" : "FAIL");
+  }
+  fflush(f);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  Options o = parse(argc, argv);
+  kfx::require_device("kfuse-bench");
+#ifdef KB_NO_RT
+  printf("# note: built without libkfuse_rt: the kfuse column runs unfused code\n");
+#endif
+  const kb_workload *fw = kb_fused::workloads(), *uw = kb_unfused::workloads();
+  size_t nmax = (size_t)std::max(o.n, o.small_n);
+  size_t in_b = 0, out_b = 0, copy_b = 0;
+  for (int k = 0; k < KB_NWORKLOADS; k++) {
+    in_b = std::max(in_b, (size_t)uw[k].nin * uw[k].elem * nmax);
+    out_b = std::max(out_b, (size_t)uw[k].nout * uw[k].elem * nmax);
+    copy_b = std::max(copy_b, (size_t)(uw[k].bytes_per_elem * nmax / 2));
+  }
+  Arena A(in_b, out_b, copy_b);
+  cudaStream_t s;
+  KFX_CHECK(cudaStreamCreate(&s));
+
+  FILE *csv = nullptr;
+  if (!o.csv.empty()) {
+    if (!(csv = fopen(o.csv.c_str(), "w"))) {
+      fprintf(stderr, "kfuse-bench: cannot write %s: %s\n", o.csv.c_str(), strerror(errno));
+      return 1;
+    }
+    fprintf(csv, "workload,dtype,n,launches,bytes,variant,median_ms,gbps,frac_copy,"
+                 "speedup_vs_unfused,ratio_to_hand,check\n");
+  }
+  printf("# median of %d reps after %d warm-up; bytes = inputs read once + outputs written "
+         "once;\n# GB/s on those bytes; of_copy = fraction of the D2D copy's GB/s; "
+         "speedup = unfused/kfuse; vs_hand = kfuse/hand time\n",
+         o.reps, o.warmup);
+  printf("%-14s %9s %3s %10s %10s %10s %10s %8s %7s %7s %7s  %s\n", "workload", "n", "L",
+         "unfused_ms", "kfuse_ms", "hand_ms", "copy_ms", "GB/s", "of_copy", "speedup", "vs_hand",
+         "check");
+  bool all_ok = true;
+  long long sizes[2] = {o.n, o.small_n};
+  for (long long n : sizes) {
+    if (n <= 0)
+      continue;
+    /* Launch-bound sizes: time a batch of sequences per event pair. */
+    int iters = n < (1 << 20) ? 100 : 1;
+    for (int k = 0; k < KB_NWORKLOADS; k++) {
+      const kb_workload &w = uw[k];
+      std::string name = std::string(w.name) + "-" + w.dtype;
+      if (!o.only.empty() && name.find(o.only) == std::string::npos)
+        continue;
+      size_t un = (size_t)n, arr = un * w.elem;
+      void *in[4], *out[8];
+      for (int j = 0; j < w.nin; j++) {
+        in[j] = (char *)A.in + j * arr;
+        fill(w, in[j], un, o.seed, j, !strcmp(w.name, "epilogue"));
+      }
+      for (int j = 0; j < w.nout; j++)
+        out[j] = (char *)A.out + j * arr;
+      size_t ob = (size_t)w.nout * arr;
+
+      run_once(w.run, in, out, ob, (int)n, o.block, s, A.out, A.ref.data());
+      run_once(fw[k].run, in, out, ob, (int)n, o.block, s, A.out, A.got.data());
+      Row r{w.name, n, w.launches, w.bytes_per_elem * n, 0, 0, 0, 0, true, true};
+      r.bitwise = memcmp(A.ref.data(), A.got.data(), ob) == 0;
+      if (!r.bitwise) {
+        size_t b = 0;
+        while (A.ref[b] == A.got[b])
+          b++;
+        printf("#   %s: kfuse output differs from unfused at byte %zu (output %zu, element %zu)\n",
+               name.c_str(), b, b / arr, b % arr / w.elem);
+      }
+      run_once(hand_runs[k], in, out, ob, (int)n, o.block, s, A.out, A.got.data());
+      r.hand_ok = hand_close(w, A.got.data(), A.ref.data(), un);
+
+      auto timed = [&](kb_seq_fn f) {
+        return kfx::time_median_ms(
+                   [&] {
+                     for (int it = 0; it < iters; it++)
+                       f(in, out, (int)n, o.block, s);
+                   },
+                   o.warmup, o.reps, s) /
+               iters;
+      };
+      r.unfused = timed(w.run);
+      r.fused = timed(fw[k].run);
+      r.hand = timed(hand_runs[k]);
+      size_t cb = (size_t)(r.bytes / 2);
+      r.copy = kfx::time_median_ms(
+                   [&] {
+                     for (int it = 0; it < iters; it++)
+                       KFX_CHECK(cudaMemcpyAsync(A.copy_dst, A.copy_src, cb,
+                                                 cudaMemcpyDeviceToDevice, s));
+                   },
+                   o.warmup, o.reps, s) /
+               iters;
+      bool ok = r.bitwise && r.hand_ok;
+      all_ok = all_ok && ok;
+      double gbps = r.bytes / (r.fused * 1e6), copy_gbps = r.bytes / (r.copy * 1e6);
+      printf("%-14s %9lld %3d %10.4f %10.4f %10.4f %10.4f %8.1f %7.3f %7.2f %7.2f  %s\n",
+             name.c_str(), n, w.launches, r.unfused, r.fused, r.hand, r.copy, gbps,
+             gbps / copy_gbps, r.unfused / r.fused, r.fused / r.hand,
+             ok ? "ok" : (!r.bitwise ? "FAIL(bitwise)" : "FAIL(hand)"));
+      fflush(stdout);
+      if (csv)
+        csv_rows(csv, r, w.dtype);
+    }
+  }
+  if (csv && fclose(csv) != 0) {
+    fprintf(stderr, "kfuse-bench: cannot write %s\n", o.csv.c_str());
+    all_ok = false;
+  }
+  KFX_CHECK(cudaStreamDestroy(s));
+  printf("kfuse-bench: %s\n", all_ok ? "all checks ok" : "CHECK FAILED");
+  return all_ok ? 0 : 1;
+}
