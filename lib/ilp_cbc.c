@@ -2,6 +2,7 @@
  * file that includes Cbc_C_Interface.h; its calls go through a table so unit
  * tests can fake the solver (time-outs, failures). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <coin/Cbc_C_Interface.h>
@@ -94,6 +95,14 @@ int kf__ilp_solve(const kf__ilp_t *p, kf__ilp_result_t *r)
     for (int c = 0; c < p->ncols; c++)
       idx[n++] = c;
     kf__cbc->set_mip_start(m, n, idx, p->start);
+  }
+  if (getenv("KFPLAN_CBC")) { /* experiment hook: "name=value,..." */
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", getenv("KFPLAN_CBC"));
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+      char *eq = strchr(t, '=');
+      if (eq) { *eq = 0; Cbc_setParameter(m, t, eq + 1); }
+    }
   }
   kf__cbc->set_max_seconds(m, p->time_limit > 0.01 ? p->time_limit : 0.01);
   if (kf__cbc->solve(m) != 0 && !kf__cbc->seconds_limit_reached(m)) {

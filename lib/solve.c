@@ -3,6 +3,7 @@
  * on each other), no-good cuts for the k best plans, the heuristic as start
  * and fallback, and the plan object that reports the result. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "ilp.h"
 #include "plan_int.h"
@@ -249,7 +250,11 @@ int kf_plan_solve(const kf_problem *p, const kf_model *m,
     kf__ilp_t ilp = { c.n, cost, rows.n, rows.start, rows.idx, rows.sense, rows.rhs,
                       pl->nalt == 0 ? start : NULL, left };
     kf__ilp_result_t r = { x, 0, 0, 0 };
+    double ts = kf__now();
     int src = kf__ilp_solve(&ilp, &r);
+    if (getenv("KFPLAN_TRACE"))
+      fprintf(stderr, "kfplan: ilp %d cols %d rows: %s obj %.6g bound %.6g in %.3f s\n",
+              c.n, rows.n, kf_err_name(src), r.obj, r.bound, kf__now() - ts);
     if (src == KF_EINFEASIBLE)
       break; /* no further distinct plan */
     if (src != 0 && src != KF_ETIMEDOUT) {
