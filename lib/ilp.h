@@ -41,6 +41,7 @@ typedef struct kf__cbc_api {
                   char sense, double rhs);
   void (*set_log_level)(void *m, int level);
   void (*set_max_seconds)(void *m, double s);
+  void (*set_parameter)(void *m, const char *name, const char *value);
   void (*set_mip_start)(void *m, int count, const int *cols, const double *vals);
   int (*solve)(void *m);
   int (*is_proven_optimal)(void *m);

@@ -2,7 +2,6 @@
  * file that includes Cbc_C_Interface.h; its calls go through a table so unit
  * tests can fake the solver (time-outs, failures). */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <coin/Cbc_C_Interface.h>
@@ -24,6 +23,7 @@ static void kf__c_row(void *m, int nz, const int *c, const double *v, char s, do
 }
 static void kf__c_log(void *m, int l) { Cbc_setLogLevel(m, l); }
 static void kf__c_secs(void *m, double s) { Cbc_setMaximumSeconds(m, s); }
+static void kf__c_param(void *m, const char *k, const char *v) { Cbc_setParameter(m, k, v); }
 static void kf__c_start(void *m, int n, const int *c, const double *v)
 {
   Cbc_setMIPStartI(m, n, c, v);
@@ -38,7 +38,7 @@ static double kf__c_bound(void *m) { return Cbc_getBestPossibleObjValue(m); }
 
 static const kf__cbc_api_t kf__cbc_real = {
   kf__c_new, kf__c_delete, kf__c_load, kf__c_int, kf__c_row, kf__c_log,
-  kf__c_secs, kf__c_start, kf__c_solve, kf__c_opt, kf__c_inf, kf__c_tl,
+  kf__c_secs, kf__c_param, kf__c_start, kf__c_solve, kf__c_opt, kf__c_inf, kf__c_tl,
   kf__c_sol, kf__c_obj, kf__c_bound,
 };
 static const kf__cbc_api_t *kf__cbc = &kf__cbc_real;
@@ -96,14 +96,9 @@ int kf__ilp_solve(const kf__ilp_t *p, kf__ilp_result_t *r)
       idx[n++] = c;
     kf__cbc->set_mip_start(m, n, idx, p->start);
   }
-  if (getenv("KFPLAN_CBC")) { /* experiment hook: "name=value,..." */
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", getenv("KFPLAN_CBC"));
-    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-      char *eq = strchr(t, '=');
-      if (eq) { *eq = 0; Cbc_setParameter(m, t, eq + 1); }
-    }
-  }
+  /* CBC's own primal heuristics cost more than they find here: the caller
+   * passes the heuristic's plan as the start. */
+  kf__cbc->set_parameter(m, "heuristics", "off");
   kf__cbc->set_max_seconds(m, p->time_limit > 0.01 ? p->time_limit : 0.01);
   if (kf__cbc->solve(m) != 0 && !kf__cbc->seconds_limit_reached(m)) {
     rc = KF_ESOLVER;

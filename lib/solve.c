@@ -272,9 +272,36 @@ int kf_plan_solve(const kf_problem *p, const kf_model *m,
       if (x[i] > 0.5)
         chosen[nc++] = i;
     if (kf__quotient_cycle(&d, &c, chosen, nc, cyc, &clen, topo) != 0) {
-      /* Cyclic group order: forbid this combination of groups, re-solve. */
-      if ((rc = kf__row_add(&rows, cyc, clen, 'L', clen - 1.0)) != 0)
-        goto out;
+      /* Cyclic group order: forbid each cycle's combination of groups, and
+       * repair the solution (dissolve a group of each cycle into singletons)
+       * into the start of the next solve. */
+      int guard = 0;
+      do {
+        if ((rc = kf__row_add(&rows, cyc, clen, 'L', clen - 1.0)) != 0)
+          goto out;
+        int big = cyc[0];
+        for (int i = 1; i < clen; i++)
+          if (c.c[cyc[i]].n > c.c[big].n)
+            big = cyc[i];
+        int w = 0;
+        for (int i = 0; i < nc; i++)
+          if (chosen[i] != big)
+            chosen[w++] = chosen[i];
+        for (int i = 0; i < c.c[big].n; i++)
+          chosen[w++] = c.single[c.c[big].members[i]];
+        nc = w;
+      } while (++guard < n && kf__quotient_cycle(&d, &c, chosen, nc, cyc, &clen, topo) != 0);
+      double rcost = 0;
+      for (int i = 0; i < nc; i++)
+        rcost += c.c[chosen[i]].cost;
+      if (pl->nalt == 0 && rcost < hcost) {
+        hcost = rcost;
+        nh = nc;
+        memcpy(hchosen, chosen, sizeof(int) * (size_t)nc);
+        memset(start, 0, sizeof(double) * (size_t)c.n);
+        for (int i = 0; i < nh; i++)
+          start[hchosen[i]] = 1.0;
+      }
       if (src == KF_ETIMEDOUT) {
         timed_out = 1;
         break;

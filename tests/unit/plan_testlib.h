@@ -8,7 +8,7 @@
 #include <string.h>
 #include "lib/plan_int.h"
 
-static unsigned tl_rand(unsigned *s)
+static inline unsigned tl_rand(unsigned *s)
 {
   *s ^= *s << 13;
   *s ^= *s >> 17;
@@ -17,7 +17,7 @@ static unsigned tl_rand(unsigned *s)
 }
 
 /* n launches over m buffers with 1..3 random accesses each, 1..2 variants. */
-static kf_problem *tl_random_problem(int n, int m, unsigned seed)
+static inline kf_problem *tl_random_problem(int n, int m, unsigned seed)
 {
   kf_problem *p;
   unsigned s = seed * 747796405u + 1u;
@@ -49,7 +49,7 @@ static kf_problem *tl_random_problem(int n, int m, unsigned seed)
 }
 
 /* Cost of every subset (bitmask) usable as a group, INFINITY otherwise. */
-static int tl_connected(const kf__dag *d, unsigned mask)
+static inline int tl_connected(const kf__dag *d, unsigned mask)
 {
   unsigned seen = mask & (~mask + 1), grow = 1;
   while (grow) {
@@ -72,7 +72,7 @@ typedef struct tl_bf {
   double best;
 } tl_bf;
 
-static int tl_acyclic(tl_bf *b)
+static inline int tl_acyclic(tl_bf *b)
 {
   /* Quotient graph on blocks; repeatedly remove blocks with no incoming edge. */
   unsigned alive = (1u << b->nblocks) - 1;
@@ -100,7 +100,7 @@ static int tl_acyclic(tl_bf *b)
   return 1;
 }
 
-static void tl_rec(tl_bf *b, unsigned left, double acc)
+static inline void tl_rec(tl_bf *b, unsigned left, double acc)
 {
   if (acc >= b->best)
     return;
@@ -125,7 +125,7 @@ static void tl_rec(tl_bf *b, unsigned left, double acc)
 }
 
 /* Brute-force optimum of p with groups up to k under model m. */
-static double tl_brute(const kf_problem *p, const kf_model *m, int k)
+static inline double tl_brute(const kf_problem *p, const kf_model *m, int k)
 {
   kf__dag d;
   if (kf__dag_build(p, &d))
