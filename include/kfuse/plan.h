@@ -1,0 +1,199 @@
+/* libkfplan: the fusion problem (launches, buffers, accesses), its solution
+ * (an ordered set partition of the launches into fused groups) and the k best
+ * alternatives. Usable from C++ (the LLVM pass) through extern "C". */
+#ifndef KFUSE_PLAN_H
+#define KFUSE_PLAN_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "kfuse/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kf_problem kf_problem;
+typedef struct kf_plan kf_plan;
+typedef struct kf_model kf_model;
+
+/* Access modes of a launch to a buffer. */
+typedef enum kf_access_mode {
+  KF_READ = 1,
+  KF_WRITE = 2,
+  KF_READWRITE = 3
+} kf_access_mode_t;
+
+/* Dependency kinds, derived from accesses in launch order. */
+typedef enum kf_dep_kind {
+  KF_DEP_RAW = 1,
+  KF_DEP_WAR = 2,
+  KF_DEP_WAW = 4
+} kf_dep_kind_t;
+
+/* One implementation of a launch's kernel (the seed paper's granularities:
+ * 1, 3 or 9 threads for a 3x3 product). Zero fields take defaults. */
+typedef struct kf_variant_s {
+  const char *name;            /* copied; NULL gives "v<index>" */
+  int threads_per_instance;    /* default 1 */
+  int instances_per_block;     /* 0: block_threads / threads_per_instance */
+  int block_threads;           /* unfused block size; default 256 */
+  int registers;               /* per thread; default 32 */
+  int shared_bytes;            /* per block, the kernel's own; default 0 */
+  double flops;                /* per instance */
+  const char *psi_compute;     /* routine name in the psi tables, or NULL */
+} kf_variant_t;
+
+/** Legality callback: @returns nonzero if launches @p group[0..n) (ascending
+ * launch order) may run as one fused kernel. Only called for connected,
+ * convex groups of 2..max_group launches. */
+typedef int (*kf_legal_fn)(void *user, const int *group, int n);
+
+/** Creates an empty problem. @returns 0 or KF_ENOMEM. */
+KF_EXTERN int kf_problem_create(kf_problem **out);
+/** Frees @p p and everything it owns; NULL is allowed. */
+KF_EXTERN void kf_problem_destroy(kf_problem *p);
+
+/** Adds a buffer. @param dead_after nonzero if the buffer is not read after
+ * the sequence, so a fused group that holds all its accesses may drop its
+ * global stores. @param id receives the buffer index (0, 1, ...).
+ * @returns 0, KF_EINVAL (NULL or empty name, duplicate name) or KF_ENOMEM. */
+KF_EXTERN int kf_problem_add_buffer(kf_problem *p, const char *name,
+                                    int dead_after, int *id);
+
+/** Appends a launch (launch order = call order). @param instances number of
+ * independent instances (map elements) it processes, > 0. The launch starts
+ * with no variant; one default variant is assumed if none is added.
+ * @returns 0, KF_EINVAL or KF_ENOMEM. */
+KF_EXTERN int kf_problem_add_launch(kf_problem *p, const char *name,
+                                    double instances, int *id);
+
+/** Adds an implementation variant to @p launch (copied).
+ * @returns 0, KF_EINVAL (bad index or negative field) or KF_ENOMEM. */
+KF_EXTERN int kf_problem_add_variant(kf_problem *p, int launch,
+                                     const kf_variant_t *v);
+
+/** Records that @p launch accesses @p buffer with @p mode, moving
+ * @p bytes_per_instance bytes per instance per direction. @param psi_routine
+ * the psi-table routine of this load/store, or NULL. Accesses must be added
+ * before kf_plan_solve(); dependencies are derived from them in launch order.
+ * @returns 0, KF_EINVAL or KF_ENOMEM. */
+KF_EXTERN int kf_problem_add_access(kf_problem *p, int launch, int buffer,
+                                    kf_access_mode_t mode,
+                                    double bytes_per_instance,
+                                    const char *psi_routine);
+
+/** Adds one entry of the per-routine timing table psi(routine, instances per
+ * block, extra shared memory in bytes) = @p seconds (Fousek et al.).
+ * @returns 0, KF_EINVAL or KF_ENOMEM. */
+KF_EXTERN int kf_problem_add_psi(kf_problem *p, const char *routine,
+                                 int instances_per_block, int extra_shared,
+                                 double seconds);
+
+/** Sets the legality callback; NULL (the default) means every connected
+ * convex group is legal. */
+KF_EXTERN void kf_problem_set_legality(kf_problem *p, kf_legal_fn fn, void *user);
+
+/** Parses a problem file (format in docs/plan.md). On KF_EPARSE, @p err
+ * receives "line N: reason". @returns 0, KF_EPARSE, KF_EINVAL or KF_ENOMEM;
+ * on error *out is NULL. The legality statements of the file are installed
+ * as the problem's legality callback. */
+KF_EXTERN int kf_problem_parse(kf_problem **out, const char *text, size_t len,
+                               char *err, size_t errlen);
+
+/** kf_problem_parse() on the contents of @p path; KF_EIO if unreadable. */
+KF_EXTERN int kf_problem_load(kf_problem **out, const char *path,
+                              char *err, size_t errlen);
+
+/** Writes a synthetic problem file like the scalable-fusion paper's suite
+ * (Wahib and Maruyama): @p kernels launches, @p arrays buffers, each array
+ * used by a sharing set of share_min..share_max launches (its first user
+ * writes it unless it is an input), random flops, registers and variants.
+ * The same @p seed gives the same file. @returns 0, KF_EINVAL or KF_EIO. */
+KF_EXTERN int kf_problem_write_synthetic(FILE *f, int kernels, int arrays,
+                                         int share_min, int share_max,
+                                         unsigned seed);
+
+/** Sizes and names, for printing. Indices are not checked beyond NULL. */
+KF_EXTERN int kf_problem_launch_count(const kf_problem *p);
+KF_EXTERN int kf_problem_buffer_count(const kf_problem *p);
+KF_EXTERN const char *kf_problem_launch_name(const kf_problem *p, int launch);
+KF_EXTERN const char *kf_problem_buffer_name(const kf_problem *p, int buffer);
+KF_EXTERN const char *kf_problem_variant_name(const kf_problem *p, int launch,
+                                              int variant);
+
+/** Calls @p fn once per derived dependency edge (from < to), in order.
+ * @returns the number of edges, or KF_EINVAL. */
+KF_EXTERN int kf_problem_foreach_dep(const kf_problem *p,
+                                     void (*fn)(void *user, int from, int to,
+                                                int kinds),
+                                     void *user);
+
+/* Solver choice. */
+typedef enum kf_solver {
+  KF_SOLVE_AUTO = 0,      /* exact; heuristic above max_exact_launches */
+  KF_SOLVE_EXACT = 1,     /* CBC (a heuristic start, proven gap if stopped) */
+  KF_SOLVE_HEURISTIC = 2  /* greedy merge + local search only */
+} kf_solver_t;
+
+typedef struct kf_solve_options_s {
+  int max_group;          /* k: largest group; default 4 */
+  int k_best;             /* number of distinct plans wanted; default 1 */
+  double time_limit;      /* seconds for the whole solve; default 10 */
+  kf_solver_t solver;
+  int max_exact_launches; /* AUTO threshold; default 2000 */
+  unsigned seed;          /* heuristic seed; default 1 */
+} kf_solve_options_t;
+
+/** Fills @p o with the defaults above. */
+KF_EXTERN void kf_solve_options_init(kf_solve_options_t *o);
+
+/** Solves @p p with cost model @p m (NULL: the default H100 roofline model).
+ * @param opts NULL for defaults. @param out receives the plan (free it with
+ * kf_plan_destroy) whenever the return value is 0 or KF_ETIMEDOUT.
+ * @returns 0 when every plan is proven optimal (the i-th plan the i-th best);
+ * KF_ETIMEDOUT when the time limit stopped the search: the plan holds the best
+ * found and kf_plan_gap() bounds its distance from the optimum;
+ * KF_EINFEASIBLE, KF_ESOLVER, KF_EINVAL or KF_ENOMEM otherwise. */
+KF_EXTERN int kf_plan_solve(const kf_problem *p, const kf_model *m,
+                            const kf_solve_options_t *opts, kf_plan **out);
+
+/** Frees a plan; NULL is allowed. */
+KF_EXTERN void kf_plan_destroy(kf_plan *plan);
+
+/* One fused group of a plan. Pointers stay valid until kf_plan_destroy. */
+typedef struct kf_group_info_s {
+  const int *launches;        /* launch indices in execution (linearised) order */
+  const int *variants;        /* chosen variant per entry of launches */
+  int count;
+  double time;                /* predicted seconds */
+  int shared_bytes;           /* per block, staging + the kernels' own */
+  int instances_per_block;
+  int threads_per_block;
+} kf_group_info_t;
+
+/** Number of alternative plans held (1..k_best). */
+KF_EXTERN int kf_plan_count(const kf_plan *plan);
+/** Groups of plan @p rank (0 = best), in a legal execution order. */
+KF_EXTERN int kf_plan_group_count(const kf_plan *plan, int rank);
+/** @returns 0 or KF_EINVAL for a bad rank or index. */
+KF_EXTERN int kf_plan_group(const kf_plan *plan, int rank, int group,
+                            kf_group_info_t *out);
+/** Predicted total seconds of plan @p rank; negative for a bad rank. */
+KF_EXTERN double kf_plan_time(const kf_plan *plan, int rank);
+/** Predicted seconds with every launch alone, each in its best variant. */
+KF_EXTERN double kf_plan_unfused_time(const kf_plan *plan);
+/** unfused time - plan time, seconds. */
+KF_EXTERN double kf_plan_gain(const kf_plan *plan, int rank);
+/** Relative gap (plan - bound) / plan of the best plan: 0 when proven. */
+KF_EXTERN double kf_plan_gap(const kf_plan *plan);
+/** Lower bound on the optimum that the gap refers to. */
+KF_EXTERN double kf_plan_bound(const kf_plan *plan);
+/** Number of candidate groups considered (singletons included). */
+KF_EXTERN int kf_plan_candidate_count(const kf_plan *plan);
+/** Nonzero if the best plan came from the heuristic alone. */
+KF_EXTERN int kf_plan_is_heuristic(const kf_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,282 @@
+/* Candidate groups: connected (through dependencies or shared buffers),
+ * convex (no path leaves the group and re-enters), at most k launches, legal
+ * per the caller's callback; each costed in its best linearisation and
+ * variant assignment. Also the quotient-graph cycle check of a partition. */
+#include <math.h>
+#include <string.h>
+#include "plan_int.h"
+
+int kf__cand_eval(const kf_problem *p, const kf__dag *d, const kf_model *m,
+                  const int *members, int n, kf__cand *c)
+{
+  memset(c, 0, sizeof *c);
+  c->n = n;
+  memcpy(c->members, members, sizeof(int) * (size_t)n);
+  int rc = kf__linearize(p, d, members, n, c->order, NULL);
+  if (rc)
+    return rc;
+  /* Every variant assignment, as an odometer; capped for safety. */
+  int var[KF__MAXK] = { 0 };
+  c->cost = INFINITY;
+  for (long it = 0; it < 6561; it++) {
+    kf_estimate_t e;
+    rc = kf_model_estimate(m, p, c->order, var, n, &e);
+    if (rc)
+      return rc;
+    if (e.time < c->cost) {
+      c->cost = e.time;
+      c->est = e;
+      memcpy(c->variants, var, sizeof(int) * (size_t)n);
+    }
+    int i = 0;
+    while (i < n && ++var[i] == kf__variant_count(p, c->order[i]))
+      var[i++] = 0;
+    if (i == n)
+      break;
+  }
+  return 0;
+}
+
+typedef struct kf__esu {
+  const kf_problem *p;
+  const kf__dag *d;
+  const kf_model *m;
+  kf__cands *out;
+  int k, root;
+  int set[KF__MAXK], n;
+  int *near;        /* members of set or adjacent to it, counted */
+  uint64_t *scratch;
+  int rc;
+} kf__esu;
+
+static int kf__icmp(const void *a, const void *b)
+{
+  return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+static void kf__esu_record(kf__esu *s)
+{
+  int mem[KF__MAXK];
+  memcpy(mem, s->set, sizeof(int) * (size_t)s->n);
+  qsort(mem, (size_t)s->n, sizeof(int), kf__icmp);
+  if (s->n > 1) {
+    if (!kf__dag_convex(s->d, mem, s->n, s->scratch))
+      return;
+    if (s->p->legal && !s->p->legal(s->p->legal_user, mem, s->n))
+      return;
+  }
+  kf__cand c;
+  int rc = kf__cand_eval(s->p, s->d, s->m, mem, s->n, &c);
+  if (rc) {
+    s->rc = rc;
+    return;
+  }
+  if (s->n > 1) {
+    /* Keep a group only if it beats its launches alone: a group that does
+     * not can be split into singletons with no loss and no new cycle. */
+    double alone = 0;
+    for (int i = 0; i < s->n; i++)
+      alone += s->out->c[s->out->single[mem[i]]].cost;
+    if (!(c.cost < alone * (1 - 1e-9)))
+      return;
+  } else if (!isfinite(c.cost)) {
+    s->rc = KF_EINFEASIBLE; /* a launch that cannot run even alone */
+    return;
+  }
+  if (kf__grow((void **)&s->out->c, &s->out->cap, s->out->n + 1, sizeof(kf__cand))) {
+    s->rc = KF_ENOMEM;
+    return;
+  }
+  s->out->c[s->out->n++] = c;
+}
+
+static void kf__near_add(kf__esu *s, int w, int delta)
+{
+  s->near[w] += delta;
+  for (int q = s->d->nb_start[w]; q < s->d->nb_start[w + 1]; q++)
+    s->near[s->d->nb[q]] += delta;
+}
+
+/* ESU (Wernicke): every connected set containing root as its smallest
+ * vertex is produced exactly once. */
+static void kf__esu_extend(kf__esu *s, const int *ext, int next)
+{
+  if (s->n > 1) /* singletons were recorded first */
+    kf__esu_record(s);
+  if (s->n == s->k || s->rc)
+    return;
+  int local[KF__MAXK * 64 + 64];
+  int nl = next < (int)(sizeof local / sizeof local[0]) ? next : (int)(sizeof local / sizeof local[0]);
+  memcpy(local, ext, sizeof(int) * (size_t)nl);
+  while (nl > 0 && !s->rc) {
+    int w = local[--nl];
+    int ext2[KF__MAXK * 64 + 64];
+    int n2 = nl;
+    memcpy(ext2, local, sizeof(int) * (size_t)nl);
+    for (int q = s->d->nb_start[w]; q < s->d->nb_start[w + 1]; q++) {
+      int u = s->d->nb[q];
+      if (u > s->root && s->near[u] == 0 && n2 < (int)(sizeof ext2 / sizeof ext2[0]))
+        ext2[n2++] = u;
+    }
+    s->set[s->n++] = w;
+    kf__near_add(s, w, 1);
+    kf__esu_extend(s, ext2, n2);
+    kf__near_add(s, w, -1);
+    s->n--;
+  }
+}
+
+int kf__cands_build(const kf_problem *p, const kf__dag *d, const kf_model *m,
+                    int k, kf__cands *out)
+{
+  memset(out, 0, sizeof *out);
+  if (k < 1 || k > KF__MAXK)
+    return KF_EINVAL;
+  int n = p->nl;
+  out->single = malloc(sizeof(int) * (size_t)(n + 1));
+  kf__esu s;
+  memset(&s, 0, sizeof s);
+  s.near = calloc((size_t)n + 1, sizeof(int));
+  s.scratch = malloc(sizeof(uint64_t) * 3 * (size_t)(d->words + 1));
+  if (!out->single || !s.near || !s.scratch) {
+    free(s.near);
+    free(s.scratch);
+    kf__cands_free(out);
+    return KF_ENOMEM;
+  }
+  s.p = p;
+  s.d = d;
+  s.m = m;
+  s.out = out;
+  s.k = 1;
+  /* Singletons first: groups are compared against them. */
+  for (int v = 0; v < n && !s.rc; v++) {
+    out->single[v] = out->n;
+    s.set[0] = v;
+    s.n = 1;
+    kf__esu_record(&s);
+  }
+  s.k = k;
+  for (int v = 0; v < n && !s.rc && k > 1; v++) {
+    s.root = v;
+    s.set[0] = v;
+    s.n = 1;
+    kf__near_add(&s, v, 1);
+    int ext[KF__MAXK * 64 + 64], ne = 0;
+    for (int q = d->nb_start[v]; q < d->nb_start[v + 1]; q++)
+      if (d->nb[q] > v && ne < (int)(sizeof ext / sizeof ext[0]))
+        ext[ne++] = d->nb[q];
+    kf__esu_extend(&s, ext, ne);
+    kf__near_add(&s, v, -1);
+  }
+  free(s.near);
+  free(s.scratch);
+  if (s.rc)
+    kf__cands_free(out);
+  return s.rc;
+}
+
+void kf__cands_free(kf__cands *c)
+{
+  free(c->c);
+  free(c->single);
+  memset(c, 0, sizeof *c);
+}
+
+int kf__quotient_cycle(const kf__dag *d, const kf__cands *c, const int *chosen,
+                       int nc, int *cycle, int *clen, int *topo)
+{
+  int n = d->n, found = 0;
+  int *gof = malloc(sizeof(int) * (size_t)(n + 1));
+  int *indeg = calloc((size_t)nc + 1, sizeof(int));
+  int *head = malloc(sizeof(int) * (size_t)(nc + 1));
+  int *nxt = malloc(sizeof(int) * (size_t)(d->nedges + 1));
+  int *to = malloc(sizeof(int) * (size_t)(d->nedges + 1));
+  int *state = calloc((size_t)nc + 1, sizeof(int));
+  int *stack = malloc(sizeof(int) * (size_t)(nc + 1));
+  int *it = malloc(sizeof(int) * (size_t)(nc + 1));
+  int *queue = malloc(sizeof(int) * (size_t)(nc + 1));
+  if (!gof || !indeg || !head || !nxt || !to || !state || !stack || !it || !queue) {
+    found = KF_ENOMEM;
+    goto out;
+  }
+  for (int g = 0; g < nc; g++) {
+    head[g] = -1;
+    const kf__cand *cg = &c->c[chosen[g]];
+    for (int i = 0; i < cg->n; i++)
+      gof[cg->members[i]] = g;
+  }
+  int ne = 0;
+  for (int e = 0; e < d->nedges; e++) {
+    int a = gof[d->efrom[e]], b = gof[d->eto[e]];
+    if (a == b)
+      continue;
+    to[ne] = b;
+    nxt[ne] = head[a];
+    head[a] = ne++;
+    indeg[b]++;
+  }
+  /* Kahn's order; if it stalls, find a cycle by DFS for the cut. */
+  int qh = 0, qt = 0;
+  for (int g = 0; g < nc; g++)
+    if (!indeg[g])
+      queue[qt++] = g;
+  while (qh < qt) {
+    int g = queue[qh++];
+    for (int e = head[g]; e >= 0; e = nxt[e])
+      if (--indeg[to[e]] == 0)
+        queue[qt++] = to[e];
+  }
+  if (qt == nc) {
+    if (topo)
+      memcpy(topo, queue, sizeof(int) * (size_t)nc);
+    goto out;
+  }
+  found = 1;
+  for (int r = 0; r < nc && found == 1; r++) {
+    if (state[r] || indeg[r] == 0)
+      continue;
+    int sp = 0;
+    stack[sp] = r;
+    it[sp] = head[r];
+    state[r] = 1;
+    while (sp >= 0) {
+      int g = stack[sp];
+      if (it[sp] < 0) {
+        state[g] = 2;
+        sp--;
+        continue;
+      }
+      int e = it[sp];
+      it[sp] = nxt[e];
+      int h = to[e];
+      if (state[h] == 1) {
+        int k = 0, q = sp;
+        while (stack[q] != h)
+          q--;
+        for (; q <= sp; q++)
+          cycle[k++] = chosen[stack[q]];
+        *clen = k;
+        found = 2;
+        break;
+      }
+      if (state[h] == 0) {
+        state[h] = 1;
+        stack[++sp] = h;
+        it[sp] = head[h];
+      }
+    }
+  }
+  found = 1;
+out:
+  free(gof);
+  free(indeg);
+  free(head);
+  free(nxt);
+  free(to);
+  free(state);
+  free(stack);
+  free(it);
+  free(queue);
+  return found;
+}

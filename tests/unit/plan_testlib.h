@@ -1,0 +1,158 @@
+/* Helpers shared by the planner's unit tests: random problems and the
+ * brute-force optimum over all set partitions with an acyclic group order. */
+#ifndef KFUSE_PLAN_TESTLIB_H
+#define KFUSE_PLAN_TESTLIB_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include "lib/plan_int.h"
+
+static inline unsigned tl_rand(unsigned *s)
+{
+  *s ^= *s << 13;
+  *s ^= *s >> 17;
+  *s ^= *s << 5;
+  return *s;
+}
+
+/* n launches over m buffers with 1..3 random accesses each, 1..2 variants. */
+static inline kf_problem *tl_random_problem(int n, int m, unsigned seed)
+{
+  kf_problem *p;
+  unsigned s = seed * 747796405u + 1u;
+  if (kf_problem_create(&p))
+    return NULL;
+  char name[32];
+  for (int b = 0; b < m; b++) {
+    snprintf(name, sizeof name, "b%d", b);
+    kf_problem_add_buffer(p, name, tl_rand(&s) % 2, NULL);
+  }
+  for (int i = 0; i < n; i++) {
+    int id;
+    snprintf(name, sizeof name, "k%d", i);
+    kf_problem_add_launch(p, name, 1 << 20, &id);
+    int nv = 1 + tl_rand(&s) % 2;
+    for (int v = 0; v < nv; v++) {
+      kf_variant_t var = { NULL, 1 + (int)(tl_rand(&s) % 3), 0, 256,
+                           16 + 8 * (int)(tl_rand(&s) % 8), 0,
+                           (double)(tl_rand(&s) % 200), NULL };
+      kf_problem_add_variant(p, id, &var);
+    }
+    int na = 1 + tl_rand(&s) % 3;
+    for (int a = 0; a < na; a++)
+      kf_problem_add_access(p, id, (int)(tl_rand(&s) % (unsigned)m),
+                            (kf_access_mode_t)(1 + tl_rand(&s) % 3),
+                            4.0 * (1 + tl_rand(&s) % 4), NULL);
+  }
+  return p;
+}
+
+/* Cost of every subset (bitmask) usable as a group, INFINITY otherwise. */
+static inline int tl_connected(const kf__dag *d, unsigned mask)
+{
+  unsigned seen = mask & (~mask + 1), grow = 1;
+  while (grow) {
+    grow = 0;
+    for (int v = 0; v < d->n; v++)
+      if (seen >> v & 1)
+        for (int q = d->nb_start[v]; q < d->nb_start[v + 1]; q++)
+          if ((mask >> d->nb[q] & 1) && !(seen >> d->nb[q] & 1))
+            seen |= 1u << d->nb[q], grow = 1;
+  }
+  return seen == mask;
+}
+
+typedef struct tl_bf {
+  const kf__dag *d;
+  double *cost;   /* per mask */
+  int n;
+  unsigned blocks[16];
+  int nblocks;
+  double best;
+} tl_bf;
+
+static inline int tl_acyclic(tl_bf *b)
+{
+  /* Quotient graph on blocks; repeatedly remove blocks with no incoming edge. */
+  unsigned alive = (1u << b->nblocks) - 1;
+  for (int round = 0; round < b->nblocks; round++) {
+    int removed = 0;
+    for (int i = 0; i < b->nblocks; i++) {
+      if (!(alive >> i & 1))
+        continue;
+      int has_in = 0;
+      for (int e = 0; e < b->d->nedges && !has_in; e++) {
+        unsigned f = 1u << b->d->efrom[e], t = 1u << b->d->eto[e];
+        if ((t & b->blocks[i]) && !(f & b->blocks[i]))
+          for (int j = 0; j < b->nblocks; j++)
+            if ((alive >> j & 1) && j != i && (f & b->blocks[j]))
+              has_in = 1;
+      }
+      if (!has_in) {
+        alive &= ~(1u << i);
+        removed = 1;
+      }
+    }
+    if (!removed)
+      return alive == 0;
+  }
+  return 1;
+}
+
+static inline void tl_rec(tl_bf *b, unsigned left, double acc)
+{
+  if (acc >= b->best)
+    return;
+  if (!left) {
+    if (tl_acyclic(b))
+      b->best = acc;
+    return;
+  }
+  unsigned low = left & (~left + 1);
+  unsigned rest = left & ~low;
+  /* every subset of rest joined with the lowest remaining launch */
+  for (unsigned sub = rest;; sub = (sub - 1) & rest) {
+    unsigned blk = sub | low;
+    if (isfinite(b->cost[blk])) {
+      b->blocks[b->nblocks++] = blk;
+      tl_rec(b, left & ~blk, acc + b->cost[blk]);
+      b->nblocks--;
+    }
+    if (!sub)
+      break;
+  }
+}
+
+/* Brute-force optimum of p with groups up to k under model m. */
+static inline double tl_brute(const kf_problem *p, const kf_model *m, int k)
+{
+  kf__dag d;
+  if (kf__dag_build(p, &d))
+    return -1;
+  int n = p->nl;
+  double *cost = malloc(sizeof(double) << n);
+  uint64_t scratch[3 * 4];
+  for (unsigned mask = 1; mask < (1u << n); mask++) {
+    int mem[32], c = 0;
+    for (int v = 0; v < n; v++)
+      if (mask >> v & 1)
+        mem[c++] = v;
+    cost[mask] = INFINITY;
+    if (c > k)
+      continue;
+    if (c > 1 && (!tl_connected(&d, mask) || !kf__dag_convex(&d, mem, c, scratch) ||
+                  (p->legal && !p->legal(p->legal_user, mem, c))))
+      continue;
+    kf__cand cd;
+    if (kf__cand_eval(p, &d, m, mem, c, &cd) == 0)
+      cost[mask] = cd.cost;
+  }
+  tl_bf b = { &d, cost, n, { 0 }, 0, INFINITY };
+  tl_rec(&b, (1u << n) - 1, 0.0);
+  free(cost);
+  kf__dag_free(&d);
+  return b.best;
+}
+
+#endif

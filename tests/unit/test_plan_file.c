@@ -1,0 +1,159 @@
+/* Unit tests of problem_file.c and profile.c: well-formed files, and each
+ * malformed line reported with its number, never a crash. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "kfuse/plan.h"
+#include "kfuse/profile.h"
+
+static const char good[] =
+  "kfuse-plan 1\n"
+  "# comment\n"
+  "instances 1000\n"
+  "buffer x\nbuffer t dead\nbuffer y\n"
+  "launch a\n  variant v1 tpi=3 ipb=32 regs=24 flops=10\n  read x bytes=4\n  write t bytes=4\n"
+  "launch b instances=500\n  read t bytes=4 psi=ld\n  readwrite y bytes=8\n"
+  "psi ld 32 0 1e-6\n"
+  "forbid a b\n";
+
+static void test_good_file(void **state)
+{
+  (void)state;
+  kf_problem *p;
+  char err[128] = "";
+  assert_int_equal(kf_problem_parse(&p, good, strlen(good), err, sizeof err), 0);
+  assert_int_equal(kf_problem_launch_count(p), 2);
+  assert_int_equal(kf_problem_buffer_count(p), 3);
+  assert_string_equal(kf_problem_variant_name(p, 0, 0), "v1");
+  assert_string_equal(kf_problem_variant_name(p, 1, 0), "default");
+  assert_int_equal(kf_problem_foreach_dep(p, NULL, NULL), 1); /* a -> b RAW */
+  kf_plan *pl; /* forbid a b: nothing fuses */
+  assert_int_equal(kf_plan_solve(p, NULL, NULL, &pl), 0);
+  assert_int_equal(kf_plan_group_count(pl, 0), 2);
+  kf_plan_destroy(pl);
+  kf_problem_destroy(p);
+}
+
+static const struct {
+  const char *text;
+  int rc;
+  const char *msg;
+} bad[] = {
+  { "", KF_EPARSE, "line 1: missing header" },
+  { "launch a\n", KF_EPARSE, "line 1: expected header" },
+  { "kfuse-plan 2\n", KF_EVERSION, "line 1: unsupported format version" },
+  { "kfuse-plan 1\nfrobnicate\n", KF_EPARSE, "line 2: unknown statement 'frobnicate'" },
+  { "kfuse-plan 1\nbuffer x\nbuffer x\n", KF_EPARSE, "line 3: duplicate buffer 'x'" },
+  { "kfuse-plan 1\nbuffer x\nread x bytes=4\n", KF_EPARSE, "line 3: read before any launch" },
+  { "kfuse-plan 1\nlaunch a\n  read y bytes=4\n", KF_EPARSE, "line 3: unknown buffer 'y'" },
+  { "kfuse-plan 1\nbuffer x\nlaunch a\n  read x bytes=-4\n", KF_EPARSE, "line 4: bad byte count" },
+  { "kfuse-plan 1\nbuffer x\nlaunch a\n  read x\n", KF_EPARSE, "line 4: expected 'read" },
+  { "kfuse-plan 1\nbuffer x\nlaunch a\n  write x\tbytes=4 color=red\n", KF_EPARSE, "line 4: unknown access attribute 'color=red'" },
+  { "kfuse-plan 1\nlaunch a\n  variant v tpi=0\n", KF_EPARSE, "line 3: bad value for 'tpi'" },
+  { "kfuse-plan 1\nlaunch a\n  variant v warp=2\n", KF_EPARSE, "line 3: unknown variant key 'warp'" },
+  { "kfuse-plan 1\nlaunch a\n  variant v\n  variant v\n", KF_EPARSE, "line 4: duplicate variant 'v'" },
+  { "kfuse-plan 1\nlaunch a instances=0\n", KF_EPARSE, "line 2: bad launch attribute" },
+  { "kfuse-plan 1\ninstances lots\n", KF_EPARSE, "line 2: instances needs" },
+  { "kfuse-plan 1\nlaunch a\nforbid a zz\n", KF_EPARSE, "line 3: unknown launch 'zz'" },
+  { "kfuse-plan 1\nlaunch a\npsi r 0 0 1\n", KF_EPARSE, "line 3: expected 'psi" },
+  { "kfuse-plan 1\n# nothing\n", KF_EPARSE, "no launches" },
+  { "kfuse-plan 1\nlaunch a\nvariant v flops=1e999\n", KF_EPARSE, "line 3: bad value for 'flops'" },
+};
+
+static void test_malformed_files(void **state)
+{
+  (void)state;
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    kf_problem *p = (kf_problem *)1;
+    char err[160] = "";
+    int rc = kf_problem_parse(&p, bad[i].text, strlen(bad[i].text), err, sizeof err);
+    if (rc != bad[i].rc || !strstr(err, bad[i].msg))
+      fail_msg("case %zu: rc %d err '%s', want %d '%s'", i, rc, err, bad[i].rc, bad[i].msg);
+    assert_null(p);
+  }
+}
+
+static void test_binary_garbage(void **state)
+{
+  (void)state;
+  char junk[3000];
+  unsigned s = 12345;
+  for (int round = 0; round < 50; round++) {
+    for (size_t i = 0; i < sizeof junk; i++) {
+      s = s * 1103515245u + 12345u;
+      junk[i] = (char)(s >> 16);
+    }
+    memcpy(junk, "kfuse-plan 1\n", 13);
+    kf_problem *p;
+    char err[160];
+    int rc = kf_problem_parse(&p, junk, sizeof junk, err, sizeof err);
+    if (rc == 0)
+      kf_problem_destroy(p);
+    else
+      assert_non_null(strstr(err, "line "));
+  }
+}
+
+static void test_profile(void **state)
+{
+  (void)state;
+  kf_profile_t p;
+  char err[128] = "";
+  const char *t = "# H100\nname = test gpu\nbandwidth = 2.5e12  # B/s\nsm_count=100\n\n";
+  assert_int_equal(kf_profile_parse(&p, t, strlen(t), err, sizeof err), 0);
+  assert_string_equal(p.name, "test gpu");
+  assert_true(p.bandwidth == 2.5e12);
+  assert_int_equal(p.sm_count, 100);
+  assert_int_equal(p.regs_per_sm, 65536); /* default kept */
+  const char *bads[][2] = {
+    { "bandwidth 3\n", "line 1: expected key = value" },
+    { "\nwarp_size = 32\n", "line 2: unknown key: warp_size" },
+    { "sm_count = 1.5\n", "line 1: expected an integer" },
+    { "bandwidth = fast\n", "line 1: not a number" },
+    { "hide_occupancy = 2\n", "line 1: value out of range" },
+    { "shared_per_block = 300000\n", "exceeds shared_per_sm" },
+  };
+  for (size_t i = 0; i < sizeof bads / sizeof bads[0]; i++) {
+    assert_int_equal(kf_profile_parse(&p, bads[i][0], strlen(bads[i][0]), err, sizeof err),
+                     KF_EPARSE);
+    if (!strstr(err, bads[i][1]))
+      fail_msg("profile case %zu: '%s'", i, err);
+  }
+  assert_int_equal(kf_profile_load(&p, "/nonexistent/x.prof", err, sizeof err), KF_EIO);
+  assert_int_equal(kf_profile_load(&p, KFUSE_SOURCE_DIR "/profiles/h100.prof", err, sizeof err), 0);
+  kf_profile_t d;
+  kf_profile_default(&d);
+  assert_true(p.bandwidth == d.bandwidth && p.sm_count == d.sm_count &&
+              p.shared_per_sm == d.shared_per_sm && p.shared_per_block == d.shared_per_block &&
+              p.l2_bytes == d.l2_bytes && p.clock_hz == d.clock_hz);
+}
+
+static void test_example_file(void **state)
+{
+  (void)state;
+  kf_problem *p;
+  char err[160] = "";
+  assert_int_equal(kf_problem_load(&p, KFUSE_SOURCE_DIR "/examples/plans/mapped-f.plan",
+                                   err, sizeof err), 0);
+  assert_int_equal(kf_problem_launch_count(p), 6);
+  kf_plan *pl;
+  assert_int_equal(kf_plan_solve(p, NULL, NULL, &pl), 0);
+  assert_true(kf_plan_gain(pl, 0) > 0);
+  kf_plan_destroy(pl);
+  kf_problem_destroy(p);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_good_file),
+    cmocka_unit_test(test_malformed_files),
+    cmocka_unit_test(test_binary_garbage),
+    cmocka_unit_test(test_profile),
+    cmocka_unit_test(test_example_file),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

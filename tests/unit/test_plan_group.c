@@ -1,0 +1,220 @@
+/* Unit tests of dag.c, linearize.c and model.c: dependency kinds, convexity,
+ * the linearisation with least live staging memory, allocation with
+ * fragmentation, occupancy and the psi model. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <cmocka.h>
+#include "plan_testlib.h"
+
+static int kinds[8][8];
+static void rec(void *u, int f, int t, int k)
+{
+  (void)u;
+  kinds[f][t] = k;
+}
+
+static void test_dependency_kinds(void **state)
+{
+  (void)state;
+  kf_problem *p;
+  int x;
+  kf_problem_create(&p);
+  kf_problem_add_buffer(p, "x", 0, &x);
+  for (int i = 0; i < 4; i++) {
+    char n[4] = { 'k', (char)('0' + i), 0 };
+    kf_problem_add_launch(p, n, 100, NULL);
+  }
+  kf_problem_add_access(p, 0, x, KF_WRITE, 4, NULL);  /* k0 writes */
+  kf_problem_add_access(p, 1, x, KF_READ, 4, NULL);   /* k1 reads: RAW */
+  kf_problem_add_access(p, 2, x, KF_READ, 4, NULL);   /* k2 reads: RAW */
+  kf_problem_add_access(p, 3, x, KF_WRITE, 4, NULL);  /* k3: WAR, WAW */
+  memset(kinds, 0, sizeof kinds);
+  assert_int_equal(kf_problem_foreach_dep(p, rec, NULL), 5);
+  assert_int_equal(kinds[0][1], KF_DEP_RAW);
+  assert_int_equal(kinds[0][2], KF_DEP_RAW);
+  assert_int_equal(kinds[1][3], KF_DEP_WAR);
+  assert_int_equal(kinds[2][3], KF_DEP_WAR);
+  assert_int_equal(kinds[0][3], KF_DEP_WAW);
+  assert_int_equal(kinds[1][2], 0); /* read after read: no edge */
+  kf__dag d;
+  assert_int_equal(kf__dag_build(p, &d), 0);
+  uint64_t s[3];
+  int g03[2] = { 0, 3 }, g013[3] = { 0, 1, 3 }, g12[2] = { 1, 2 };
+  assert_false(kf__dag_convex(&d, g03, 2, s));  /* 0 -> 1 -> 3 leaves it */
+  assert_false(kf__dag_convex(&d, g013, 3, s)); /* 0 -> 2 -> 3 */
+  assert_true(kf__dag_convex(&d, g12, 2, s));
+  kf__dag_free(&d);
+  kf_problem_destroy(p);
+}
+
+/* a produces big T1 and small T2; b consumes T1, c consumes T2, d consumes
+ * b and c's outputs. Running b right after a frees T1 early. */
+static void test_linearisation(void **state)
+{
+  (void)state;
+  kf_problem *p;
+  kf_problem_create(&p);
+  int T1, T2, U, V, a, c, b, d;
+  kf_problem_add_buffer(p, "T1", 1, &T1);
+  kf_problem_add_buffer(p, "T2", 1, &T2);
+  kf_problem_add_buffer(p, "U", 1, &U);
+  kf_problem_add_buffer(p, "V", 1, &V);
+  kf_problem_add_launch(p, "a", 100, &a);
+  kf_problem_add_launch(p, "c", 100, &c);
+  kf_problem_add_launch(p, "b", 100, &b);
+  kf_problem_add_launch(p, "d", 100, &d);
+  kf_problem_add_access(p, a, T1, KF_WRITE, 400, NULL);
+  kf_problem_add_access(p, a, T2, KF_WRITE, 4, NULL);
+  kf_problem_add_access(p, c, T2, KF_READ, 4, NULL);
+  kf_problem_add_access(p, c, V, KF_WRITE, 400, NULL);
+  kf_problem_add_access(p, b, T1, KF_READ, 400, NULL);
+  kf_problem_add_access(p, b, U, KF_WRITE, 4, NULL);
+  kf_problem_add_access(p, d, U, KF_READ, 4, NULL);
+  kf_problem_add_access(p, d, V, KF_READ, 400, NULL);
+  kf__dag dg;
+  kf__dag_build(p, &dg);
+  int mem[4] = { 0, 1, 2, 3 }, order[4], peak;
+  assert_int_equal(kf__linearize(p, &dg, mem, 4, order, &peak), 0);
+  /* launch order a c b d keeps T1 and V live together (804); a b c d not (408) */
+  assert_int_equal(order[0], a);
+  assert_int_equal(order[1], b);
+  assert_int_equal(order[2], c);
+  assert_int_equal(order[3], d);
+  assert_int_equal(peak, 408);
+  int in_order[4] = { a, c, b, d }, st[8], en[8], sz[8];
+  int m = kf__staging_intervals(p, in_order, 4, st, en, sz, 8);
+  assert_int_equal(m, 4);
+  assert_true(kf__live_peak(st, en, sz, m) > peak);
+  kf__dag_free(&dg);
+  kf_problem_destroy(p);
+}
+
+static void test_allocation(void **state)
+{
+  (void)state;
+  /* No overlap in time: everything at offset 0. */
+  int s1[2] = { 0, 2 }, e1[2] = { 1, 3 }, z1[2] = { 100, 50 }, off[4];
+  assert_int_equal(kf__allocate(s1, e1, z1, 2, off), 100);
+  assert_int_equal(off[0], 0);
+  assert_int_equal(off[1], 0);
+  /* Classic fragmentation: A [0,1] 40, B [1,2] 40, C [2,3] 60, live peak 100
+   * but A and C cannot share B's hole: extent 100 only if C reuses A's space
+   * plus above B... B&B finds the optimum, which exceeds the peak. */
+  int s2[4] = { 0, 1, 2, 3 }, e2[4] = { 1, 2, 3, 3 }, z2[4] = { 30, 40, 40, 30 };
+  int ext = kf__allocate(s2, e2, z2, 4, off);
+  int peak = kf__live_peak(s2, e2, z2, 4);
+  assert_int_equal(peak, 80);
+  assert_true(ext >= peak);
+  /* offsets valid: intervals live together do not overlap in memory */
+  for (int i = 0; i < 4; i++)
+    for (int j = i + 1; j < 4; j++)
+      if (s2[i] <= e2[j] && s2[j] <= e2[i])
+        assert_true(off[i] + z2[i] <= off[j] || off[j] + z2[j] <= off[i]);
+  /* A sequence where fragmentation is unavoidable: 10 [0,1], 20 [0,0],
+   * 20 [1,2], 10 [2,2] ... the optimum is found and never worse than stacking. */
+  int s3[4] = { 0, 0, 1, 2 }, e3[4] = { 1, 0, 2, 2 }, z3[4] = { 10, 20, 20, 10 };
+  ext = kf__allocate(s3, e3, z3, 4, off);
+  assert_int_equal(kf__live_peak(s3, e3, z3, 4), 30);
+  assert_int_equal(ext, 30);
+  assert_int_equal(kf__allocate(NULL, NULL, NULL, 0, NULL), 0);
+}
+
+static void test_model_occupancy(void **state)
+{
+  (void)state;
+  kf_problem *p;
+  kf_problem_create(&p);
+  int x, y, l;
+  kf_problem_add_buffer(p, "x", 0, &x);
+  kf_problem_add_buffer(p, "y", 0, &y);
+  kf_problem_add_launch(p, "k", 1 << 24, &l);
+  kf_variant_t lean = { "lean", 1, 0, 256, 32, 0, 1, NULL };
+  kf_variant_t fat = { "fat", 1, 0, 256, 255, 0, 1, NULL };
+  kf_variant_t huge = { "huge", 1, 0, 256, 32, 300 * 1024, 1, NULL };
+  kf_problem_add_variant(p, l, &lean);
+  kf_problem_add_variant(p, l, &fat);
+  kf_problem_add_variant(p, l, &huge);
+  kf_problem_add_access(p, l, x, KF_READ, 4, NULL);
+  kf_problem_add_access(p, l, y, KF_WRITE, 4, NULL);
+  kf_model *m;
+  kf_model_create(&m, NULL, KF_MODEL_ROOFLINE);
+  kf_estimate_t e0, e1, e2;
+  int order[1] = { l }, v0[1] = { 0 }, v1[1] = { 1 }, v2[1] = { 2 };
+  assert_int_equal(kf_model_estimate(m, p, order, v0, 1, &e0), 0);
+  assert_int_equal(kf_model_estimate(m, p, order, v1, 1, &e1), 0);
+  assert_int_equal(kf_model_estimate(m, p, order, v2, 1, &e2), 0);
+  assert_true(e0.occupancy == 1.0);
+  assert_true(e1.occupancy < 0.25);
+  assert_true(e1.time > e0.time);
+  assert_true(isinf(e2.time)); /* more shared memory than a block may have */
+  assert_true(fabs(e0.time - (8.0 * (1 << 24) / 3e12 + 2.5e-6)) < 1e-12);
+  int bad[1] = { 5 };
+  assert_int_equal(kf_model_estimate(m, p, order, bad, 1, &e0), KF_EINVAL);
+  kf_model_destroy(m);
+  kf_problem_destroy(p);
+}
+
+static int flat_cost(void *u, const kf_problem *p, const int *o, const int *v, int n,
+                     kf_estimate_t *out)
+{
+  (void)p, (void)o, (void)v;
+  out->time = *(double *)u * n;
+  return 0;
+}
+
+static void test_custom_cost_and_psi(void **state)
+{
+  (void)state;
+  kf_problem *p;
+  kf_problem_create(&p);
+  int x, t, a, b;
+  kf_problem_add_buffer(p, "x", 0, &x);
+  kf_problem_add_buffer(p, "t", 1, &t);
+  kf_problem_add_launch(p, "a", 1000, &a);
+  kf_problem_add_launch(p, "b", 1000, &b);
+  kf_variant_t va = { "c", 1, 32, 32, 32, 0, 10, "comp" };
+  kf_problem_add_variant(p, a, &va);
+  kf_problem_add_variant(p, b, &va);
+  kf_problem_add_access(p, a, x, KF_READ, 4, "ld");
+  kf_problem_add_access(p, a, t, KF_WRITE, 4, "st");
+  kf_problem_add_access(p, b, t, KF_READWRITE, 4, "ld");
+  kf_problem_add_psi(p, "ld", 32, 0, 1e-6);
+  kf_problem_add_psi(p, "ld", 32, 1024, 3e-6);
+  kf_problem_add_psi(p, "st", 32, 0, 2e-6);
+  kf_problem_add_psi(p, "comp", 32, 0, 0.5e-6);
+  kf_model *m;
+  kf_model_create(&m, NULL, KF_MODEL_PSI);
+  kf_estimate_t e;
+  int o1[1] = { a }, v[2] = { 0, 0 };
+  assert_int_equal(kf_model_estimate(m, p, o1, v, 1, &e), 0);
+  assert_true(fabs(e.memory_time - 3e-6) < 1e-15);  /* ld + st */
+  assert_true(fabs(e.compute_time - 0.5e-6) < 1e-15);
+  assert_true(fabs(e.time - 5.5e-6) < 1e-15);
+  /* fused: a's load of x runs with 4 B x 32 = 128 B extra shared memory, so
+   * the 1024 B entry of ld applies; t is dead with all its accesses inside
+   * the group, so neither its store nor b's load reaches global memory. */
+  int o2[2] = { a, b };
+  assert_int_equal(kf_model_estimate(m, p, o2, v, 2, &e), 0);
+  assert_int_equal(e.staging_bytes, 4);
+  assert_true(fabs(e.memory_time - 3e-6) < 1e-15);
+  double unit = 1e-3;
+  kf_model_set_cost(m, flat_cost, &unit);
+  assert_int_equal(kf_model_estimate(m, p, o2, v, 2, &e), 0);
+  assert_true(e.time == 2e-3);
+  kf_model_destroy(m);
+  kf_problem_destroy(p);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_dependency_kinds),
+    cmocka_unit_test(test_linearisation),
+    cmocka_unit_test(test_allocation),
+    cmocka_unit_test(test_model_occupancy),
+    cmocka_unit_test(test_custom_cost_and_psi),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,290 @@
+/* Unit tests of solve.c: known optima, random instances against brute force
+ * over all set partitions, the cyclic-quotient counterexample, k best plans
+ * and the heuristic. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <cmocka.h>
+#include "plan_testlib.h"
+
+static kf_solve_options_t opts(int k, int kbest)
+{
+  kf_solve_options_t o;
+  kf_solve_options_init(&o);
+  o.max_group = k;
+  o.k_best = kbest;
+  o.time_limit = 20;
+  o.solver = KF_SOLVE_EXACT;
+  return o;
+}
+
+/* producer -> consumer through a dead intermediate: one fused kernel. */
+static void test_chain_fuses(void **state)
+{
+  (void)state;
+  kf_problem *p;
+  int x, t, y, a, b;
+  assert_int_equal(kf_problem_create(&p), 0);
+  kf_problem_add_buffer(p, "x", 0, &x);
+  kf_problem_add_buffer(p, "t", 1, &t);
+  kf_problem_add_buffer(p, "y", 0, &y);
+  kf_problem_add_launch(p, "scale", 1 << 24, &a);
+  kf_problem_add_access(p, a, x, KF_READ, 4, NULL);
+  kf_problem_add_access(p, a, t, KF_WRITE, 4, NULL);
+  kf_problem_add_launch(p, "axpy", 1 << 24, &b);
+  kf_problem_add_access(p, b, t, KF_READ, 4, NULL);
+  kf_problem_add_access(p, b, y, KF_WRITE, 4, NULL);
+  kf_solve_options_t o = opts(4, 1);
+  kf_plan *pl;
+  assert_int_equal(kf_plan_solve(p, NULL, &o, &pl), 0);
+  assert_int_equal(kf_plan_group_count(pl, 0), 1);
+  kf_group_info_t g;
+  assert_int_equal(kf_plan_group(pl, 0, 0, &g), 0);
+  assert_int_equal(g.count, 2);
+  assert_int_equal(g.launches[0], a);
+  /* unfused: 16 B/elem each + 2 launches; fused: 8 B/elem + 1 launch */
+  double bw = 3.0e12, n = 1 << 24;
+  assert_true(fabs(kf_plan_unfused_time(pl) - (2 * 8 * n / bw + 5e-6)) < 1e-9);
+  assert_true(fabs(kf_plan_time(pl, 0) - (8 * n / bw + 2.5e-6)) < 1e-9);
+  assert_true(kf_plan_gain(pl, 0) > 0);
+  assert_true(kf_plan_gap(pl) == 0);
+  assert_int_equal(kf_plan_group(pl, 0, 1, &g), KF_EINVAL);
+  kf_plan_destroy(pl);
+  kf_problem_destroy(p);
+}
+
+static int forbid_all(void *u, const int *g, int n)
+{
+  (void)u, (void)g, (void)n;
+  return 0;
+}
+
+static void test_legality_callback(void **state)
+{
+  (void)state;
+  kf_problem *p = tl_random_problem(6, 3, 7);
+  kf_problem_set_legality(p, forbid_all, NULL);
+  kf_solve_options_t o = opts(4, 1);
+  kf_plan *pl;
+  assert_int_equal(kf_plan_solve(p, NULL, &o, &pl), 0);
+  assert_int_equal(kf_plan_group_count(pl, 0), 6);
+  assert_true(fabs(kf_plan_gain(pl, 0)) < 1e-12);
+  kf_plan_destroy(pl);
+  kf_problem_destroy(p);
+}
+
+static void check_groups_partition(const kf_plan *pl, int rank, int n)
+{
+  int seen[32] = { 0 };
+  for (int g = 0; g < kf_plan_group_count(pl, rank); g++) {
+    kf_group_info_t gi;
+    assert_int_equal(kf_plan_group(pl, rank, g, &gi), 0);
+    for (int i = 0; i < gi.count; i++)
+      seen[gi.launches[i]]++;
+  }
+  for (int v = 0; v < n; v++)
+    assert_int_equal(seen[v], 1);
+}
+
+static void test_random_vs_brute_force(void **state)
+{
+  (void)state;
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  for (unsigned seed = 1; seed <= 40; seed++) {
+    int n = 4 + (int)(seed % 7); /* 4..10 */
+    int k = 2 + (int)(seed % 3);
+    kf_problem *p = tl_random_problem(n, 2 + (int)(seed % 5), seed);
+    assert_non_null(p);
+    kf_solve_options_t o = opts(k, 1);
+    kf_plan *pl;
+    assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
+    double want = tl_brute(p, m, k), got = kf_plan_time(pl, 0);
+    if (fabs(want - got) > 1e-9 * want)
+      fail_msg("seed %u n %d k %d: solver %.9g, brute force %.9g", seed, n, k, got, want);
+    check_groups_partition(pl, 0, n);
+    kf_plan_destroy(pl);
+    kf_problem_destroy(p);
+  }
+  kf_model_destroy(m);
+}
+
+/* a -> b and c -> d; {a,d} share a large input S and {b,c} a large input T,
+ * so {a,d} + {b,c} is cheapest of all, but each group then waits for the
+ * other: the quotient graph has a cycle and the plan must be rejected. */
+static kf_problem *cyclic_problem(void)
+{
+  kf_problem *p;
+  int S, T, X, Y, O1, O2, a, b, c, d;
+  kf_problem_create(&p);
+  kf_problem_add_buffer(p, "S", 0, &S);
+  kf_problem_add_buffer(p, "T", 0, &T);
+  kf_problem_add_buffer(p, "X", 0, &X);
+  kf_problem_add_buffer(p, "Y", 0, &Y);
+  kf_problem_add_buffer(p, "O1", 0, &O1);
+  kf_problem_add_buffer(p, "O2", 0, &O2);
+  kf_problem_add_launch(p, "a", 1 << 22, &a);
+  kf_problem_add_launch(p, "c", 1 << 22, &c);
+  kf_problem_add_launch(p, "b", 1 << 22, &b);
+  kf_problem_add_launch(p, "d", 1 << 22, &d);
+  kf_problem_add_access(p, a, S, KF_READ, 64, NULL);
+  kf_problem_add_access(p, a, X, KF_WRITE, 4, NULL);
+  kf_problem_add_access(p, c, T, KF_READ, 64, NULL);
+  kf_problem_add_access(p, c, Y, KF_WRITE, 4, NULL);
+  kf_problem_add_access(p, b, X, KF_READ, 4, NULL);
+  kf_problem_add_access(p, b, T, KF_READ, 64, NULL);
+  kf_problem_add_access(p, b, O1, KF_WRITE, 4, NULL);
+  kf_problem_add_access(p, d, Y, KF_READ, 4, NULL);
+  kf_problem_add_access(p, d, S, KF_READ, 64, NULL);
+  kf_problem_add_access(p, d, O2, KF_WRITE, 4, NULL);
+  return p;
+}
+
+static int only_pairs_ad_bc(void *u, const int *g, int n)
+{
+  (void)u;
+  /* launch ids: a 0, c 1, b 2, d 3 */
+  return n == 2 && ((g[0] == 0 && g[1] == 3) || (g[0] == 1 && g[1] == 2));
+}
+
+static void test_cyclic_quotient_rejected(void **state)
+{
+  (void)state;
+  kf_problem *p = cyclic_problem();
+  kf_problem_set_legality(p, only_pairs_ad_bc, NULL);
+  kf__dag d;
+  assert_int_equal(kf__dag_build(p, &d), 0);
+  uint64_t scratch[3];
+  int ad[2] = { 0, 3 }, bc[2] = { 1, 2 };
+  assert_true(kf__dag_convex(&d, ad, 2, scratch));
+  assert_true(kf__dag_convex(&d, bc, 2, scratch));
+  kf_model *m;
+  kf_model_create(&m, NULL, KF_MODEL_ROOFLINE);
+  kf__cands c = { 0 };
+  assert_int_equal(kf__cands_build(p, &d, m, 2, &c), 0);
+  int chosen[2] = { -1, -1 };
+  for (int i = 0; i < c.n; i++)
+    if (c.c[i].n == 2)
+      chosen[c.c[i].members[0] == 0 ? 0 : 1] = i;
+  assert_true(chosen[0] >= 0 && chosen[1] >= 0);
+  int cyc[4], clen = 0, topo[4];
+  assert_int_equal(kf__quotient_cycle(&d, &c, chosen, 2, cyc, &clen, topo), 1);
+  assert_int_equal(clen, 2);
+  /* The two groups beat everything else, yet the solver must not pick both. */
+  kf_solve_options_t o = opts(2, 1);
+  kf_plan *pl;
+  assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
+  assert_int_equal(kf_plan_group_count(pl, 0), 3);
+  double both = c.c[chosen[0]].cost + c.c[chosen[1]].cost;
+  assert_true(kf_plan_time(pl, 0) > both);
+  assert_true(fabs(kf_plan_time(pl, 0) - tl_brute(p, m, 2)) < 1e-12);
+  kf_plan_destroy(pl);
+  o.solver = KF_SOLVE_HEURISTIC;
+  o.time_limit = 0.2;
+  int rc = kf_plan_solve(p, m, &o, &pl);
+  assert_true(rc == 0 || rc == KF_ETIMEDOUT);
+  assert_int_equal(kf_plan_group_count(pl, 0), 3);
+  kf_plan_destroy(pl);
+  kf__cands_free(&c);
+  kf__dag_free(&d);
+  kf_model_destroy(m);
+  kf_problem_destroy(p);
+}
+
+static void test_k_best(void **state)
+{
+  (void)state;
+  kf_problem *p = tl_random_problem(8, 3, 11);
+  kf_solve_options_t o = opts(3, 5);
+  kf_plan *pl;
+  assert_int_equal(kf_plan_solve(p, NULL, &o, &pl), 0);
+  int np = kf_plan_count(pl);
+  assert_true(np >= 2);
+  for (int r = 1; r < np; r++) {
+    assert_true(kf_plan_time(pl, r) >= kf_plan_time(pl, r - 1) * (1 - 1e-12));
+    check_groups_partition(pl, r, 8);
+  }
+  /* Ranks are distinct partitions: compare launch-to-group maps. */
+  for (int r = 1; r < np; r++) {
+    int same = kf_plan_group_count(pl, r) == kf_plan_group_count(pl, 0);
+    for (int g = 0; g < kf_plan_group_count(pl, r) && same; g++) {
+      kf_group_info_t a, b;
+      kf_plan_group(pl, r, g, &a);
+      int found = 0;
+      for (int h = 0; h < kf_plan_group_count(pl, 0) && !found; h++) {
+        kf_plan_group(pl, 0, h, &b);
+        if (a.count == b.count) {
+          int eq = 1;
+          for (int i = 0; i < a.count; i++) {
+            int in = 0;
+            for (int j = 0; j < b.count; j++)
+              in |= a.launches[i] == b.launches[j];
+            eq &= in;
+          }
+          found = eq;
+        }
+      }
+      same = found;
+    }
+    assert_false(same);
+  }
+  kf_plan_destroy(pl);
+  kf_problem_destroy(p);
+}
+
+static void test_heuristic_valid(void **state)
+{
+  (void)state;
+  for (unsigned seed = 1; seed <= 10; seed++) {
+    kf_problem *p = tl_random_problem(30, 12, seed);
+    kf_solve_options_t o = opts(4, 1);
+    o.solver = KF_SOLVE_HEURISTIC;
+    o.time_limit = 0.05;
+    kf_plan *pl;
+    int rc = kf_plan_solve(p, NULL, &o, &pl);
+    assert_true(rc == 0 || rc == KF_ETIMEDOUT);
+    assert_true(kf_plan_is_heuristic(pl));
+    assert_true(kf_plan_time(pl, 0) <= kf_plan_unfused_time(pl) * (1 + 1e-12));
+    assert_true(kf_plan_bound(pl) <= kf_plan_time(pl, 0) * (1 + 1e-12));
+    check_groups_partition(pl, 0, 30);
+    o.solver = KF_SOLVE_EXACT;
+    o.time_limit = 20;
+    kf_plan *ex;
+    assert_int_equal(kf_plan_solve(p, NULL, &o, &ex), 0);
+    assert_true(kf_plan_time(ex, 0) <= kf_plan_time(pl, 0) * (1 + 1e-12));
+    assert_true(kf_plan_time(ex, 0) >= kf_plan_bound(pl) * (1 - 1e-12));
+    kf_plan_destroy(ex);
+    kf_plan_destroy(pl);
+    kf_problem_destroy(p);
+  }
+}
+
+static void test_bad_arguments(void **state)
+{
+  (void)state;
+  kf_plan *pl;
+  kf_problem *p;
+  assert_int_equal(kf_plan_solve(NULL, NULL, NULL, &pl), KF_EINVAL);
+  kf_problem_create(&p);
+  assert_int_equal(kf_plan_solve(p, NULL, NULL, &pl), KF_EINVAL); /* empty */
+  kf_problem_add_launch(p, "k", 10, NULL);
+  kf_solve_options_t o = opts(9, 1);
+  assert_int_equal(kf_plan_solve(p, NULL, &o, &pl), KF_EINVAL);
+  assert_int_equal(kf_plan_count(NULL), KF_EINVAL);
+  kf_problem_destroy(p);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_chain_fuses),
+    cmocka_unit_test(test_legality_callback),
+    cmocka_unit_test(test_random_vs_brute_force),
+    cmocka_unit_test(test_cyclic_quotient_rejected),
+    cmocka_unit_test(test_k_best),
+    cmocka_unit_test(test_heuristic_valid),
+    cmocka_unit_test(test_bad_arguments),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
