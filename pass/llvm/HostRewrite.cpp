@@ -330,9 +330,14 @@ void HostRewriter::reportBreak(Launch &Last, const LaunchRun &R) {
   Launch *Missed = nullptr;
   Instruction *I = R.Breaker;
   for (unsigned Steps = 0; I && Steps < 4096 && !Missed; ++Steps) {
-    if (Launch *L = ByPush.lookup(I); L && L != &Last && L->isAnnotated()) {
-      Missed = L;
-      break;
+    if (Launch *L = ByPush.lookup(I); L && L != &Last) {
+      if (L->isAnnotated()) {
+        Missed = L;
+        break;
+      }
+      // Step over a launch of another kernel to the one after it.
+      I = after(*L->StubCall);
+      continue;
     }
     if (!I->isTerminator()) {
       I = I->getNextNode();
