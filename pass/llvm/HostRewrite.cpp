@@ -44,6 +44,22 @@
 /// push and makes the branch unconditional, and calls the runtime where the
 /// last stub call was. A lone launch is never rewritten.
 ///
+/// What a rewritten run leaves in the module:
+///
+///   %kfuse.launch = type { ptr, [3 x i32], [3 x i32], i64, ptr, ptr, ptr,
+///                          i32, i64 }    ; kf_launch_t: offsets 0, 8, 20, 32,
+///                                        ; 40, 48, 56, 64, 72; 80 bytes
+///   %kfuse.site   = type { ptr, ptr, i32, i32 }   ; kf_site_t, 24 bytes
+///   @kfuse.site   = private global { @kfuse.where, null, n, 0 }
+///   @kfuse.where  = "file:line:col function" of the first `<<<` (or
+///                   "function launch i" without debug info)
+///   @kfuse.argsizes.<stub> = private constant [nargs x i32]: sizeof of each
+///                   kernel parameter (not of its ABI pieces)
+///
+/// Records are filled with byte-offset GEPs computed from the DataLayout of
+/// %kfuse.launch. A byval argument is copied into an entry-block slot of its
+/// own, so the record does not depend on the lifetime of clang's temporary.
+///
 /// A record's `dead` bit p is set when the pointer passed as parameter p is
 /// provably unused after the run except by cudaFree (HostMemory::isDeadAfter);
 /// the runtime may then drop the fused kernel's stores to it.
