@@ -347,7 +347,7 @@ void HostRewriter::reportBreak(Launch &Last, const LaunchRun &R) {
   Instruction *I = R.Breaker;
   for (unsigned Steps = 0; I && Steps < 4096 && !Missed; ++Steps) {
     if (Launch *L = ByPush.lookup(I); L && L != &Last) {
-      if (L->isAnnotated()) {
+      if (L->isAnnotated() && L->Layout->isValid()) {
         Missed = L;
         break;
       }
