@@ -8,13 +8,13 @@
 #include "HostLaunch.h"
 
 #include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 
-#include <map>
 
 using namespace llvm;
 
@@ -237,6 +237,34 @@ StubLayout StubLayout::analyze(Function &Stub) {
     S.Prologue.push_back(&I);
   }
   return S;
+}
+
+AnnotatedStubs::AnnotatedStubs(Module &M) {
+  GlobalVariable *GA = M.getGlobalVariable("llvm.global.annotations");
+  auto *Arr = GA && GA->hasInitializer()
+                  ? dyn_cast<ConstantArray>(GA->getInitializer())
+                  : nullptr;
+  if (!Arr)
+    return;
+  for (Value *Op : Arr->operands()) {
+    auto *Entry = dyn_cast<ConstantStruct>(Op);
+    if (!Entry || Entry->getNumOperands() < 2)
+      continue;
+    auto *F = dyn_cast<Function>(Entry->getOperand(0)->stripPointerCasts());
+    auto *StrGV =
+        dyn_cast<GlobalVariable>(Entry->getOperand(1)->stripPointerCasts());
+    auto *Str = StrGV && StrGV->hasInitializer()
+                    ? dyn_cast<ConstantDataArray>(StrGV->getInitializer())
+                    : nullptr;
+    if (F && Str && Str->isCString() && Str->getAsCString() == "kfuse_map" &&
+        !Layouts.count(F))
+      Layouts.emplace(F, StubLayout::analyze(*F));
+  }
+}
+
+StubLayout *AnnotatedStubs::lookup(Function *Stub) {
+  auto It = Layouts.find(Stub);
+  return It == Layouts.end() ? nullptr : &It->second;
 }
 
 /// Returns the named struct \p Name with body \p Body, creating it (under a

@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/Instructions.h"
 
+#include <map>
 #include <string>
 
 namespace llvm {
@@ -51,6 +52,20 @@ struct StubLayout {
 
   /// Reads the prologue of \p Stub; WhyNot says what did not match.
   static StubLayout analyze(llvm::Function &Stub);
+};
+
+/// The kfuse_map stubs of a module (llvm.global.annotations entries whose
+/// string is "kfuse_map", docs/annotations.md), each with its layout.
+class AnnotatedStubs {
+public:
+  explicit AnnotatedStubs(llvm::Module &M);
+
+  /// The layout of \p Stub's prologue, or null when it is not kfuse_map.
+  StubLayout *lookup(llvm::Function *Stub);
+  bool empty() const { return Layouts.empty(); }
+
+private:
+  std::map<llvm::Function *, StubLayout> Layouts;
 };
 
 /// One launch: `%r = __cudaPushCallConfiguration(...)`, `icmp ne %r, 0`,

@@ -72,7 +72,6 @@
 #include "Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
@@ -82,7 +81,6 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
-#include <map>
 
 using namespace llvm;
 using namespace kfuse;
@@ -119,43 +117,6 @@ struct LaunchRun {
     Kind = K;
     Why = std::move(Reason);
   }
-};
-
-/// The stub-annotated kernels of one module.
-class AnnotatedStubs {
-public:
-  explicit AnnotatedStubs(Module &M) {
-    GlobalVariable *GA = M.getGlobalVariable("llvm.global.annotations");
-    auto *Arr = GA && GA->hasInitializer()
-                    ? dyn_cast<ConstantArray>(GA->getInitializer())
-                    : nullptr;
-    if (!Arr)
-      return;
-    for (Value *Op : Arr->operands()) {
-      auto *Entry = dyn_cast<ConstantStruct>(Op);
-      if (!Entry || Entry->getNumOperands() < 2)
-        continue;
-      auto *F = dyn_cast<Function>(Entry->getOperand(0)->stripPointerCasts());
-      auto *StrGV =
-          dyn_cast<GlobalVariable>(Entry->getOperand(1)->stripPointerCasts());
-      auto *Str = StrGV && StrGV->hasInitializer()
-                      ? dyn_cast<ConstantDataArray>(StrGV->getInitializer())
-                      : nullptr;
-      if (F && Str && Str->isCString() && Str->getAsCString() == "kfuse_map" &&
-          !Layouts.count(F))
-        Layouts.emplace(F, StubLayout::analyze(*F));
-    }
-  }
-
-  /// The layout of \p Stub's prologue, or null when it is not kfuse_map.
-  StubLayout *lookup(Function *Stub) {
-    auto It = Layouts.find(Stub);
-    return It == Layouts.end() ? nullptr : &It->second;
-  }
-  bool empty() const { return Layouts.empty(); }
-
-private:
-  std::map<Function *, StubLayout> Layouts;
 };
 
 /// Finds the runs in one function and rewrites them.
