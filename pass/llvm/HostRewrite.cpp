@@ -1,8 +1,616 @@
 //===- HostRewrite.cpp - hand kfuse_map launch runs to the runtime --------===//
+///
+/// \file
+/// The host pass finds runs of adjacent launches of kfuse_map kernels in the
+/// x86-64 module and replaces each run with one call
+/// `kf_rt_launch_seq(&site, records, n)` (include/kfuse/rt.h). It knows
+/// nothing about the fusion plan: it only hands the launches over, and the
+/// runtime either runs fused kernels or the original launches in order.
+///
+/// It runs at pipeline start, before inlining, so a launch still has the shape
+/// clang's CUDA codegen gives it, at -O0 and -O2 alike:
+///
+///   %r = call i32 @__cudaPushCallConfiguration(i64 gxy, i32 gz, i64 bxy,
+///                                              i32 bz, i64 shmem, ptr stream)
+///   %c = icmp ne i32 %r, 0
+///   br i1 %c, label %skip, label %ok
+/// ok:  ... argument evaluation ...
+///   call void @__device_stub__K(args)        ; may be an invoke
+///   br label %skip
+///
+/// Launches L1, ..., Ln (n >= 2) form a run when:
+///
+/// 1. Each Li is a launch of a stub named in llvm.global.annotations with
+///    "kfuse_map" (docs/annotations.md), and the stub's prologue could be
+///    read (StubLayout): we must reproduce the kernel's argument bytes.
+/// 2. The code from the stub call of L1 to the stub call of Ln is one
+///    straight path: unconditional branches (and invoke normal edges) into
+///    blocks entered from nowhere else, except the skip edges of the launches
+///    themselves, which the rewrite removes. No loop back edge is crossed.
+/// 3. No instruction on that path other than the launches' own push, compare,
+///    branch and stub call can touch device memory or synchronise with the
+///    device (HostMemory::hazard): arithmetic, loads and stores of stack slots
+///    that never escape the function, loads of constants, dim3 constructors,
+///    intrinsics without memory effects. Any other call ends the run, so does
+///    anything that may throw, because an exception would skip the launches
+///    already seen.
+///
+/// Under these conditions delaying L1..Ln-1 to the position of Ln changes
+/// nothing the program can observe: launches are asynchronous, and the code
+/// in between only computes host values. Each launch's configuration and
+/// arguments are still evaluated where they were, in order; the rewrite
+/// stores them into record i of a stack array at the stub call's position
+/// (replaying the stub's own prologue for the argument bytes), removes the
+/// push and makes the branch unconditional, and calls the runtime where the
+/// last stub call was. A lone launch is never rewritten.
+///
+/// What a rewritten run leaves in the module:
+///
+///   %kfuse.launch = type { ptr, [3 x i32], [3 x i32], i64, ptr, ptr, ptr,
+///                          i32, i64 }    ; kf_launch_t: offsets 0, 8, 20, 32,
+///                                        ; 40, 48, 56, 64, 72; 80 bytes
+///   %kfuse.site   = type { ptr, ptr, i32, i32 }   ; kf_site_t, 24 bytes
+///   @kfuse.site   = private global { @kfuse.where, null, n, 0 }
+///   @kfuse.where  = "file:line:col function" of the first `<<<` (or
+///                   "function launch i" without debug info)
+///   @kfuse.argsizes.<stub> = private constant [nargs x i32]: sizeof of each
+///                   kernel parameter (not of its ABI pieces)
+///
+/// Records are filled with byte-offset GEPs computed from the DataLayout of
+/// %kfuse.launch. A byval argument is copied into an entry-block slot of its
+/// own, so the record does not depend on the lifetime of clang's temporary.
+///
+/// A record's `dead` bit p is set when the pointer passed as parameter p is
+/// provably unused after the run except by cudaFree (HostMemory::isDeadAfter);
+/// the runtime may then drop the fused kernel's stores to it.
+///
+/// Every rewritten run is an optimization remark, every run cut short by an
+/// instruction a missed remark naming it, under DEBUG_TYPE "kfuse".
+//===----------------------------------------------------------------------===//
+#include "HostLaunch.h"
+#include "HostMemory.h"
 #include "Passes.h"
 
-using namespace llvm;
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
 
-PreservedAnalyses kfuse::HostRewritePass::run(Module &, ModuleAnalysisManager &) {
-  return PreservedAnalyses::all();
+
+using namespace llvm;
+using namespace kfuse;
+
+#define DEBUG_TYPE "kfuse"
+
+STATISTIC(NumRuns, "Runs of kfuse_map launches handed to the runtime");
+STATISTIC(NumLaunchesHanded, "kfuse_map launches handed to the runtime");
+STATISTIC(NumLone, "kfuse_map launches left alone: no neighbour to join");
+STATISTIC(NumBrokenByHazard,
+          "Runs ended by an instruction that may touch device memory");
+STATISTIC(NumBrokenByControlFlow, "Runs ended by a branch or a join");
+STATISTIC(NumBrokenByOtherLaunch, "Runs ended by a launch of another kernel");
+STATISTIC(NumStubNotUnderstood,
+          "kfuse_map launches whose stub prologue could not be read");
+STATISTIC(NumDeadParams, "Launch parameters marked dead after their run");
+
+namespace {
+
+/// Why a run stopped growing.
+enum class BreakKind { None, Hazard, ControlFlow, OtherLaunch };
+
+/// A maximal run of launches and what ended it.
+struct LaunchRun {
+  SmallVector<Launch *, 4> Launches;
+  Instruction *Breaker = nullptr;
+  BreakKind Kind = BreakKind::None;
+  std::string Why;
+  /// Per launch: the dead mask of its record.
+  SmallVector<uint64_t, 4> Dead;
+
+  void breakAt(Instruction *I, BreakKind K, std::string Reason) {
+    Breaker = I;
+    Kind = K;
+    Why = std::move(Reason);
+  }
+};
+
+/// Finds the runs in one function and rewrites them.
+class HostRewriter {
+public:
+  HostRewriter(Function &F, AnnotatedStubs &Stubs,
+               OptimizationRemarkEmitter &ORE)
+      : F(F), M(*F.getParent()), DL(M.getDataLayout()), Stubs(Stubs),
+        ORE(ORE) {}
+
+  bool run();
+
+private:
+  void collectLaunches();
+  LaunchRun growRun(Launch &First);
+  Instruction *after(CallBase &Call);
+  bool joinsOnlyRun(BasicBlock &Next, BasicBlock &From, const LaunchRun &R);
+  Instruction *firstHazard(Launch &L, std::string &Why);
+  void reportBreak(Launch &Last, const LaunchRun &R);
+  void computeDeadMasks(LaunchRun &R);
+  void rewrite(LaunchRun &R);
+  SmallVector<Value *, 8> materializeArgs(Launch &L, IRBuilder<> &B);
+  GlobalVariable *getSizesGlobal(StubLayout &S);
+  GlobalVariable *createSite(const LaunchRun &R);
+  AllocaInst *entryAlloca(Type *T, Align A, const Twine &Name);
+
+  Function &F;
+  Module &M;
+  const DataLayout &DL;
+  AnnotatedStubs &Stubs;
+  OptimizationRemarkEmitter &ORE;
+  HostMemory Mem;
+  std::vector<Launch> Launches;
+  DenseMap<Instruction *, Launch *> ByPush;
+  SmallPtrSet<Launch *, 8> Taken;
+};
+
+} // namespace
+
+void HostRewriter::collectLaunches() {
+  for (BasicBlock &BB : F)
+    for (Instruction &I : BB) {
+      Launch L;
+      if (isPushCall(I) && matchLaunch(cast<CallBase>(I), L)) {
+        L.Layout = Stubs.lookup(L.stub());
+        L.Index = Launches.size();
+        Launches.push_back(L);
+      }
+    }
+  for (Launch &L : Launches)
+    ByPush[L.Push] = &L;
+}
+
+/// The instruction executed after \p Call returns normally, or null when
+/// that is not on a straight path.
+Instruction *HostRewriter::after(CallBase &Call) {
+  if (auto *II = dyn_cast<InvokeInst>(&Call)) {
+    BasicBlock *Next = II->getNormalDest();
+    return Next->getSinglePredecessor() ? &Next->front() : nullptr;
+  }
+  return Call.getNextNode();
+}
+
+/// True when every predecessor of \p Next is \p From or the push block of a
+/// launch of \p R that skips to \p Next: after the rewrite, \p From is then
+/// the only way in.
+bool HostRewriter::joinsOnlyRun(BasicBlock &Next, BasicBlock &From,
+                                const LaunchRun &R) {
+  for (BasicBlock *Pred : predecessors(&Next)) {
+    if (Pred == &From)
+      continue;
+    if (none_of(R.Launches, [&](Launch *L) {
+          return L->Branch->getParent() == Pred && L->Skip == &Next;
+        }))
+      return false;
+  }
+  return true;
+}
+
+/// The first instruction of \p L's argument evaluation (between its branch
+/// and its stub call) that is a hazard, or null.
+Instruction *HostRewriter::firstHazard(Launch &L, std::string &Why) {
+  BasicBlock *BB = L.ConfigOK;
+  while (true) {
+    for (Instruction &I : *BB) {
+      if (&I == L.StubCall)
+        return nullptr;
+      if (I.isTerminator())
+        break;
+      Why = Mem.hazard(I);
+      if (!Why.empty())
+        return &I;
+    }
+    // matchLaunch found the stub call on a straight path, so this terminator
+    // is an unconditional branch or an invoke.
+    Instruction *T = BB->getTerminator();
+    if (auto *II = dyn_cast<InvokeInst>(T)) {
+      Why = Mem.hazard(*II);
+      if (!Why.empty())
+        return II;
+      BB = II->getNormalDest();
+    } else {
+      BB = T->getSuccessor(0);
+    }
+  }
+}
+
+LaunchRun HostRewriter::growRun(Launch &First) {
+  LaunchRun R;
+  R.Launches.push_back(&First);
+  SmallPtrSet<BasicBlock *, 8> Visited{First.StubCall->getParent()};
+  Instruction *I = after(*First.StubCall);
+  if (!I)
+    R.breakAt(First.StubCall, BreakKind::ControlFlow,
+              "the stub call's normal destination is a join");
+  while (I) {
+    if (Launch *Next = ByPush.lookup(I)) {
+      if (!Next->isAnnotated() || !Next->Layout->isValid() ||
+          Taken.count(Next)) {
+        R.breakAt(I, BreakKind::OtherLaunch,
+                  "a launch of " + kernelName(*Next->stub()));
+        break;
+      }
+      std::string Why;
+      if (Instruction *Bad = firstHazard(*Next, Why)) {
+        R.breakAt(Bad, BreakKind::Hazard, Why);
+        break;
+      }
+      R.Launches.push_back(Next);
+      Visited.insert(Next->StubCall->getParent());
+      I = after(*Next->StubCall);
+      if (!I)
+        R.breakAt(Next->StubCall, BreakKind::ControlFlow,
+                  "the stub call's normal destination is a join");
+      continue;
+    }
+    if (!I->isTerminator()) {
+      std::string Why = Mem.hazard(*I);
+      if (!Why.empty()) {
+        R.breakAt(I, BreakKind::Hazard, Why);
+        break;
+      }
+      I = I->getNextNode();
+      continue;
+    }
+    BasicBlock *Succ = nullptr;
+    if (auto *Br = dyn_cast<BranchInst>(I); Br && Br->isUnconditional())
+      Succ = Br->getSuccessor(0);
+    else if (auto *II = dyn_cast<InvokeInst>(I)) {
+      std::string Why = Mem.hazard(*II);
+      if (!Why.empty()) {
+        R.breakAt(I, BreakKind::Hazard, Why);
+        break;
+      }
+      Succ = II->getNormalDest();
+    }
+    if (!Succ) {
+      R.breakAt(I, BreakKind::ControlFlow, "a branch");
+      break;
+    }
+    if (!Visited.insert(Succ).second ||
+        !joinsOnlyRun(*Succ, *I->getParent(), R)) {
+      R.breakAt(I, BreakKind::ControlFlow, "a control-flow join");
+      break;
+    }
+    I = &Succ->front();
+  }
+  return R;
+}
+
+/// Says, as a missed remark, that \p R ended before a kfuse_map launch that
+/// follows it on the straight path.
+void HostRewriter::reportBreak(Launch &Last, const LaunchRun &R) {
+  switch (R.Kind) {
+  case BreakKind::None:
+    return;
+  case BreakKind::Hazard:
+    ++NumBrokenByHazard;
+    break;
+  case BreakKind::ControlFlow:
+    ++NumBrokenByControlFlow;
+    break;
+  case BreakKind::OtherLaunch:
+    ++NumBrokenByOtherLaunch;
+    break;
+  }
+  // Look past the breaker for the launch the run could have reached.
+  Launch *Missed = nullptr;
+  Instruction *I = R.Breaker;
+  for (unsigned Steps = 0; I && Steps < 4096 && !Missed; ++Steps) {
+    if (Launch *L = ByPush.lookup(I); L && L != &Last) {
+      if (L->isAnnotated() && L->Layout->isValid()) {
+        Missed = L;
+        break;
+      }
+      // Step over a launch of another kernel to the one after it.
+      I = after(*L->StubCall);
+      continue;
+    }
+    if (!I->isTerminator()) {
+      I = I->getNextNode();
+      continue;
+    }
+    BasicBlock *Succ = I->getNumSuccessors() == 1 ? I->getSuccessor(0) : nullptr;
+    if (auto *II = dyn_cast<InvokeInst>(I))
+      Succ = II->getNormalDest();
+    I = Succ ? &Succ->front() : nullptr;
+  }
+  if (!Missed)
+    return;
+  ORE.emit([&] {
+    return OptimizationRemarkMissed(DEBUG_TYPE, "RunBroken", R.Breaker)
+           << "launch of " << ore::NV("Kernel", kernelName(*Last.stub()))
+           << " not handed to the runtime with the launch of "
+           << ore::NV("Next", kernelName(*Missed->stub())) << ": "
+           << ore::NV("Reason", R.Why) << " lies between them";
+  });
+}
+
+void HostRewriter::computeDeadMasks(LaunchRun &R) {
+  const Instruction &Start = *R.Launches.front()->Push;
+  const Instruction &End = *R.Launches.back()->StubCall;
+  DenseMap<const Value *, bool> Known;
+  for (auto [K, L] : enumerate(R.Launches)) {
+    uint64_t Mask = 0;
+    const StubLayout &S = *L->Layout;
+    for (unsigned P = 0; P < S.numParams() && P < 64; ++P) {
+      if (S.PointerArg[P] < 0)
+        continue;
+      const Value *Ptr = L->StubCall->getArgOperand(S.PointerArg[P]);
+      auto [It, New] = Known.try_emplace(Ptr, false);
+      if (New)
+        It->second = Mem.isDeadAfter(Ptr, Start, End);
+      if (!It->second)
+        continue;
+      Mask |= uint64_t(1) << P;
+      ++NumDeadParams;
+      ORE.emit([&] {
+        return OptimizationRemarkAnalysis(DEBUG_TYPE, "DeadBuffer", L->StubCall)
+               << "parameter " << ore::NV("Param", P) << " of launch "
+               << ore::NV("Launch", unsigned(K)) << " ("
+               << ore::NV("Kernel", kernelName(*L->stub()))
+               << ") is dead after the run";
+      });
+    }
+    R.Dead.push_back(Mask);
+  }
+}
+
+AllocaInst *HostRewriter::entryAlloca(Type *T, Align A, const Twine &Name) {
+  BasicBlock &Entry = F.getEntryBlock();
+  auto *AI = new AllocaInst(T, DL.getAllocaAddrSpace(), nullptr, A, Name,
+                            Entry.getFirstNonPHIOrDbgOrAlloca());
+  return AI;
+}
+
+/// Replays \p L's stub prologue before its stub call, with the stub's
+/// parameters replaced by the call's arguments and its allocas by fresh
+/// entry-block allocas of the caller, and returns one pointer per kernel
+/// parameter to the bytes the kernel would receive.
+SmallVector<Value *, 8> HostRewriter::materializeArgs(Launch &L,
+                                                      IRBuilder<> &B) {
+  const StubLayout &S = *L.Layout;
+  ValueToValueMapTy VMap;
+  for (Argument &A : S.Stub->args()) {
+    Value *Actual = L.StubCall->getArgOperand(A.getArgNo());
+    if (!A.hasByValAttr()) {
+      VMap[&A] = Actual;
+      continue;
+    }
+    // The caller's byval temporary may be reused or end its lifetime before
+    // the run ends; keep a copy that lives as long as the function.
+    Type *T = A.getParamByValType();
+    Align Al = std::max(A.getParamAlign().valueOrOne(), DL.getPrefTypeAlign(T));
+    AllocaInst *Copy = entryAlloca(T, Al, "kfuse.byval");
+    B.CreateMemCpy(Copy, Al, Actual,
+                   L.StubCall->getParamAlign(A.getArgNo()).valueOrOne(),
+                   DL.getTypeAllocSize(T));
+    VMap[&A] = Copy;
+  }
+  auto MapAlloca = [&](Value *V) {
+    auto *AI = dyn_cast<AllocaInst>(V);
+    if (!AI || VMap.count(AI))
+      return;
+    VMap[AI] = entryAlloca(AI->getAllocatedType(), AI->getAlign(), "kfuse.arg");
+  };
+  for (Value *Slot : S.Slots)
+    MapAlloca(Slot);
+  for (Instruction *I : S.Prologue) {
+    for (Value *Op : I->operands())
+      MapAlloca(Op);
+    Instruction *NI = I->clone();
+    NI->insertBefore(B.GetInsertPoint());
+    RemapInstruction(NI, VMap,
+                     RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
+    NI->setDebugLoc(L.StubCall->getDebugLoc());
+    NI->setMetadata(LLVMContext::MD_DIAssignID, nullptr);
+    VMap[I] = NI;
+  }
+  SmallVector<Value *, 8> Ptrs;
+  for (Value *Slot : S.Slots)
+    Ptrs.push_back(VMap[Slot]);
+  return Ptrs;
+}
+
+GlobalVariable *HostRewriter::getSizesGlobal(StubLayout &S) {
+  if (S.SizesGlobal || S.numParams() == 0)
+    return S.SizesGlobal;
+  Constant *Init = ConstantDataArray::get(M.getContext(), ArrayRef(S.Sizes));
+  S.SizesGlobal = new GlobalVariable(
+      M, Init->getType(), /*isConstant=*/true, GlobalValue::PrivateLinkage,
+      Init, "kfuse.argsizes." + S.Stub->getName());
+  S.SizesGlobal->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+  return S.SizesGlobal;
+}
+
+/// The zero-initialised kf_site_t of \p R, named after the first launch.
+GlobalVariable *HostRewriter::createSite(const LaunchRun &R) {
+  const Launch &First = *R.Launches.front();
+  std::string Where;
+  const DebugLoc &Loc = First.Push->getDebugLoc() ? First.Push->getDebugLoc()
+                                                  : First.StubCall->getDebugLoc();
+  if (Loc)
+    Where = (Loc->getFilename() + ":" + Twine(Loc.getLine()) + ":" +
+             Twine(Loc.getCol()) + " " + F.getName())
+                .str();
+  else
+    Where = (F.getName() + " launch " + Twine(First.Index)).str();
+
+  LLVMContext &C = M.getContext();
+  Constant *Str = ConstantDataArray::getString(C, Where);
+  auto *StrGV = new GlobalVariable(M, Str->getType(), /*isConstant=*/true,
+                                   GlobalValue::PrivateLinkage, Str,
+                                   "kfuse.where");
+  StrGV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+  StructType *SiteTy = getSiteType(M);
+  Type *I32 = Type::getInt32Ty(C);
+  Constant *Init = ConstantStruct::get(
+      SiteTy, {StrGV, ConstantPointerNull::get(PointerType::getUnqual(C)),
+               ConstantInt::get(I32, R.Launches.size()), ConstantInt::get(I32, 0)});
+  // Not constant: the runtime publishes its match in `cache`.
+  auto *Site = new GlobalVariable(M, SiteTy, /*isConstant=*/false,
+                                  GlobalValue::PrivateLinkage, Init, "kfuse.site");
+  Site->setAlignment(DL.getABITypeAlign(SiteTy));
+  return Site;
+}
+
+/// Replaces \p Call (a stub call or a push) by a branch to its normal
+/// destination when it is an invoke, then erases it.
+static void eraseCall(CallBase &Call) {
+  if (auto *II = dyn_cast<InvokeInst>(&Call)) {
+    BranchInst::Create(II->getNormalDest(), II->getIterator());
+    II->getUnwindDest()->removePredecessor(II->getParent());
+  }
+  Call.eraseFromParent();
+}
+
+void HostRewriter::rewrite(LaunchRun &R) {
+  LLVMContext &C = M.getContext();
+  Type *I8 = Type::getInt8Ty(C);
+  Type *I32 = Type::getInt32Ty(C);
+  Type *Ptr = PointerType::getUnqual(C);
+  StructType *RecTy = getLaunchRecordType(M);
+  const StructLayout *SL = DL.getStructLayout(RecTy);
+  uint64_t Stride = DL.getTypeAllocSize(RecTy);
+  unsigned N = R.Launches.size();
+
+  GlobalVariable *Site = createSite(R);
+  AllocaInst *Records = entryAlloca(ArrayType::get(RecTy, N),
+                                    DL.getABITypeAlign(RecTy), "kfuse.launches");
+  FunctionCallee RT = M.getOrInsertFunction(
+      "kf_rt_launch_seq", FunctionType::get(Type::getVoidTy(C),
+                                            {Ptr, Ptr, I32}, false));
+
+  for (auto [K, L] : enumerate(R.Launches)) {
+    IRBuilder<> B(L->StubCall);
+    auto Field = [&](unsigned FieldNo, uint64_t Extra = 0) {
+      return B.CreateConstInBoundsGEP1_64(
+          I8, Records, K * Stride + SL->getElementOffset(FieldNo) + Extra);
+    };
+    SmallVector<Value *, 8> ArgPtrs = materializeArgs(*L, B);
+    Value *Args = ConstantPointerNull::get(PointerType::getUnqual(C));
+    if (!ArgPtrs.empty()) {
+      AllocaInst *Arr = entryAlloca(ArrayType::get(Ptr, ArgPtrs.size()),
+                                    DL.getABITypeAlign(Ptr), "kfuse.args");
+      for (auto [J, P] : enumerate(ArgPtrs))
+        B.CreateStore(P, B.CreateConstInBoundsGEP1_64(
+                             I8, Arr, J * DL.getTypeAllocSize(Ptr)));
+      Args = Arr;
+    }
+    Value *Sizes = getSizesGlobal(*L->Layout);
+    if (!Sizes)
+      Sizes = ConstantPointerNull::get(PointerType::getUnqual(C));
+
+    // dim3 travels as {i64 x | y << 32, i32 z}.
+    CallBase &Push = *L->Push;
+    auto StoreDim = [&](unsigned FieldNo, Value *XY, Value *Z) {
+      B.CreateStore(B.CreateTrunc(XY, I32), Field(FieldNo, 0));
+      B.CreateStore(B.CreateTrunc(B.CreateLShr(XY, 32), I32), Field(FieldNo, 4));
+      B.CreateStore(Z, Field(FieldNo, 8));
+    };
+    B.CreateStore(L->stub(), Field(LF_Func));
+    StoreDim(LF_Grid, Push.getArgOperand(0), Push.getArgOperand(1));
+    StoreDim(LF_Block, Push.getArgOperand(2), Push.getArgOperand(3));
+    B.CreateStore(B.CreateZExtOrTrunc(Push.getArgOperand(4),
+                                      RecTy->getElementType(LF_Shmem)),
+                  Field(LF_Shmem));
+    B.CreateStore(Push.getArgOperand(5), Field(LF_Stream));
+    B.CreateStore(Args, Field(LF_Args));
+    B.CreateStore(Sizes, Field(LF_ArgSizes));
+    B.CreateStore(B.getInt32(ArgPtrs.size()), Field(LF_NArgs));
+    B.CreateStore(B.getInt64(R.Dead[K]), Field(LF_Dead));
+    if (K + 1 == N) {
+      CallInst *Call = B.CreateCall(RT, {Site, Records, B.getInt32(N)});
+      // The runtime is C: it does not unwind.
+      Call->setDoesNotThrow();
+    }
+    eraseCall(*L->StubCall);
+  }
+
+  // The launches no longer push a configuration; the config-ok paths run
+  // unconditionally.
+  for (Launch *L : R.Launches) {
+    BasicBlock *BranchBB = L->Branch->getParent();
+    BranchInst::Create(L->ConfigOK, L->Branch->getIterator());
+    L->Skip->removePredecessor(BranchBB);
+    L->Branch->eraseFromParent();
+    L->Cmp->eraseFromParent();
+    eraseCall(*L->Push);
+  }
+}
+
+bool HostRewriter::run() {
+  collectLaunches();
+  SmallVector<LaunchRun, 4> Runs;
+  for (Launch &L : Launches) {
+    if (!L.isAnnotated() || Taken.count(&L))
+      continue;
+    if (!L.Layout->isValid()) {
+      ++NumStubNotUnderstood;
+      ORE.emit([&] {
+        return OptimizationRemarkMissed(DEBUG_TYPE, "StubNotUnderstood",
+                                        L.StubCall)
+               << "launch of " << ore::NV("Kernel", kernelName(*L.stub()))
+               << " left alone: " << ore::NV("Reason", L.Layout->WhyNot);
+      });
+      continue;
+    }
+    LaunchRun R = growRun(L);
+    for (Launch *In : R.Launches)
+      Taken.insert(In);
+    reportBreak(*R.Launches.back(), R);
+    if (R.Launches.size() < 2) {
+      ++NumLone;
+      continue;
+    }
+    Runs.push_back(std::move(R));
+  }
+
+  // Dead-buffer proofs look at the stub calls, so they all come first.
+  for (LaunchRun &R : Runs)
+    computeDeadMasks(R);
+  for (LaunchRun &R : Runs) {
+    ORE.emit([&] {
+      OptimizationRemark Rem(DEBUG_TYPE, "LaunchesHanded",
+                             R.Launches.front()->StubCall);
+      Rem << "handed " << ore::NV("NumLaunches", unsigned(R.Launches.size()))
+          << " launches of ";
+      for (auto [K, L] : enumerate(R.Launches))
+        Rem << (K ? ", " : "") << ore::NV("Kernel", kernelName(*L->stub()));
+      return Rem << " to the runtime";
+    });
+    ++NumRuns;
+    NumLaunchesHanded += R.Launches.size();
+    rewrite(R);
+  }
+  return !Runs.empty();
+}
+
+PreservedAnalyses kfuse::HostRewritePass::run(Module &M,
+                                              ModuleAnalysisManager &AM) {
+  AnnotatedStubs Stubs(M);
+  if (Stubs.empty())
+    return PreservedAnalyses::all();
+  auto &FAM = AM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+  bool Changed = false;
+  for (Function &F : M) {
+    if (F.isDeclaration())
+      continue;
+    auto &ORE = FAM.getResult<OptimizationRemarkEmitterAnalysis>(F);
+    if (HostRewriter(F, Stubs, ORE).run()) {
+      Changed = true;
+      FAM.invalidate(F, PreservedAnalyses::none());
+    }
+  }
+  return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }

@@ -1,0 +1,123 @@
+//===- HostLaunch.h - kernel launches as clang lowers them for the host ---===//
+//
+// What the host pass needs to know about one `<<<...>>>` launch in x86-64
+// host IR: the configuration push, its branch, the stub call, and how the
+// stub turns its ABI-lowered parameters into the kernel's argument array.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_PASS_LLVM_HOSTLAUNCH_H
+#define KFUSE_PASS_LLVM_HOSTLAUNCH_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/IR/Instructions.h"
+
+#include <map>
+#include <string>
+
+namespace llvm {
+class DataLayout;
+class GlobalVariable;
+class Module;
+class StructType;
+} // namespace llvm
+
+namespace kfuse {
+
+/// How a `__device_stub__` builds the `void *args[]` it passes to
+/// cudaLaunchKernel. Clang lowers each kernel parameter for the host ABI (a
+/// struct may arrive as two registers, a bool as i1, a large struct byval),
+/// and the stub's entry block stores those pieces back into one alloca per
+/// kernel parameter. Replaying that prologue at a launch site reproduces the
+/// exact bytes the kernel receives without knowing the ABI rules ourselves.
+struct StubLayout {
+  llvm::Function *Stub = nullptr;
+  /// Empty when the stub is understood; else why not, for remarks.
+  std::string WhyNot;
+  /// Entry-block instructions that fill the parameter slots, in order
+  /// (allocas excluded: they are recreated on demand).
+  llvm::SmallVector<llvm::Instruction *, 16> Prologue;
+  /// Per kernel parameter: the stub alloca or byval Argument holding it.
+  llvm::SmallVector<llvm::Value *, 8> Slots;
+  /// Per kernel parameter: its size in bytes (what the kernel receives).
+  llvm::SmallVector<uint32_t, 8> Sizes;
+  /// Per kernel parameter: index of the stub parameter that is stored into
+  /// the slot unchanged when the kernel parameter is a pointer, else -1.
+  llvm::SmallVector<int, 8> PointerArg;
+  /// Private constant [nargs x i32] with Sizes; null for nargs == 0.
+  llvm::GlobalVariable *SizesGlobal = nullptr;
+
+  bool isValid() const { return WhyNot.empty(); }
+  unsigned numParams() const { return Slots.size(); }
+
+  /// Reads the prologue of \p Stub; WhyNot says what did not match.
+  static StubLayout analyze(llvm::Function &Stub);
+};
+
+/// The kfuse_map stubs of a module (llvm.global.annotations entries whose
+/// string is "kfuse_map", docs/annotations.md), each with its layout.
+class AnnotatedStubs {
+public:
+  explicit AnnotatedStubs(llvm::Module &M);
+
+  /// The layout of \p Stub's prologue, or null when it is not kfuse_map.
+  StubLayout *lookup(llvm::Function *Stub);
+  bool empty() const { return Layouts.empty(); }
+
+private:
+  std::map<llvm::Function *, StubLayout> Layouts;
+};
+
+/// One launch: `%r = __cudaPushCallConfiguration(...)`, `icmp ne %r, 0`,
+/// `br %c, skip, config_ok`, and in config_ok (after the argument
+/// evaluation) the call of the stub. Either call may be an invoke.
+struct Launch {
+  llvm::CallBase *Push = nullptr;
+  llvm::ICmpInst *Cmp = nullptr;
+  llvm::BranchInst *Branch = nullptr;
+  llvm::BasicBlock *ConfigOK = nullptr;
+  llvm::BasicBlock *Skip = nullptr;
+  llvm::CallBase *StubCall = nullptr;
+  /// Set for stubs of kfuse_map kernels only.
+  StubLayout *Layout = nullptr;
+  /// Position among the launches of its function, in layout order.
+  unsigned Index = 0;
+
+  llvm::Function *stub() const { return StubCall->getCalledFunction(); }
+  bool isAnnotated() const { return Layout != nullptr; }
+};
+
+/// Matches the launch structure around \p Push; false when it has another
+/// shape (then the push is an ordinary call to the pass).
+bool matchLaunch(llvm::CallBase &Push, Launch &L);
+
+bool isPushCall(const llvm::Instruction &I);
+bool isStubCall(const llvm::Instruction &I);
+
+/// The CUDA runtime function \p F stands for ("cudaMalloc" for cudaMalloc and
+/// for the cuda_runtime.h template wrapper `_Z10cudaMallocIfE...`), or "".
+llvm::StringRef cudaApiName(const llvm::Function *F);
+
+/// "scale" for `_Z20__device_stub__scalePKfPffi`, for remarks.
+std::string kernelName(const llvm::Function &Stub);
+
+/// The x86-64 layouts of kf_launch_t and kf_site_t (include/kfuse/rt.h).
+llvm::StructType *getLaunchRecordType(llvm::Module &M);
+llvm::StructType *getSiteType(llvm::Module &M);
+
+/// Field numbers of the kf_launch_t struct type.
+enum LaunchField : unsigned {
+  LF_Func,
+  LF_Grid,
+  LF_Block,
+  LF_Shmem,
+  LF_Stream,
+  LF_Args,
+  LF_ArgSizes,
+  LF_NArgs,
+  LF_Dead,
+};
+
+} // namespace kfuse
+
+#endif

@@ -1,0 +1,224 @@
+//===- HostMemory.cpp - which host code cannot see a kernel launch --------===//
+//
+// Escape facts for stack slots, the hazard test for code between launches,
+// and the dead-buffer proof. See HostMemory.h.
+//
+//===----------------------------------------------------------------------===//
+#include "HostMemory.h"
+#include "HostLaunch.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Analysis/CFG.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/IntrinsicInst.h"
+
+using namespace llvm;
+
+namespace kfuse {
+
+/// CUDA runtime calls that write a handle or pointer into their first
+/// argument and keep no reference to it.
+static bool isOutParamApi(const Function *F) {
+  return StringSwitch<bool>(cudaApiName(F))
+      .Cases({"cudaMalloc", "cudaMallocManaged", "cudaMallocAsync",
+              "cudaMallocHost", "cudaHostAlloc", "cudaMallocPitch",
+              "cudaMallocFromPoolAsync"},
+             true)
+      .Cases({"cudaStreamCreate", "cudaStreamCreateWithFlags",
+              "cudaStreamCreateWithPriority", "cudaEventCreate",
+              "cudaEventCreateWithFlags"},
+             true)
+      .Default(false);
+}
+
+/// CUDA runtime calls that take a device pointer by value, use it during the
+/// call, and keep no reference to it.
+static bool isTransientPtrApi(const Function *F) {
+  return StringSwitch<bool>(cudaApiName(F))
+      .Cases({"cudaMemcpy", "cudaMemcpyAsync", "cudaMemset", "cudaMemsetAsync",
+              "cudaMemcpy2D", "cudaMemcpy2DAsync", "cudaMemset2D",
+              "cudaMemset2DAsync", "cudaMemPrefetchAsync"},
+             true)
+      .Default(false);
+}
+
+/// CUDA runtime calls that allocate a fresh buffer into their first argument.
+static bool isAllocApi(const Function *F) {
+  return StringSwitch<bool>(cudaApiName(F))
+      .Cases({"cudaMalloc", "cudaMallocManaged", "cudaMallocAsync",
+              "cudaMallocPitch", "cudaMallocFromPoolAsync"},
+             true)
+      .Default(false);
+}
+
+static bool isFreeApi(const Function *F) {
+  StringRef N = cudaApiName(F);
+  return N == "cudaFree" || N == "cudaFreeAsync";
+}
+
+/// The dim3 constructors of vector_types.h: at -O0 they are real calls
+/// between launches (the next launch's configuration), and they only store
+/// their arguments into `*this`.
+static bool isDim3Constructor(const Function *F) {
+  return F && (F->getName().starts_with("_ZN4dim3C1E") ||
+               F->getName().starts_with("_ZN4dim3C2E"));
+}
+
+bool HostMemory::isPrivateSlot(const Value *Base) {
+  if (auto *A = dyn_cast<Argument>(Base); !(A && A->hasByValAttr()) &&
+                                          !isa<AllocaInst>(Base))
+    return false;
+  auto [It, Inserted] = PrivateSlots.try_emplace(Base, false);
+  if (!Inserted)
+    return It->second;
+
+  SmallVector<const Value *, 8> Work{Base};
+  SmallPtrSet<const Value *, 8> Seen{Base};
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    for (const Use &U : V->uses()) {
+      const auto *UI = cast<Instruction>(U.getUser());
+      if (isa<LoadInst>(UI))
+        continue;
+      if (auto *SI = dyn_cast<StoreInst>(UI)) {
+        if (U.getOperandNo() == SI->getPointerOperandIndex())
+          continue;
+        return false;
+      }
+      if (isa<GetElementPtrInst>(UI) || isa<BitCastInst>(UI)) {
+        if (Seen.insert(UI).second)
+          Work.push_back(UI);
+        continue;
+      }
+      if (UI->isLifetimeStartOrEnd() || UI->isDebugOrPseudoInst() ||
+          isa<MemIntrinsic>(UI))
+        continue;
+      if (auto *CB = dyn_cast<CallBase>(UI)) {
+        const Function *Callee = CB->getCalledFunction();
+        if (!CB->isArgOperand(&U))
+          return false;
+        unsigned ArgNo = CB->getArgOperandNo(&U);
+        if (isDim3Constructor(Callee) && ArgNo == 0)
+          continue;
+        if (isOutParamApi(Callee) && ArgNo == 0)
+          continue;
+        // A byval argument is copied at the call; the callee sees the copy.
+        if (isStubCall(*CB) && CB->isByValArgument(ArgNo))
+          continue;
+      }
+      return false;
+    }
+  }
+  PrivateSlots[Base] = true;
+  return true;
+}
+
+std::string HostMemory::hazard(const Instruction &I) {
+  if (I.isDebugOrPseudoInst() || I.isLifetimeStartOrEnd())
+    return "";
+  auto IsPrivate = [&](const Value *Ptr) {
+    return isPrivateSlot(getUnderlyingObject(Ptr));
+  };
+  auto IsConstant = [&](const Value *Ptr) {
+    auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(Ptr));
+    return GV && GV->isConstant();
+  };
+  if (auto *LI = dyn_cast<LoadInst>(&I)) {
+    if (!LI->isSimple())
+      return "a volatile or atomic load";
+    const Value *Ptr = LI->getPointerOperand();
+    return IsPrivate(Ptr) || IsConstant(Ptr) ? "" : "a load from non-local memory";
+  }
+  if (auto *SI = dyn_cast<StoreInst>(&I)) {
+    if (!SI->isSimple())
+      return "a volatile or atomic store";
+    return IsPrivate(SI->getPointerOperand()) ? ""
+                                              : "a store to non-local memory";
+  }
+  if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+    bool SrcOK = true;
+    if (auto *MT = dyn_cast<MemTransferInst>(MI))
+      SrcOK = IsPrivate(MT->getSource()) || IsConstant(MT->getSource());
+    return !MI->isVolatile() && SrcOK && IsPrivate(MI->getDest())
+               ? ""
+               : "a memory copy involving non-local memory";
+  }
+  if (auto *CB = dyn_cast<CallBase>(&I)) {
+    const Function *Callee = CB->getCalledFunction();
+    std::string What =
+        "a call to " + (Callee ? Callee->getName().str() : std::string("a function pointer"));
+    if (isa<IntrinsicInst>(CB))
+      return CB->doesNotAccessMemory() && CB->doesNotThrow() ? "" : What;
+    // Between two launches a thrown exception would skip the first one, so
+    // every call allowed here must not throw (dim3's constructor cannot,
+    // though clang emits it as an invoke).
+    if (isDim3Constructor(Callee))
+      return IsPrivate(CB->getArgOperand(0)) ? "" : What;
+    if (CB->doesNotAccessMemory() && CB->doesNotThrow() && CB->willReturn())
+      return "";
+    return What;
+  }
+  if (isa<BinaryOperator>(I) || isa<UnaryOperator>(I) || isa<CastInst>(I) ||
+      isa<CmpInst>(I) || isa<SelectInst>(I) || isa<GetElementPtrInst>(I) ||
+      isa<ExtractValueInst>(I) || isa<InsertValueInst>(I) ||
+      isa<ExtractElementInst>(I) || isa<InsertElementInst>(I) ||
+      isa<ShuffleVectorInst>(I) || isa<FreezeInst>(I) || isa<PHINode>(I) ||
+      isa<AllocaInst>(I))
+    return "";
+  return std::string("a '") + I.getOpcodeName() + "' instruction";
+}
+
+bool HostMemory::isDeadAfter(const Value *Ptr, const Instruction &RunStart,
+                             const Instruction &RunEnd) {
+  // The pointer must come from a private slot: then every copy of it is a
+  // load of that slot, and all of those are visible here.
+  auto *Ld = dyn_cast<LoadInst>(Ptr);
+  auto *Slot = Ld ? dyn_cast<AllocaInst>(Ld->getPointerOperand()) : nullptr;
+  if (!Slot || !Slot->getAllocatedType()->isPointerTy() || !isPrivateSlot(Slot))
+    return false;
+
+  auto ReachableFrom = [](const Instruction &From, const Instruction *To) {
+    return isPotentiallyReachable(&From, To);
+  };
+  SmallVector<const LoadInst *, 8> Loads;
+  for (const User *U : Slot->users()) {
+    const auto *UI = cast<Instruction>(U);
+    if (auto *L = dyn_cast<LoadInst>(UI)) {
+      Loads.push_back(L);
+      continue;
+    }
+    if (UI->isLifetimeStartOrEnd() || UI->isDebugOrPseudoInst())
+      continue;
+    // The slot may only ever hold null or a buffer this function allocated
+    // into it: any other value (a parameter, a global, another slot) may
+    // have copies we cannot see. And a new value written during or after
+    // the run would make later loads see another buffer.
+    const auto *SI = dyn_cast<StoreInst>(UI);
+    const auto *CB = dyn_cast<CallBase>(UI);
+    bool Fills = (SI && isa<ConstantPointerNull>(SI->getValueOperand())) ||
+                 (CB && isAllocApi(CB->getCalledFunction()) &&
+                  CB->getArgOperand(0) == Slot);
+    if (!Fills || ReachableFrom(RunStart, UI))
+      return false;
+  }
+  for (const LoadInst *L : Loads) {
+    for (const Use &U : L->uses()) {
+      const auto *CB = dyn_cast<CallBase>(U.getUser());
+      if (!CB || !CB->isArgOperand(&U))
+        return false;
+      const Function *Callee = CB->getCalledFunction();
+      if (isFreeApi(Callee) && CB->getArgOperandNo(&U) == 0)
+        continue;
+      // Launches and copies that read the buffer before the run ends (not
+      // in a later iteration of a loop around it) do not keep it alive.
+      bool Before = CB == &RunEnd || !ReachableFrom(RunEnd, CB);
+      if (Before && (isStubCall(*CB) || isTransientPtrApi(Callee)))
+        continue;
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace kfuse

@@ -1,0 +1,48 @@
+//===- HostMemory.h - which host code cannot see a kernel launch ----------===//
+//
+// The host pass moves launches later (to the end of their run) and marks
+// buffers dead. Both rest on facts about the host function's memory: which
+// stack slots nobody outside the function can reach, which instructions can
+// therefore not touch device memory or synchronise, and where a device
+// pointer held in a slot is used after a given point.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_PASS_LLVM_HOSTMEMORY_H
+#define KFUSE_PASS_LLVM_HOSTMEMORY_H
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/IR/Instructions.h"
+
+#include <string>
+
+namespace kfuse {
+
+class HostMemory {
+public:
+  /// True for an alloca or byval argument of the function whose address
+  /// never leaves it: it is only loaded, stored, copied with memcpy/memset,
+  /// handed to a dim3 constructor, filled by a CUDA out-parameter API
+  /// (cudaMalloc(&p), cudaStreamCreate(&s), ...) or copied into a byval
+  /// stub argument. Nothing but this function's own code can read it.
+  bool isPrivateSlot(const llvm::Value *Base);
+
+  /// Why \p I, executed between two launches, might touch device memory or
+  /// synchronise with the device (and so must not be moved across a launch);
+  /// "" when it provably cannot.
+  std::string hazard(const llvm::Instruction &I);
+
+  /// True when the device buffer \p Ptr (an argument of a launch in a run)
+  /// is provably never used after the run except by cudaFree: it was loaded
+  /// from a private slot that the run does not change, and no load of that
+  /// slot reachable from \p RunEnd feeds anything but cudaFree. \p RunStart
+  /// is the first instruction of the run.
+  bool isDeadAfter(const llvm::Value *Ptr, const llvm::Instruction &RunStart,
+                   const llvm::Instruction &RunEnd);
+
+private:
+  llvm::DenseMap<const llvm::Value *, bool> PrivateSlots;
+};
+
+} // namespace kfuse
+
+#endif

@@ -1,0 +1,25 @@
+// The record offsets the host pass emits (checked in o0-pair.ll: fields at
+// 0, 8, 20, 32, 40, 48, 56, 64, 72, records 80 bytes apart; the site's
+// fields at 0, 8, 16, 20) are the C layout of include/kfuse/rt.h on x86-64.
+// RUN: clang --target=x86_64-pc-linux-gnu -std=c11 -fsyntax-only -Xclang -verify -I %kfuse_src_root/include %s
+// expected-no-diagnostics
+#include <stddef.h>
+#include "kfuse/rt.h"
+
+_Static_assert(offsetof(kf_launch_t, func) == 0, "func");
+_Static_assert(offsetof(kf_launch_t, grid) == 8, "grid");
+_Static_assert(offsetof(kf_launch_t, block) == 20, "block");
+_Static_assert(offsetof(kf_launch_t, shmem) == 32, "shmem");
+_Static_assert(offsetof(kf_launch_t, stream) == 40, "stream");
+_Static_assert(offsetof(kf_launch_t, args) == 48, "args");
+_Static_assert(offsetof(kf_launch_t, arg_sizes) == 56, "arg_sizes");
+_Static_assert(offsetof(kf_launch_t, nargs) == 64, "nargs");
+_Static_assert(offsetof(kf_launch_t, dead) == 72, "dead");
+_Static_assert(sizeof(kf_launch_t) == 80, "record stride");
+_Static_assert(_Alignof(kf_launch_t) == 8, "record alignment");
+
+_Static_assert(offsetof(kf_site_t, where) == 0, "where");
+_Static_assert(offsetof(kf_site_t, cache) == 8, "cache");
+_Static_assert(offsetof(kf_site_t, nlaunches) == 16, "nlaunches");
+_Static_assert(offsetof(kf_site_t, reserved) == 20, "reserved");
+_Static_assert(sizeof(kf_site_t) == 24, "site size");
