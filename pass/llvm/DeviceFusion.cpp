@@ -49,6 +49,14 @@
 /// front to back. The planning library (lib/) replaces it; legality and the
 /// transform do not change.
 ///
+/// Cost figures: the `predict` line and the FusionCost remark count bytes
+/// per element (KernelInfo::BytesPerThread, every access once, a gather
+/// included as if it missed the cache) times a nominal 2^24 threads
+/// (Manifest.cpp NominalThreads), since the element count n is a run-time
+/// value; they rank groups, they do not predict a run. Real per-element
+/// bytes times the launch's n belong to the runtime (KFUSE_STATS) or the
+/// planning library.
+///
 /// Results stay bit-identical: a value crossing an old kernel boundary
 /// through a register or shared memory loses `contract` on its producer and
 /// goes through llvm.arithmetic.fence, so no FMA forms across the boundary.
