@@ -18,8 +18,9 @@
 ///     accesses, inline asm or calls other than side-effect-free
 ///     intrinsics; reads only x thread coordinates; its pointer parameters
 ///     are only used as addresses; every global access goes through a
-///     pointer parameter at a byte offset that is a polynomial in tid.x,
-///     ntid.x, ctaid.x, nctaid.x and integer parameters;
+///     pointer parameter, every store at a byte offset that is a polynomial
+///     in tid.x, ntid.x, ctaid.x, nctaid.x and integer parameters (a load
+///     may have any index: a gather, see 8);
 ///  3. all launches have the same grid, block, dynamic shared memory and
 ///     stream value numbers (the runtime re-checks the values: `shape same`,
 ///     `stream same`);
@@ -32,7 +33,12 @@
 ///     shared-memory staging, with a barrier between every two stages);
 ///  6. every buffer carried from a store to a later load is accessed with
 ///     one element type;
-///  7. the staging tiles fit in 48 KB of static shared memory per block.
+///  7. the staging tiles fit in 48 KB of static shared memory per block;
+///  8. no stage writes a buffer (value number) that some stage gathers from
+///     (loads at an index that is not a polynomial, `b[i % cols]`,
+///     `t[idx[i]]`). Such a buffer has no footprint line: the runtime checks
+///     its whole allocation against every buffer the group writes
+///     (`disjoint` lines).
 ///
 /// Distinct value numbers are assumed to be distinct, non-overlapping
 /// buffers, and equal value numbers equal values; the manifest's `disjoint`
@@ -42,6 +48,14 @@
 /// for now it greedily fuses each maximal legal run of consecutive launches,
 /// front to back. The planning library (lib/) replaces it; legality and the
 /// transform do not change.
+///
+/// Cost figures: the `predict` line and the FusionCost remark count bytes
+/// per element (KernelInfo::BytesPerThread, every access once, a gather
+/// included as if it missed the cache) times a nominal 2^24 threads
+/// (Manifest.cpp NominalThreads), since the element count n is a run-time
+/// value; they rank groups, they do not predict a run. Real per-element
+/// bytes times the launch's n belong to the runtime (KFUSE_STATS) or the
+/// planning library.
 ///
 /// Results stay bit-identical: a value crossing an old kernel boundary
 /// through a register or shared memory loses `contract` on its producer and
@@ -79,12 +93,15 @@ STATISTIC(NumKernelIndirect, "Kernels rejected: indirect addressing");
 STATISTIC(NumKernelIndex, "Kernels rejected: non-affine or unknown index");
 STATISTIC(NumKernelVolatile, "Kernels rejected: volatile access");
 STATISTIC(NumKernelMultidim, "Kernels rejected: y/z coordinates");
+STATISTIC(NumKernelOptNone, "Kernels rejected: optnone (-O0)");
 STATISTIC(NumRejectKernel, "Pairs rejected: a kernel is unanalysable");
 STATISTIC(NumRejectRecord, "Pairs rejected: record does not match the kernel");
 STATISTIC(NumRejectConfig, "Pairs rejected: launch configuration differs or unknown");
 STATISTIC(NumRejectCrossBlock, "Pairs rejected: hazard across threads of different blocks");
 STATISTIC(NumRejectType, "Pairs rejected: carried buffer with several element types");
 STATISTIC(NumRejectResources, "Pairs rejected: shared-memory tiles too large");
+STATISTIC(NumRejectGather, "Pairs rejected: a stage writes a gathered buffer");
+STATISTIC(NumGathers, "Loads at an unknown index (gathers) in analysed kernels");
 
 static void countKernelRejection(StringRef Key) {
   if (Key == "escape") ++NumKernelEscape;
@@ -98,6 +115,7 @@ static void countKernelRejection(StringRef Key) {
   else if (Key == "index") ++NumKernelIndex;
   else if (Key == "volatile") ++NumKernelVolatile;
   else if (Key == "multidim") ++NumKernelMultidim;
+  else if (Key == "optnone") ++NumKernelOptNone;
 }
 
 static void countGroupRejection(StringRef Key) {
@@ -107,6 +125,7 @@ static void countGroupRejection(StringRef Key) {
   else if (Key == "cross-block") ++NumRejectCrossBlock;
   else if (Key == "type") ++NumRejectType;
   else if (Key == "resources") ++NumRejectResources;
+  else if (Key == "gather") ++NumRejectGather;
 }
 
 namespace {
@@ -265,10 +284,20 @@ bool DeviceFuser::run() {
                << "kernel " << F->getName() << " cannot be fused: " << K.Reason;
       });
     } else {
+      std::string Gathers;
+      for (const Access &A : K.Accesses)
+        if (A.UnknownIndex) {
+          ++NumGathers;
+          std::string P = std::to_string(A.Param);
+          if (Gathers.find(" " + P + ",") == std::string::npos)
+            Gathers += " " + P + ",";
+        }
+      if (!Gathers.empty())
+        Gathers = "; gathers (unknown index) through parameter" + Gathers.substr(0, Gathers.size() - 1);
       ore(*F).emit([&] {
         return OptimizationRemarkAnalysis(DEBUG_TYPE, "KernelSummary", F)
                << "kernel " << F->getName() << ": " << std::to_string(K.BytesPerThread)
-               << " bytes and " << std::to_string(K.Flops) << " flops per element";
+               << " bytes and " << std::to_string(K.Flops) << " flops per element" << Gathers;
       });
     }
     Kernels.emplace(F->getName().str(), std::move(K));
