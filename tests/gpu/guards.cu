@@ -11,10 +11,14 @@
  * Every other kfg_* function launches the same two kernels with nothing but
  * plain locals and parameters between the launches (so the host pass still
  * hands them to the runtime as one site), but passes values that break one of
- * the group's assumptions. The compiler sees different variables, so it may
- * not fuse these sequences itself; the runtime has the control's group to
- * offer and must refuse it. Each falls back to the original launches, so the
- * results equal the unfused build's bit for bit.
+ * the group's assumptions. The compiler sees different variables there: it
+ * fuses some of those sequences its own way (wiring and scalar get groups
+ * without that `equal`) and declines others (stream, shape), but its own
+ * groups come after the control's in the manifest, and among equally long
+ * matches the runtime takes the manifest's earlier group (docs/runtime.md).
+ * So every site is offered the control's group and must refuse it, falling
+ * back to the original launches: the results equal the unfused build's bit
+ * for bit.
  *
  * No call may appear between a case's two launches: the host pass ends a run
  * at any call, and a site it does not rewrite never reaches the runtime.
