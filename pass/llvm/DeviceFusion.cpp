@@ -18,8 +18,9 @@
 ///     accesses, inline asm or calls other than side-effect-free
 ///     intrinsics; reads only x thread coordinates; its pointer parameters
 ///     are only used as addresses; every global access goes through a
-///     pointer parameter at a byte offset that is a polynomial in tid.x,
-///     ntid.x, ctaid.x, nctaid.x and integer parameters;
+///     pointer parameter, every store at a byte offset that is a polynomial
+///     in tid.x, ntid.x, ctaid.x, nctaid.x and integer parameters (a load
+///     may have any index: a gather, see 8);
 ///  3. all launches have the same grid, block, dynamic shared memory and
 ///     stream value numbers (the runtime re-checks the values: `shape same`,
 ///     `stream same`);
@@ -32,7 +33,12 @@
 ///     shared-memory staging, with a barrier between every two stages);
 ///  6. every buffer carried from a store to a later load is accessed with
 ///     one element type;
-///  7. the staging tiles fit in 48 KB of static shared memory per block.
+///  7. the staging tiles fit in 48 KB of static shared memory per block;
+///  8. no stage writes a buffer (value number) that some stage gathers from
+///     (loads at an index that is not a polynomial, `b[i % cols]`,
+///     `t[idx[i]]`). Such a buffer has no footprint line: the runtime checks
+///     its whole allocation against every buffer the group writes
+///     (`disjoint` lines).
 ///
 /// Distinct value numbers are assumed to be distinct, non-overlapping
 /// buffers, and equal value numbers equal values; the manifest's `disjoint`
@@ -46,6 +52,15 @@
 /// elements per launch. -kfuse-planner=greedy, or any planner failure,
 /// selects the greedy policy instead: each maximal legal run of consecutive
 /// launches, front to back.
+///
+/// Cost figures: the element count n is a run-time value, so every
+/// prediction is for a nominal 2^24 elements per launch. Under the planner,
+/// the `predict` line and the FusionCost remark carry the planning library's
+/// roofline prediction for the group; under the greedy policy they count
+/// bytes per element (KernelInfo::BytesPerThread, every access once, a
+/// gather included as if it missed the cache) over a 3 B/ns bandwidth
+/// (Manifest.cpp NominalThreads). They rank groups, they do not predict a
+/// run: real times belong to the runtime (KFUSE_STATS).
 ///
 /// Results stay bit-identical: a value crossing an old kernel boundary
 /// through a register or shared memory loses `contract` on its producer and
@@ -89,12 +104,15 @@ STATISTIC(NumKernelIndirect, "Kernels rejected: indirect addressing");
 STATISTIC(NumKernelIndex, "Kernels rejected: non-affine or unknown index");
 STATISTIC(NumKernelVolatile, "Kernels rejected: volatile access");
 STATISTIC(NumKernelMultidim, "Kernels rejected: y/z coordinates");
+STATISTIC(NumKernelOptNone, "Kernels rejected: optnone (-O0)");
 STATISTIC(NumRejectKernel, "Pairs rejected: a kernel is unanalysable");
 STATISTIC(NumRejectRecord, "Pairs rejected: record does not match the kernel");
 STATISTIC(NumRejectConfig, "Pairs rejected: launch configuration differs or unknown");
 STATISTIC(NumRejectCrossBlock, "Pairs rejected: hazard across threads of different blocks");
 STATISTIC(NumRejectType, "Pairs rejected: carried buffer with several element types");
 STATISTIC(NumRejectResources, "Pairs rejected: shared-memory tiles too large");
+STATISTIC(NumRejectGather, "Pairs rejected: a stage writes a gathered buffer");
+STATISTIC(NumGathers, "Loads at an unknown index (gathers) in analysed kernels");
 STATISTIC(NumPlannedSeqs, "Sequences planned by the planning library");
 STATISTIC(NumPlanFallbacks, "Sequences planned greedily after a planner failure");
 STATISTIC(NumNotProfitable, "Legal groups the cost model did not form");
@@ -130,6 +148,7 @@ static void countKernelRejection(StringRef Key) {
   else if (Key == "index") ++NumKernelIndex;
   else if (Key == "volatile") ++NumKernelVolatile;
   else if (Key == "multidim") ++NumKernelMultidim;
+  else if (Key == "optnone") ++NumKernelOptNone;
 }
 
 static void countGroupRejection(StringRef Key) {
@@ -139,6 +158,7 @@ static void countGroupRejection(StringRef Key) {
   else if (Key == "cross-block") ++NumRejectCrossBlock;
   else if (Key == "type") ++NumRejectType;
   else if (Key == "resources") ++NumRejectResources;
+  else if (Key == "gather") ++NumRejectGather;
 }
 
 namespace {
@@ -447,10 +467,20 @@ bool DeviceFuser::run() {
                << "kernel " << F->getName() << " cannot be fused: " << K.Reason;
       });
     } else {
+      std::string Gathers;
+      for (const Access &A : K.Accesses)
+        if (A.UnknownIndex) {
+          ++NumGathers;
+          std::string P = std::to_string(A.Param);
+          if (Gathers.find(" " + P + ",") == std::string::npos)
+            Gathers += " " + P + ",";
+        }
+      if (!Gathers.empty())
+        Gathers = "; gathers (unknown index) through parameter" + Gathers.substr(0, Gathers.size() - 1);
       ore(*F).emit([&] {
         return OptimizationRemarkAnalysis(DEBUG_TYPE, "KernelSummary", F)
                << "kernel " << F->getName() << ": " << std::to_string(K.BytesPerThread)
-               << " bytes and " << std::to_string(K.Flops) << " flops per element";
+               << " bytes and " << std::to_string(K.Flops) << " flops per element" << Gathers;
       });
     }
     Kernels.emplace(F->getName().str(), std::move(K));

@@ -1,7 +1,9 @@
 //===- KernelAnalysis.cpp - what one kfuse_map kernel does ----------------===//
 //
 // Computes KernelInfo: parameter use, access polynomials (from ScalarEvolution),
-// flops, and the first reason a kernel cannot take part in fusion.
+// flops, and the first reason a kernel cannot take part in fusion. A load
+// whose index is no polynomial is kept as a gather (Access::UnknownIndex);
+// a store with such an index makes the kernel unanalysable.
 //
 // Index polynomials look through sign and zero extensions and truncations:
 // the analysis assumes a thread's linear index fits the index type (grids
@@ -291,6 +293,12 @@ static bool onlyAddresses(Value *V) {
 KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree &DT) {
   KernelInfo K;
   K.F = &F;
+  // At -O0 clang marks every function optnone: parameters live in allocas and
+  // no analysis below would see through them, and the pass must not
+  // optimise the kernel itself. Say so instead of blaming the kernel.
+  if (F.hasOptNone())
+    K.invalidate("is compiled without optimisation (optnone, -O0); kfuse fuses at -O1 and above",
+                 "optnone");
   for (Argument &A : F.args()) {
     ParamInfo P;
     P.IsPointer = A.getType()->isPointerTy();
@@ -411,14 +419,22 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
           (BaseU->getValue() == Base || isa<AddrSpaceCastInst>(BaseU->getValue())))
         Off = polyOf(F, SE, D);
     }
-    if (!Off) {
+    if (!Off && IsStore) {
       K.invalidate(std::string("has a non-affine or unknown index (") + I.getOpcodeName() +
                        std::string(" through parameter ") + std::to_string(A.Param) + ")",
                    "index");
       continue;
     }
-    A.Offset = *Off;
-    A.BoundParam = findBound(F, SE, DT, A);
+    if (Off) {
+      A.Offset = *Off;
+      A.BoundParam = findBound(F, SE, DT, A);
+    } else {
+      // A gather. Harmless as long as nothing in the fused group writes the
+      // buffer: the fused kernel then reads the same bytes the unfused one
+      // did, whatever they are (Legality.cpp checks that).
+      A.UnknownIndex = true;
+      K.Params[A.Param].Gathered = true;
+    }
     K.Params[A.Param].Read |= !IsStore;
     K.Params[A.Param].Written |= IsStore;
     K.BytesPerThread += A.Bytes;

@@ -79,6 +79,11 @@ struct Access {
   unsigned Bytes = 0;     ///< access size (element bytes)
   llvm::Type *Ty = nullptr;
   IndexPoly Offset;       ///< byte offset from the parameter
+  /// A load whose offset is not a polynomial (a gather: `t[idx[i]]`,
+  /// `b[i % c]`). Offset is then meaningless and the access has no
+  /// footprint; legality accepts it only from a buffer no stage writes.
+  /// Stores never have an unknown index: such a kernel is not analysed.
+  bool UnknownIndex = false;
   /// Byte bound from a dominating `idx < s<p>` bounds check, when the check's
   /// index is this access's index: the access stays below Bytes * s<p>.
   std::optional<unsigned> BoundParam;
@@ -89,6 +94,7 @@ struct ParamInfo {
   bool IsInteger = false;
   bool Read = false;
   bool Written = false;
+  bool Gathered = false; ///< some load through it has an unknown index
 };
 
 /// Everything the fuser needs to know about one kernel.

@@ -1,7 +1,7 @@
 //===- Legality.cpp - may these launches run as one kernel? ---------------===//
 //
-// Implements conditions 3 to 7 of DeviceFusion.cpp's list: equal launch
-// configuration, and for every pair of accesses of different stages to one
+// Implements conditions 3 to 8 of DeviceFusion.cpp's list: equal launch
+// configuration, gathered buffers read-only, and for every pair of accesses of different stages to one
 // buffer with at least one store, either the same thread (identical
 // injective index: register forwarding) or the same block (block-local
 // indices: shared-memory staging with barriers between the stages).
@@ -132,6 +132,27 @@ void kfuse::checkCandidate(FusionCandidate &C) {
       ByValue[C.arg(S, A.Param)].push_back({S, &A, C.valueOffset(S, A)});
 
   for (auto &[V, Accs] : ByValue) {
+    // A gathered buffer must be read-only in the whole group: the gather may
+    // read any element, including one another stage (or another thread of
+    // its own stage, now running alongside other stages) writes.
+    const StagedAccess *Gather = nullptr, *Store = nullptr;
+    for (const StagedAccess &X : Accs) {
+      if (X.A->UnknownIndex && !Gather)
+        Gather = &X;
+      if (X.A->IsStore && !Store)
+        Store = &X;
+    }
+    if (Gather && Store) {
+      C.invalidate("buffer '" + R.Values.at(V).Text + "': launch " +
+                       std::to_string(C.First + Gather->Stage) + " (" +
+                       C.Stages[Gather->Stage]->F->getName().str() +
+                       ") reads it at an unknown index (a gather) and launch " +
+                       std::to_string(C.First + Store->Stage) + " (" +
+                       C.Stages[Store->Stage]->F->getName().str() +
+                       ") writes it; a gathered buffer must be read-only in the group",
+                   "gather");
+      return;
+    }
     bool SameThreadOnly = true, AllBlockLocal = true, RAW = false;
     Type *Ty = nullptr;
     bool OneType = true;

@@ -36,6 +36,8 @@ static std::string footprint(const FusionCandidate &C, unsigned S, unsigned P) {
   for (const Access &A : C.Stages[S]->Accesses) {
     if (A.Param != P)
       continue;
+    if (A.UnknownIndex)
+      return ""; // a gather: the runtime takes the whole allocation
     auto R = A.Offset.gridRange();
     if (!R)
       return "";
@@ -83,7 +85,7 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
   // Footprints of every accessed pointer parameter.
   struct Buf {
     unsigned S, P, Value;
-    bool Written;
+    bool Written, Gathered;
   };
   std::vector<Buf> Bufs;
   for (unsigned S = 0; S < C.size(); ++S)
@@ -91,7 +93,7 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
       const ParamInfo &PI = C.Stages[S]->Params[P];
       if (!PI.IsPointer || (!PI.Read && !PI.Written))
         continue;
-      Bufs.push_back({S, P, C.arg(S, P), PI.Written});
+      Bufs.push_back({S, P, C.arg(S, P), PI.Written, PI.Gathered});
       std::string FP = footprint(C, S, P);
       if (!FP.empty())
         Out += "footprint " + ref(S, P) + " " +
@@ -99,8 +101,8 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
     }
 
   // Distinct values are assumed not to overlap wherever the fused code could
-  // notice: a write in one stage against an access in another, or any access
-  // to a carried buffer.
+  // notice: a write in one stage against an access in another, any access
+  // to a carried buffer, or a gathered buffer against any written one.
   std::set<std::pair<std::string, std::string>> Seen;
   for (size_t X = 0; X < Bufs.size(); ++X)
     for (size_t Y = X + 1; Y < Bufs.size(); ++Y) {
@@ -110,7 +112,10 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
       bool CrossStageWrite = A.S != B.S && (A.Written || B.Written);
       bool TouchesCarried = (C.carried(A.Value) || C.carried(B.Value)) &&
                             (A.Written || B.Written || A.S != B.S);
-      if (!CrossStageWrite && !TouchesCarried)
+      // A gather may read anywhere in its allocation, in this stage or
+      // alongside any other: it must not overlap anything the group writes.
+      bool GatherVsWrite = (A.Gathered && B.Written) || (B.Gathered && A.Written);
+      if (!CrossStageWrite && !TouchesCarried && !GatherVsWrite)
         continue;
       if (Seen.insert({ref(A.S, A.P), ref(B.S, B.P)}).second)
         Out += "disjoint " + ref(A.S, A.P) + " " + ref(B.S, B.P) + "\n";

@@ -1,12 +1,14 @@
-; gather reads t[idx[i]]: an index loaded from memory.
+; gather reads t[idx[i]], an index loaded from memory: the kernel is
+; analysable (a gather), but launch 0 writes t, which the gather may read at
+; any element, so the group is rejected.
 ; RUN: llvm-link %S/Inputs/kernels.ll %s -S \
 ; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse 2>%t.remarks | FileCheck %s --check-prefix=IR
 ; RUN: FileCheck %s < %t.remarks
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_manifest
 ; IR-NOT: __kfuse_seq_
-; CHECK: remark: {{.*}}kernel _Z6gatherPKiPKfPfi cannot be fused: has a non-affine or unknown index (load through parameter 1)
-; CHECK: not fused: kernel '_Z6gatherPKiPKfPfi' cannot be fused
+; CHECK: remark: {{.*}}kernel _Z6gatherPKiPKfPfi: 12 bytes and 0 flops per element; gathers (unknown index) through parameter 1
+; CHECK: remark: {{.*}}launches 0..1 (_Z5scalePKfPffi, _Z6gatherPKiPKfPfi) of sequence 0 at app.cu:12:3 _Z3runv not fused: buffer 't': launch 1 (_Z6gatherPKiPKfPfi) reads it at an unknown index (a gather) and launch 0 (_Z5scalePKfPffi) writes it; a gathered buffer must be read-only in the group
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

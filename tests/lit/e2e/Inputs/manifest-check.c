@@ -1,0 +1,69 @@
+/* Reads an LLVM IR file, decodes the initializer of @__kfuse_manifest and
+ * parses it with the runtime's own parser (runtime/manifest.c), then prints
+ * what it understood, one line per group. Exit status 1 when the module has
+ * no manifest, 2 when the parser rejects it, 3 when a footprint expression
+ * does not compile (the runtime would then fail that group's guards). */
+#include "runtime/manifest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int hex(int c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  return -1;
+}
+
+int main(int argc, char **argv)
+{
+  FILE *f = argc > 1 ? fopen(argv[1], "rb") : stdin;
+  static char ir[1 << 24];
+  size_t n = f ? fread(ir, 1, sizeof ir - 1, f) : 0;
+  ir[n] = 0;
+  char *p = strstr(ir, "@__kfuse_manifest = ");
+  if (!p || !(p = strstr(p, "c\""))) {
+    fprintf(stderr, "no @__kfuse_manifest\n");
+    return 1;
+  }
+  p += 2;
+  char *text = malloc(n + 1);
+  size_t len = 0;
+  for (; *p && *p != '"'; p++) {
+    if (*p == '\\' && hex(p[1]) >= 0 && hex(p[2]) >= 0) {
+      text[len++] = (char)(hex(p[1]) * 16 + hex(p[2]));
+      p += 2;
+    } else {
+      text[len++] = *p;
+    }
+  }
+  kf__manifest_t *m = NULL;
+  unsigned line = 0;
+  int rc = kf__manifest_parse(text, len, &m, &line);
+  if (rc != 0) {
+    fprintf(stderr, "manifest rejected: error %d at line %u\n", rc, line);
+    return 2;
+  }
+  int bad = 0;
+  printf("manifest version %u, %u groups\n", m->version, m->ngroups);
+  for (uint32_t g = 0; g < m->ngroups; g++) {
+    const kf__group_t *G = &m->groups[g];
+    printf("group %s launches=%u params=%u equal=%u footprints=%u disjoint=%u dead=%u\n",
+           G->name, G->nlaunches, G->nparams_total, G->nequal, G->nfootprints, G->ndisjoint,
+           G->ndead);
+    for (uint32_t i = 0; i < G->nfootprints; i++)
+      if (G->footprints[i].lo == NULL || G->footprints[i].hi == NULL) {
+        fprintf(stderr, "group %s: footprint %u.%u does not compile\n", G->name,
+                G->footprints[i].ref.launch, G->footprints[i].ref.param);
+        bad = 1;
+      }
+  }
+  kf__manifest_free(m);
+  free(text);
+  return bad ? 3 : 0;
+}
