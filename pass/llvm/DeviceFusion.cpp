@@ -44,18 +44,23 @@
 /// buffers, and equal value numbers equal values; the manifest's `disjoint`
 /// and `equal` lines make the runtime check both before each fused launch.
 ///
-/// The plan (which legal groups to form) is one function, planSequence():
-/// for now it greedily fuses each maximal legal run of consecutive launches,
-/// front to back. The planning library (lib/) replaces it; legality and the
-/// transform do not change.
+/// The plan (which legal groups to form) is one function, planSequence().
+/// By default it asks the planning library (lib/, through PlanBridge.cpp):
+/// the exact solver picks the partition of the sequence into groups of
+/// consecutive legal launches with the least predicted time under the device
+/// profile's cost model (-kfuse-profile, default H100), for a nominal 2^24
+/// elements per launch. -kfuse-planner=greedy, or any planner failure,
+/// selects the greedy policy instead: each maximal legal run of consecutive
+/// launches, front to back.
 ///
-/// Cost figures: the `predict` line and the FusionCost remark count bytes
-/// per element (KernelInfo::BytesPerThread, every access once, a gather
-/// included as if it missed the cache) times a nominal 2^24 threads
-/// (Manifest.cpp NominalThreads), since the element count n is a run-time
-/// value; they rank groups, they do not predict a run. Real per-element
-/// bytes times the launch's n belong to the runtime (KFUSE_STATS) or the
-/// planning library.
+/// Cost figures: the element count n is a run-time value, so every
+/// prediction is for a nominal 2^24 elements per launch. Under the planner,
+/// the `predict` line and the FusionCost remark carry the planning library's
+/// roofline prediction for the group; under the greedy policy they count
+/// bytes per element (KernelInfo::BytesPerThread, every access once, a
+/// gather included as if it missed the cache) over a 3 B/ns bandwidth
+/// (Manifest.cpp NominalThreads). They rank groups, they do not predict a
+/// run: real times belong to the runtime (KFUSE_STATS).
 ///
 /// Results stay bit-identical: a value crossing an old kernel boundary
 /// through a register or shared memory loses `contract` on its producer and
@@ -64,12 +69,18 @@
 //===----------------------------------------------------------------------===//
 #include "FusionCandidate.h"
 #include "Passes.h"
+#include "PlanBridge.h"
 
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
 
 using namespace llvm;
 using namespace kfuse;
@@ -102,6 +113,28 @@ STATISTIC(NumRejectType, "Pairs rejected: carried buffer with several element ty
 STATISTIC(NumRejectResources, "Pairs rejected: shared-memory tiles too large");
 STATISTIC(NumRejectGather, "Pairs rejected: a stage writes a gathered buffer");
 STATISTIC(NumGathers, "Loads at an unknown index (gathers) in analysed kernels");
+STATISTIC(NumPlannedSeqs, "Sequences planned by the planning library");
+STATISTIC(NumPlanFallbacks, "Sequences planned greedily after a planner failure");
+STATISTIC(NumNotProfitable, "Legal groups the cost model did not form");
+
+namespace {
+enum class PlannerKind { ILP, Greedy };
+} // namespace
+
+static cl::opt<PlannerKind> PlannerOpt(
+    "kfuse-planner", cl::desc("kfuse: how the device pass picks the groups to fuse"),
+    cl::init(PlannerKind::ILP),
+    cl::values(clEnumValN(PlannerKind::ILP, "ilp",
+                          "the planning library's exact solver and cost model (default)"),
+               clEnumValN(PlannerKind::Greedy, "greedy",
+                          "each maximal legal run of consecutive launches")));
+static cl::opt<std::string>
+    ProfileOpt("kfuse-profile", cl::value_desc("file"),
+               cl::desc("kfuse: device profile for the cost model (default: built-in H100)"),
+               cl::init(""));
+static cl::opt<double>
+    PlanTimeOpt("kfuse-plan-time-limit", cl::value_desc("seconds"), cl::init(1.0), cl::Hidden,
+                cl::desc("kfuse: time limit of the solver per sequence"));
 
 static void countKernelRejection(StringRef Key) {
   if (Key == "escape") ++NumKernelEscape;
@@ -135,6 +168,11 @@ class DeviceFuser {
   FunctionAnalysisManager &FAM;
   std::map<std::string, KernelInfo> Kernels; // by mangled name
   std::string ManifestText;
+  /// The planner's prediction (unfused ns, fused ns) per fused kernel name.
+  std::map<std::string, std::pair<uint64_t, uint64_t>> Predicted;
+  bool ProfileRead = false, ProfileOk = true;
+  std::string ProfileError;
+  kf_profile_t Profile;
 
 public:
   DeviceFuser(Module &M, FunctionAnalysisManager &FAM) : M(M), FAM(FAM) {}
@@ -146,6 +184,9 @@ private:
   }
   FusionCandidate candidate(const SeqRecord &R, unsigned First, unsigned Last);
   std::vector<FusionCandidate> planSequence(const SeqRecord &R);
+  std::vector<FusionCandidate> planGreedy(const SeqRecord &R);
+  bool readProfile();
+  void remarkPlan(const SeqRecord &R, StringRef Name, const Twine &Text, bool Missed);
   void fuse(FusionCandidate &C);
   void remarkMissed(const FusionCandidate &C);
   Function *anyDefinition() {
@@ -179,10 +220,10 @@ FusionCandidate DeviceFuser::candidate(const SeqRecord &R, unsigned First, unsig
   return C;
 }
 
-/// The interim plan: grow a group from the first unplanned launch while the
+/// The greedy plan: grow a group from the first unplanned launch while the
 /// group stays legal; a group of one launch is not formed and its rejection
 /// is reported.
-std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
+std::vector<FusionCandidate> DeviceFuser::planGreedy(const SeqRecord &R) {
   std::vector<FusionCandidate> Plan;
   unsigned N = R.Launches.size();
   for (unsigned First = 0; First + 1 < N;) {
@@ -210,6 +251,146 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
   return Plan;
 }
 
+bool DeviceFuser::readProfile() {
+  if (ProfileRead)
+    return ProfileOk;
+  ProfileRead = true;
+  kf_profile_default(&Profile);
+  if (!ProfileOpt.empty())
+    ProfileOk = loadPlanProfile(ProfileOpt, Profile, ProfileError);
+  return ProfileOk;
+}
+
+void DeviceFuser::remarkPlan(const SeqRecord &R, StringRef Name, const Twine &Text,
+                             bool Missed) {
+  Function *Where = nullptr;
+  for (const SeqLaunch &La : R.Launches)
+    if (Function *F = M.getFunction(La.Kernel); F && !F->isDeclaration()) {
+      Where = F;
+      break;
+    }
+  if (!Where)
+    Where = anyDefinition();
+  if (!Where)
+    return;
+  std::string Msg = "sequence " + std::to_string(R.Id) + " at " + R.Site + ": " + Text.str();
+  if (Missed)
+    ore(*Where).emit([&] {
+      return OptimizationRemarkMissed(DEBUG_TYPE, Name, Where) << Msg;
+    });
+  else
+    ore(*Where).emit([&] {
+      return OptimizationRemarkAnalysis(DEBUG_TYPE, Name, Where) << Msg;
+    });
+}
+
+static std::string ns(double X) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof Buf, "%.0f", X);
+  return Buf;
+}
+
+/// The plan of the planning library: every group of consecutive launches
+/// that passes checkCandidate() is a candidate; the exact solver picks the
+/// partition with the least predicted time. Each boundary between two
+/// groups of the plan is explained: the rejection of the first group grown
+/// by the next launch, or that the cost model did not find it worth it.
+std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
+  unsigned N = R.Launches.size();
+  if (PlannerOpt == PlannerKind::Greedy || N < 2)
+    return planGreedy(R);
+  if (!readProfile()) {
+    ++NumPlanFallbacks;
+    remarkPlan(R, "PlannerFailed", ProfileError + "; planned greedily", /*Missed=*/true);
+    return planGreedy(R);
+  }
+
+  std::map<std::pair<unsigned, unsigned>, FusionCandidate> Tried;
+  auto Get = [&](unsigned First, unsigned Last) -> FusionCandidate & {
+    auto It = Tried.find({First, Last});
+    if (It == Tried.end())
+      It = Tried.emplace(std::make_pair(First, Last), candidate(R, First, Last)).first;
+    return It->second;
+  };
+  std::vector<const KernelInfo *> Infos;
+  for (const SeqLaunch &La : R.Launches) {
+    auto It = Kernels.find(La.Kernel);
+    Infos.push_back(It != Kernels.end() && It->second.isValid() ? &It->second : nullptr);
+  }
+  PlanOutcome Out = planWithLibrary(
+      R, Infos, [&](unsigned First, unsigned Last) { return Get(First, Last).isValid(); },
+      Profile, PlanTimeOpt);
+  if (!Out.Ok) {
+    ++NumPlanFallbacks;
+    remarkPlan(R, "PlannerFailed", "the planning library failed (" + Out.Error +
+                                       "); planned greedily",
+               /*Missed=*/true);
+    return planGreedy(R);
+  }
+  ++NumPlannedSeqs;
+  std::string Head = "planned " + std::to_string(N) + " launches for " +
+                     std::to_string(uint64_t(PlanNominalInstances)) +
+                     " elements each on " + Profile.name + ": predicted " + ns(Out.PlanNs) +
+                     " ns, " + ns(Out.UnfusedNs) + " ns unfused, gain " +
+                     ns(Out.UnfusedNs - Out.PlanNs) + " ns; " +
+                     std::to_string(Out.Candidates) + " candidate groups";
+  if (Out.TimedOut) {
+    char Gap[32];
+    std::snprintf(Gap, sizeof Gap, "%.2f%%", 100 * Out.Gap);
+    Head += "; time limit reached, best plan found is within " + std::string(Gap) +
+            " of the optimum";
+  } else {
+    Head += ", optimal";
+  }
+  remarkPlan(R, "Plan", Head, /*Missed=*/false);
+
+  std::vector<FusionCandidate> Plan;
+  std::vector<std::pair<unsigned, unsigned>> Spans; // every group, singletons too
+  unsigned Next = 0;
+  for (const PlannedGroup &G : Out.Groups) {
+    for (; Next < G.First; ++Next)
+      Spans.push_back({Next, Next});
+    Spans.push_back({G.First, G.Last});
+    Next = G.Last + 1;
+    FusionCandidate &C = Get(G.First, G.Last);
+    if (!C.isValid()) { // the library only forms groups the callback allowed
+      ++NumPlanFallbacks;
+      remarkPlan(R, "PlannerFailed",
+                 "the plan holds launches " + std::to_string(G.First) + ".." +
+                     std::to_string(G.Last) + ", which are not legal; planned greedily",
+                 /*Missed=*/true);
+      return planGreedy(R);
+    }
+    remarkPlan(R, "PlanGroup",
+               "launches " + std::to_string(G.First) + ".." + std::to_string(G.Last) +
+                   ": predicted " + ns(G.FusedNs) + " ns fused, " + ns(G.UnfusedNs) +
+                   " ns unfused, gain " + ns(G.UnfusedNs - G.FusedNs) + " ns",
+               /*Missed=*/false);
+    Predicted[C.Name] = {uint64_t(std::llround(G.UnfusedNs)), uint64_t(std::llround(G.FusedNs))};
+  }
+  for (; Next < N; ++Next)
+    Spans.push_back({Next, Next});
+  for (size_t I = 0; I + 1 < Spans.size(); ++I) {
+    FusionCandidate &Grown = Get(Spans[I].first, Spans[I + 1].first);
+    if (!Grown.isValid()) {
+      countGroupRejection(Grown.Stat);
+      remarkMissed(Grown);
+    } else {
+      ++NumNotProfitable;
+      bool TooBig = Spans[I + 1].first - Spans[I].first + 1 > 8;
+      remarkPlan(R, "NotProfitable",
+                 "launches " + std::to_string(Spans[I].first) + ".." +
+                     std::to_string(Spans[I + 1].first) + " are legal to fuse but " +
+                     (TooBig ? "the planner forms groups of at most 8 launches"
+                             : "the plan without that group is predicted faster"),
+                 /*Missed=*/true);
+    }
+  }
+  for (const PlannedGroup &G : Out.Groups)
+    Plan.push_back(std::move(Tried.at({G.First, G.Last})));
+  return Plan;
+}
+
 void DeviceFuser::remarkMissed(const FusionCandidate &C) {
   Function *Where = M.getFunction(C.Seq->Launches[C.First].Kernel);
   if (!Where || Where->isDeclaration())
@@ -231,6 +412,8 @@ void DeviceFuser::remarkMissed(const FusionCandidate &C) {
 void DeviceFuser::fuse(FusionCandidate &C) {
   Function *Fused = buildFusedKernel(M, C, FAM);
   uint64_t UnfusedNs = 0, FusedNs = 0;
+  if (auto It = Predicted.find(C.Name); It != Predicted.end())
+    std::tie(UnfusedNs, FusedNs) = It->second;
   ManifestText += manifestGroup(C, UnfusedNs, FusedNs);
   ++NumFusedGroups;
   NumFusedLaunches += C.size();

@@ -74,7 +74,9 @@ void checkCandidate(FusionCandidate &C);
 llvm::Function *buildFusedKernel(llvm::Module &M, const FusionCandidate &C,
                                  llvm::FunctionAnalysisManager &FAM);
 
-/// Appends the candidate's manifest group text (Manifest.cpp).
+/// Appends the candidate's manifest group text (Manifest.cpp). Nonzero
+/// \p UnfusedNs and \p FusedNs (the planner's prediction) go into `predict`
+/// as they are; otherwise a bandwidth-only estimate is written and returned.
 std::string manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
                           uint64_t &FusedNs);
 

@@ -18,8 +18,8 @@ using namespace kfuse;
 static constexpr StringLiteral ManifestName = "__kfuse_manifest";
 static constexpr StringLiteral ManifestHeader = "kfuse-manifest 1\n";
 
-/// Threads assumed by `predict`: the planning library will replace the
-/// estimate; until then a 16M-element map is the reference size.
+/// Threads assumed by the fallback `predict` (when the planning library did
+/// not plan the group): a 16M-element map, the planner's nominal size too.
 static constexpr uint64_t NominalThreads = 1u << 24;
 /// Bytes per nanosecond (about 3 TB/s) and launch overhead in nanoseconds.
 static constexpr uint64_t BytesPerNs = 3;
@@ -130,8 +130,11 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
       Out += "dead " + std::to_string(I.DeadBit) + " " +
              ref(I.DeadLaunch - C.First, I.DeadParam) + "\n";
   }
-  UnfusedNs = Bytes * NominalThreads / BytesPerNs + LaunchNs * C.size();
-  FusedNs = (Bytes - Saved) * NominalThreads / BytesPerNs + LaunchNs;
+  // The planner's prediction when the caller passes one in.
+  if (UnfusedNs == 0 || FusedNs == 0) {
+    UnfusedNs = Bytes * NominalThreads / BytesPerNs + LaunchNs * C.size();
+    FusedNs = (Bytes - Saved) * NominalThreads / BytesPerNs + LaunchNs;
+  }
   Out += "predict " + std::to_string(UnfusedNs) + " " + std::to_string(FusedNs) + "\n";
   Out += "end\n";
   return Out;

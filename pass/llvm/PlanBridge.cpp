@@ -1,0 +1,214 @@
+//===- PlanBridge.cpp - the device pass's use of libkfplan ----------------===//
+//
+// One kf_problem per sequence record:
+//  - one launch per record launch, PlanNominalInstances instances each, one
+//    variant with the kernel's flops per element (block size and registers
+//    are not known in the IR: the library's defaults, 256 and 32);
+//  - one buffer per distinct pointer value number the launches pass;
+//  - per launch and buffer, the bytes per element its loads and its stores
+//    move (a kernel that is not analysable accesses each pointer argument
+//    read-write, 4 bytes, so dependencies through it are kept);
+//  - buffers are not dead after the sequence: the fused kernel keeps its
+//    stores unless the runtime's dead mask drops them, so the prediction
+//    only counts the loads fusion removes;
+//  - the legality callback accepts consecutive launches that the pass's
+//    legality check accepts.
+//
+//===----------------------------------------------------------------------===//
+#include "PlanBridge.h"
+
+#include "kfuse/model.h"
+#include "kfuse/plan.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+using namespace llvm;
+using namespace kfuse;
+
+namespace {
+
+struct LegalCtx {
+  function_ref<bool(unsigned, unsigned)> Legal;
+};
+
+extern "C" int kfusePlanLegal(void *User, const int *Group, int N) {
+  for (int I = 1; I < N; ++I)
+    if (Group[I] != Group[I - 1] + 1)
+      return 0; // the transform fuses consecutive launches only
+  return static_cast<LegalCtx *>(User)->Legal(unsigned(Group[0]), unsigned(Group[N - 1])) ? 1
+                                                                                          : 0;
+}
+
+struct ProblemDeleter {
+  void operator()(kf_problem *P) const { kf_problem_destroy(P); }
+};
+struct ModelDeleter {
+  void operator()(kf_model *M) const { kf_model_destroy(M); }
+};
+struct PlanDeleter {
+  void operator()(kf_plan *P) const { kf_plan_destroy(P); }
+};
+
+std::string failure(const char *What, int Rc) {
+  return std::string(What) + ": " + kf_strerror(Rc) + " (" + kf_err_name(Rc) + ")";
+}
+
+} // namespace
+
+bool kfuse::loadPlanProfile(const std::string &Path, kf_profile_t &Out, std::string &Err) {
+  char Msg[256] = "";
+  int Rc = kf_profile_load(&Out, Path.c_str(), Msg, sizeof Msg);
+  if (Rc == 0)
+    return true;
+  Err = "cannot use device profile '" + Path + "': " + kf_strerror(Rc);
+  if (Msg[0])
+    Err += std::string(", ") + Msg;
+  kf_profile_default(&Out);
+  return false;
+}
+
+PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo *> Infos,
+                                   function_ref<bool(unsigned, unsigned)> Legal,
+                                   const kf_profile_t &Profile, double TimeLimit) {
+  PlanOutcome Out;
+  unsigned N = R.Launches.size();
+  kf_problem *PRaw = nullptr;
+  if (int Rc = kf_problem_create(&PRaw)) {
+    Out.Error = failure("kf_problem_create", Rc);
+    return Out;
+  }
+  std::unique_ptr<kf_problem, ProblemDeleter> P(PRaw);
+
+  std::map<unsigned, int> Buffer; // value number -> buffer index
+  auto BufferOf = [&](unsigned V, int &Id) -> int {
+    auto It = Buffer.find(V);
+    if (It != Buffer.end())
+      return Id = It->second, 0;
+    std::string Name = "v" + std::to_string(V);
+    auto VI = R.Values.find(V);
+    if (VI != R.Values.end() && !VI->second.Text.empty())
+      Name += ":" + VI->second.Text;
+    int Rc = kf_problem_add_buffer(P.get(), Name.c_str(), /*dead_after=*/0, &Id);
+    if (Rc == 0)
+      Buffer.emplace(V, Id);
+    return Rc;
+  };
+
+  for (unsigned I = 0; I < N; ++I) {
+    const SeqLaunch &La = R.Launches[I];
+    const KernelInfo *K = I < Infos.size() ? Infos[I] : nullptr;
+    std::string Name = std::to_string(I) + ":" + La.Kernel;
+    int L = -1;
+    if (int Rc = kf_problem_add_launch(P.get(), Name.c_str(), PlanNominalInstances, &L)) {
+      Out.Error = failure("kf_problem_add_launch", Rc);
+      return Out;
+    }
+    kf_variant_t Var = {};
+    Var.name = "t1";
+    Var.flops = K ? double(K->Flops) : 0.0;
+    if (int Rc = kf_problem_add_variant(P.get(), L, &Var)) {
+      Out.Error = failure("kf_problem_add_variant", Rc);
+      return Out;
+    }
+    // Bytes per element loaded and stored, per value number.
+    std::map<unsigned, std::pair<double, double>> Moved;
+    if (K && K->Params.size() == La.Args.size()) {
+      for (const Access &A : K->Accesses)
+        if (A.Param < La.Args.size())
+          (A.IsStore ? Moved[La.Args[A.Param]].second : Moved[La.Args[A.Param]].first) +=
+              A.Bytes;
+    } else {
+      for (unsigned V : La.Args) {
+        auto VI = R.Values.find(V);
+        if (VI != R.Values.end() && VI->second.Kind == "ptr")
+          Moved[V] = {4.0, 4.0};
+      }
+    }
+    for (auto &[V, RW] : Moved) {
+      int B = -1;
+      if (int Rc = BufferOf(V, B)) {
+        Out.Error = failure("kf_problem_add_buffer", Rc);
+        return Out;
+      }
+      int Rc = 0;
+      if (RW.first > 0)
+        Rc = kf_problem_add_access(P.get(), L, B, KF_READ, RW.first, nullptr);
+      if (Rc == 0 && RW.second > 0)
+        Rc = kf_problem_add_access(P.get(), L, B, KF_WRITE, RW.second, nullptr);
+      if (Rc) {
+        Out.Error = failure("kf_problem_add_access", Rc);
+        return Out;
+      }
+    }
+  }
+
+  LegalCtx Ctx{Legal};
+  kf_problem_set_legality(P.get(), kfusePlanLegal, &Ctx);
+
+  kf_model *MRaw = nullptr;
+  if (int Rc = kf_model_create(&MRaw, &Profile, KF_MODEL_ROOFLINE)) {
+    Out.Error = failure("kf_model_create", Rc);
+    return Out;
+  }
+  std::unique_ptr<kf_model, ModelDeleter> Model(MRaw);
+
+  kf_solve_options_t Opts;
+  kf_solve_options_init(&Opts);
+  Opts.solver = KF_SOLVE_EXACT;
+  Opts.max_group = N < 2 ? 2 : N > 8 ? 8 : int(N);
+  Opts.k_best = 1;
+  Opts.time_limit = TimeLimit;
+  kf_plan *PlRaw = nullptr;
+  int Rc = kf_plan_solve(P.get(), Model.get(), &Opts, &PlRaw);
+  std::unique_ptr<kf_plan, PlanDeleter> Plan(PlRaw);
+  if ((Rc != 0 && Rc != KF_ETIMEDOUT) || !Plan) {
+    Out.Error = failure("kf_plan_solve", Rc ? Rc : KF_ESOLVER);
+    return Out;
+  }
+  Out.TimedOut = Rc == KF_ETIMEDOUT;
+  Out.Gap = kf_plan_gap(Plan.get());
+  Out.PlanNs = kf_plan_time(Plan.get(), 0) * 1e9;
+  Out.UnfusedNs = kf_plan_unfused_time(Plan.get()) * 1e9;
+  Out.Candidates = kf_plan_candidate_count(Plan.get());
+
+  int G = kf_plan_group_count(Plan.get(), 0);
+  for (int Gi = 0; Gi < G; ++Gi) {
+    kf_group_info_t Info;
+    if (int E = kf_plan_group(Plan.get(), 0, Gi, &Info)) {
+      Out.Error = failure("kf_plan_group", E);
+      return Out;
+    }
+    if (Info.count < 2)
+      continue;
+    PlannedGroup PG;
+    PG.First = unsigned(Info.launches[0]);
+    PG.Last = unsigned(Info.launches[Info.count - 1]);
+    if (PG.Last - PG.First + 1 != unsigned(Info.count) || PG.Last >= N) {
+      Out.Error = "the plan holds a group of launches that are not consecutive";
+      return Out;
+    }
+    for (int J = 1; J < Info.count; ++J)
+      if (Info.launches[J] != Info.launches[J - 1] + 1) {
+        Out.Error = "the plan holds a group of launches out of order";
+        return Out;
+      }
+    PG.FusedNs = Info.time * 1e9;
+    for (int J = 0; J < Info.count; ++J) {
+      kf_estimate_t E;
+      int V = 0;
+      int One = Info.launches[J];
+      if (int Err = kf_model_estimate(Model.get(), P.get(), &One, &V, 1, &E)) {
+        Out.Error = failure("kf_model_estimate", Err);
+        return Out;
+      }
+      PG.UnfusedNs += E.time * 1e9;
+    }
+    Out.Groups.push_back(PG);
+  }
+  std::sort(Out.Groups.begin(), Out.Groups.end(),
+            [](const PlannedGroup &A, const PlannedGroup &B) { return A.First < B.First; });
+  Out.Ok = true;
+  return Out;
+}

@@ -1,0 +1,60 @@
+//===- PlanBridge.h - the device pass's use of libkfplan --------*- C++ -*-===//
+//
+// Turns one launch sequence record and the analyses of its kernels into a
+// libkfplan problem (include/kfuse/plan.h), solves it with the exact solver
+// under the pass's legality check, and hands back the fused groups with their
+// predicted times. The same library and cost model as kfuse-plan.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_PASS_LLVM_PLANBRIDGE_H
+#define KFUSE_PASS_LLVM_PLANBRIDGE_H
+
+#include "KernelAnalysis.h"
+#include "SeqRecord.h"
+
+#include "kfuse/profile.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+/// Elements each launch is assumed to process: the launch size is a run-time
+/// value, so predictions are for a 16M-element map.
+constexpr double PlanNominalInstances = 16777216.0; // 2^24
+
+/// One fused group of the plan: launches First..Last of the record.
+struct PlannedGroup {
+  unsigned First = 0, Last = 0;
+  double FusedNs = 0;   ///< predicted time of the fused kernel
+  double UnfusedNs = 0; ///< predicted time of its launches alone
+};
+
+struct PlanOutcome {
+  bool Ok = false;
+  std::string Error;      ///< why not Ok
+  bool TimedOut = false;  ///< best plan found, not proven optimal
+  double Gap = 0;         ///< relative gap when TimedOut
+  double PlanNs = 0, UnfusedNs = 0; ///< whole sequence
+  int Candidates = 0;     ///< candidate groups the solver considered
+  std::vector<PlannedGroup> Groups; ///< groups of two launches or more
+};
+
+/// Reads a device profile file over the default (H100) values. \returns
+/// false with the reason in \p Err.
+bool loadPlanProfile(const std::string &Path, kf_profile_t &Out, std::string &Err);
+
+/// Plans record \p R. \p Infos holds, per launch, the analysis of its kernel
+/// or null when it is not an analysable kfuse_map kernel of this module.
+/// \p Legal(First, Last) says whether launches First..Last may be fused; the
+/// solver only ever forms groups of consecutive launches.
+PlanOutcome planWithLibrary(const SeqRecord &R, llvm::ArrayRef<const KernelInfo *> Infos,
+                            llvm::function_ref<bool(unsigned, unsigned)> Legal,
+                            const kf_profile_t &Profile, double TimeLimit);
+
+} // namespace kfuse
+
+#endif
