@@ -253,12 +253,68 @@ static int kf__expr_scalar(const kf_launch_t *l, uint32_t p, kf__i128 *v)
   }
 }
 
+/* The same evaluation in int64: the common case, no 128-bit multiply.
+ * @returns 1 when some intermediate leaves int64 (the caller then redoes it
+ * in 128 bits, where only the result must fit), else the result of the
+ * full evaluation (0, KF_EINVAL). */
+static int kf__expr_eval64(const kf__expr_t *e, const kf_launch_t *l, int64_t *out)
+{
+  int64_t st[KF__EXPR_MAX_STACK + 1];
+  int sp = 0;
+  for (uint32_t i = 0; i < e->nops; i++) {
+    const kf__expr_op_t *op = &e->ops[i];
+    int64_t a, b, r;
+    switch (op->kind) {
+    case KF__OP_CONST:
+      st[sp++] = op->value;
+      continue;
+    case KF__OP_SYM:
+      if (op->sym < 3)
+        st[sp++] = l->grid[op->sym];
+      else if (op->sym < 6)
+        st[sp++] = l->block[op->sym - 3];
+      else {
+        kf__i128 v;
+        int rc = kf__expr_scalar(l, op->param, &v);
+        if (rc != 0)
+          return rc;
+        st[sp++] = (int64_t)v; /* at most 8 signed bytes: fits */
+      }
+      continue;
+    case KF__OP_NEG:
+      if (__builtin_sub_overflow((int64_t)0, st[sp - 1], &st[sp - 1]))
+        return 1;
+      continue;
+    default:
+      break;
+    }
+    b = st[--sp];
+    a = st[sp - 1];
+    switch (op->kind) {
+    case KF__OP_ADD: if (__builtin_add_overflow(a, b, &r)) return 1; break;
+    case KF__OP_SUB: if (__builtin_sub_overflow(a, b, &r)) return 1; break;
+    case KF__OP_MUL: if (__builtin_mul_overflow(a, b, &r)) return 1; break;
+    case KF__OP_MIN: r = a < b ? a : b; break;
+    case KF__OP_MAX: r = a > b ? a : b; break;
+    default: return KF_EINVAL;
+    }
+    st[sp - 1] = r;
+  }
+  if (sp != 1)
+    return KF_EINVAL;
+  *out = st[0];
+  return 0;
+}
+
 int kf__expr_eval(const kf__expr_t *e, const kf_launch_t *l, int64_t *out)
 {
   kf__i128 st[KF__EXPR_MAX_STACK + 1];
   int sp = 0;
   if (e == NULL || l == NULL)
     return KF_EINVAL;
+  if ((sp = kf__expr_eval64(e, l, out)) != 1)
+    return sp;
+  sp = 0;
   for (uint32_t i = 0; i < e->nops; i++) {
     const kf__expr_op_t *op = &e->ops[i];
     kf__i128 a, b, r;
@@ -300,6 +356,17 @@ int kf__expr_eval(const kf__expr_t *e, const kf_launch_t *l, int64_t *out)
     return KF_ERANGE;
   *out = (int64_t)st[0];
   return 0;
+}
+
+int kf__expr_same(const kf__expr_t *a, const kf__expr_t *b)
+{
+  if (a == NULL || b == NULL || a->nops != b->nops)
+    return 0;
+  for (uint32_t i = 0; i < a->nops; i++)
+    if (a->ops[i].kind != b->ops[i].kind || a->ops[i].sym != b->ops[i].sym ||
+        a->ops[i].param != b->ops[i].param || a->ops[i].value != b->ops[i].value)
+      return 0;
+  return 1;
 }
 
 void kf__expr_free(kf__expr_t *e)

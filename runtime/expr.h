@@ -29,6 +29,10 @@ int kf__expr_compile(const char *text, size_t len, kf__expr_t **out);
  */
 int kf__expr_eval(const kf__expr_t *e, const kf_launch_t *l, int64_t *out);
 
+/** @returns nonzero when @p a and @p b are the same program (so evaluate
+ * alike on every launch); 0 when either is NULL. */
+int kf__expr_same(const kf__expr_t *a, const kf__expr_t *b);
+
 /** Frees @p e; NULL is fine. */
 void kf__expr_free(kf__expr_t *e);
 

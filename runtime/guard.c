@@ -139,8 +139,78 @@ static int kf__args_equal(const kf_launch_t *l, kf__pair_t pair)
   return a->arg_sizes[p] == b->arg_sizes[q] && memcmp(a->args[p], b->args[q], a->arg_sizes[p]) == 0;
 }
 
+/* Footprints evaluated once per call for up to this many footprint lines;
+ * groups with more take the per-pair path. */
+#define KF__STACK_FOOTPRINTS 256
+
+/* Every `disjoint` line of @p g: nonzero when all hold. Each footprint is
+ * evaluated once (once per distinct expression and launch), then each pair
+ * compares two precomputed ranges. A pair the footprints cannot decide (one
+ * side has no footprint, does not evaluate, or the ranges overlap) goes to
+ * kf__disjoint(), which decides it exactly as before, allocations included. */
+static int kf__disjoint_all(const kf__group_t *g, const kf_launch_t *l, int *pure)
+{
+  uint64_t lo[KF__STACK_FOOTPRINTS + 1], hi[KF__STACK_FOOTPRINTS + 1];
+  int64_t vlo[KF__STACK_FOOTPRINTS], vhi[KF__STACK_FOOTPRINTS];
+  unsigned char ok[KF__STACK_FOOTPRINTS + 1], vok[KF__STACK_FOOTPRINTS];
+  uint32_t nf = g->nfootprints;
+  if (g->disjoint_fp == NULL || nf > KF__STACK_FOOTPRINTS) {
+    *pure = 0;
+    for (uint32_t i = 0; i < g->ndisjoint; i++)
+      if (!kf__disjoint(g, l, g->disjoint[i]))
+        return 0;
+    return 1;
+  }
+  lo[nf] = hi[nf] = 0;
+  ok[nf] = 0;
+  for (uint32_t i = 0; i < nf; i++) {
+    const kf__footprint_t *fp = &g->footprints[i];
+    const kf_launch_t *fl = &l[fp->ref.launch];
+    uint32_t ls = g->lo_src[i], hs = g->hi_src[i];
+    uint64_t ptr;
+    kf__i128 x, y;
+    ok[i] = 0;
+    /* vok: lo and hi evaluated; read by later footprints sharing them. */
+    vok[i] = fp->lo != NULL && (ls == i ? kf__expr_eval(fp->lo, fl, &vlo[i]) == 0 : (vlo[i] = vlo[ls], vok[ls])) &&
+             (hs == i ? kf__expr_eval(fp->hi, fl, &vhi[i]) == 0 : (vhi[i] = vhi[hs], vok[hs]));
+    if (!vok[i] || kf__arg_pointer(fl, fp->ref.param, &ptr) != 0)
+      continue;
+    if (vhi[i] <= vlo[i]) { /* touches nothing */
+      lo[i] = hi[i] = ptr;
+      ok[i] = 1;
+      continue;
+    }
+    x = (kf__i128)ptr + vlo[i];
+    y = (kf__i128)ptr + vhi[i];
+    if (x < 0 || y > (kf__i128)UINT64_MAX)
+      continue;
+    lo[i] = (uint64_t)x;
+    hi[i] = (uint64_t)y;
+    ok[i] = 1;
+  }
+  for (uint32_t k = 0; k < g->ndisjoint; k++) {
+    uint32_t a = g->disjoint_fp[2 * k], b = g->disjoint_fp[2 * k + 1];
+    /* Index nf is the "no footprint" slot: never ok. */
+    a = a < nf ? a : nf;
+    b = b < nf ? b : nf;
+    if (ok[a] && ok[b] && !kf__ranges_overlap(lo[a], hi[a], lo[b], hi[b]))
+      continue;
+    *pure = 0;
+    if (!kf__disjoint(g, l, g->disjoint[k]))
+      return 0;
+  }
+  return 1;
+}
+
 kf_fallback_t kf__guards_check(const kf__group_t *g, const kf_launch_t *l)
 {
+  int pure;
+  return kf__guards_check_pure(g, l, &pure);
+}
+
+kf_fallback_t kf__guards_check_pure(const kf__group_t *g, const kf_launch_t *l, int *pure)
+{
+  *pure = 1;
   for (uint32_t i = 1; i < g->nlaunches; i++) {
     if (g->shape_same && (memcmp(l[i].grid, l[0].grid, sizeof l[0].grid) != 0 ||
                           memcmp(l[i].block, l[0].block, sizeof l[0].block) != 0))
@@ -158,9 +228,8 @@ kf_fallback_t kf__guards_check(const kf__group_t *g, const kf_launch_t *l)
       return kf__param_is_pointer(g, l, g->equal[i].a) || kf__param_is_pointer(g, l, g->equal[i].b)
                  ? KF_FALLBACK_WIRING
                  : KF_FALLBACK_SCALAR;
-  for (uint32_t i = 0; i < g->ndisjoint; i++)
-    if (!kf__disjoint(g, l, g->disjoint[i]))
-      return KF_FALLBACK_OVERLAP;
+  if (g->ndisjoint != 0 && !kf__disjoint_all(g, l, pure))
+    return KF_FALLBACK_OVERLAP;
   return KF_FALLBACK_COUNT;
 }
 

@@ -18,6 +18,14 @@
 kf_fallback_t kf__guards_check(const kf__group_t *g, const kf_launch_t *l);
 
 /**
+ * kf__guards_check(), also telling in @p pure whether the verdict came from
+ * the launches alone (grid, block, shmem, stream, argument bytes): 0 when a
+ * `disjoint` pair needed the per-pair path, which may ask the driver for
+ * allocation ranges. Only a pure pass may be memoized (memo.h).
+ */
+kf_fallback_t kf__guards_check_pure(const kf__group_t *g, const kf_launch_t *l, int *pure);
+
+/**
  * The byte range launch ref.launch touches through pointer param ref.param:
  * its footprint if the manifest has one, else the whole allocation.
  * @returns 0, or KF_EINVAL (not an 8-byte argument, or the footprint does

@@ -139,6 +139,9 @@ static void kf__group_clear(kf__group_t *g)
     kf__expr_free(g->footprints[i].lo);
     kf__expr_free(g->footprints[i].hi);
   }
+  free(g->disjoint_fp);
+  free(g->lo_src);
+  free(g->hi_src);
   free(g->name);
   free(g->kernels);
   free(g->equal);
@@ -164,6 +167,34 @@ const kf__footprint_t *kf__group_footprint(const kf__group_t *g, kf__param_ref_t
     if (g->footprints[i].ref.launch == ref.launch && g->footprints[i].ref.param == ref.param)
       return &g->footprints[i];
   return NULL;
+}
+
+/* Fills the derived guard tables of @p g (manifest.h). @returns 0 or KF_ENOMEM. */
+static int kf__group_derive(kf__group_t *g)
+{
+  size_t np = g->ndisjoint ? 2 * (size_t)g->ndisjoint : 1, nf = g->nfootprints ? g->nfootprints : 1;
+  if ((g->disjoint_fp = malloc(np * sizeof *g->disjoint_fp)) == NULL ||
+      (g->lo_src = malloc(nf * sizeof *g->lo_src)) == NULL || (g->hi_src = malloc(nf * sizeof *g->hi_src)) == NULL)
+    return KF_ENOMEM;
+  for (uint32_t i = 0; i < g->ndisjoint; i++)
+    for (int s = 0; s < 2; s++) {
+      const kf__footprint_t *fp = kf__group_footprint(g, s ? g->disjoint[i].b : g->disjoint[i].a);
+      g->disjoint_fp[2 * i + s] = fp ? (uint32_t)(fp - g->footprints) : KF__NO_FOOTPRINT;
+    }
+  for (uint32_t i = 0; i < g->nfootprints; i++) {
+    const kf__footprint_t *fi = &g->footprints[i];
+    g->lo_src[i] = g->hi_src[i] = i;
+    for (uint32_t j = 0; j < i; j++) {
+      const kf__footprint_t *fj = &g->footprints[j];
+      if (fj->ref.launch != fi->ref.launch)
+        continue;
+      if (g->lo_src[i] == i && kf__expr_same(fj->lo, fi->lo))
+        g->lo_src[i] = j;
+      if (g->hi_src[i] == i && kf__expr_same(fj->hi, fi->hi))
+        g->hi_src[i] = j;
+    }
+  }
+  return 0;
 }
 
 enum kf__pstate { KF__P_HEADER, KF__P_TOP, KF__P_KERNELS, KF__P_BODY };
@@ -248,6 +279,8 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
   if (kf__field_is(f[0], "end") && nf == 1) {
     if (!ps->seen_launch)
       return KF_EPARSE;
+    if ((rc = kf__group_derive(g)) != 0)
+      return rc;
     ps->state = KF__P_TOP;
     ps->g = NULL;
     return 0;

@@ -65,7 +65,17 @@ typedef struct kf__group {
   kf__footprint_t *footprints;
   kf__dead_t *dead;
   double predict_unfused_ns, predict_fused_ns; /**< -1 when absent */
+  /* Derived at `end`, for the per-call guards (guard.c): */
+  /** 2*ndisjoint entries: the footprint index of each pair's a and b,
+   * KF__NO_FOOTPRINT when the manifest gives that parameter none. */
+  uint32_t *disjoint_fp;
+  /** nfootprints entries each: the first footprint of the same launch whose
+   * lo (hi) expression is the same program, so one evaluation serves both
+   * (the footprint's own index when none comes before). */
+  uint32_t *lo_src, *hi_src;
 } kf__group_t;
+
+#define KF__NO_FOOTPRINT UINT32_MAX
 
 typedef struct kf__manifest {
   uint32_t version;

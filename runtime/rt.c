@@ -13,6 +13,7 @@
 #include "runtime/guard.h"
 #include "runtime/launch.h"
 #include "runtime/log.h"
+#include "runtime/memo.h"
 #include "runtime/site.h"
 #include "runtime/verify.h"
 
@@ -69,6 +70,9 @@ void kf__site_state_free(kf__site_state_t *st)
   if (st->names != NULL)
     for (uint32_t i = 0; i < st->n; i++)
       free(st->names[i]);
+  if (st->segs != NULL)
+    for (uint32_t s = 0; s < st->nsegs; s++)
+      free(st->segs[s].memo);
   free(st->names);
   free(st->segs);
   free(st);
@@ -156,14 +160,41 @@ static kf__site_state_t *kf__site_get(kf_site_t *site, const kf_launch_t *l, uin
   return st;
 }
 
-/* Runs one fused group: guards, then fused (or verified) or original. */
+/* Remembers launches @p g whose guards passed purely, in @p seg's memo
+ * (@p memo, its current value), creating it at the first pure pass. */
+static void kf__segment_memoize(kf__segment_t *seg, kf__memo_t *memo, const kf_launch_t *g)
+{
+  if (memo == NULL) {
+    kf__memo_t *fresh, *expected = NULL;
+    uint32_t words = kf__memo_words(g, seg->count);
+    if (words == 0 || (fresh = kf__memo_new(words)) == NULL)
+      return;
+    if (!__atomic_compare_exchange_n(&seg->memo, &expected, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      free(fresh);
+      memo = expected;
+    } else {
+      memo = fresh;
+    }
+  }
+  kf__memo_store(memo, g, seg->count);
+}
+
+/* Runs one fused group: guards (skipped when the memo holds these very
+ * launches), then fused (or verified) or original. */
 static void kf__run_group(kf__site_state_t *st, const kf__segment_t *seg, const kf_launch_t *l,
                           uint32_t n)
 {
   const kf_launch_t *g = &l[seg->first];
-  kf_fallback_t why = kf__guards_check(seg->group, g);
+  kf__memo_t *memo = __atomic_load_n(&seg->memo, __ATOMIC_ACQUIRE);
+  kf_fallback_t why = KF_FALLBACK_COUNT;
   uint32_t after = seg->first + seg->count;
   uint64_t dead;
+  int pure;
+  if (memo == NULL || !kf__memo_hit(memo, g, seg->count)) {
+    why = kf__guards_check_pure(seg->group, g, &pure);
+    if (why == KF_FALLBACK_COUNT && pure)
+      kf__segment_memoize((kf__segment_t *)seg, memo, g);
+  }
   if (why != KF_FALLBACK_COUNT) {
     kf__log(KF__LOG_DEBUG, "%s: %s: guard failed: %s", st->where ? st->where : "?", seg->group->name,
             kf_rt_fallback_name(why));

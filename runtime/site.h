@@ -26,6 +26,8 @@ typedef struct kf__segment {
   uint32_t count;
   const kf__group_t *group;
   CUfunction fused; /**< the group's kernel; a CUkernel cast when found in a library */
+  /** Last pure guard pass (memo.h); NULL until one; published atomically. */
+  struct kf__memo *memo;
 } kf__segment_t;
 
 /** The runtime's half of a kf_site_t, published once in site->cache. */

@@ -384,6 +384,62 @@ static void test_guards(void **state)
   guard_case("g-shmem", spoil_shmem, "kfuse-stats: g-shmem: calls=1 fused=0 fallback=1 shmem=1");
 }
 
+/* The guard memo: a site whose last call passed must still check a call
+ * that differs, whichever guard it breaks, and fuse again afterwards. */
+static void memo_case(const char *where, void (*spoil)(call_t *), const char *expect_stats)
+{
+  kf_site_t site = {where, NULL, 2, 0};
+  call_t c;
+  fake.nlog = 0;
+  fill_inputs();
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  kf_rt_launch_seq(&site, c.l, c.nl); /* the memo answers this one */
+  spoil(&c);
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("F:fused_sa F:fused_sa _Z5scalePKfPffi _Z4axpyPKfS0_Pfi F:fused_sa");
+  assert_string_equal(stats_of(where), expect_stats);
+}
+
+static void test_guards_after_memo(void **state)
+{
+  (void)state;
+  memo_case("m-wiring", spoil_wiring, "kfuse-stats: m-wiring: calls=4 fused=3 fallback=1 wiring=1");
+  memo_case("m-scalar", spoil_scalar, "kfuse-stats: m-scalar: calls=4 fused=3 fallback=1 scalar=1");
+  memo_case("m-overlap", spoil_overlap, "kfuse-stats: m-overlap: calls=4 fused=3 fallback=1 overlap=1");
+  memo_case("m-shape", spoil_shape, "kfuse-stats: m-shape: calls=4 fused=3 fallback=1 shape=1");
+  memo_case("m-stream", spoil_stream, "kfuse-stats: m-stream: calls=4 fused=3 fallback=1 stream=1");
+  memo_case("m-shmem", spoil_shmem, "kfuse-stats: m-shmem: calls=4 fused=3 fallback=1 shmem=1");
+}
+
+/* A disjointness decided from allocation ranges is never memoized: the
+ * driver's answer may change as memory is freed and allocated. */
+static void test_no_memo_from_allocations(void **state)
+{
+  static const char nofp[] = HDR
+      "group fused_sa 2\nkernel 0 _Z5scalePKfPffi 4\nkernel 1 _Z4axpyPKfS0_Pfi 4\n"
+      "shape same\nstream same\ndynshmem 0\nlaunch 0 1 32\n"
+      "equal 0.1 1.0\nequal 0.3 1.3\n"
+      "footprint 0.1 w 0 4*s3\nfootprint 1.0 r 0 4*s3\n"
+      "footprint 1.1 r 0 4*s3\nfootprint 1.2 w 0 4*s3\n"
+      "disjoint 0.0 0.1\ndisjoint 1.2 0.0\ndisjoint 1.2 1.1\ndisjoint 1.2 1.0\n"
+      "dead 0 0.1\nend\n";
+  static kf_site_t site = {"allocs", NULL, 2, 0};
+  call_t c;
+  int after_first;
+  (void)state;
+  fake.manifest = nofp;
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  after_first = fake.calls_range;
+  assert_true(after_first > 0);
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_int_equal(fake.calls_range, 2 * after_first);
+  assert_log("F:fused_sa F:fused_sa");
+}
+
 static void test_fused_launch_fails(void **state)
 {
   static kf_site_t site = {"lfail", NULL, 2, 0};
@@ -572,6 +628,8 @@ int main(void)
     cmocka_unit_test_setup(test_uncovered_launches, setup),
     cmocka_unit_test_setup(test_dead_bit_cleared_for_later_reader, setup),
     cmocka_unit_test_setup(test_guards, setup),
+    cmocka_unit_test_setup(test_guards_after_memo, setup),
+    cmocka_unit_test_setup(test_no_memo_from_allocations, setup),
     cmocka_unit_test_setup(test_fused_launch_fails, setup),
     cmocka_unit_test_setup(test_disable, setup),
     cmocka_unit_test_setup(test_stats_order_and_silence, setup),
