@@ -124,12 +124,13 @@ std::string HostMemory::hazard(const Instruction &I) {
     auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(Ptr));
     return GV && GV->isConstant();
   };
-  if (auto *LI = dyn_cast<LoadInst>(&I)) {
-    if (!LI->isSimple())
-      return "a volatile or atomic load";
-    const Value *Ptr = LI->getPointerOperand();
-    return IsPrivate(Ptr) || IsConstant(Ptr) ? "" : "a load from non-local memory";
-  }
+  // A plain load may read any host memory (t[k], this->buf, a global): the
+  // rewrite moves it before the launches' kernels run, and no kernel can
+  // write host memory that the original program was allowed to read without
+  // synchronising first, so the value read is one the original could read.
+  // Volatile and atomic loads are another matter: they may be a handshake.
+  if (auto *LI = dyn_cast<LoadInst>(&I))
+    return LI->isSimple() ? "" : "a volatile or atomic load";
   if (auto *SI = dyn_cast<StoreInst>(&I)) {
     if (!SI->isSimple())
       return "a volatile or atomic store";
