@@ -163,7 +163,8 @@ static CUfunction kf__fused_handle(const kf__module_t *mod, const char *name)
   }
 }
 
-int kf__site_discover(const char *where, const kf_launch_t *l, uint32_t n, kf__site_state_t **out)
+int kf__site_discover(const char *where, const kf_launch_t *l, uint32_t n, uint32_t plan,
+                      kf__site_state_t **out)
 {
   kf__site_state_t *st = calloc(1, sizeof *st);
   kf__launch_id_t *ids = NULL;
@@ -174,6 +175,7 @@ int kf__site_discover(const char *where, const kf_launch_t *l, uint32_t n, kf__s
     return KF_ENOMEM;
   st->where = where;
   st->n = n;
+  st->plan = plan;
   st->whole = KF_FALLBACK_COUNT;
   if ((st->names = calloc(n ? n : 1, sizeof *st->names)) == NULL ||
       (ids = calloc(n ? n : 1, sizeof *ids)) == NULL || (mods = calloc(n ? n : 1, sizeof *mods)) == NULL)
@@ -189,7 +191,7 @@ int kf__site_discover(const char *where, const kf_launch_t *l, uint32_t n, kf__s
     st->whole = KF_FALLBACK_NO_MANIFEST;
     kf__log(KF__LOG_INFO, "%s: no manifest: launches run unfused", where ? where : "?");
   } else {
-    if ((rc = kf__match(ids, n, &st->segs, &st->nsegs)) != 0)
+    if ((rc = kf__match(ids, n, st->plan, &st->segs, &st->nsegs)) != 0)
       goto fail;
     for (uint32_t s = 0; s < st->nsegs; s++) {
       kf__segment_t *seg = &st->segs[s];

@@ -197,6 +197,54 @@ static int kf__group_derive(kf__group_t *g)
   return 0;
 }
 
+/* "0,2-5,9": ranks below @p count, ascending ranges, into the bitset. */
+static int kf__parse_ranks(kf__field_t f, uint32_t count, uint64_t *bits)
+{
+  size_t i = 0;
+  int64_t prev = -1;
+  while (i < f.n) {
+    size_t j = i;
+    uint32_t lo, hi;
+    kf__field_t num;
+    while (j < f.n && f.s[j] != ',' && f.s[j] != '-')
+      j++;
+    num.s = f.s + i;
+    num.n = j - i;
+    if (kf__parse_u32(num, count - 1, &lo) != 0)
+      return KF_EPARSE;
+    hi = lo;
+    if (j < f.n && f.s[j] == '-') {
+      i = ++j;
+      while (j < f.n && f.s[j] != ',')
+        j++;
+      num.s = f.s + i;
+      num.n = j - i;
+      if (kf__parse_u32(num, count - 1, &hi) != 0 || hi < lo)
+        return KF_EPARSE;
+    }
+    if ((int64_t)lo <= prev)
+      return KF_EPARSE; /* ascending, no overlap */
+    for (uint32_t r = lo; r <= hi; r++)
+      bits[r / 64] |= UINT64_C(1) << (r % 64);
+    prev = hi;
+    if (j < f.n) { /* a ',' must be followed by another range */
+      if (++j == f.n)
+        return KF_EPARSE;
+    }
+    i = j;
+  }
+  return prev < 0 ? KF_EPARSE : 0;
+}
+
+int kf__group_in_plan(const kf__group_t *g, uint32_t rank)
+{
+  if (g->plan_count == 0)
+    return 1;
+  if (rank >= g->plan_count)
+    rank = 0;
+  return (g->plan_ranks[rank / 64] >> (rank % 64)) & 1;
+}
+
 enum kf__pstate { KF__P_HEADER, KF__P_TOP, KF__P_KERNELS, KF__P_BODY };
 
 typedef struct kf__parser {
@@ -207,6 +255,7 @@ typedef struct kf__parser {
   unsigned seen_launch : 1;
   unsigned seen_dynshmem : 1;
   unsigned seen_predict : 1;
+  unsigned seen_plans : 1;
   unsigned seen_shape : 1;
   unsigned seen_stream : 1;
 } kf__parser_t;
@@ -242,7 +291,7 @@ static int kf__parse_group_line(kf__parser_t *ps, const kf__field_t *f, int nf)
   g->nlaunches = n;
   ps->g = g;
   ps->next_kernel = 0;
-  ps->seen_launch = ps->seen_dynshmem = ps->seen_predict = 0;
+  ps->seen_launch = ps->seen_dynshmem = ps->seen_predict = ps->seen_plans = 0;
   ps->seen_shape = ps->seen_stream = 0;
   ps->state = KF__P_KERNELS;
   return 0;
@@ -372,6 +421,17 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
         (rc = kf__parse_ns(f[2], &g->predict_fused_ns)) != 0)
       return rc;
     return 0;
+  }
+  if (kf__field_is(f[0], "plans")) {
+    if (nf != 4 || ps->seen_plans)
+      return KF_EPARSE;
+    ps->seen_plans = 1;
+    if ((rc = kf__parse_u32(f[1], KF__MANIFEST_MAX_PLANS, &g->plan_count)) != 0 ||
+        (rc = kf__parse_u32(f[2], KF__MANIFEST_MAX_LAUNCHES - 1, &g->plan_first)) != 0)
+      return rc == KF_ERANGE ? KF_EPARSE : rc;
+    if (g->plan_count < 2)
+      return KF_EPARSE;
+    return kf__parse_ranks(f[3], g->plan_count, g->plan_ranks);
   }
   return KF_EPARSE; /* unknown directive */
 }

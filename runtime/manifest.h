@@ -16,6 +16,7 @@
 #define KF__MANIFEST_MAX_PARAMS 1024
 #define KF__MANIFEST_MAX_GROUPS 65536
 #define KF__MANIFEST_MAX_LINES 4096 /* guard lines per group */
+#define KF__MANIFEST_MAX_PLANS 256  /* `plans` count: ranks 0..255 */
 
 /** "<a>.<p>": parameter p of launch a of the group. */
 typedef struct kf__param_ref {
@@ -65,6 +66,13 @@ typedef struct kf__group {
   kf__footprint_t *footprints;
   kf__dead_t *dead;
   double predict_unfused_ns, predict_fused_ns; /**< -1 when absent */
+  /** `plans <count> <first> <ranks>`: the group belongs to those plans of
+   * its sequence's @c plan_count and covers launches from @c plan_first of
+   * the sequence on. plan_count 0: no such line (the best plan's group, at
+   * any position). */
+  uint32_t plan_count;
+  uint32_t plan_first;
+  uint64_t plan_ranks[KF__MANIFEST_MAX_PLANS / 64];
   /* Derived at `end`, for the per-call guards (guard.c): */
   /** 2*ndisjoint entries: the footprint index of each pair's a and b,
    * KF__NO_FOOTPRINT when the manifest gives that parameter none. */
@@ -97,6 +105,11 @@ int kf__manifest_parse(const char *text, size_t len, kf__manifest_t **out, unsig
 
 /** Frees @p m; NULL is fine. */
 void kf__manifest_free(kf__manifest_t *m);
+
+/** Nonzero when @p g may run under plan @p rank (KFUSE_PLAN): always for a
+ * group without a `plans` line; else when its ranks hold @p rank, or rank 0
+ * when its sequence has no plan @p rank. */
+int kf__group_in_plan(const kf__group_t *g, uint32_t rank);
 
 /** @returns the footprint of @p ref in @p g, NULL when the manifest gives none. */
 const kf__footprint_t *kf__group_footprint(const kf__group_t *g, kf__param_ref_t ref);

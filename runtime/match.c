@@ -19,7 +19,8 @@ static int kf__group_fits(const kf__group_t *g, const kf__manifest_t *m, const k
   return 1;
 }
 
-int kf__match(const kf__launch_id_t *ids, uint32_t n, kf__segment_t **segs, uint32_t *nsegs)
+int kf__match(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, kf__segment_t **segs,
+              uint32_t *nsegs)
 {
   kf__segment_t *s = calloc(n ? n : 1, sizeof *s); /* at most one segment per launch */
   uint32_t ns = 0;
@@ -32,7 +33,8 @@ int kf__match(const kf__launch_id_t *ids, uint32_t n, kf__segment_t **segs, uint
     const kf__group_t *best = NULL;
     for (uint32_t k = 0; m != NULL && k < m->ngroups; k++) {
       const kf__group_t *g = &m->groups[k];
-      if ((best == NULL || g->nlaunches > best->nlaunches) && kf__group_fits(g, m, ids, i, n))
+      if ((best == NULL || g->nlaunches > best->nlaunches) && kf__group_in_plan(g, rank) &&
+          (g->plan_count == 0 || g->plan_first == i) && kf__group_fits(g, m, ids, i, n))
         best = g;
     }
     if (best != NULL) {

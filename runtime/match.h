@@ -20,10 +20,13 @@ typedef struct kf__launch_id {
  * of that launch's manifest with the most launches whose kernel names and
  * parameter counts equal the next launches (all from the same manifest)
  * wins, ties going to the earlier group; a launch no group starts at joins
- * an unfused segment.
+ * an unfused segment. Only groups of plan @p rank take part
+ * (kf__group_in_plan()), and a group with a `plans` line only at its own
+ * position (launch plan_first of the site).
  * @param segs receives a malloc'd array of *nsegs segments (fused = NULL).
  * @returns 0 or KF_ENOMEM.
  */
-int kf__match(const kf__launch_id_t *ids, uint32_t n, kf__segment_t **segs, uint32_t *nsegs);
+int kf__match(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, kf__segment_t **segs,
+              uint32_t *nsegs);
 
 #endif

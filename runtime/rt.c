@@ -18,6 +18,7 @@
 #include "runtime/verify.h"
 
 kf__config_t kf__config;
+uint32_t kf__generation;
 
 /* Every site state ever published, newest first, for KFUSE_STATS. */
 static kf__site_state_t *kf__sites;
@@ -36,6 +37,17 @@ static void kf__config_load(void)
   kf__config.disable = kf__env_flag("KFUSE_DISABLE");
   kf__config.stats = kf__env_flag("KFUSE_STATS");
   kf__config.verify = kf__env_flag("KFUSE_VERIFY");
+  kf__config.plan = 0;
+  const char *plan = getenv("KFUSE_PLAN");
+  if (plan != NULL && plan[0] != '\0') {
+    char *end;
+    unsigned long r = strtoul(plan, &end, 10);
+    if (*end != '\0' || plan[0] == '-' || plan[0] == '+' || r >= KF_RT_MAX_PLANS)
+      kf__log(KF__LOG_WARN, "KFUSE_PLAN=%s is not a plan rank 0..%d: running plan 0", plan,
+              KF_RT_MAX_PLANS - 1);
+    else
+      kf__config.plan = (uint32_t)r;
+  }
 }
 
 static void kf__stats_atexit(void)
@@ -118,6 +130,8 @@ void kf__stats_print(FILE *f)
       if (c != 0)
         fprintf(f, " %s=%" PRIu64, kf_rt_fallback_name((kf_fallback_t)r), c);
     }
+    if (st->plan != 0)
+      fprintf(f, " plan=%" PRIu32, st->plan);
     fputc('\n', f);
   }
   fflush(f);
@@ -133,12 +147,14 @@ static void kf__register_site(kf__site_state_t *st)
 }
 
 /* The published state of @p site, built and published by whichever thread
- * gets there first; NULL only without memory. */
+ * gets there first; NULL only without memory. A state matched before the
+ * last kf_rt_select_plan() is replaced (and kept for KFUSE_STATS). */
 static kf__site_state_t *kf__site_get(kf_site_t *site, const kf_launch_t *l, uint32_t n)
 {
+  uint32_t gen = __atomic_load_n(&kf__generation, __ATOMIC_ACQUIRE);
   void *cur = __atomic_load_n(&site->cache, __ATOMIC_ACQUIRE);
   kf__site_state_t *st;
-  if (cur != NULL)
+  if (cur != NULL && ((kf__site_state_t *)cur)->generation == gen)
     return cur;
   if (kf__config.disable) {
     /* No discovery at all: KFUSE_DISABLE must not touch the driver. */
@@ -147,9 +163,11 @@ static kf__site_state_t *kf__site_get(kf_site_t *site, const kf_launch_t *l, uin
     st->where = site->where;
     st->n = n;
     st->whole = KF_FALLBACK_DISABLED;
-  } else if (kf__site_discover(site->where, l, n, &st) != 0) {
+  } else if (kf__site_discover(site->where, l, n, __atomic_load_n(&kf__config.plan, __ATOMIC_RELAXED),
+                               &st) != 0) {
     return NULL;
   }
+  st->generation = gen;
   /* Several threads may race through discovery; one state wins, the others
    * are dropped. The mutex-protected module cache makes that cheap. */
   if (!__atomic_compare_exchange_n(&site->cache, &cur, st, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
@@ -158,6 +176,24 @@ static kf__site_state_t *kf__site_get(kf_site_t *site, const kf_launch_t *l, uin
   }
   kf__register_site(st);
   return st;
+}
+
+void kf_rt_select_plan(unsigned rank)
+{
+  pthread_once(&kf__rt_once, kf__rt_init);
+  if (rank >= KF_RT_MAX_PLANS) {
+    kf__log(KF__LOG_WARN, "kf_rt_select_plan(%u): not a plan rank 0..%d: running plan 0", rank,
+            KF_RT_MAX_PLANS - 1);
+    rank = 0;
+  }
+  __atomic_store_n(&kf__config.plan, (uint32_t)rank, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&kf__generation, 1, __ATOMIC_RELEASE);
+}
+
+unsigned kf_rt_selected_plan(void)
+{
+  pthread_once(&kf__rt_once, kf__rt_init);
+  return __atomic_load_n(&kf__config.plan, __ATOMIC_RELAXED);
 }
 
 /* Remembers launches @p g whose guards passed purely, in @p seg's memo

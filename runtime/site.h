@@ -15,9 +15,15 @@ typedef struct kf__config {
   int disable; /**< KFUSE_DISABLE */
   int stats;   /**< KFUSE_STATS */
   int verify;  /**< KFUSE_VERIFY */
+  /** KFUSE_PLAN, then kf_rt_select_plan(); read with relaxed atomics. */
+  uint32_t plan;
 } kf__config_t;
 
 extern kf__config_t kf__config;
+
+/** Bumped by kf_rt_select_plan(): a site state of an older generation is
+ * matched again at its site's next call. */
+extern uint32_t kf__generation;
 
 /** A consecutive run of a site's launches: one fused group, or launches no
  * group covers (group NULL), which run unfused. */
@@ -40,6 +46,8 @@ typedef struct kf__site_state {
   uint32_t nsegs;
   kf__segment_t *segs;
   char **names; /**< n original kernel names (NULL entries when unknown) */
+  uint32_t plan;       /**< the plan rank the segments were matched for */
+  uint32_t generation; /**< kf__generation when matched */
   struct kf__site_state *next; /**< the KFUSE_STATS registry */
   /* Counters, updated with relaxed atomics. */
   uint64_t calls;

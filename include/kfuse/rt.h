@@ -84,12 +84,32 @@ KF_EXTERN void kf_rt_launch_seq(kf_site_t *site, const kf_launch_t *launches, ui
  *                     "kfuse-stats: <where>: calls=<n> fused=<n> fallback=<n>"
  *                     followed by " <reason>=<n>" for every reason seen
  *                     (names from KF_FALLBACK_MAP).
+ *   KFUSE_PLAN=<r>    run plan r (0 = best, the default) of modules built
+ *                     with -mllvm -kfuse-plans=K; see kf_rt_select_plan().
+ *                     KFUSE_STATS lines then end with " plan=<r>".
  *   KFUSE_VERIFY=1    run each fused group also unfused on copies of its
  *                     buffers and compare bit for bit; a difference prints
  *                     "kfuse-verify: <where>: <fused-kernel>: launch <i> (<kernel>)
  *                     param <p> byte <offset>: fused 0x.. unfused 0x.." and the
  *                     unfused results are kept.
  */
+
+/** Plan ranks the runtime can select: 0 .. KF_RT_MAX_PLANS-1. */
+#define KF_RT_MAX_PLANS 256
+
+/**
+ * Selects which of the device pass's plans runs from now on: rank 0 is the
+ * best predicted plan (the default, or KFUSE_PLAN), rank r the (r+1)-th best
+ * of a module built with `-mllvm -kfuse-plans=K` (K > r). A sequence with
+ * fewer plans runs its best one. Every site matches its launches again at
+ * its next call. For measuring plans against each other (empirical
+ * selection, kfuse-bench --plans); call it while no other thread launches
+ * through kfuse. A rank of KF_RT_MAX_PLANS or more selects plan 0.
+ */
+KF_EXTERN void kf_rt_select_plan(unsigned rank);
+
+/** @returns the plan rank kf_rt_select_plan() or KFUSE_PLAN selected. */
+KF_EXTERN unsigned kf_rt_selected_plan(void);
 
 /** @returns the KF_FALLBACK_MAP text of @p reason ("?" when out of range). */
 KF_EXTERN const char *kf_rt_fallback_name(kf_fallback_t reason);

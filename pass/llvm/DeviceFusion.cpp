@@ -49,9 +49,13 @@
 /// the exact solver picks the partition of the sequence into groups of
 /// consecutive legal launches with the least predicted time under the device
 /// profile's cost model (-kfuse-profile, default H100), for a nominal 2^24
-/// elements per launch. -kfuse-planner=greedy, or any planner failure,
+/// elements per launch (-kfuse-elements=N). -kfuse-planner=greedy, or any planner failure,
 /// selects the greedy policy instead: each maximal legal run of consecutive
-/// launches, front to back.
+/// launches, front to back. -kfuse-plans=K builds the fused kernels of the
+/// K best plans instead of the best alone and tags each with the plans that
+/// hold it (manifest `plans`), so the runtime can run any of them
+/// (KFUSE_PLAN, kf_rt_select_plan()): empirical selection, and the
+/// measurements behind the cost model's calibration.
 ///
 /// Cost figures: the element count n is a run-time value, so every
 /// prediction is for a nominal 2^24 elements per launch. Under the planner,
@@ -132,6 +136,14 @@ static cl::opt<std::string>
     ProfileOpt("kfuse-profile", cl::value_desc("file"),
                cl::desc("kfuse: device profile for the cost model (default: built-in H100)"),
                cl::init(""));
+static cl::opt<unsigned> PlansOpt(
+    "kfuse-plans", cl::value_desc("K"), cl::init(1),
+    cl::desc("kfuse: build the fused kernels of the K best plans of each sequence (1..256); "
+             "the runtime runs plan KFUSE_PLAN, the best by default"));
+static cl::opt<double> ElementsOpt(
+    "kfuse-elements", cl::value_desc("N"), cl::init(PlanNominalInstances),
+    cl::desc("kfuse: elements each launch is assumed to process in the cost model "
+             "(default 16777216)"));
 static cl::opt<double>
     PlanTimeOpt("kfuse-plan-time-limit", cl::value_desc("seconds"), cl::init(1.0), cl::Hidden,
                 cl::desc("kfuse: time limit of the solver per sequence"));
@@ -185,6 +197,9 @@ private:
   FusionCandidate candidate(const SeqRecord &R, unsigned First, unsigned Last);
   std::vector<FusionCandidate> planSequence(const SeqRecord &R);
   std::vector<FusionCandidate> planGreedy(const SeqRecord &R);
+  template <typename GetFn>
+  void addAlternatives(const SeqRecord &R, const PlanOutcome &Out,
+                       std::vector<FusionCandidate> &Plan, GetFn &Get);
   bool readProfile();
   void remarkPlan(const SeqRecord &R, StringRef Name, const Twine &Text, bool Missed);
   void fuse(FusionCandidate &C);
@@ -317,9 +332,17 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
     auto It = Kernels.find(La.Kernel);
     Infos.push_back(It != Kernels.end() && It->second.isValid() ? &It->second : nullptr);
   }
+  if (PlansOpt < 1 || PlansOpt > PlanMaxAlternatives || !(ElementsOpt >= 1)) {
+    ++NumPlanFallbacks;
+    remarkPlan(R, "PlannerFailed",
+               "-kfuse-plans must be 1.." + std::to_string(PlanMaxAlternatives) +
+                   " and -kfuse-elements at least 1; planned greedily",
+               /*Missed=*/true);
+    return planGreedy(R);
+  }
   PlanOutcome Out = planWithLibrary(
       R, Infos, [&](unsigned First, unsigned Last) { return Get(First, Last).isValid(); },
-      Profile, PlanTimeOpt);
+      Profile, PlanTimeOpt, ElementsOpt, PlansOpt);
   if (!Out.Ok) {
     ++NumPlanFallbacks;
     remarkPlan(R, "PlannerFailed", "the planning library failed (" + Out.Error +
@@ -329,7 +352,7 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
   }
   ++NumPlannedSeqs;
   std::string Head = "planned " + std::to_string(N) + " launches for " +
-                     std::to_string(uint64_t(PlanNominalInstances)) +
+                     ns(ElementsOpt) +
                      " elements each on " + Profile.name + ": predicted " + ns(Out.PlanNs) +
                      " ns, " + ns(Out.UnfusedNs) + " ns unfused, gain " +
                      ns(Out.UnfusedNs - Out.PlanNs) + " ns; " +
@@ -388,7 +411,59 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
   }
   for (const PlannedGroup &G : Out.Groups)
     Plan.push_back(std::move(Tried.at({G.First, G.Last})));
+  if (PlansOpt > 1)
+    addAlternatives(R, Out, Plan, Get);
   return Plan;
+}
+
+/// Under -kfuse-plans=K: remarks each of the sequence's plans and adds the
+/// fused groups of plans 1.. that plan 0 lacks; every group of \p Plan
+/// learns which plans hold it. The runtime runs one plan per process
+/// (KFUSE_PLAN, kf_rt_select_plan()), so the alternatives cost code size
+/// only.
+template <typename GetFn>
+void DeviceFuser::addAlternatives(const SeqRecord &R, const PlanOutcome &Out,
+                                  std::vector<FusionCandidate> &Plan, GetFn &Get) {
+  unsigned Count = Out.Alternatives.size();
+  std::map<std::pair<unsigned, unsigned>, size_t> Index;
+  for (size_t I = 0; I < Plan.size(); ++I)
+    Index[{Plan[I].First, Plan[I].Last}] = I;
+  for (unsigned Rank = 0; Rank < Count; ++Rank) {
+    const PlanAlternative &Alt = Out.Alternatives[Rank];
+    std::string Spans;
+    for (const PlannedGroup &G : Alt.Groups) {
+      Spans += (Spans.empty() ? "" : " ") + std::to_string(G.First);
+      if (G.Last > G.First)
+        Spans += ".." + std::to_string(G.Last);
+    }
+    remarkPlan(R, "PlanAlternative",
+               "plan " + std::to_string(Rank) + " of " + std::to_string(Count) +
+                   ": predicted " + ns(Alt.Ns) + " ns: " + Spans,
+               /*Missed=*/false);
+    for (const PlannedGroup &G : Alt.Groups) {
+      if (G.Last == G.First)
+        continue;
+      auto [It, New] = Index.try_emplace({G.First, G.Last}, Plan.size());
+      if (New) {
+        FusionCandidate &C = Get(G.First, G.Last);
+        if (!C.isValid()) { // the library only forms groups the callback allowed
+          Index.erase(It);
+          remarkPlan(R, "PlannerFailed",
+                     "plan " + std::to_string(Rank) + " holds launches " +
+                         std::to_string(G.First) + ".." + std::to_string(G.Last) +
+                         ", which are not legal; they run unfused in that plan",
+                     /*Missed=*/true);
+          continue;
+        }
+        Predicted[C.Name] = {uint64_t(std::llround(G.UnfusedNs)),
+                             uint64_t(std::llround(G.FusedNs))};
+        Plan.push_back(std::move(C));
+      }
+      Plan[It->second].PlanRanks.push_back(Rank);
+    }
+  }
+  for (FusionCandidate &C : Plan)
+    C.PlanCount = Count;
 }
 
 void DeviceFuser::remarkMissed(const FusionCandidate &C) {

@@ -43,6 +43,10 @@ struct FusionCandidate {
   std::string Name;         ///< fused kernel name
   bool Valid = true;
   std::string Reason, Stat;
+  /// Under -kfuse-plans=K > 1: the ranks of the sequence's plans that hold
+  /// this group, and how many plans the sequence has (manifest `plans`).
+  std::vector<unsigned> PlanRanks;
+  unsigned PlanCount = 1;
 
   void invalidate(std::string Why, std::string Key) {
     if (!Valid)

@@ -136,6 +136,21 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
     FusedNs = (Bytes - Saved) * NominalThreads / BytesPerNs + LaunchNs;
   }
   Out += "predict " + std::to_string(UnfusedNs) + " " + std::to_string(FusedNs) + "\n";
+  if (C.PlanCount > 1) {
+    // Ranks as a comma list of ranges: 0,2-5,9.
+    std::string Ranks;
+    for (size_t I = 0; I < C.PlanRanks.size();) {
+      size_t J = I;
+      while (J + 1 < C.PlanRanks.size() && C.PlanRanks[J + 1] == C.PlanRanks[J] + 1)
+        ++J;
+      Ranks += (Ranks.empty() ? "" : ",") + std::to_string(C.PlanRanks[I]);
+      if (J > I)
+        Ranks += "-" + std::to_string(C.PlanRanks[J]);
+      I = J + 1;
+    }
+    Out += "plans " + std::to_string(C.PlanCount) + " " + std::to_string(C.First) + " " +
+           Ranks + "\n";
+  }
   Out += "end\n";
   return Out;
 }

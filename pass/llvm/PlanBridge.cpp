@@ -1,7 +1,8 @@
 //===- PlanBridge.cpp - the device pass's use of libkfplan ----------------===//
 //
 // One kf_problem per sequence record:
-//  - one launch per record launch, PlanNominalInstances instances each, one
+//  - one launch per record launch, Elements instances each (default
+//    PlanNominalInstances, 2^24; -kfuse-elements), one
 //    variant with the kernel's flops per element (block size and registers
 //    are not known in the IR: the library's defaults, 256 and 32);
 //  - one buffer per distinct pointer value number the launches pass;
@@ -71,7 +72,8 @@ bool kfuse::loadPlanProfile(const std::string &Path, kf_profile_t &Out, std::str
 
 PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo *> Infos,
                                    function_ref<bool(unsigned, unsigned)> Legal,
-                                   const kf_profile_t &Profile, double TimeLimit) {
+                                   const kf_profile_t &Profile, double TimeLimit,
+                                   double Elements, unsigned KBest) {
   PlanOutcome Out;
   unsigned N = R.Launches.size();
   kf_problem *PRaw = nullptr;
@@ -101,7 +103,7 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
     const KernelInfo *K = I < Infos.size() ? Infos[I] : nullptr;
     std::string Name = std::to_string(I) + ":" + La.Kernel;
     int L = -1;
-    if (int Rc = kf_problem_add_launch(P.get(), Name.c_str(), PlanNominalInstances, &L)) {
+    if (int Rc = kf_problem_add_launch(P.get(), Name.c_str(), Elements, &L)) {
       Out.Error = failure("kf_problem_add_launch", Rc);
       return Out;
     }
@@ -158,12 +160,12 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
   kf_solve_options_init(&Opts);
   Opts.solver = KF_SOLVE_EXACT;
   Opts.max_group = N < 2 ? 2 : N > 8 ? 8 : int(N);
-  Opts.k_best = 1;
+  Opts.k_best = KBest < 1 ? 1 : int(std::min(KBest, PlanMaxAlternatives));
   Opts.time_limit = TimeLimit;
   kf_plan *PlRaw = nullptr;
   int Rc = kf_plan_solve(P.get(), Model.get(), &Opts, &PlRaw);
   std::unique_ptr<kf_plan, PlanDeleter> Plan(PlRaw);
-  if ((Rc != 0 && Rc != KF_ETIMEDOUT) || !Plan) {
+  if ((Rc != 0 && Rc != KF_ETIMEDOUT) || !Plan || kf_plan_count(Plan.get()) < 1) {
     Out.Error = failure("kf_plan_solve", Rc ? Rc : KF_ESOLVER);
     return Out;
   }
@@ -173,42 +175,60 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
   Out.UnfusedNs = kf_plan_unfused_time(Plan.get()) * 1e9;
   Out.Candidates = kf_plan_candidate_count(Plan.get());
 
-  int G = kf_plan_group_count(Plan.get(), 0);
-  for (int Gi = 0; Gi < G; ++Gi) {
-    kf_group_info_t Info;
-    if (int E = kf_plan_group(Plan.get(), 0, Gi, &Info)) {
-      Out.Error = failure("kf_plan_group", E);
+  // Predicted time of each launch alone, for the groups' "unfused" figure.
+  std::vector<double> AloneNs(N);
+  for (unsigned I = 0; I < N; ++I) {
+    kf_estimate_t E;
+    int V = 0, One = int(I);
+    if (int Err = kf_model_estimate(Model.get(), P.get(), &One, &V, 1, &E)) {
+      Out.Error = failure("kf_model_estimate", Err);
       return Out;
     }
-    if (Info.count < 2)
-      continue;
-    PlannedGroup PG;
-    PG.First = unsigned(Info.launches[0]);
-    PG.Last = unsigned(Info.launches[Info.count - 1]);
-    if (PG.Last - PG.First + 1 != unsigned(Info.count) || PG.Last >= N) {
-      Out.Error = "the plan holds a group of launches that are not consecutive";
-      return Out;
-    }
-    for (int J = 1; J < Info.count; ++J)
-      if (Info.launches[J] != Info.launches[J - 1] + 1) {
-        Out.Error = "the plan holds a group of launches out of order";
-        return Out;
-      }
-    PG.FusedNs = Info.time * 1e9;
-    for (int J = 0; J < Info.count; ++J) {
-      kf_estimate_t E;
-      int V = 0;
-      int One = Info.launches[J];
-      if (int Err = kf_model_estimate(Model.get(), P.get(), &One, &V, 1, &E)) {
-        Out.Error = failure("kf_model_estimate", Err);
-        return Out;
-      }
-      PG.UnfusedNs += E.time * 1e9;
-    }
-    Out.Groups.push_back(PG);
+    AloneNs[I] = E.time * 1e9;
   }
-  std::sort(Out.Groups.begin(), Out.Groups.end(),
-            [](const PlannedGroup &A, const PlannedGroup &B) { return A.First < B.First; });
+
+  for (int Rank = 0, Count = kf_plan_count(Plan.get()); Rank < Count; ++Rank) {
+    PlanAlternative Alt;
+    Alt.Ns = kf_plan_time(Plan.get(), Rank) * 1e9;
+    for (int Gi = 0, G = kf_plan_group_count(Plan.get(), Rank); Gi < G; ++Gi) {
+      kf_group_info_t Info;
+      if (int E = kf_plan_group(Plan.get(), Rank, Gi, &Info)) {
+        Out.Error = failure("kf_plan_group", E);
+        return Out;
+      }
+      PlannedGroup PG;
+      PG.First = unsigned(Info.launches[0]);
+      PG.Last = unsigned(Info.launches[Info.count - 1]);
+      if (PG.Last - PG.First + 1 != unsigned(Info.count) || PG.Last >= N) {
+        Out.Error = "the plan holds a group of launches that are not consecutive";
+        return Out;
+      }
+      for (int J = 1; J < Info.count; ++J)
+        if (Info.launches[J] != Info.launches[J - 1] + 1) {
+          Out.Error = "the plan holds a group of launches out of order";
+          return Out;
+        }
+      PG.FusedNs = Info.time * 1e9;
+      for (unsigned J = PG.First; J <= PG.Last; ++J)
+        PG.UnfusedNs += AloneNs[J];
+      Alt.Groups.push_back(PG);
+    }
+    std::sort(Alt.Groups.begin(), Alt.Groups.end(),
+              [](const PlannedGroup &A, const PlannedGroup &B) { return A.First < B.First; });
+    for (size_t I = 0; I < Alt.Groups.size(); ++I)
+      if (Alt.Groups[I].First != (I ? Alt.Groups[I - 1].Last + 1 : 0)) {
+        Out.Error = "the plan does not cover the sequence exactly once";
+        return Out;
+      }
+    if (Alt.Groups.empty() || Alt.Groups.back().Last + 1 != N) {
+      Out.Error = "the plan does not cover the sequence exactly once";
+      return Out;
+    }
+    Out.Alternatives.push_back(std::move(Alt));
+  }
+  for (const PlannedGroup &PG : Out.Alternatives[0].Groups)
+    if (PG.Last > PG.First)
+      Out.Groups.push_back(PG);
   Out.Ok = true;
   return Out;
 }

@@ -22,15 +22,26 @@
 
 namespace kfuse {
 
-/// Elements each launch is assumed to process: the launch size is a run-time
-/// value, so predictions are for a 16M-element map.
+/// Elements each launch is assumed to process by default: the launch size is
+/// a run-time value, so predictions are for a 16M-element map unless
+/// -kfuse-elements says otherwise.
 constexpr double PlanNominalInstances = 16777216.0; // 2^24
+
+/// Most plans -kfuse-plans may ask for: the runtime selects among them with
+/// KFUSE_PLAN / kf_rt_select_plan() (docs/manifest.md, `plans`).
+constexpr unsigned PlanMaxAlternatives = 256;
 
 /// One fused group of the plan: launches First..Last of the record.
 struct PlannedGroup {
   unsigned First = 0, Last = 0;
   double FusedNs = 0;   ///< predicted time of the fused kernel
   double UnfusedNs = 0; ///< predicted time of its launches alone
+};
+
+/// One plan of the k best: its groups, fused and single, in launch order.
+struct PlanAlternative {
+  double Ns = 0; ///< predicted time of the whole sequence
+  std::vector<PlannedGroup> Groups; ///< every group, singletons included, by First
 };
 
 struct PlanOutcome {
@@ -40,7 +51,8 @@ struct PlanOutcome {
   double Gap = 0;         ///< relative gap when TimedOut
   double PlanNs = 0, UnfusedNs = 0; ///< whole sequence
   int Candidates = 0;     ///< candidate groups the solver considered
-  std::vector<PlannedGroup> Groups; ///< groups of two launches or more
+  std::vector<PlannedGroup> Groups; ///< the best plan's groups of two launches or more
+  std::vector<PlanAlternative> Alternatives; ///< the k best plans, best first
 };
 
 /// Reads a device profile file over the default (H100) values. \returns
@@ -50,10 +62,13 @@ bool loadPlanProfile(const std::string &Path, kf_profile_t &Out, std::string &Er
 /// Plans record \p R. \p Infos holds, per launch, the analysis of its kernel
 /// or null when it is not an analysable kfuse_map kernel of this module.
 /// \p Legal(First, Last) says whether launches First..Last may be fused; the
-/// solver only ever forms groups of consecutive launches.
+/// solver only ever forms groups of consecutive launches. Every launch is
+/// taken to process \p Elements elements; \p KBest plans are asked for (the
+/// best one alone when the time limit stops the search).
 PlanOutcome planWithLibrary(const SeqRecord &R, llvm::ArrayRef<const KernelInfo *> Infos,
                             llvm::function_ref<bool(unsigned, unsigned)> Legal,
-                            const kf_profile_t &Profile, double TimeLimit);
+                            const kf_profile_t &Profile, double TimeLimit,
+                            double Elements = PlanNominalInstances, unsigned KBest = 1);
 
 } // namespace kfuse
 

@@ -47,7 +47,7 @@ static void match(const kf__manifest_t *m, const char *names, const uint32_t *na
     ids[i].nargs = nargs != NULL ? nargs[i] : (names[i] == 'd' || names[i] == 'e' ? 1 : 2);
     ids[i].manifest = m;
   }
-  assert_int_equal(kf__match(ids, n, segs, nsegs), 0);
+  assert_int_equal(kf__match(ids, n, 0, segs, nsegs), 0);
 }
 
 /* Renders segments as "f_ab[0,2) -[2,3)" for compact assertions. */
@@ -109,7 +109,7 @@ static void test_match_needs_one_manifest(void **state)
   kf__segment_t *s;
   uint32_t ns;
   (void)state;
-  assert_int_equal(kf__match(ids, 2, &s, &ns), 0);
+  assert_int_equal(kf__match(ids, 2, 0, &s, &ns), 0);
   assert_string_equal(render(s, ns), "-[0,2)");
   free(s);
   kf__manifest_free(m);

@@ -505,6 +505,99 @@ static void test_stats_order_and_silence(void **state)
   fclose(f);
 }
 
+/* The group of plan 1 of 3 (plans 0 and 2 run unfused), for launches 0..1. */
+static const char manifest_plans[] =
+    HDR "group fused_sa 2\nkernel 0 _Z5scalePKfPffi 4\nkernel 1 _Z4axpyPKfS0_Pfi 4\n"
+        "shape same\nstream same\ndynshmem 0\nlaunch 0 1 32\n"
+        "equal 0.1 1.0\nequal 0.3 1.3\n"
+        "footprint 0.0 r 0 4*s3\nfootprint 0.1 w 0 4*s3\nfootprint 1.0 r 0 4*s3\n"
+        "footprint 1.1 r 0 4*s3\nfootprint 1.2 w 0 4*s3\n"
+        "disjoint 0.0 0.1\ndisjoint 1.2 0.0\ndisjoint 1.2 1.1\ndisjoint 1.2 1.0\n"
+        "dead 0 0.1\npredict 2000 1200\nplans 3 0 1\nend\n";
+
+static void test_select_plan(void **state)
+{
+  static kf_site_t site = {"plans", NULL, 2, 0};
+  call_t c;
+  (void)state;
+  fake.manifest = manifest_plans;
+  call_init(&c, "sa");
+  assert_int_equal(kf_rt_selected_plan(), 0);
+  kf_rt_launch_seq(&site, c.l, c.nl); /* plan 0: unfused */
+  kf_rt_select_plan(1);
+  assert_int_equal(kf_rt_selected_plan(), 1);
+  kf_rt_launch_seq(&site, c.l, c.nl); /* plan 1: the group */
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  kf_rt_select_plan(2);
+  kf_rt_launch_seq(&site, c.l, c.nl); /* plan 2: unfused */
+  kf_rt_select_plan(7);                /* the sequence has 3: its best, unfused */
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  kf_rt_select_plan(KF_RT_MAX_PLANS); /* out of range: plan 0 */
+  assert_int_equal(kf_rt_selected_plan(), 0);
+  kf_rt_select_plan(1);
+  check_results();
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi F:fused_sa F:fused_sa "
+             "_Z5scalePKfPffi _Z4axpyPKfS0_Pfi _Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
+  /* One KFUSE_STATS line per plan the site ran, tagged when not plan 0. */
+  {
+    char buf[1024];
+    FILE *f = tmpfile();
+    size_t n;
+    kf__stats_print(f);
+    rewind(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    assert_string_equal(buf, "kfuse-stats: plans: calls=1 fused=0 fallback=1 no-match=1\n"
+                             "kfuse-stats: plans: calls=2 fused=2 fallback=0 plan=1\n"
+                             "kfuse-stats: plans: calls=1 fused=0 fallback=1 no-match=1 plan=2\n"
+                             "kfuse-stats: plans: calls=1 fused=0 fallback=1 no-match=1 plan=7\n");
+  }
+  kf_rt_select_plan(0);
+}
+
+/* A group with a `plans` line runs only at its own position of the site. */
+static void test_plan_group_position(void **state)
+{
+  static kf_site_t site = {"shifted", NULL, 3, 0};
+  call_t c;
+  (void)state;
+  fake.manifest = manifest_plans;
+  kf_rt_select_plan(1);
+  call_init(&c, "osa");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  kf_rt_select_plan(0);
+  assert_log("_Z5otherPKf _Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
+}
+
+/* KFUSE_PLAN selects the plan from the start; a bad value means plan 0. */
+static void test_plan_env(void **state)
+{
+  static kf_site_t a = {"env1", NULL, 2, 0}, b = {"env-bad", NULL, 2, 0};
+  call_t c;
+  (void)state;
+  setenv("KFUSE_PLAN", "1", 1);
+  kf__rt_test_reset();
+  fake.manifest = manifest_plans;
+  call_init(&c, "sa");
+  assert_int_equal(kf_rt_selected_plan(), 1);
+  kf_rt_launch_seq(&a, c.l, c.nl);
+  assert_log("F:fused_sa");
+  static const char *const bad[] = {"x", "-1", "+1", "1x", "256", "99999999999999999999"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    setenv("KFUSE_PLAN", bad[i], 1);
+    kf__rt_test_reset();
+    assert_int_equal(kf_rt_selected_plan(), 0);
+  }
+  unsetenv("KFUSE_PLAN");
+  kf__rt_test_reset();
+  fake.manifest = manifest_plans;
+  fake.nlog = 0;
+  memset((void *)&b.cache, 0, sizeof b.cache);
+  kf_rt_launch_seq(&b, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
+}
+
 static void test_fallback_names(void **state)
 {
   (void)state;
@@ -633,6 +726,9 @@ int main(void)
     cmocka_unit_test_setup(test_fused_launch_fails, setup),
     cmocka_unit_test_setup(test_disable, setup),
     cmocka_unit_test_setup(test_stats_order_and_silence, setup),
+    cmocka_unit_test_setup(test_select_plan, setup),
+    cmocka_unit_test_setup(test_plan_group_position, setup),
+    cmocka_unit_test_setup(test_plan_env, setup),
     cmocka_unit_test_setup(test_fallback_names, setup),
     cmocka_unit_test_setup(test_verify, setup),
     cmocka_unit_test_setup(test_threads, setup),

@@ -193,6 +193,83 @@ static void test_stops_at_nul_and_length(void **state)
 
 /* Random corruption of a valid manifest: every result is either a clean
  * error or a manifest (under ASan, no out-of-bounds access). */
+/* `plans <count> <first> <ranks>`: the group's plans and position. */
+static const kf__group_t *parse_plans(const char *line, kf__manifest_t **m)
+{
+  char text[512];
+  snprintf(text, sizeof text, HDR G2 "launch 0 0 0\n%send\n", line);
+  assert_int_equal(kf__manifest_parse(text, strlen(text), m, NULL), 0);
+  return &(*m)->groups[0];
+}
+
+static void test_plans(void **state)
+{
+  kf__manifest_t *m = NULL;
+  const kf__group_t *g;
+  (void)state;
+  /* No line: in every plan, at any position. */
+  g = parse_plans("", &m);
+  assert_int_equal(g->plan_count, 0);
+  for (uint32_t r = 0; r < 300; r++)
+    assert_true(kf__group_in_plan(g, r));
+  kf__manifest_free(m);
+
+  g = parse_plans("plans 130 3 0,2-5,64,127-129\n", &m);
+  assert_int_equal(g->plan_count, 130);
+  assert_int_equal(g->plan_first, 3);
+  {
+    static const uint32_t in[] = {0, 2, 3, 4, 5, 64, 127, 128, 129};
+    static const uint32_t out[] = {1, 6, 63, 65, 126};
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++)
+      assert_true(kf__group_in_plan(g, in[i]));
+    for (size_t i = 0; i < sizeof out / sizeof out[0]; i++)
+      assert_false(kf__group_in_plan(g, out[i]));
+  }
+  /* A rank the sequence does not have runs its best plan (rank 0). */
+  assert_true(kf__group_in_plan(g, 130));
+  assert_true(kf__group_in_plan(g, 255));
+  kf__manifest_free(m);
+
+  g = parse_plans("plans 4 0 1-2\n", &m);
+  assert_false(kf__group_in_plan(g, 0));
+  assert_true(kf__group_in_plan(g, 1));
+  assert_false(kf__group_in_plan(g, 3));
+  assert_false(kf__group_in_plan(g, 4)); /* plan 0 does not hold it */
+  kf__manifest_free(m);
+
+  g = parse_plans("plans 256 0 255\n", &m);
+  assert_true(kf__group_in_plan(g, 255));
+  assert_false(kf__group_in_plan(g, 254));
+  kf__manifest_free(m);
+}
+
+static void test_plans_malformed(void **state)
+{
+  (void)state;
+  static const char *const bad[] = {
+    "plans 4 0\n",           /* missing ranks */
+    "plans 4 0 1 2\n",       /* ranks are one field */
+    "plans 1 0 0\n",         /* one plan needs no line */
+    "plans 257 0 0\n",       /* beyond KF__MANIFEST_MAX_PLANS */
+    "plans 4 0 4\n",         /* rank out of range */
+    "plans 4 0 2-1\n",       /* empty range */
+    "plans 4 0 2,1\n",       /* not ascending */
+    "plans 4 0 1-2,2\n",     /* overlapping */
+    "plans 4 0 1,\n",        /* trailing comma */
+    "plans 4 0 ,1\n",        /* leading comma */
+    "plans 4 0 1--2\n",
+    "plans 4 0 -1\n",
+    "plans 4 x 1\n",
+    "plans 4 256 1\n",       /* position beyond any sequence */
+    "plans 4 0 1\nplans 4 0 2\n", /* twice */
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char text[256];
+    snprintf(text, sizeof text, HDR G2 "launch 0 0 0\n%send\n", bad[i]);
+    expect_error(text, KF_EPARSE, i + 1 == sizeof bad / sizeof bad[0] ? 7 : 6);
+  }
+}
+
 static void test_fuzz(void **state)
 {
   char buf[sizeof valid];
@@ -232,6 +309,8 @@ int main(void)
     cmocka_unit_test(test_huge_counts),
     cmocka_unit_test(test_bad_expression_is_not_fatal),
     cmocka_unit_test(test_stops_at_nul_and_length),
+    cmocka_unit_test(test_plans),
+    cmocka_unit_test(test_plans_malformed),
     cmocka_unit_test(test_fuzz),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

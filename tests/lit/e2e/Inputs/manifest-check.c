@@ -56,6 +56,13 @@ int main(int argc, char **argv)
     printf("group %s launches=%u params=%u equal=%u footprints=%u disjoint=%u dead=%u\n",
            G->name, G->nlaunches, G->nparams_total, G->nequal, G->nfootprints, G->ndisjoint,
            G->ndead);
+    if (G->plan_count != 0) {
+      printf("  plans %u at %u:", G->plan_count, G->plan_first);
+      for (uint32_t r = 0; r < G->plan_count; r++)
+        if (kf__group_in_plan(G, r))
+          printf(" %u", r);
+      printf("\n");
+    }
     for (uint32_t i = 0; i < G->nfootprints; i++)
       if (G->footprints[i].lo == NULL || G->footprints[i].hi == NULL) {
         fprintf(stderr, "group %s: footprint %u.%u does not compile\n", G->name,
