@@ -1,9 +1,16 @@
 /* kfuse-bench: for each workload, in one run, times the unfused launches,
  * the kfuse-fused launches, a hand-fused kernel and a device-to-device copy
- * of the same bytes (the bandwidth ceiling), after checking the results. */
+ * of the same bytes (the bandwidth ceiling), after checking the results.
+ * With --plans, times every plan the device pass built (-kfuse-plans=K)
+ * against the cost model's prediction for it. */
 #include "common.h"
 #include "kfuse_bench.h"
+#ifndef KB_NO_RT
+#include "kfuse/rt.h"
+#endif
 
+#include <fstream>
+#include <map>
 #include <string>
 
 namespace {
@@ -116,19 +123,24 @@ struct Options {
   int warmup = 5;
   int block = 256;
   uint64_t seed = 1;
-  std::string csv, only;
+  bool n_given = false;
+  std::string csv, only, plans;
 };
 
 void usage(FILE *f)
 {
   fprintf(f,
           "usage: kfuse-bench [--n N] [--small-n N] [--reps R] [--warmup W] [--block B]\n"
-          "                   [--seed S] [--only NAME] [--csv FILE]\n"
+          "                   [--seed S] [--only NAME] [--csv FILE] [--plans REMARKS]\n"
           "  --n N        elements of the large runs (default 33554432: 128 MiB per f32 array)\n"
           "  --small-n N  elements of the launch-bound runs (default 65536; 0: skip them)\n"
           "  --reps R     timed repetitions, median reported (default 30, at least 20 advised)\n"
           "  --only NAME  only workloads whose name-dtype contains NAME\n"
           "  --csv FILE   also write one CSV row per workload, size and variant\n"
+          "  --plans REMARKS  instead, run every plan of each workload listed in REMARKS\n"
+          "               (the -Rpass-analysis=kfuse output of a -kfuse-plans=K build, e.g.\n"
+          "               kfuse-bench.plans next to this program): check it bit for bit\n"
+          "               against unfused and time it; n is the planned size unless --n\n"
           "Exits 1 when a check failed (kfuse vs unfused must be bit-identical), %d without a GPU.\n",
           KFX_EXIT_NO_DEVICE);
 }
@@ -157,6 +169,7 @@ Options parse(int argc, char **argv)
     if (opt == "--n" && ok) {
       ok = kfx::parse_ll(val.c_str(), 1, INT_MAX, &v);
       o.n = v;
+      o.n_given = true;
     } else if (opt == "--small-n" && ok) {
       ok = kfx::parse_ll(val.c_str(), 0, INT_MAX, &v);
       o.small_n = v;
@@ -174,6 +187,8 @@ Options parse(int argc, char **argv)
       o.seed = (uint64_t)v;
     } else if (opt == "--csv" && ok && !val.empty()) {
       o.csv = val;
+    } else if (opt == "--plans" && ok && !val.empty()) {
+      o.plans = val;
     } else if (opt == "--only" && ok && !val.empty()) {
       o.only = val;
     } else {
@@ -268,12 +283,178 @@ void csv_rows(FILE *f, const Row &r, const char *dtype)
   fflush(f);
 }
 
+/* One plan of a sequence, from the device pass's PlanAlternative remark:
+ * "sequence S at SITE FN: plan R of K: predicted P ns: 0..1 2 3..7". */
+struct PlanRow {
+  std::string fn, spans;
+  int rank = 0, count = 0;
+  double predicted_ns = 0, elements = 0;
+};
+
+/* Reads the plan remarks of @p path; the element count the plans were made
+ * for comes from the sequence's "planned N launches for E elements" line. */
+bool read_plans(const std::string &path, std::vector<PlanRow> &rows)
+{
+  std::ifstream in(path);
+  if (!in) {
+    fprintf(stderr, "kfuse-bench: cannot read %s: %s\n", path.c_str(), strerror(errno));
+    return false;
+  }
+  std::map<std::string, double> elements; /* by "SITE FN" */
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t at = line.find("sequence "), colon;
+    if (at == std::string::npos || (at = line.find(" at ", at)) == std::string::npos ||
+        (colon = line.find(": ", at)) == std::string::npos)
+      continue;
+    std::string where = line.substr(at + 4, colon - at - 4), rest = line.substr(colon + 2);
+    double e;
+    int r, k;
+    char pred[32];
+    if (sscanf(rest.c_str(), "planned %*d launches for %lf elements", &e) == 1) {
+      elements[where] = e;
+    } else if (sscanf(rest.c_str(), "plan %d of %d: predicted %31s ns: ", &r, &k, pred) == 3) {
+      PlanRow p;
+      size_t sp = where.rfind(' '), spans = rest.find(" ns: ");
+      p.fn = sp == std::string::npos ? where : where.substr(sp + 1);
+      p.rank = r;
+      p.count = k;
+      p.predicted_ns = atof(pred);
+      p.spans = rest.substr(spans + 5);
+      size_t tag = p.spans.find(" [-R");
+      if (tag != std::string::npos)
+        p.spans.erase(tag);
+      auto it = elements.find(where);
+      p.elements = it == elements.end() ? 0 : it->second;
+      rows.push_back(p);
+    }
+  }
+  if (rows.empty())
+    fprintf(stderr, "kfuse-bench: %s holds no 'plan R of K' remarks (build with "
+                    "-mllvm -kfuse-plans=K -Rpass-analysis=kfuse)\n", path.c_str());
+  return !rows.empty();
+}
+
+/* Counts the 32-bit words where a and b differ. */
+__global__ void diff_words(const uint32_t *a, const uint32_t *b, size_t n, unsigned long long *bad)
+{
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && a[i] != b[i])
+    atomicAdd(bad, 1ull);
+}
+
+int run_plans(const Options &o)
+{
+#ifdef KB_NO_RT
+  (void)o;
+  fprintf(stderr, "kfuse-bench: --plans needs a build with libkfuse_rt\n");
+  return 1;
+#else
+  std::vector<PlanRow> rows;
+  if (!read_plans(o.plans, rows))
+    return 1;
+  const kb_workload *fw = kb_fused::workloads(), *uw = kb_unfused::workloads();
+  cudaStream_t s;
+  KFX_CHECK(cudaStreamCreate(&s));
+  FILE *csv = nullptr;
+  if (!o.csv.empty() && !(csv = fopen(o.csv.c_str(), "w"))) {
+    fprintf(stderr, "kfuse-bench: cannot write %s: %s\n", o.csv.c_str(), strerror(errno));
+    return 1;
+  }
+  if (csv)
+    fprintf(csv, "workload,dtype,n,launches,rank,plans,groups,predicted_ms,measured_ms,check\n");
+  printf("# every plan of each workload: median of %d reps after %d warm-up, checked bit for bit "
+         "against unfused\n",
+         o.reps, o.warmup);
+  printf("%-14s %9s %4s %5s %12s %12s  %-24s %s\n", "workload", "n", "rank", "plans",
+         "predicted_ms", "measured_ms", "groups", "check");
+  bool all_ok = true;
+  unsigned long long *bad;
+  KFX_CHECK(cudaMalloc(&bad, sizeof *bad));
+  for (int k = 0; k < KB_NWORKLOADS; k++) {
+    const kb_workload &w = uw[k];
+    std::string name = std::string(w.name) + "-" + w.dtype;
+    if (!o.only.empty() && name.find(o.only) == std::string::npos)
+      continue;
+    std::vector<PlanRow> mine;
+    for (const PlanRow &p : rows)
+      if (p.fn.find(w.fn) != std::string::npos)
+        mine.push_back(p);
+    if (mine.empty()) {
+      printf("# %s: no plans in %s\n", name.c_str(), o.plans.c_str());
+      continue;
+    }
+    long long n = o.n_given ? o.n : (long long)mine[0].elements;
+    if (n < 1 || n > INT_MAX) {
+      printf("# %s: no element count for its plans; give --n\n", name.c_str());
+      all_ok = false;
+      continue;
+    }
+    size_t un = (size_t)n, arr = un * w.elem, ob = (size_t)w.nout * arr;
+    void *inb, *outb, *refb;
+    KFX_CHECK(cudaMalloc(&inb, (size_t)w.nin * arr));
+    KFX_CHECK(cudaMalloc(&outb, ob));
+    KFX_CHECK(cudaMalloc(&refb, ob));
+    void *in[4], *out[8];
+    for (int j = 0; j < w.nin; j++) {
+      in[j] = (char *)inb + j * arr;
+      fill(w, in[j], un, o.seed, j, !strcmp(w.name, "epilogue"));
+    }
+    for (int j = 0; j < w.nout; j++)
+      out[j] = (char *)outb + j * arr;
+    KFX_CHECK(cudaMemsetAsync(outb, 0xff, ob, s));
+    w.run(in, out, (int)n, o.block, s);
+    KFX_CHECK_LAUNCH();
+    KFX_CHECK(cudaMemcpyAsync(refb, outb, ob, cudaMemcpyDeviceToDevice, s));
+    for (const PlanRow &p : mine) {
+      kf_rt_select_plan((unsigned)p.rank);
+      KFX_CHECK(cudaMemsetAsync(outb, 0xff, ob, s));
+      KFX_CHECK(cudaMemsetAsync(bad, 0, sizeof *bad, s));
+      fw[k].run(in, out, (int)n, o.block, s);
+      KFX_CHECK_LAUNCH();
+      size_t words = ob / 4;
+      diff_words<<<(unsigned)((words + 255) / 256), 256, 0, s>>>((const uint32_t *)outb,
+                                                                 (const uint32_t *)refb, words, bad);
+      KFX_CHECK_LAUNCH();
+      unsigned long long nbad = 0;
+      KFX_CHECK(cudaMemcpyAsync(&nbad, bad, sizeof nbad, cudaMemcpyDeviceToHost, s));
+      KFX_CHECK(cudaStreamSynchronize(s));
+      double ms = kfx::time_median_ms([&] { fw[k].run(in, out, (int)n, o.block, s); }, o.warmup,
+                                      o.reps, s);
+      all_ok = all_ok && nbad == 0;
+      char check[48];
+      snprintf(check, sizeof check, nbad ? "FAIL(%llu words differ)" : "ok", nbad);
+      printf("%-14s %9lld %4d %5d %12.5f %12.5f  %-24s %s\n", name.c_str(), n, p.rank, p.count,
+             p.predicted_ns * 1e-6, ms, p.spans.c_str(), check);
+      if (csv)
+        fprintf(csv, "%s,%s,%lld,%d,%d,%d,%s,%.6f,%.6f,%s\n", w.name, w.dtype, n, w.launches,
+                p.rank, p.count, p.spans.c_str(), p.predicted_ns * 1e-6, ms, nbad ? "FAIL" : "ok");
+    }
+    kf_rt_select_plan(0);
+    KFX_CHECK(cudaStreamSynchronize(s));
+    cudaFree(inb);
+    cudaFree(outb);
+    cudaFree(refb);
+  }
+  cudaFree(bad);
+  if (csv && fclose(csv) != 0) {
+    fprintf(stderr, "kfuse-bench: cannot write %s\n", o.csv.c_str());
+    all_ok = false;
+  }
+  KFX_CHECK(cudaStreamDestroy(s));
+  printf("kfuse-bench: %s\n", all_ok ? "every plan bit-identical to unfused" : "CHECK FAILED");
+  return all_ok ? 0 : 1;
+#endif
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
   Options o = parse(argc, argv);
   kfx::require_device("kfuse-bench");
+  if (!o.plans.empty())
+    return run_plans(o);
 #ifdef KB_NO_RT
   printf("# note: built without libkfuse_rt: the kfuse column runs unfused code\n");
 #endif

@@ -12,6 +12,7 @@ typedef void (*kb_seq_fn)(void *const *in, void *const *out, int n, int block, c
 
 struct kb_workload {
   const char *name;
+  const char *fn;         /* the function that launches the sequence (remarks name it) */
   const char *dtype;      /* "f32" or "f64" */
   int elem;               /* bytes per element */
   int nin, nout;          /* input and output arrays, n elements each */

@@ -145,14 +145,14 @@ static void epilogue_f32(void *const *in, void *const *out, int n, int block, cu
 const kb_workload *workloads()
 {
   static const kb_workload table[KB_NWORKLOADS] = {
-      {"chain2", "f32", 4, 3, 2, 2, 4 * 5.0, chain2_f32},
-      {"chain4", "f32", 4, 3, 4, 4, 4 * 7.0, chain4_f32},
-      {"chain8", "f32", 4, 3, 8, 8, 4 * 11.0, chain8_f32},
-      {"chain2", "f64", 8, 3, 2, 2, 8 * 5.0, chain2_f64},
-      {"chain4", "f64", 8, 3, 4, 4, 8 * 7.0, chain4_f64},
-      {"chain8", "f64", 8, 3, 8, 8, 8 * 11.0, chain8_f64},
-      {"blas1", "f64", 8, 3, 3, 3, 8 * 6.0, blas1_f64},
-      {"epilogue", "f32", 4, 3, 4, 4, 4 * 6.0, epilogue_f32},
+      {"chain2", "chain2_f32", "f32", 4, 3, 2, 2, 4 * 5.0, chain2_f32},
+      {"chain4", "chain4_f32", "f32", 4, 3, 4, 4, 4 * 7.0, chain4_f32},
+      {"chain8", "chain8_f32", "f32", 4, 3, 8, 8, 4 * 11.0, chain8_f32},
+      {"chain2", "chain2_f64", "f64", 8, 3, 2, 2, 8 * 5.0, chain2_f64},
+      {"chain4", "chain4_f64", "f64", 8, 3, 4, 4, 8 * 7.0, chain4_f64},
+      {"chain8", "chain8_f64", "f64", 8, 3, 8, 8, 8 * 11.0, chain8_f64},
+      {"blas1", "blas1_f64", "f64", 8, 3, 3, 3, 8 * 6.0, blas1_f64},
+      {"epilogue", "epilogue_f32", "f32", 4, 3, 4, 4, 4 * 6.0, epilogue_f32},
   };
   return table;
 }

@@ -145,8 +145,9 @@ static cl::opt<double> ElementsOpt(
     cl::desc("kfuse: elements each launch is assumed to process in the cost model "
              "(default 16777216)"));
 static cl::opt<double>
-    PlanTimeOpt("kfuse-plan-time-limit", cl::value_desc("seconds"), cl::init(1.0), cl::Hidden,
-                cl::desc("kfuse: time limit of the solver per sequence"));
+    PlanTimeOpt("kfuse-plan-time-limit", cl::value_desc("seconds"), cl::init(1.0),
+                cl::desc("kfuse: time the planner may spend per sequence, the K best plans "
+                         "included (default 1)"));
 
 static void countKernelRejection(StringRef Key) {
   if (Key == "escape") ++NumKernelEscape;
@@ -357,7 +358,10 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
                      " ns, " + ns(Out.UnfusedNs) + " ns unfused, gain " +
                      ns(Out.UnfusedNs - Out.PlanNs) + " ns; " +
                      std::to_string(Out.Candidates) + " candidate groups";
-  if (Out.TimedOut) {
+  if (Out.TimedOut && Out.Gap <= 0 && PlansOpt > 1) {
+    Head += ", optimal; the time limit stopped the search for alternatives after " +
+            std::to_string(Out.Alternatives.size()) + " plans";
+  } else if (Out.TimedOut) {
     char Gap[32];
     std::snprintf(Gap, sizeof Gap, "%.2f%%", 100 * Out.Gap);
     Head += "; time limit reached, best plan found is within " + std::string(Gap) +
