@@ -1,8 +1,10 @@
 /* overhead: host time per launch sequence, the cost kf_rt_launch_seq adds
  * over the raw launches it replaces. Chains of 2, 4 and 8 trivial map
- * launches on a small n, each issued 10000 times; the clock runs around the
- * issuing only (a cudaStreamSynchronize every 1000 calls keeps the queue
- * from filling; the time it waits is not counted). The unfused build
+ * launches on a small n, each issued 500 x --reps times (10000 by default;
+ * --reps 1 under compute-sanitizer); the clock runs around the issuing only
+ * (a cudaStreamSynchronize every 1000 calls keeps the queue from filling;
+ * the time it waits is not counted). --warmup 0 skips the 1000 warm-up calls
+ * but one. The unfused build
  * measures the raw launches, the fused build the same source through kfuse:
  *   RESULT name=overhead launches=<k> host_us_per_call=<x>
  * Then each chain runs once on --n elements, checked against a CPU
@@ -60,28 +62,30 @@ struct Chain {
 
 const Chain kChains[] = {{2, kfo_chain2}, {4, kfo_chain4}, {8, kfo_chain8}};
 
-const int kIters = 10000, kSyncEvery = 1000, kTimeN = 1024;
+const int kCallsPerRep = 500, kSyncEvery = 1000, kTimeN = 1024;
 
-/* Host microseconds per call of @p c on @p n elements, after a warm-up that
- * also lets the runtime discover the site. */
+/* Host microseconds per call of @p c on @p n elements over @p iters calls,
+ * after a warm-up (@p warm calls, at least one: it lets the runtime discover
+ * the site). */
 double host_us_per_call(const Chain &c, const float *x, const float *y, float *const *t, int n, int block,
-                        cudaStream_t s)
+                        cudaStream_t s, int iters, int warm)
 {
   using clk = std::chrono::steady_clock;
-  for (int i = 0; i < kSyncEvery; i++)
+  for (int i = 0; i < std::max(warm, 1); i++)
     c.fn(x, y, t, 1.5f, n, block, s);
   KFX_CHECK(cudaStreamSynchronize(s));
   KFX_CHECK_LAUNCH();
   clk::duration spent{};
-  for (int done = 0; done < kIters; done += kSyncEvery) {
+  for (int done = 0; done < iters; done += kSyncEvery) {
+    int batch = std::min(kSyncEvery, iters - done);
     clk::time_point t0 = clk::now();
-    for (int i = 0; i < kSyncEvery; i++)
+    for (int i = 0; i < batch; i++)
       c.fn(x, y, t, 1.5f, n, block, s);
     spent += clk::now() - t0;
     KFX_CHECK(cudaStreamSynchronize(s));
   }
   KFX_CHECK_LAUNCH();
-  return std::chrono::duration<double, std::micro>(spent).count() / kIters;
+  return std::chrono::duration<double, std::micro>(spent).count() / iters;
 }
 
 } // namespace
@@ -112,7 +116,8 @@ int main(int argc, char **argv)
   /* Timing on a small n (kTimeN, or n when smaller): launch-bound. */
   const int tn = std::min(n, kTimeN);
   for (const Chain &c : kChains) {
-    double us = host_us_per_call(c, x.d, y.d, td, tn, block, s);
+    double us = host_us_per_call(c, x.d, y.d, td, tn, block, s, kCallsPerRep * a.reps,
+                                 a.warmup > 0 ? kSyncEvery : 1);
     printf("RESULT name=overhead launches=%d host_us_per_call=%.3f\n", c.k, us);
     fflush(stdout);
   }
