@@ -191,7 +191,7 @@ int kf__site_discover(const char *where, const kf_launch_t *l, uint32_t n, uint3
     st->whole = KF_FALLBACK_NO_MANIFEST;
     kf__log(KF__LOG_INFO, "%s: no manifest: launches run unfused", where ? where : "?");
   } else {
-    if ((rc = kf__match(ids, n, st->plan, &st->segs, &st->nsegs)) != 0)
+    if ((rc = kf__match(ids, n, st->plan, where, &st->segs, &st->nsegs)) != 0)
       goto fail;
     for (uint32_t s = 0; s < st->nsegs; s++) {
       kf__segment_t *seg = &st->segs[s];

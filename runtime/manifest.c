@@ -143,6 +143,7 @@ static void kf__group_clear(kf__group_t *g)
   free(g->lo_src);
   free(g->hi_src);
   free(g->name);
+  free(g->plan_function);
   free(g->kernels);
   free(g->equal);
   free(g->disjoint);
@@ -423,15 +424,18 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
     return 0;
   }
   if (kf__field_is(f[0], "plans")) {
-    if (nf != 4 || ps->seen_plans)
+    if (nf != 6 || ps->seen_plans)
       return KF_EPARSE;
     ps->seen_plans = 1;
     if ((rc = kf__parse_u32(f[1], KF__MANIFEST_MAX_PLANS, &g->plan_count)) != 0 ||
-        (rc = kf__parse_u32(f[2], KF__MANIFEST_MAX_LAUNCHES - 1, &g->plan_first)) != 0)
+        (rc = kf__parse_u32(f[2], KF__MANIFEST_MAX_LAUNCHES - 1, &g->plan_first)) != 0 ||
+        (rc = kf__parse_u32(f[3], KF__MANIFEST_MAX_LAUNCHES, &g->plan_length)) != 0)
       return rc == KF_ERANGE ? KF_EPARSE : rc;
-    if (g->plan_count < 2)
+    if (g->plan_count < 2 || g->plan_first + g->nlaunches > g->plan_length)
       return KF_EPARSE;
-    return kf__parse_ranks(f[3], g->plan_count, g->plan_ranks);
+    if ((rc = kf__parse_name(f[4], &g->plan_function)) != 0)
+      return rc;
+    return kf__parse_ranks(f[5], g->plan_count, g->plan_ranks);
   }
   return KF_EPARSE; /* unknown directive */
 }

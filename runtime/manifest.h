@@ -66,12 +66,15 @@ typedef struct kf__group {
   kf__footprint_t *footprints;
   kf__dead_t *dead;
   double predict_unfused_ns, predict_fused_ns; /**< -1 when absent */
-  /** `plans <count> <first> <ranks>`: the group belongs to those plans of
-   * its sequence's @c plan_count and covers launches from @c plan_first of
-   * the sequence on. plan_count 0: no such line (the best plan's group, at
-   * any position). */
+  /** `plans <count> <first> <length> <function> <ranks>`: the group belongs
+   * to those plans of its sequence's @c plan_count, and covers launches from
+   * @c plan_first on of the sequence of @c plan_length launches in host
+   * function @c plan_function. plan_count 0: no such line (the best plan's
+   * group, at any position of any site). */
   uint32_t plan_count;
   uint32_t plan_first;
+  uint32_t plan_length;
+  char *plan_function;
   uint64_t plan_ranks[KF__MANIFEST_MAX_PLANS / 64];
   /* Derived at `end`, for the per-call guards (guard.c): */
   /** 2*ndisjoint entries: the footprint index of each pair's a and b,

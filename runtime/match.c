@@ -19,9 +19,44 @@ static int kf__group_fits(const kf__group_t *g, const kf__manifest_t *m, const k
   return 1;
 }
 
-int kf__match(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, kf__segment_t **segs,
-              uint32_t *nsegs)
+const char *kf__where_function(const char *where, size_t *len)
 {
+  const char *sp, *p;
+  *len = 0;
+  if (where == NULL)
+    return "";
+  /* "<function> launch <digits>" */
+  p = where + strlen(where);
+  while (p > where && p[-1] >= '0' && p[-1] <= '9')
+    p--;
+  if (*p != '\0' && p - where > 8 && strncmp(p - 8, " launch ", 8) == 0) {
+    *len = (size_t)(p - 8 - where);
+    return where;
+  }
+  /* "<file>:<line>:<col> <function>" */
+  if ((sp = strrchr(where, ' ')) == NULL)
+    return "";
+  *len = strlen(sp + 1);
+  return sp + 1;
+}
+
+/* Nonzero when @p g may cover launch @p i of a site of @p n launches in
+ * function @p fn (@p fnlen bytes) under plan @p rank. */
+static int kf__group_placed(const kf__group_t *g, uint32_t rank, uint32_t i, uint32_t n,
+                            const char *fn, size_t fnlen)
+{
+  if (!kf__group_in_plan(g, rank))
+    return 0;
+  return g->plan_count == 0 || (g->plan_first == i && g->plan_length == n &&
+                                strlen(g->plan_function) == fnlen &&
+                                memcmp(g->plan_function, fn, fnlen) == 0);
+}
+
+int kf__match(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, const char *where,
+              kf__segment_t **segs, uint32_t *nsegs)
+{
+  size_t fnlen;
+  const char *fn = kf__where_function(where, &fnlen);
   kf__segment_t *s = calloc(n ? n : 1, sizeof *s); /* at most one segment per launch */
   uint32_t ns = 0;
   *segs = NULL;
@@ -33,8 +68,8 @@ int kf__match(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, kf__segment
     const kf__group_t *best = NULL;
     for (uint32_t k = 0; m != NULL && k < m->ngroups; k++) {
       const kf__group_t *g = &m->groups[k];
-      if ((best == NULL || g->nlaunches > best->nlaunches) && kf__group_in_plan(g, rank) &&
-          (g->plan_count == 0 || g->plan_first == i) && kf__group_fits(g, m, ids, i, n))
+      if ((best == NULL || g->nlaunches > best->nlaunches) &&
+          kf__group_placed(g, rank, i, n, fn, fnlen) && kf__group_fits(g, m, ids, i, n))
         best = g;
     }
     if (best != NULL) {

@@ -22,11 +22,17 @@ typedef struct kf__launch_id {
  * wins, ties going to the earlier group; a launch no group starts at joins
  * an unfused segment. Only groups of plan @p rank take part
  * (kf__group_in_plan()), and a group with a `plans` line only at its own
- * position (launch plan_first of the site).
+ * sequence's sites (@p n equal to its plan_length, @p where naming its
+ * plan_function, see kf__where_function()) and position (launch plan_first).
  * @param segs receives a malloc'd array of *nsegs segments (fused = NULL).
  * @returns 0 or KF_ENOMEM.
  */
-int kf__match(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, kf__segment_t **segs,
-              uint32_t *nsegs);
+int kf__match(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, const char *where,
+              kf__segment_t **segs, uint32_t *nsegs);
+
+/** The host function a site's `where` names: "<file>:<line>:<col> <function>"
+ * or "<function> launch <i>" (pass/llvm/HostRewrite.cpp). @returns its start
+ * and length in @p len; "" for NULL or another shape. */
+const char *kf__where_function(const char *where, size_t *len);
 
 #endif

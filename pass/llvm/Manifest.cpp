@@ -148,8 +148,13 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
         Ranks += "-" + std::to_string(C.PlanRanks[J]);
       I = J + 1;
     }
+    // The sequence: its host function (the record's site is "file:l:c fn")
+    // and length, so the runtime uses the group at that sequence's sites only.
+    StringRef Fn = StringRef(C.Seq->Site).split(' ').second;
+    if (Fn.empty() || Fn.contains(' '))
+      Fn = "?";
     Out += "plans " + std::to_string(C.PlanCount) + " " + std::to_string(C.First) + " " +
-           Ranks + "\n";
+           std::to_string(C.Seq->Launches.size()) + " " + Fn.str() + " " + Ranks + "\n";
   }
   Out += "end\n";
   return Out;

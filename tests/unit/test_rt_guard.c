@@ -47,7 +47,7 @@ static void match(const kf__manifest_t *m, const char *names, const uint32_t *na
     ids[i].nargs = nargs != NULL ? nargs[i] : (names[i] == 'd' || names[i] == 'e' ? 1 : 2);
     ids[i].manifest = m;
   }
-  assert_int_equal(kf__match(ids, n, 0, segs, nsegs), 0);
+  assert_int_equal(kf__match(ids, n, 0, NULL, segs, nsegs), 0);
 }
 
 /* Renders segments as "f_ab[0,2) -[2,3)" for compact assertions. */
@@ -109,7 +109,7 @@ static void test_match_needs_one_manifest(void **state)
   kf__segment_t *s;
   uint32_t ns;
   (void)state;
-  assert_int_equal(kf__match(ids, 2, 0, &s, &ns), 0);
+  assert_int_equal(kf__match(ids, 2, 0, NULL, &s, &ns), 0);
   assert_string_equal(render(s, ns), "-[0,2)");
   free(s);
   kf__manifest_free(m);
@@ -358,9 +358,35 @@ static void test_dead_mask(void **state)
   assert_int_equal(kf__dead_mask(g, w.l, NULL, 0), 0);
 }
 
+static void test_where_function(void **state)
+{
+  static const struct {
+    const char *where, *fn;
+  } cases[] = {
+    {"app.cu:12:3 _Z3runv", "_Z3runv"},
+    {"/a b/app.cu:12:3 main", "main"},
+    {"_Z3runv launch 0", "_Z3runv"},
+    {"_Z3runv launch 17", "_Z3runv"},
+    {"x launch y", "y"},
+    {"main launch ", ""},
+    {"nospace", ""},
+    {"", ""},
+  };
+  size_t len;
+  (void)state;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *fn = kf__where_function(cases[i].where, &len);
+    assert_int_equal(len, strlen(cases[i].fn));
+    assert_memory_equal(fn, cases[i].fn, len);
+  }
+  assert_int_equal(kf__where_function(NULL, &len)[0], '\0');
+  assert_int_equal(len, 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_where_function),
     cmocka_unit_test(test_match_windows),
     cmocka_unit_test(test_match_needs_one_manifest),
     cmocka_unit_test_setup_teardown(test_all_guards_hold, guard_setup, guard_teardown),

@@ -513,11 +513,11 @@ static const char manifest_plans[] =
         "footprint 0.0 r 0 4*s3\nfootprint 0.1 w 0 4*s3\nfootprint 1.0 r 0 4*s3\n"
         "footprint 1.1 r 0 4*s3\nfootprint 1.2 w 0 4*s3\n"
         "disjoint 0.0 0.1\ndisjoint 1.2 0.0\ndisjoint 1.2 1.1\ndisjoint 1.2 1.0\n"
-        "dead 0 0.1\npredict 2000 1200\nplans 3 0 1\nend\n";
+        "dead 0 0.1\npredict 2000 1200\nplans 3 0 2 main 1\nend\n";
 
 static void test_select_plan(void **state)
 {
-  static kf_site_t site = {"plans", NULL, 2, 0};
+  static kf_site_t site = {"t.cu:3:5 main", NULL, 2, 0};
   call_t c;
   (void)state;
   fake.manifest = manifest_plans;
@@ -548,32 +548,39 @@ static void test_select_plan(void **state)
     n = fread(buf, 1, sizeof buf - 1, f);
     buf[n] = '\0';
     fclose(f);
-    assert_string_equal(buf, "kfuse-stats: plans: calls=1 fused=0 fallback=1 no-match=1\n"
-                             "kfuse-stats: plans: calls=2 fused=2 fallback=0 plan=1\n"
-                             "kfuse-stats: plans: calls=1 fused=0 fallback=1 no-match=1 plan=2\n"
-                             "kfuse-stats: plans: calls=1 fused=0 fallback=1 no-match=1 plan=7\n");
+    assert_string_equal(buf, "kfuse-stats: t.cu:3:5 main: calls=1 fused=0 fallback=1 no-match=1\n"
+                             "kfuse-stats: t.cu:3:5 main: calls=2 fused=2 fallback=0 plan=1\n"
+                             "kfuse-stats: t.cu:3:5 main: calls=1 fused=0 fallback=1 no-match=1 plan=2\n"
+                             "kfuse-stats: t.cu:3:5 main: calls=1 fused=0 fallback=1 no-match=1 plan=7\n");
   }
   kf_rt_select_plan(0);
 }
 
-/* A group with a `plans` line runs only at its own position of the site. */
-static void test_plan_group_position(void **state)
+/* A group with a `plans` line runs only at its own sequence's sites (same
+ * host function, same length) and at its own position there. */
+static void test_plan_group_placement(void **state)
 {
-  static kf_site_t site = {"shifted", NULL, 3, 0};
+  static kf_site_t shifted = {"t.cu:3:5 main", NULL, 3, 0}, other_fn = {"t.cu:3:5 mainx", NULL, 2, 0},
+                   no_debug = {"main launch 4", NULL, 2, 0}, other_nd = {"xmain launch 4", NULL, 2, 0};
   call_t c;
   (void)state;
   fake.manifest = manifest_plans;
   kf_rt_select_plan(1);
-  call_init(&c, "osa");
-  kf_rt_launch_seq(&site, c.l, c.nl);
+  call_init(&c, "osa"); /* scale, add at launch 1 of 3: not the sequence */
+  kf_rt_launch_seq(&shifted, c.l, c.nl);
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&other_fn, c.l, c.nl);
+  kf_rt_launch_seq(&no_debug, c.l, c.nl); /* without debug info: "<fn> launch <i>" */
+  kf_rt_launch_seq(&other_nd, c.l, c.nl);
   kf_rt_select_plan(0);
-  assert_log("_Z5otherPKf _Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
+  assert_log("_Z5otherPKf _Z5scalePKfPffi _Z4axpyPKfS0_Pfi _Z5scalePKfPffi _Z4axpyPKfS0_Pfi "
+             "F:fused_sa _Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
 }
 
 /* KFUSE_PLAN selects the plan from the start; a bad value means plan 0. */
 static void test_plan_env(void **state)
 {
-  static kf_site_t a = {"env1", NULL, 2, 0}, b = {"env-bad", NULL, 2, 0};
+  static kf_site_t a = {"env.cu:1:1 main", NULL, 2, 0}, b = {"env.cu:9:1 main", NULL, 2, 0};
   call_t c;
   (void)state;
   setenv("KFUSE_PLAN", "1", 1);
@@ -727,7 +734,7 @@ int main(void)
     cmocka_unit_test_setup(test_disable, setup),
     cmocka_unit_test_setup(test_stats_order_and_silence, setup),
     cmocka_unit_test_setup(test_select_plan, setup),
-    cmocka_unit_test_setup(test_plan_group_position, setup),
+    cmocka_unit_test_setup(test_plan_group_placement, setup),
     cmocka_unit_test_setup(test_plan_env, setup),
     cmocka_unit_test_setup(test_fallback_names, setup),
     cmocka_unit_test_setup(test_verify, setup),

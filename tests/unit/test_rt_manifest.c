@@ -214,9 +214,11 @@ static void test_plans(void **state)
     assert_true(kf__group_in_plan(g, r));
   kf__manifest_free(m);
 
-  g = parse_plans("plans 130 3 0,2-5,64,127-129\n", &m);
+  g = parse_plans("plans 130 3 5 _Z3runv 0,2-5,64,127-129\n", &m);
   assert_int_equal(g->plan_count, 130);
   assert_int_equal(g->plan_first, 3);
+  assert_int_equal(g->plan_length, 5);
+  assert_string_equal(g->plan_function, "_Z3runv");
   {
     static const uint32_t in[] = {0, 2, 3, 4, 5, 64, 127, 128, 129};
     static const uint32_t out[] = {1, 6, 63, 65, 126};
@@ -230,14 +232,14 @@ static void test_plans(void **state)
   assert_true(kf__group_in_plan(g, 255));
   kf__manifest_free(m);
 
-  g = parse_plans("plans 4 0 1-2\n", &m);
+  g = parse_plans("plans 4 0 2 main 1-2\n", &m);
   assert_false(kf__group_in_plan(g, 0));
   assert_true(kf__group_in_plan(g, 1));
   assert_false(kf__group_in_plan(g, 3));
   assert_false(kf__group_in_plan(g, 4)); /* plan 0 does not hold it */
   kf__manifest_free(m);
 
-  g = parse_plans("plans 256 0 255\n", &m);
+  g = parse_plans("plans 256 0 2 main 255\n", &m);
   assert_true(kf__group_in_plan(g, 255));
   assert_false(kf__group_in_plan(g, 254));
   kf__manifest_free(m);
@@ -247,21 +249,25 @@ static void test_plans_malformed(void **state)
 {
   (void)state;
   static const char *const bad[] = {
-    "plans 4 0\n",           /* missing ranks */
-    "plans 4 0 1 2\n",       /* ranks are one field */
-    "plans 1 0 0\n",         /* one plan needs no line */
-    "plans 257 0 0\n",       /* beyond KF__MANIFEST_MAX_PLANS */
-    "plans 4 0 4\n",         /* rank out of range */
-    "plans 4 0 2-1\n",       /* empty range */
-    "plans 4 0 2,1\n",       /* not ascending */
-    "plans 4 0 1-2,2\n",     /* overlapping */
-    "plans 4 0 1,\n",        /* trailing comma */
-    "plans 4 0 ,1\n",        /* leading comma */
-    "plans 4 0 1--2\n",
-    "plans 4 0 -1\n",
-    "plans 4 x 1\n",
-    "plans 4 256 1\n",       /* position beyond any sequence */
-    "plans 4 0 1\nplans 4 0 2\n", /* twice */
+    "plans 4 0 2 main\n",        /* missing ranks */
+    "plans 4 0 2 main 1 2\n",    /* ranks are one field */
+    "plans 4 0 2 1\n",           /* missing function */
+    "plans 1 0 2 main 0\n",      /* one plan needs no line */
+    "plans 257 0 2 main 0\n",    /* beyond KF__MANIFEST_MAX_PLANS */
+    "plans 4 0 2 main 4\n",      /* rank out of range */
+    "plans 4 0 2 main 2-1\n",    /* empty range */
+    "plans 4 0 2 main 2,1\n",    /* not ascending */
+    "plans 4 0 2 main 1-2,2\n",  /* overlapping */
+    "plans 4 0 2 main 1,\n",     /* trailing comma */
+    "plans 4 0 2 main ,1\n",     /* leading comma */
+    "plans 4 0 2 main 1--2\n",
+    "plans 4 0 2 main -1\n",
+    "plans 4 x 2 main 1\n",
+    "plans 4 256 300 main 1\n",  /* position beyond any sequence */
+    "plans 4 1 2 main 1\n",      /* the group (2 launches) overruns the sequence */
+    "plans 4 0 1 main 1\n",
+    "plans 4 0 2 ma\x01in 1\n",  /* not a name */
+    "plans 4 0 2 main 1\nplans 4 0 2 main 2\n", /* twice */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     char text[256];

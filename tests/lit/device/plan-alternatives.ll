@@ -26,7 +26,7 @@
 
 ; Every group of two launches or more: 6 of them, the best plan's first.
 ; CHECK: c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_3 4\0A
-; CHECK-SAME: plans 8 0 0\0Aend\0A
+; CHECK-SAME: plans 8 0 4 _Z3runv 0\0Aend\0A
 ; CHECK-DAG: define ptx_kernel void @__kfuse_fused_0_0_3(
 ; CHECK-DAG: define ptx_kernel void @__kfuse_fused_0_0_2(
 ; CHECK-DAG: define ptx_kernel void @__kfuse_fused_0_1_3(
@@ -37,8 +37,8 @@
 ; TWO: planned 4 launches for 65536 elements each
 ; TWO: plan 0 of 2: predicted {{[0-9]+}} ns: 0..3
 ; TWO: plan 1 of 2: predicted {{[0-9]+}} ns:
-; TWO-IR: plans 2 0 0\0Aend\0Agroup __kfuse_fused_0_{{[0-9]_[0-9]}}
-; TWO-IR-SAME: plans 2 {{[0-9]}} 1\0Aend
+; TWO-IR: plans 2 0 4 _Z3runv 0\0Aend\0Agroup __kfuse_fused_0_{{[0-9]_[0-9]}}
+; TWO-IR-SAME: plans 2 {{[0-9]}} 4 _Z3runv 1\0Aend
 
 ; ONE: c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_3 4\0A
 ; ONE-NOT: plans

@@ -57,7 +57,8 @@ int main(int argc, char **argv)
            G->name, G->nlaunches, G->nparams_total, G->nequal, G->nfootprints, G->ndisjoint,
            G->ndead);
     if (G->plan_count != 0) {
-      printf("  plans %u at %u:", G->plan_count, G->plan_first);
+      printf("  plans %u at %u of %u in %s:", G->plan_count, G->plan_first, G->plan_length,
+             G->plan_function);
       for (uint32_t r = 0; r < G->plan_count; r++)
         if (kf__group_in_plan(G, r))
           printf(" %u", r);
