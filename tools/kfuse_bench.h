@@ -41,5 +41,10 @@ const kb_workload *workloads();
 namespace kb_unfused {
 const kb_workload *workloads();
 }
+/* The fused build again, planned for 2^16 elements per launch
+ * (-kfuse-elements=65536): the plans of launch-bound sizes, for --plans. */
+namespace kb_small {
+const kb_workload *workloads();
+}
 
 #endif

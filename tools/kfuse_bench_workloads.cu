@@ -5,7 +5,7 @@
 #include "kfuse_example.h"
 
 #ifndef KB_NS
-#error "compile with -DKB_NS=kb_fused or -DKB_NS=kb_unfused"
+#error "compile with -DKB_NS=kb_fused, kb_small or kb_unfused"
 #endif
 
 namespace KB_NS {
