@@ -297,9 +297,10 @@ template <typename... B> bool write_out(const char *path, const B &...bufs)
   return ok;
 }
 
-/* Median time in ms of one call of launch() (a launch sequence on stream s),
- * timed with events on s after `warmup` untimed calls. */
-template <typename F> double time_median_ms(F &&launch, int warmup, int reps, cudaStream_t s)
+/* The time in ms of each of `reps` calls of launch() (a launch sequence on
+ * stream s), timed with events on s after `warmup` untimed calls. */
+template <typename F>
+std::vector<float> time_each_ms(F &&launch, int warmup, int reps, cudaStream_t s)
 {
   for (int i = 0; i < warmup; i++) {
     launch();
@@ -320,6 +321,13 @@ template <typename F> double time_median_ms(F &&launch, int warmup, int reps, cu
   }
   KFX_CHECK(cudaEventDestroy(start));
   KFX_CHECK(cudaEventDestroy(stop));
+  return ms;
+}
+
+/* Median of time_each_ms(). */
+template <typename F> double time_median_ms(F &&launch, int warmup, int reps, cudaStream_t s)
+{
+  std::vector<float> ms = time_each_ms(launch, warmup, reps, s);
   std::sort(ms.begin(), ms.end());
   size_t m = ms.size() / 2;
   return ms.size() % 2 ? ms[m] : 0.5 * ((double)ms[m - 1] + ms[m]);

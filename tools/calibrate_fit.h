@@ -1,0 +1,75 @@
+/* The arithmetic of kfuse-calibrate, apart from the GPU: medians of timings,
+ * the choice of hide_occupancy, and the device profile text it writes. */
+#ifndef KFUSE_CALIBRATE_FIT_H
+#define KFUSE_CALIBRATE_FIT_H
+
+#include <stddef.h>
+#include "kfuse/error.h"
+#include "kfuse/profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The fraction of the full-occupancy bandwidth at which an occupancy counts
+ * as hiding memory latency (see kf_cal_hide_occupancy). */
+#define KF_CAL_HIDE_FRACTION 0.9
+
+/* One point of an occupancy curve: resident threads per SM over the most an
+ * SM can hold, and the bandwidth measured there (bytes/s). */
+typedef struct kf_cal_point_s {
+  double occupancy;
+  double bandwidth;
+} kf_cal_point_t;
+
+/** Median of @p n samples (the mean of the middle two when @p n is even).
+ * Sorts @p x in place.
+ * @returns 0, or KF_EINVAL when @p x or @p median is NULL, @p n is 0, or a
+ * sample is not finite (then *median is untouched). */
+int kf_cal_median(double *x, size_t n, double *median);
+
+/** hide_occupancy from an occupancy curve: the smallest measured occupancy
+ * from which on every measured point reaches @p frac of the bandwidth at
+ * full occupancy (the last point). A lone fast point below a slow one does
+ * not count, so noise at low occupancy cannot pick a knee that the rest of
+ * the curve contradicts.
+ * @param pts points with strictly increasing occupancy in (0, 1], the last
+ *        at occupancy 1, every bandwidth finite and positive.
+ * @param frac in (0, 1]; KF_CAL_HIDE_FRACTION is the rule kfuse-calibrate uses.
+ * @param err if not NULL, receives the reason on error.
+ * @returns 0, or KF_EINVAL for NULL arguments, no points, a point out of
+ * range, occupancies out of order or no point at full occupancy. */
+int kf_cal_hide_occupancy(const kf_cal_point_t *pts, size_t n, double frac, double *hide,
+                          char *err, size_t errlen);
+
+/** FP32 flops per cycle per SM from a measured rate: @p flops done in
+ * @p seconds on @p sm_count SMs running at @p clock_hz.
+ * @returns 0, or KF_EINVAL when an input is not finite and positive. */
+int kf_cal_flops_per_cycle(double flops, double seconds, int sm_count, double clock_hz,
+                           double *out);
+
+/** Writes @p prof as profile text (docs/plan.md) into @p buf: first
+ * @p comment (may be NULL), each of its lines as a "# " comment line (cut
+ * at 400 bytes, well inside the reader's line limit), then
+ * one "key = value" line per field. The name loses characters the format
+ * cannot carry ('#', control characters). The text is parsed back with
+ * kf_profile_parse() before returning, so a profile whose values the reader
+ * would reject (out of range, not finite) is an error here.
+ * @param len size of @p buf; *written (if not NULL) receives the text's length.
+ * @param err if not NULL, receives the reason on error.
+ * @returns 0, KF_EINVAL for NULL arguments, KF_ERANGE when @p buf is too
+ * small, or KF_EPARSE when the text does not parse back. */
+int kf_cal_format_profile(const kf_profile_t *prof, const char *comment, char *buf, size_t len,
+                          size_t *written, char *err, size_t errlen);
+
+/** Compares two profiles: the integer fields and the name exactly, the
+ * others within relative tolerance @p rtol (what formatting may round).
+ * @param what if not NULL, receives the first field that differs.
+ * @returns 0 when they agree, KF_EMISMATCH when not, KF_EINVAL for NULL. */
+int kf_cal_profile_diff(const kf_profile_t *a, const kf_profile_t *b, double rtol, char *what,
+                        size_t whatlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
