@@ -11,9 +11,11 @@
 void kf_profile_default(kf_profile_t *p)
 {
   memset(p, 0, sizeof *p);
-  snprintf(p->name, sizeof p->name, "NVIDIA H100 SXM5 (default)");
-  p->bandwidth = 3.0e12;
-  p->launch_overhead = 2.5e-6;
+  /* profiles/h100.prof: measured by kfuse-calibrate on an H100 80GB HBM3
+   * (SXM5), driver 580.159.04, CUDA 13.0, 2026-11-22. */
+  snprintf(p->name, sizeof p->name, "NVIDIA H100 80GB HBM3 (default)");
+  p->bandwidth = 3.00055e12;
+  p->launch_overhead = 3.04813e-6;
   p->sm_count = 132;
   p->shared_per_sm = 228 * 1024;
   p->shared_per_block = 227 * 1024;
@@ -22,9 +24,9 @@ void kf_profile_default(kf_profile_t *p)
   p->max_blocks_per_sm = 32;
   p->max_threads_per_block = 1024;
   p->l2_bytes = 50.0 * 1024 * 1024;
-  p->clock_hz = 1.98e9;
-  p->flops_per_cycle_per_sm = 256;
-  p->hide_occupancy = 0.25;
+  p->clock_hz = 1.96983e9;
+  p->flops_per_cycle_per_sm = 251.026;
+  p->hide_occupancy = 0.75;
 }
 
 enum { KF__D, KF__I };

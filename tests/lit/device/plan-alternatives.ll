@@ -3,7 +3,7 @@
 ; -kfuse-elements sets the element count of the predictions. The runtime's
 ; parser reads the result (see e2e/manifest-parse.test for a whole program).
 ; RUN: llvm-link %S/Inputs/kernels.ll %s -S -o %t.ll
-; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-plans=8 -S -pass-remarks-analysis=kfuse %t.ll -o %t.out.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-profile=%S/Inputs/nominal.prof -kfuse-plans=8 -S -pass-remarks-analysis=kfuse %t.ll -o %t.out.ll 2>%t.remarks
 ; RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 ; RUN: FileCheck %s < %t.out.ll
 ; More plans than the sequence has: all 8 partitions of 4 launches.

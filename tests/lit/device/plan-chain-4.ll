@@ -1,7 +1,7 @@
 ; The planning library fuses a four-launch chain whole, as the greedy policy
 ; does, and says why the whole chain is its plan.
 ; RUN: llvm-link %S/Inputs/kernels.ll %s -S -o %t.ll
-; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse %t.ll 2>%t.remarks | FileCheck %s
+; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-profile=%S/Inputs/nominal.prof -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse %t.ll 2>%t.remarks | FileCheck %s
 ; RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 ; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-planner=greedy -S %t.ll | FileCheck %s
 
