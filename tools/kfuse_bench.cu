@@ -371,12 +371,13 @@ int run_plans(const Options &o)
     return 1;
   }
   if (csv)
-    fprintf(csv, "workload,dtype,n,launches,rank,plans,groups,predicted_ms,measured_ms,check\n");
-  printf("# every plan of each workload: median of %d reps after %d warm-up, checked bit for bit "
-         "against unfused\n",
+    fprintf(csv, "workload,dtype,n,launches,rank,plans,groups,predicted_ms,measured_ms,"
+                 "pass_spread,check\n");
+  printf("# every plan of each workload, checked bit for bit against unfused; measured_ms is the\n"
+         "# faster of two passes' medians (%d reps after %d warm-up), spread how much slower the other was\n",
          o.reps, o.warmup);
-  printf("%-14s %9s %4s %5s %12s %12s  %-24s %s\n", "workload", "n", "rank", "plans",
-         "predicted_ms", "measured_ms", "groups", "check");
+  printf("%-14s %9s %4s %5s %12s %12s %7s  %-24s %s\n", "workload", "n", "rank", "plans",
+         "predicted_ms", "measured_ms", "spread", "groups", "check");
   bool all_ok = true;
   unsigned long long *bad;
   KFX_CHECK(cudaMalloc(&bad, sizeof *bad));
@@ -416,34 +417,48 @@ int run_plans(const Options &o)
     KFX_CHECK(cudaMemcpyAsync(refb, outb, ob, cudaMemcpyDeviceToDevice, s));
     /* Launch-bound sizes: time a batch of sequences per event pair. */
     int iters = n < (1 << 20) ? 100 : 1;
-    for (const PlanRow &p : mine) {
-      kf_rt_select_plan((unsigned)p.rank);
-      KFX_CHECK(cudaMemsetAsync(outb, 0xff, ob, s));
-      KFX_CHECK(cudaMemsetAsync(bad, 0, sizeof *bad, s));
-      b.w[k].run(in, out, (int)n, o.block, s);
-      KFX_CHECK_LAUNCH();
-      size_t words = ob / 4;
-      diff_words<<<(unsigned)((words + 255) / 256), 256, 0, s>>>((const uint32_t *)outb,
-                                                                 (const uint32_t *)refb, words, bad);
-      KFX_CHECK_LAUNCH();
-      unsigned long long nbad = 0;
-      KFX_CHECK(cudaMemcpyAsync(&nbad, bad, sizeof nbad, cudaMemcpyDeviceToHost, s));
-      KFX_CHECK(cudaStreamSynchronize(s));
-      double ms = kfx::time_median_ms(
-                      [&] {
-                        for (int it = 0; it < iters; it++)
-                          b.w[k].run(in, out, (int)n, o.block, s);
-                      },
-                      o.warmup, o.reps, s) /
-                  iters;
-      all_ok = all_ok && nbad == 0;
+    /* Two passes over the plans, each timed in both, the faster median
+     * kept: a transient slowdown of the machine (at small sizes the host's
+     * launch rate is the clock) then cannot make one plan look slow. */
+    std::vector<double> best(mine.size(), INFINITY), worst(mine.size(), 0);
+    std::vector<unsigned long long> nbad(mine.size(), 0);
+    for (int pass = 0; pass < 2; pass++)
+      for (size_t q = 0; q < mine.size(); q++) {
+        kf_rt_select_plan((unsigned)mine[q].rank);
+        if (pass == 0) {
+          KFX_CHECK(cudaMemsetAsync(outb, 0xff, ob, s));
+          KFX_CHECK(cudaMemsetAsync(bad, 0, sizeof *bad, s));
+          b.w[k].run(in, out, (int)n, o.block, s);
+          KFX_CHECK_LAUNCH();
+          size_t words = ob / 4;
+          diff_words<<<(unsigned)((words + 255) / 256), 256, 0, s>>>(
+              (const uint32_t *)outb, (const uint32_t *)refb, words, bad);
+          KFX_CHECK_LAUNCH();
+          KFX_CHECK(cudaMemcpyAsync(&nbad[q], bad, sizeof nbad[q], cudaMemcpyDeviceToHost, s));
+          KFX_CHECK(cudaStreamSynchronize(s));
+        }
+        double ms = kfx::time_median_ms(
+                        [&] {
+                          for (int it = 0; it < iters; it++)
+                            b.w[k].run(in, out, (int)n, o.block, s);
+                        },
+                        o.warmup, o.reps, s) /
+                    iters;
+        best[q] = std::min(best[q], ms);
+        worst[q] = std::max(worst[q], ms);
+      }
+    for (size_t q = 0; q < mine.size(); q++) {
+      const PlanRow &p = mine[q];
+      all_ok = all_ok && nbad[q] == 0;
       char check[48];
-      snprintf(check, sizeof check, nbad ? "FAIL(%llu words differ)" : "ok", nbad);
-      printf("%-14s %9lld %4d %5d %12.5f %12.5f  %-24s %s\n", name.c_str(), n, p.rank, p.count,
-             p.predicted_ns * 1e-6, ms, p.spans.c_str(), check);
+      snprintf(check, sizeof check, nbad[q] ? "FAIL(%llu words differ)" : "ok", nbad[q]);
+      printf("%-14s %9lld %4d %5d %12.5f %12.5f %6.1f%%  %-24s %s\n", name.c_str(), n, p.rank,
+             p.count, p.predicted_ns * 1e-6, best[q], 100 * (worst[q] / best[q] - 1),
+             p.spans.c_str(), check);
       if (csv)
-        fprintf(csv, "%s,%s,%lld,%d,%d,%d,%s,%.6f,%.6f,%s\n", w.name, w.dtype, n, w.launches,
-                p.rank, p.count, p.spans.c_str(), p.predicted_ns * 1e-6, ms, nbad ? "FAIL" : "ok");
+        fprintf(csv, "%s,%s,%lld,%d,%d,%d,%s,%.6f,%.6f,%.4f,%s\n", w.name, w.dtype, n,
+                w.launches, p.rank, p.count, p.spans.c_str(), p.predicted_ns * 1e-6, best[q],
+                worst[q] / best[q] - 1, nbad[q] ? "FAIL" : "ok");
     }
     kf_rt_select_plan(0);
     KFX_CHECK(cudaStreamSynchronize(s));

@@ -129,6 +129,13 @@ def report(summary, rows, goal_rho, goal_gap, f=sys.stdout):
         max(s["best_gap"] for s in summary)), file=f)
 
 
+def size_name(n):
+    for shift, unit in ((20, "M"), (10, "K")):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return "%d%s" % (n >> shift, unit)
+    return str(n)
+
+
 def plot(summary, rows, path):
     try:
         import matplotlib
@@ -138,34 +145,36 @@ def plot(summary, rows, path):
         print("plan_accuracy: matplotlib is not available; no %s" % path, file=sys.stderr)
         return False
     names = [s["workload"] for s in summary]
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 5.5))
-    cmap = plt.get_cmap("tab10")
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(14, 6))
+    cmap = plt.get_cmap("tab20")
     lo, hi = float("inf"), 0.0
     for i, s in enumerate(summary):
         rs = [r for r in rows if r["workload"] == s["workload"] and r["n"] == s["n"]]
         x = [r["predicted"] for r in rs]
         y = [r["measured"] for r in rs]
         lo, hi = min(lo, min(x), min(y)), max(hi, max(x), max(y))
-        ax.scatter(x, y, s=12, color=cmap(i % 10), label="%s (rho %.2f)" % (s["workload"], s["rho"]))
+        label = "%s n=%s" % (s["workload"], size_name(s["n"]))
+        colour = cmap(i % 20)
+        ax.scatter(x, y, s=12, color=colour, label="%s (rho %.2f)" % (label, s["rho"]))
         ax.scatter([rs[0]["predicted"]], [rs[0]["measured"]], s=60, facecolors="none",
-                   edgecolors=cmap(i % 10))
+                   edgecolors=colour)
         rs = sorted(rs, key=lambda r: (r["predicted"], r["rank"]))
         best = min(r["measured"] for r in rs)
         bx.plot(range(1, len(rs) + 1), [r["measured"] / best for r in rs], marker=".",
-                color=cmap(i % 10), label=s["workload"])
+                color=colour, label=label)
     ax.plot([lo, hi], [lo, hi], color="grey", linewidth=0.8, linestyle="--", label="measured = predicted")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("predicted time per sequence (ms)")
     ax.set_ylabel("measured time per sequence (ms, median)")
     ax.set_title("every plan: predicted vs measured (circled: the model's choice)")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=6, ncol=2)
     bx.set_xscale("log")
     bx.set_xlabel("plans in predicted order (1 = predicted best)")
     bx.set_ylabel("measured time / fastest measured plan")
     bx.set_title("measured time of the plans in predicted order")
     bx.axhline(1.0, color="grey", linewidth=0.8)
-    bx.legend(fontsize=7)
+    bx.legend(fontsize=6, ncol=2)
     fig.suptitle("kfuse cost model against the GPU, %d plans of %d workloads" % (len(rows), len(names)))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
