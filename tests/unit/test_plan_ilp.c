@@ -299,6 +299,35 @@ static void test_tiny_real_limit(void **state)
   kf_problem_destroy(p);
 }
 
+/* Without an LP solver the planner still proves the optimum (the core is
+ * every column, no dive): CBC with the lp_ entries left out. */
+static void test_without_lp(void **state)
+{
+  (void)state;
+  kf__cbc_api_t t = *kf__cbc_set_api(NULL);
+  t.lp_new = NULL;
+  kf__cbc_set_api(&t);
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  for (unsigned seed = 1; seed <= 12; seed++) {
+    kf_problem *p = seed % 2 ? tl_synthetic(9, 7, seed) : tl_random_problem(8, 3, seed);
+    kf_solve_options_t o;
+    kf_solve_options_init(&o);
+    o.solver = KF_SOLVE_EXACT;
+    o.max_group = 3;
+    kf_plan *pl;
+    assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
+    double want = tl_brute(p, m, 3);
+    assert_true(fabs(kf_plan_time(pl, 0) - want) <= 1e-6 * want);
+    kf_plan_stats_t st;
+    assert_int_equal(kf_plan_stats(pl, &st), 0);
+    assert_int_equal(st.conflict_rows, 0); /* nothing to separate from */
+    kf_plan_destroy(pl);
+    kf_problem_destroy(p);
+  }
+  kf_model_destroy(m);
+}
+
 static int restore(void **state)
 {
   (void)state;
@@ -315,6 +344,7 @@ int main(void)
     cmocka_unit_test_teardown(test_plan_gap_on_timeout, restore),
     cmocka_unit_test_teardown(test_limit_shared, restore),
     cmocka_unit_test(test_tiny_real_limit),
+    cmocka_unit_test_teardown(test_without_lp, restore),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
