@@ -222,6 +222,8 @@ static int kf__cut_cycles(kf__search *s, int *chosen, int nc, int offer)
     double least = INFINITY;
     for (int i = 0; i < clen; i++) {
       const kf__cand *g = &c->c[s->cyc[i]];
+      if (g->n < 2)
+        continue; /* a launch alone is passed through; some group is not */
       double more = -s->cost[s->cyc[i]];
       for (int j = 0; j < g->n; j++)
         more += s->cost[c->single[g->members[j]]];
@@ -277,8 +279,8 @@ static int kf__solve_core(kf__search *s, double cutoff, int max_nodes, double de
   int rc = kf__core_project(&s->k, &s->rows, s->cost);
   if (rc)
     return rc;
-  /* CBC checks its clock between steps and can overrun by a fraction of its
-   * limit on large programs: give it a share of what is left. */
+  /* CBC checks its clock between steps only (its preprocessing and root
+   * relaxation run to the end): give it 90% of what is left. */
   double left = deadline - kf__now();
   kf__ilp_t ilp = { s->k.ncol, s->k.cost, s->k.rows.n, s->k.rows.start, s->k.rows.idx,
                     s->k.rows.sense, s->k.rows.rhs, 0.9 * left - 0.05, cutoff, max_nodes };

@@ -44,8 +44,9 @@ typedef struct kf__lp_result {
   double obj;
 } kf__lp_result_t;
 
-/* Loads the relaxation of p (its time_limit and cutoff are not used).
- * Returns 0, KF_ENOMEM, or KF_ESOLVER when no LP solver is available. */
+/* Loads the relaxation of p (its time_limit, cutoff and max_nodes are not
+ * used). Returns 0, KF_ENOMEM, or KF_ESOLVER when no LP solver is
+ * available. */
 int kf__lp_create(const kf__ilp_t *p, kf__lp **out);
 void kf__lp_destroy(kf__lp *lp);
 /* Appends rows (same form as kf__ilp_t's). 0 or KF_ENOMEM. */
@@ -62,14 +63,13 @@ int kf__lp_solve(kf__lp *lp, double time_limit, kf__lp_result_t *r);
 typedef struct kf__cbc_api {
   void *(*new_model)(void);
   void (*delete_model)(void *m);
+  /* The matrix by columns (start: ncols + 1 offsets), column and row limits */
   void (*load_problem)(void *m, int ncols, int nrows, const int *start,
                        const int *index, const double *value,
                        const double *collb, const double *colub,
                        const double *obj, const double *rowlb,
                        const double *rowub);
   void (*set_integer)(void *m, int col);
-  void (*add_row)(void *m, int nz, const int *cols, const double *coefs,
-                  char sense, double rhs);
   void (*set_log_level)(void *m, int level);
   void (*set_max_seconds)(void *m, double s);
   void (*set_parameter)(void *m, const char *name, const char *value);
@@ -83,14 +83,13 @@ typedef struct kf__cbc_api {
   double (*best_possible)(void *m);
   void *(*lp_new)(void);
   void (*lp_delete)(void *m);
-  /* ncols columns in [0, 1] with costs obj, then nrows rows in row-major
-   * form with lower and upper limits; 0 or KF_ENOMEM */
-  int (*lp_load)(void *m, int ncols, const double *obj, int nrows,
-                 const double *rowlb, const double *rowub, const int *start,
-                 const int *index, const double *value);
-  /* more rows, same form; 0 or KF_ENOMEM */
-  int (*lp_add_rows)(void *m, int nrows, const double *rowlb, const double *rowub,
-                     const int *start, const int *index, const double *value);
+  /* as load_problem */
+  void (*lp_load)(void *m, int ncols, int nrows, const int *start, const int *index,
+                  const double *value, const double *collb, const double *colub,
+                  const double *obj, const double *rowlb, const double *rowub);
+  /* more rows, by rows (start: nrows + 1 offsets) */
+  void (*lp_add_rows)(void *m, int nrows, const double *rowlb, const double *rowub,
+                      const int *start, const int *index, const double *value);
   void (*lp_set_col_bounds)(void *m, const double *lower, const double *upper);
   void (*lp_log_level)(void *m, int level);
   void (*lp_set_max_seconds)(void *m, double s);

@@ -11,19 +11,19 @@
 #include "kfuse/error.h"
 #include "ilp.h"
 
+/* Both libraries index matrix starts with CoinBigIndex: int in this build
+ * (COIN_BIG_INDEX 0), which the table's int arrays rely on. */
+typedef char kf__big_index_is_int[sizeof(CoinBigIndex) == sizeof(int) ? 1 : -1];
+
 static void *kf__c_new(void) { return Cbc_newModel(); }
 static void kf__c_delete(void *m) { Cbc_deleteModel(m); }
 static void kf__c_load(void *m, int nc, int nr, const int *st, const int *ix,
                        const double *v, const double *cl, const double *cu,
                        const double *o, const double *rl, const double *ru)
 {
-  Cbc_loadProblem(m, nc, nr, (const CoinBigIndex *)st, ix, v, cl, cu, o, rl, ru);
+  Cbc_loadProblem(m, nc, nr, st, ix, v, cl, cu, o, rl, ru);
 }
 static void kf__c_int(void *m, int c) { Cbc_setInteger(m, c); }
-static void kf__c_row(void *m, int nz, const int *c, const double *v, char s, double r)
-{
-  Cbc_addRow(m, "", nz, c, v, s, r);
-}
 static void kf__c_log(void *m, int l) { Cbc_setLogLevel(m, l); }
 static void kf__c_secs(void *m, double s) { Cbc_setMaximumSeconds(m, s); }
 static void kf__c_param(void *m, const char *k, const char *v) { Cbc_setParameter(m, k, v); }
@@ -37,50 +37,16 @@ static double kf__c_obj(void *m) { return Cbc_getObjValue(m); }
 static double kf__c_bound(void *m) { return Cbc_getBestPossibleObjValue(m); }
 static void *kf__l_new(void) { return Clp_newModel(); }
 static void kf__l_delete(void *m) { Clp_deleteModel(m); }
-static int kf__l_load(void *m, int nc, const double *obj, int nr, const double *rl,
-                       const double *ru, const int *st, const int *ix, const double *v)
+static void kf__l_load(void *m, int nc, int nr, const int *st, const int *ix,
+                       const double *v, const double *cl, const double *cu,
+                       const double *o, const double *rl, const double *ru)
 {
-  /* Clp takes the matrix by columns. */
-  int nnz = st[nr];
-  CoinBigIndex *cst = calloc((size_t)nc + 2, sizeof(CoinBigIndex));
-  int *rows = malloc(sizeof(int) * (size_t)(nnz + 1));
-  double *val = malloc(sizeof(double) * (size_t)(nnz + 1));
-  double *lb = calloc((size_t)nc + 1, sizeof(double));
-  double *ub = malloc(sizeof(double) * (size_t)(nc + 1));
-  int rc = KF_ENOMEM;
-  if (cst && rows && val && lb && ub) {
-    rc = 0;
-    for (int k = 0; k < nnz; k++)
-      cst[ix[k] + 2]++;
-    for (int c = 0; c < nc; c++) {
-      cst[c + 2] += cst[c + 1];
-      ub[c] = 1.0;
-    }
-    for (int r = 0; r < nr; r++)
-      for (int k = st[r]; k < st[r + 1]; k++) {
-        rows[cst[ix[k] + 1]] = r;
-        val[cst[ix[k] + 1]++] = v[k];
-      }
-    Clp_loadProblem(m, nc, nr, cst, rows, val, lb, ub, obj, rl, ru);
-  }
-  free(cst);
-  free(rows);
-  free(val);
-  free(lb);
-  free(ub);
-  return rc;
+  Clp_loadProblem(m, nc, nr, st, ix, v, cl, cu, o, rl, ru);
 }
-static int kf__l_add_rows(void *m, int nr, const double *rl, const double *ru,
-                          const int *st, const int *ix, const double *v)
+static void kf__l_add_rows(void *m, int nr, const double *rl, const double *ru,
+                           const int *st, const int *ix, const double *v)
 {
-  CoinBigIndex *rst = malloc(sizeof(CoinBigIndex) * (size_t)(nr + 1));
-  if (!rst)
-    return KF_ENOMEM;
-  for (int r = 0; r <= nr; r++)
-    rst[r] = st[r];
-  Clp_addRows(m, nr, rl, ru, rst, ix, v);
-  free(rst);
-  return 0;
+  Clp_addRows(m, nr, rl, ru, st, ix, v);
 }
 static void kf__l_bounds(void *m, const double *lo, const double *hi)
 {
@@ -99,9 +65,8 @@ static const double *kf__l_duals(void *m) { return Clp_getRowPrice(m); }
 static const double *kf__l_sol(void *m) { return Clp_getColSolution(m); }
 
 static const kf__cbc_api_t kf__cbc_real = {
-  kf__c_new, kf__c_delete, kf__c_load, kf__c_int, kf__c_row, kf__c_log,
-  kf__c_secs, kf__c_param, kf__c_solve, kf__c_opt, kf__c_inf, kf__c_tl, kf__c_nl,
-  kf__c_sol, kf__c_obj, kf__c_bound,
+  kf__c_new, kf__c_delete, kf__c_load, kf__c_int, kf__c_log, kf__c_secs, kf__c_param,
+  kf__c_solve, kf__c_opt, kf__c_inf, kf__c_tl, kf__c_nl, kf__c_sol, kf__c_obj, kf__c_bound,
   kf__l_new, kf__l_delete, kf__l_load, kf__l_add_rows, kf__l_bounds, kf__l_log, kf__l_secs,
   kf__l_solve, kf__l_obj, kf__l_duals, kf__l_sol,
 };
@@ -112,6 +77,57 @@ const kf__cbc_api_t *kf__cbc_set_api(const kf__cbc_api_t *api)
   const kf__cbc_api_t *old = kf__cbc;
   kf__cbc = api ? api : &kf__cbc_real;
   return old;
+}
+
+/* The program's matrix by columns (what both libraries load), all
+ * coefficients 1, and the row limits: 'E' rows [rhs, rhs], 'L' rows
+ * [-inf, rhs]. Also 0/1 column bounds. */
+typedef struct kf__cols {
+  int *start, *row;
+  double *val, *rl, *ru, *lb, *ub;
+} kf__cols;
+
+static void kf__cols_free(kf__cols *m)
+{
+  free(m->start);
+  free(m->row);
+  free(m->val);
+  free(m->rl);
+  free(m->ru);
+  free(m->lb);
+  free(m->ub);
+}
+
+static int kf__cols_build(const kf__ilp_t *p, kf__cols *m)
+{
+  int nnz = p->row_start[p->nrows];
+  m->start = calloc((size_t)p->ncols + 2, sizeof(int));
+  m->row = malloc(sizeof(int) * (size_t)(nnz + 1));
+  m->val = malloc(sizeof(double) * (size_t)(nnz + 1));
+  m->rl = malloc(sizeof(double) * (size_t)(p->nrows + 1));
+  m->ru = malloc(sizeof(double) * (size_t)(p->nrows + 1));
+  m->lb = calloc((size_t)p->ncols + 1, sizeof(double));
+  m->ub = malloc(sizeof(double) * (size_t)(p->ncols + 1));
+  if (!m->start || !m->row || !m->val || !m->rl || !m->ru || !m->lb || !m->ub) {
+    kf__cols_free(m);
+    return KF_ENOMEM;
+  }
+  for (int k = 0; k < nnz; k++)
+    m->start[p->row_idx[k] + 2]++;
+  for (int c = 0; c < p->ncols; c++) {
+    m->start[c + 2] += m->start[c + 1];
+    m->ub[c] = 1.0;
+  }
+  for (int r = 0; r < p->nrows; r++) {
+    m->rl[r] = p->sense[r] == 'E' ? p->rhs[r] : -DBL_MAX;
+    m->ru[r] = p->rhs[r];
+    for (int k = p->row_start[r]; k < p->row_start[r + 1]; k++) {
+      int at = m->start[p->row_idx[k] + 1]++;
+      m->row[at] = r;
+      m->val[at] = 1.0;
+    }
+  }
+  return 0;
 }
 
 /* Checks x against the rows: CBC may return a point on time-out that is not
@@ -137,24 +153,20 @@ int kf__ilp_solve(const kf__ilp_t *p, kf__ilp_result_t *r)
   void *m = kf__cbc->new_model();
   if (!m)
     return KF_ENOMEM;
-  int rc = KF_ENOMEM;
-  int *start = calloc((size_t)p->ncols + 1, sizeof(int));
-  double *lb = calloc((size_t)p->ncols + 1, sizeof(double));
-  double *ub = malloc(sizeof(double) * (size_t)(p->ncols + 1));
-  double *ones = malloc(sizeof(double) * (size_t)(p->ncols + 1));
-  int *idx = malloc(sizeof(int) * (size_t)(p->ncols + 1));
-  if (!start || !lb || !ub || !ones || !idx)
-    goto out;
-  for (int c = 0; c < p->ncols; c++)
-    ub[c] = 1.0, ones[c] = 1.0;
+  kf__cols cm;
+  int rc = kf__cols_build(p, &cm);
+  if (rc) {
+    kf__cbc->delete_model(m);
+    return rc;
+  }
   kf__cbc->set_log_level(m, 0);
-  kf__cbc->load_problem(m, p->ncols, 0, start, idx, ones, lb, ub, p->cost, NULL, NULL);
+  /* One load with every row: adding rows one by one through the C
+   * interface took seconds on programs of 10^5 columns. */
+  kf__cbc->load_problem(m, p->ncols, p->nrows, cm.start, cm.row, cm.val, cm.lb, cm.ub,
+                        p->cost, cm.rl, cm.ru);
+  kf__cols_free(&cm);
   for (int c = 0; c < p->ncols; c++)
     kf__cbc->set_integer(m, c);
-  for (int row = 0; row < p->nrows; row++) {
-    int b = p->row_start[row], nz = p->row_start[row + 1] - b;
-    kf__cbc->add_row(m, nz, p->row_idx + b, ones, p->sense[row], p->rhs[row]);
-  }
   /* CBC's own primal heuristics cost more than they find here. The caller
    * knows a plan and asks only for cheaper ones: a cutoff prunes more than a
    * start would (CBC 2.10 also drops starts that its preprocessing changes). */
@@ -205,11 +217,6 @@ int kf__ilp_solve(const kf__ilp_t *p, kf__ilp_result_t *r)
   }
 out:
   kf__cbc->delete_model(m);
-  free(start);
-  free(lb);
-  free(ub);
-  free(ones);
-  free(idx);
   return rc;
 }
 
@@ -218,53 +225,26 @@ struct kf__lp {
   int ncols, nrows;
 };
 
-/* Row limits of 'E' and 'L' rows, and coefficients of 1. */
-static int kf__lp_rows(int nrows, const int *start, const char *sense, const double *rhs,
-                       double **rl, double **ru, double **ones)
-{
-  int nnz = start[nrows];
-  *rl = malloc(sizeof(double) * (size_t)(nrows + 1));
-  *ru = malloc(sizeof(double) * (size_t)(nrows + 1));
-  *ones = malloc(sizeof(double) * (size_t)(nnz + 1));
-  if (!*rl || !*ru || !*ones) {
-    free(*rl);
-    free(*ru);
-    free(*ones);
-    return KF_ENOMEM;
-  }
-  for (int row = 0; row < nrows; row++) {
-    (*rl)[row] = sense[row] == 'E' ? rhs[row] : -DBL_MAX;
-    (*ru)[row] = rhs[row];
-  }
-  for (int k = 0; k < nnz; k++)
-    (*ones)[k] = 1.0;
-  return 0;
-}
-
 int kf__lp_create(const kf__ilp_t *p, kf__lp **out)
 {
   *out = NULL;
   if (!kf__cbc->lp_new)
     return KF_ESOLVER;
   kf__lp *lp = calloc(1, sizeof *lp);
-  double *rl, *ru, *ones;
-  if (!lp || kf__lp_rows(p->nrows, p->row_start, p->sense, p->rhs, &rl, &ru, &ones)) {
+  kf__cols cm;
+  if (!lp || kf__cols_build(p, &cm)) {
     free(lp);
     return KF_ENOMEM;
   }
-  int rc = KF_ENOMEM;
-  if ((lp->m = kf__cbc->lp_new()) != NULL) {
-    kf__cbc->lp_log_level(lp->m, 0);
-    rc = kf__cbc->lp_load(lp->m, p->ncols, p->cost, p->nrows, rl, ru, p->row_start,
-                          p->row_idx, ones);
+  if (!(lp->m = kf__cbc->lp_new())) {
+    kf__cols_free(&cm);
+    free(lp);
+    return KF_ENOMEM;
   }
-  free(rl);
-  free(ru);
-  free(ones);
-  if (rc) {
-    kf__lp_destroy(lp);
-    return rc;
-  }
+  kf__cbc->lp_log_level(lp->m, 0);
+  kf__cbc->lp_load(lp->m, p->ncols, p->nrows, cm.start, cm.row, cm.val, cm.lb, cm.ub,
+                   p->cost, cm.rl, cm.ru);
+  kf__cols_free(&cm);
   lp->ncols = p->ncols;
   lp->nrows = p->nrows;
   *out = lp;
@@ -283,24 +263,28 @@ void kf__lp_destroy(kf__lp *lp)
 int kf__lp_add_rows(kf__lp *lp, int nrows, const int *start, const int *idx,
                     const char *sense, const double *rhs)
 {
-  double *rl, *ru, *ones;
   if (nrows <= 0)
     return 0;
-  if (kf__lp_rows(nrows, start, sense, rhs, &rl, &ru, &ones))
-    return KF_ENOMEM;
-  /* start may be offsets into a larger array: rebase them. */
+  int nnz = start[nrows] - start[0];
   int *st = malloc(sizeof(int) * (size_t)(nrows + 1));
-  if (!st) {
-    free(rl);
-    free(ru);
-    free(ones);
-    return KF_ENOMEM;
-  }
-  for (int r = 0; r <= nrows; r++)
-    st[r] = start[r] - start[0];
-  int rc = kf__cbc->lp_add_rows(lp->m, nrows, rl, ru, st, idx + start[0], ones);
-  if (!rc)
+  double *rl = malloc(sizeof(double) * (size_t)(nrows + 1));
+  double *ru = malloc(sizeof(double) * (size_t)(nrows + 1));
+  double *ones = malloc(sizeof(double) * (size_t)(nnz + 1));
+  int rc = KF_ENOMEM;
+  if (st && rl && ru && ones) {
+    /* start may be offsets into a larger array: rebase them. */
+    for (int r = 0; r <= nrows; r++)
+      st[r] = start[r] - start[0];
+    for (int r = 0; r < nrows; r++) {
+      rl[r] = sense[r] == 'E' ? rhs[r] : -DBL_MAX;
+      ru[r] = rhs[r];
+    }
+    for (int k = 0; k < nnz; k++)
+      ones[k] = 1.0;
+    kf__cbc->lp_add_rows(lp->m, nrows, rl, ru, st, idx + start[0], ones);
     lp->nrows += nrows;
+    rc = 0;
+  }
   free(st);
   free(rl);
   free(ru);

@@ -22,10 +22,6 @@ static void f_load(void *m, int nc, int nr, const int *s, const int *i, const do
       (void)rl, (void)ru;
 }
 static void f_int(void *m, int c) { (void)m, (void)c; }
-static void f_row(void *m, int nz, const int *c, const double *v, char s, double r)
-{
-  (void)m, (void)nz, (void)c, (void)v, (void)s, (void)r;
-}
 static int log_level = -1;
 static void f_log(void *m, int l) { (void)m, log_level = l; }
 static double secs_given = -1;
@@ -49,8 +45,8 @@ static double f_bound(void *m) { (void)m; return fake_bound; }
 
 /* CBC faked, no LP solver. */
 static const kf__cbc_api_t fake = {
-  f_new, f_delete, f_load, f_int, f_row, f_log, f_secs, f_param, f_solve, f_opt, f_inf,
-  f_tl, f_nl, f_sol, f_obj, f_bound,
+  f_new, f_delete, f_load, f_int, f_log, f_secs, f_param, f_solve, f_opt, f_inf, f_tl,
+  f_nl, f_sol, f_obj, f_bound,
   NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
