@@ -198,11 +198,12 @@ typedef struct kf_plan_stats_s {
   int enumerated;     /* groups enumerated and cheaper than their launches
                          alone, singletons included */
   int candidates;     /* of those, kept after dominance pruning (columns) */
-  int conflict_rows;  /* rows against pairs of groups that depend on each
-                         other both ways, added before solving */
+  int conflict_rows;  /* rows added before CBC runs: against pairs of groups
+                         that depend on each other both ways, and cliques of
+                         overlapping groups */
   int ilp_solves;     /* CBC runs */
-  int cycle_cuts;     /* lazy cuts against cyclic group orders */
-  int components;     /* independent parts solved separately */
+  int cycle_cuts;     /* cuts against cyclic group orders found in solutions
+                         (CBC's, or the relaxation dive's) */
   double seconds;     /* wall time of kf_plan_solve */
 } kf_plan_stats_t;
 
