@@ -2,7 +2,8 @@
  * row the solver adds holds for every acyclic plan (checked over all
  * partitions of small random instances) and cuts off what it is made
  * against; two-way dependent pairs are all covered; a group is pruned only
- * for a refinement ordered acyclically inside it. */
+ * for a refinement ordered acyclically inside it; the k best plans are the
+ * k cheapest acyclic partitions into the candidates. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -329,6 +330,70 @@ static void test_dominance_needs_acyclic_order(void **state)
   kf_problem_destroy(p);
 }
 
+/* The k best plans against every acyclic partition into the candidates. */
+typedef struct costs {
+  const kf__cands *c;
+  double v[1 << 14];
+  int n;
+} costs;
+
+static void collect(void *user, const int *chosen, int n, int acyclic)
+{
+  costs *cs = user;
+  if (!acyclic || cs->n == (int)(sizeof cs->v / sizeof cs->v[0]))
+    return;
+  double t = 0;
+  for (int i = 0; i < n; i++)
+    t += cs->c->c[chosen[i]].cost;
+  cs->v[cs->n++] = t;
+}
+
+static int by_value(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void test_k_best_brute_force(void **state)
+{
+  (void)state;
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  static costs cs;
+  for (unsigned seed = 1; seed <= 16; seed++) {
+    int n = 6 + (int)(seed % 3), k = 3;
+    kf_problem *p = seed % 2 ? tl_synthetic(n, 2 + n / 2, seed)
+                             : tl_random_problem(n, 3, seed);
+    kf__dag d;
+    kf__cands c;
+    assert_int_equal(kf__dag_build(p, &d), 0);
+    assert_int_equal(kf__cands_build(p, &d, m, k, &c), 0);
+    cs.c = &c;
+    cs.n = 0;
+    tl_partitions(&d, &c, collect, &cs);
+    assert_true(cs.n < (int)(sizeof cs.v / sizeof cs.v[0]));
+    qsort(cs.v, (size_t)cs.n, sizeof(double), by_value);
+    kf_solve_options_t o;
+    kf_solve_options_init(&o);
+    o.solver = KF_SOLVE_EXACT;
+    o.max_group = k;
+    o.k_best = 6;
+    kf_plan *pl;
+    assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
+    int np = kf_plan_count(pl);
+    assert_int_equal(np, cs.n < 6 ? cs.n : 6);
+    for (int r = 0; r < np; r++)
+      if (fabs(kf_plan_time(pl, r) - cs.v[r]) > 1e-6 * cs.v[r])
+        fail_msg("seed %u rank %d: solver %.9g, brute force %.9g", seed, r,
+                 kf_plan_time(pl, r), cs.v[r]);
+    kf_plan_destroy(pl);
+    kf__cands_free(&c);
+    kf__dag_free(&d);
+    kf_problem_destroy(p);
+  }
+  kf_model_destroy(m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -336,6 +401,7 @@ int main(void)
     cmocka_unit_test(test_clique_rows),
     cmocka_unit_test(test_dominance_drops),
     cmocka_unit_test(test_dominance_needs_acyclic_order),
+    cmocka_unit_test(test_k_best_brute_force),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
