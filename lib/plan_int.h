@@ -200,12 +200,14 @@ int kf__plan_add(kf_plan *pl, const kf__cands *c, const int *chosen,
                  const int *topo, int nc);
 
 /* The exact search (exact.c) from the heuristic plan hchosen[0..*nh) of cost
- * *hcost seconds, which it may replace by a better repaired plan. Adds up to
- * k_best plans to pl and raises pl->bound. Returns 0 when they are proven,
- * KF_ETIMEDOUT at the deadline (maybe with no plan added), KF_EINFEASIBLE,
+ * *hcost seconds, which it replaces by any cheaper acyclic plan it finds.
+ * Adds up to k_best plans to pl and raises pl->bound. Returns 0 when they
+ * are proven, KF_ETIMEDOUT at the deadline (the best plan known is added,
+ * pl->heuristic says whether it is still the heuristic's), KF_EINFEASIBLE,
  * KF_ESOLVER or KF_ENOMEM. */
 int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
               int *hchosen, int *nh, double *hcost, kf_plan *pl);
+
 /* Reads a whole file; *text is malloc'd. 0, KF_EIO or KF_ENOMEM. */
 int kf__read_file(const char *path, char **text, size_t *len);
 
