@@ -126,6 +126,129 @@ static void kf__esu_extend(kf__esu *s, const int *ext, int next)
   }
 }
 
+/* Member sets of the candidates, hashed, to find a group's subsets. */
+typedef struct kf__cset {
+  const kf__cands *c;
+  int *slot; /* candidate index + 1, 0 when empty */
+  size_t mask;
+} kf__cset;
+
+static size_t kf__members_hash(const int *mem, int n)
+{
+  uint64_t h = 1469598103934665603ull;
+  for (int i = 0; i < n; i++)
+    h = (h ^ (uint64_t)(unsigned)mem[i]) * 1099511628211ull;
+  return (size_t)(h ^ h >> 29);
+}
+
+static int kf__cset_build(kf__cset *s, const kf__cands *c)
+{
+  size_t cap = 16;
+  while (cap < 2 * (size_t)c->n)
+    cap *= 2;
+  s->c = c;
+  s->mask = cap - 1;
+  s->slot = calloc(cap, sizeof(int));
+  if (!s->slot)
+    return KF_ENOMEM;
+  for (int i = 0; i < c->n; i++) {
+    size_t h = kf__members_hash(c->c[i].members, c->c[i].n) & s->mask;
+    while (s->slot[h])
+      h = (h + 1) & s->mask;
+    s->slot[h] = i + 1;
+  }
+  return 0;
+}
+
+/* The candidate with exactly members mem[0..n) (ascending), or -1. */
+static int kf__cset_find(const kf__cset *s, const int *mem, int n)
+{
+  size_t h = kf__members_hash(mem, n) & s->mask;
+  for (; s->slot[h]; h = (h + 1) & s->mask) {
+    const kf__cand *g = &s->c->c[s->slot[h] - 1];
+    if (g->n == n && !memcmp(g->members, mem, sizeof(int) * (size_t)n))
+      return s->slot[h] - 1;
+  }
+  return -1;
+}
+
+/* Cost of the cheapest refinement of group g into smaller listed candidates
+ * whose order inside g is acyclic: a dynamic program over the down-closed
+ * subsets of g (each step adds a part none of whose predecessors in g is
+ * left out). */
+static double kf__refinement_cost(const kf__dag *d, const kf__cset *s, const kf__cand *g)
+{
+  int n = g->n, full = (1 << n) - 1;
+  unsigned pred[KF__MAXK] = { 0 };
+  for (int i = 0; i < n; i++)
+    for (int q = d->succ_start[g->members[i]]; q < d->succ_start[g->members[i] + 1]; q++)
+      for (int j = 0; j < n; j++)
+        if (g->members[j] == d->succ[q])
+          pred[j] |= 1u << i;
+  double part[1 << KF__MAXK], best[1 << KF__MAXK];
+  for (int sub = 1; sub < full; sub++) {
+    int mem[KF__MAXK], c = 0;
+    for (int i = 0; i < n; i++)
+      if (sub >> i & 1)
+        mem[c++] = g->members[i];
+    int at = kf__cset_find(s, mem, c);
+    part[sub] = at < 0 ? INFINITY : s->c->c[at].cost;
+  }
+  for (int sub = 0; sub <= full; sub++)
+    best[sub] = INFINITY;
+  best[0] = 0;
+  for (int done = 0; done < full; done++) {
+    if (!isfinite(best[done]))
+      continue;
+    int left = full & ~done;
+    for (int sub = left; sub; sub = (sub - 1) & left) {
+      if (sub == full || !isfinite(part[sub]))
+        continue;
+      int ok = 1;
+      for (int i = 0; i < n && ok; i++)
+        if ((sub >> i & 1) && (pred[i] & ~(unsigned)(done | sub)))
+          ok = 0;
+      if (ok && best[done] + part[sub] < best[done | sub])
+        best[done | sub] = best[done] + part[sub];
+    }
+  }
+  return best[full];
+}
+
+/* Dominance: a group that costs at least its cheapest acyclic refinement is
+ * dropped. In a plan it can be replaced by its parts: edges between the
+ * parts follow their order inside the group and every other edge of the
+ * plan's group graph is unchanged, so no cycle appears and the cost does not
+ * rise. The refinement may use groups that are dropped themselves; refining
+ * those in turn ends at kept groups (the parts shrink), so the optimum is
+ * kept. */
+static int kf__cands_prune(const kf__dag *d, kf__cands *c)
+{
+  kf__cset s;
+  if (kf__cset_build(&s, c))
+    return KF_ENOMEM;
+  char *drop = calloc((size_t)c->n + 1, 1);
+  if (!drop) {
+    free(s.slot);
+    return KF_ENOMEM;
+  }
+  for (int i = 0; i < c->n; i++)
+    if (c->c[i].n > 1)
+      drop[i] = !(c->c[i].cost < kf__refinement_cost(d, &s, &c->c[i]) * (1 - 1e-9));
+  free(s.slot);
+  int w = 0;
+  for (int i = 0; i < c->n; i++) {
+    if (drop[i])
+      continue;
+    if (c->c[i].n == 1)
+      c->single[c->c[i].members[0]] = w;
+    c->c[w++] = c->c[i];
+  }
+  c->n = w;
+  free(drop);
+  return 0;
+}
+
 int kf__cands_build(const kf_problem *p, const kf__dag *d, const kf_model *m,
                     int k, kf__cands *out)
 {
@@ -171,6 +294,9 @@ int kf__cands_build(const kf_problem *p, const kf__dag *d, const kf_model *m,
   }
   free(s.near);
   free(s.scratch);
+  out->enumerated = out->n;
+  if (!s.rc && k > 1)
+    s.rc = kf__cands_prune(d, out);
   if (s.rc)
     kf__cands_free(out);
   return s.rc;

@@ -1,6 +1,7 @@
 /* The binary program of the planner, independent of the solver library:
- * minimise cost.x subject to sparse rows (= or <=), x binary. Implemented
- * by ilp_cbc.c, the one file that includes CBC's C interface. */
+ * minimise cost.x subject to sparse rows (= or <=), x binary, and its linear
+ * relaxation. Implemented by ilp_cbc.c, the one file that includes the
+ * interfaces of CBC and of its LP solver, Clp. */
 #ifndef KFUSE_ILP_H
 #define KFUSE_ILP_H
 
@@ -12,8 +13,10 @@ typedef struct kf__ilp {
   const int *row_idx;
   const char *sense;    /* 'E' (= rhs) or 'L' (<= rhs) per row */
   const double *rhs;
-  const double *start;  /* optional feasible 0/1 start, or NULL */
   double time_limit;    /* seconds, > 0 */
+  double cutoff;        /* only solutions cheaper than this are wanted (then
+                           KF_EINFEASIBLE means none is); INFINITY: any */
+  int max_nodes;        /* branch-and-bound nodes, 0: no limit */
 } kf__ilp_t;
 
 typedef struct kf__ilp_result {
@@ -21,35 +24,80 @@ typedef struct kf__ilp_result {
   int has_solution;
   double obj;
   double bound;         /* proven lower bound */
+  int node_limited;     /* stopped by max_nodes, not by time */
 } kf__ilp_result_t;
 
-/* Returns 0 (proven optimal), KF_ETIMEDOUT (stopped by the limit; maybe a
- * solution), KF_EINFEASIBLE, KF_ESOLVER or KF_ENOMEM. */
+/* Returns 0 (proven optimal), KF_ETIMEDOUT (stopped by the time or node
+ * limit; maybe a solution), KF_EINFEASIBLE, KF_ESOLVER or KF_ENOMEM. */
 int kf__ilp_solve(const kf__ilp_t *p, kf__ilp_result_t *r);
 
-/* The CBC entry points ilp_cbc.c uses, as a table tests can replace. */
+/* The linear relaxation (0 <= x <= 1) of the same program, kept across
+ * solves: rows can be added and column bounds changed, and each solve starts
+ * from the last basis. A solve gives the optimum, a solution and the row
+ * duals (cost = reduced cost + duals . column); the caller turns duals into
+ * a bound itself, so their accuracy only affects how tight it is. */
+typedef struct kf__lp kf__lp;
+
+typedef struct kf__lp_result {
+  double *x;            /* caller's array of ncols, or NULL */
+  double *dual;         /* caller's array of nrows (all rows so far), or NULL */
+  double obj;
+} kf__lp_result_t;
+
+/* Loads the relaxation of p (its time_limit, cutoff and max_nodes are not
+ * used). Returns 0, KF_ENOMEM, or KF_ESOLVER when no LP solver is
+ * available. */
+int kf__lp_create(const kf__ilp_t *p, kf__lp **out);
+void kf__lp_destroy(kf__lp *lp);
+/* Appends rows (same form as kf__ilp_t's). 0 or KF_ENOMEM. */
+int kf__lp_add_rows(kf__lp *lp, int nrows, const int *start, const int *idx,
+                    const char *sense, const double *rhs);
+/* Replaces every column's bounds. */
+void kf__lp_set_bounds(kf__lp *lp, const double *lower, const double *upper);
+/* Returns 0 (optimal), KF_ETIMEDOUT, KF_EINFEASIBLE or KF_ESOLVER; the
+ * result is filled only on 0. */
+int kf__lp_solve(kf__lp *lp, double time_limit, kf__lp_result_t *r);
+
+/* The CBC and Clp entry points ilp_cbc.c uses, as a table tests can replace.
+ * The lp_ entries may be NULL: kf__lp_create then answers KF_ESOLVER. */
 typedef struct kf__cbc_api {
   void *(*new_model)(void);
   void (*delete_model)(void *m);
+  /* The matrix by columns (start: ncols + 1 offsets), column and row limits */
   void (*load_problem)(void *m, int ncols, int nrows, const int *start,
                        const int *index, const double *value,
                        const double *collb, const double *colub,
                        const double *obj, const double *rowlb,
                        const double *rowub);
   void (*set_integer)(void *m, int col);
-  void (*add_row)(void *m, int nz, const int *cols, const double *coefs,
-                  char sense, double rhs);
   void (*set_log_level)(void *m, int level);
   void (*set_max_seconds)(void *m, double s);
   void (*set_parameter)(void *m, const char *name, const char *value);
-  void (*set_mip_start)(void *m, int count, const int *cols, const double *vals);
   int (*solve)(void *m);
   int (*is_proven_optimal)(void *m);
   int (*is_proven_infeasible)(void *m);
   int (*seconds_limit_reached)(void *m);
+  int (*node_limit_reached)(void *m);
   const double *(*col_solution)(void *m);
   double (*obj_value)(void *m);
   double (*best_possible)(void *m);
+  void *(*lp_new)(void);
+  void (*lp_delete)(void *m);
+  /* as load_problem */
+  void (*lp_load)(void *m, int ncols, int nrows, const int *start, const int *index,
+                  const double *value, const double *collb, const double *colub,
+                  const double *obj, const double *rowlb, const double *rowub);
+  /* more rows, by rows (start: nrows + 1 offsets) */
+  void (*lp_add_rows)(void *m, int nrows, const double *rowlb, const double *rowub,
+                      const int *start, const int *index, const double *value);
+  void (*lp_set_col_bounds)(void *m, const double *lower, const double *upper);
+  void (*lp_log_level)(void *m, int level);
+  void (*lp_set_max_seconds)(void *m, double s);
+  int (*lp_solve)(void *m);     /* Clp's status: 0 optimal, 1 infeasible,
+                                   3 stopped by the limit, other: failed */
+  double (*lp_obj_value)(void *m);
+  const double *(*lp_duals)(void *m);
+  const double *(*lp_col_solution)(void *m);
 } kf__cbc_api_t;
 
 /* Installs @p api (NULL: the real CBC) and returns the previous table. */

@@ -112,11 +112,14 @@ typedef struct kf__cand {
 typedef struct kf__cands {
   kf__cand *c;
   int n, cap;
-  int *single;   /* index of the singleton candidate of each launch */
+  int enumerated; /* profitable groups found, before dominance pruning */
+  int *single;    /* index of the singleton candidate of each launch */
 } kf__cands;
 
 /* Enumerates connected, convex, legal groups of up to k launches, costs them
- * and keeps singletons plus groups cheaper than their launches alone. */
+ * and keeps singletons plus groups cheaper than their launches alone, then
+ * drops groups that cost at least as much as a refinement into smaller
+ * groups ordered acyclically inside them (the optimum is unchanged). */
 int kf__cands_build(const kf_problem *p, const kf__dag *d, const kf_model *m,
                     int k, kf__cands *out);
 void kf__cands_free(kf__cands *c);
@@ -130,11 +133,81 @@ int kf__cand_eval(const kf_problem *p, const kf__dag *d, const kf_model *m,
 int kf__quotient_cycle(const kf__dag *d, const kf__cands *c, const int *chosen,
                        int nc, int *cycle, int *clen, int *topo);
 
+/* Rows of the binary program over the candidates (columns): coefficients 1,
+ * sense 'E' (= rhs) or 'L' (<= rhs). */
+typedef struct kf__rows {
+  int *start, *idx;
+  char *sense;
+  double *rhs;
+  int n, nnz, capr, capi, caps, caprhs;
+} kf__rows;
+
+int kf__row_add(kf__rows *r, const int *cols, int n, char sense, double rhs);
+void kf__rows_free(kf__rows *r);
+/* One row per launch, listing the candidates that hold it (= 1). */
+int kf__partition_rows(const kf__cands *c, int n, kf__rows *rows);
+/* The cut against the cycle cyc[0..clen) of a plan's group graph, lifted to
+ * every plan whose groups keep the launches that make the cycle together
+ * (cuts.c explains). part: the partition rows. Writes the row's columns to
+ * cols (room for every candidate), its right-hand side is *nterms - 1;
+ * returns the column count, or 0 if the cycle cannot be lifted. */
+int kf__cycle_cut(const kf__dag *d, const kf__cands *c, const kf__rows *part,
+                  const int *cyc, int clen, int *cols, int *nterms);
+/* Append rows (at most max) violated by a solution x of the relaxation:
+ * two-term cycle rows, and clique rows of pairwise overlapping groups.
+ * rows must start with the partition rows. Return the count or KF_ENOMEM. */
+int kf__separate_pairs(const kf__dag *d, const kf__cands *c, kf__rows *rows,
+                       const double *x, int *cols, int max);
+int kf__separate_cliques(const kf__cands *c, kf__rows *rows, const double *x,
+                         int *cols, int max);
+/* Appends two-term cycle rows (at most max) until every pair of groups with
+ * in[] set that reach each other both ways is excluded by one. Returns the
+ * count or KF_ENOMEM. */
+int kf__conflict_rows(const kf__dag *d, const kf__cands *c, kf__rows *rows,
+                      const char *in, int *cols, int max);
+
 /* Greedy + local search under a deadline (seconds since an arbitrary epoch,
  * see kf__now). chosen receives candidate indices, returns their count. */
 int kf__heuristic(const kf__dag *d, const kf__cands *c, double deadline,
                   unsigned seed, int *chosen, double *cost);
 double kf__now(void);
+
+/* A plan under construction: the alternatives found so far and what the
+ * solve reports. */
+typedef struct kf__pgroup {
+  int launches[KF__MAXK], variants[KF__MAXK], count;
+  double time;
+  int smem, ipb, tpb;
+} kf__pgroup;
+
+typedef struct kf__palt {
+  kf__pgroup *g;
+  int ng;
+  double time;
+} kf__palt;
+
+struct kf_plan {
+  kf__palt *alt;
+  int nalt, capalt;
+  double unfused, bound;
+  int ncand, heuristic;
+  kf_plan_stats_t st;
+};
+
+/* Appends the partition chosen[0..nc) (candidate indices) as the next
+ * alternative, its groups in the acyclic order topo. 0 or KF_ENOMEM. */
+int kf__plan_add(kf_plan *pl, const kf__cands *c, const int *chosen,
+                 const int *topo, int nc);
+
+/* The exact search (exact.c) from the heuristic plan hchosen[0..*nh) of cost
+ * *hcost seconds, which it replaces by any cheaper acyclic plan it finds.
+ * Adds up to k_best plans to pl and raises pl->bound. Returns 0 when they
+ * are proven, KF_ETIMEDOUT at the deadline (the best plan known is added,
+ * pl->heuristic says whether it is still the heuristic's), KF_EINFEASIBLE,
+ * KF_ESOLVER or KF_ENOMEM. */
+int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
+              int *hchosen, int *nh, double *hcost, kf_plan *pl);
+
 /* Reads a whole file; *text is malloc'd. 0, KF_EIO or KF_ENOMEM. */
 int kf__read_file(const char *path, char **text, size_t *len);
 

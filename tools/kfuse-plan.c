@@ -205,9 +205,11 @@ int main(int argc, char **argv)
     kf_problem_destroy(p);
     return 1;
   }
-  printf("# %s: %d launches, %d buffers, %d candidate groups (k=%d), profile \"%s\"\n",
-         file, kf_problem_launch_count(p), kf_problem_buffer_count(p),
-         kf_plan_candidate_count(pl), o.max_group, prof.name);
+  kf_plan_stats_t st;
+  kf_plan_stats(pl, &st);
+  printf("# %s: %d launches, %d buffers, %d candidate groups (%d before pruning, k=%d), "
+         "profile \"%s\"\n", file, kf_problem_launch_count(p), kf_problem_buffer_count(p),
+         st.candidates, st.enumerated, o.max_group, prof.name);
   for (int r = 0; r < kf_plan_count(pl); r++)
     print_plan(p, pl, r, quiet);
   if (rc == 0)
@@ -216,6 +218,8 @@ int main(int argc, char **argv)
     printf("status: %s, gap %.2f%% (bound %.3f us)\n",
            kf_plan_is_heuristic(pl) ? "heuristic" : "time limit", 100 * kf_plan_gap(pl),
            kf_plan_bound(pl) * 1e6);
+  printf("# solve: %.3f s, %d CBC runs, %d cycle and clique rows, %d cycle cuts\n",
+         st.seconds, st.ilp_solves, st.conflict_rows, st.cycle_cuts);
   int bad = dot && write_dot(dot, p, pl);
   kf_plan_destroy(pl);
   kf_model_destroy(m);

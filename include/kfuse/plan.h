@@ -193,6 +193,24 @@ KF_EXTERN int kf_plan_candidate_count(const kf_plan *plan);
 /** Nonzero if the best plan came from the heuristic alone. */
 KF_EXTERN int kf_plan_is_heuristic(const kf_plan *plan);
 
+/* How a solve went, for benchmarks and tests. */
+typedef struct kf_plan_stats_s {
+  int enumerated;     /* groups enumerated and cheaper than their launches
+                         alone, singletons included */
+  int candidates;     /* of those, kept after dominance pruning (columns) */
+  int conflict_rows;  /* rows added before CBC runs: against pairs of groups
+                         that depend on each other both ways, and cliques of
+                         overlapping groups */
+  int ilp_solves;     /* CBC runs */
+  int cycle_cuts;     /* cuts against cyclic group orders found in solutions
+                         (CBC's, or the relaxation dive's) */
+  double seconds;     /* wall time of kf_plan_solve */
+} kf_plan_stats_t;
+
+/** Fills @p out with the statistics of the solve that made @p plan.
+ * @returns 0 or KF_EINVAL. */
+KF_EXTERN int kf_plan_stats(const kf_plan *plan, kf_plan_stats_t *out);
+
 #ifdef __cplusplus
 }
 #endif

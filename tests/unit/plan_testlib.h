@@ -4,6 +4,7 @@
 #define KFUSE_PLAN_TESTLIB_H
 
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include "lib/plan_int.h"
@@ -45,6 +46,28 @@ static inline kf_problem *tl_random_problem(int n, int m, unsigned seed)
                             (kf_access_mode_t)(1 + tl_rand(&s) % 3),
                             4.0 * (1 + tl_rand(&s) % 4), NULL);
   }
+  return p;
+}
+
+/* A small instance of the synthetic suite (kf_problem_write_synthetic): its
+ * horizontal sharing makes groups that depend on each other both ways
+ * common. NULL on failure. */
+static inline kf_problem *tl_synthetic(int kernels, int arrays, unsigned seed)
+{
+  FILE *f = tmpfile();
+  kf_problem *p = NULL;
+  if (!f)
+    return NULL;
+  if (kf_problem_write_synthetic(f, kernels, arrays, 2, 4, seed) == 0) {
+    long len = ftell(f);
+    char *text = len > 0 ? malloc((size_t)len + 1) : NULL;
+    rewind(f);
+    if (text && fread(text, 1, (size_t)len, f) == (size_t)len &&
+        kf_problem_parse(&p, text, (size_t)len, NULL, 0) != 0)
+      p = NULL;
+    free(text);
+  }
+  fclose(f);
   return p;
 }
 
@@ -122,6 +145,56 @@ static inline void tl_rec(tl_bf *b, unsigned left, double acc)
     if (!sub)
       break;
   }
+}
+
+/* Every partition of the launches into candidates of c, with whether its
+ * group order is acyclic: fn(user, candidate indices, count, acyclic). */
+typedef void (*tl_visit_fn)(void *user, const int *cands, int n, int acyclic);
+
+typedef struct tl_walk {
+  const kf__dag *d;
+  const kf__cands *c;
+  tl_visit_fn fn;
+  void *user;
+  int chosen[32], nchosen;
+  int cyc[32], topo[32];
+} tl_walk;
+
+static inline unsigned tl_mask(const kf__cand *g)
+{
+  unsigned m = 0;
+  for (int i = 0; i < g->n; i++)
+    m |= 1u << g->members[i];
+  return m;
+}
+
+static inline void tl_walk_rec(tl_walk *w, unsigned left)
+{
+  if (!left) {
+    int clen;
+    int cyclic = kf__quotient_cycle(w->d, w->c, w->chosen, w->nchosen, w->cyc, &clen,
+                                    w->topo);
+    w->fn(w->user, w->chosen, w->nchosen, cyclic == 0);
+    return;
+  }
+  unsigned low = left & (~left + 1);
+  for (int i = 0; i < w->c->n; i++) {
+    unsigned m = tl_mask(&w->c->c[i]);
+    if ((m & low) && (m & left) == m) {
+      w->chosen[w->nchosen++] = i;
+      tl_walk_rec(w, left & ~m);
+      w->nchosen--;
+    }
+  }
+}
+
+static inline void tl_partitions(const kf__dag *d, const kf__cands *c, tl_visit_fn fn,
+                                 void *user)
+{
+  tl_walk w;
+  memset(&w, 0, sizeof w);
+  w.d = d, w.c = c, w.fn = fn, w.user = user;
+  tl_walk_rec(&w, (1u << d->n) - 1);
 }
 
 /* Brute-force optimum of p with groups up to k under model m. */

@@ -1,6 +1,8 @@
-/* Unit tests of ilp_cbc.c: status mapping through a fake CBC table (time
- * limit with and without an incumbent, infeasible, failure) and the gap a
- * time-limited solve reports; plus the real CBC on a tiny program. */
+/* Unit tests of ilp_cbc.c and of the solver's limits: status mapping through
+ * a fake CBC table (time and node limits with and without a solution,
+ * infeasible, failure), the cutoff and the relaxation on the real solvers,
+ * and kf_plan_solve's time-out path (the best plan kept, the gap reported,
+ * the caller's limit honoured). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +11,7 @@
 #include "lib/ilp.h"
 #include "plan_testlib.h"
 
-static double fake_x[4096];
+static double fake_x[1 << 16];
 static void *f_new(void) { return (void *)1; }
 static void f_delete(void *m) { (void)m; }
 static void f_load(void *m, int nc, int nr, const int *s, const int *i, const double *v,
@@ -20,32 +22,32 @@ static void f_load(void *m, int nc, int nr, const int *s, const int *i, const do
       (void)rl, (void)ru;
 }
 static void f_int(void *m, int c) { (void)m, (void)c; }
-static void f_row(void *m, int nz, const int *c, const double *v, char s, double r)
-{
-  (void)m, (void)nz, (void)c, (void)v, (void)s, (void)r;
-}
 static int log_level = -1;
 static void f_log(void *m, int l) { (void)m, log_level = l; }
-static void f_secs(void *m, double s) { (void)m, (void)s; }
-static void f_param(void *m, const char *k, const char *v) { (void)m, (void)k, (void)v; }
-static void f_start(void *m, int n, const int *c, const double *v)
+static double secs_given = -1;
+static void f_secs(void *m, double s) { (void)m, secs_given = s; }
+static char cutoff_given[64];
+static void f_param(void *m, const char *k, const char *v)
 {
-  (void)m, (void)c;
-  for (int i = 0; i < n && i < 4096; i++)
-    fake_x[i] = v[i]; /* the fake "finds" the start it was given */
+  (void)m;
+  if (!strcmp(k, "cutoff"))
+    snprintf(cutoff_given, sizeof cutoff_given, "%s", v);
 }
 static int f_solve(void *m) { (void)m; return (int)mock(); }
 static int f_opt(void *m) { (void)m; return (int)mock(); }
 static int f_inf(void *m) { (void)m; return (int)mock(); }
 static int f_tl(void *m) { (void)m; return (int)mock(); }
+static int f_nl(void *m) { (void)m; return (int)mock(); }
 static const double *f_sol(void *m) { (void)m; return fake_x; }
 static double f_obj(void *m) { (void)m; return 0; }
 static double fake_bound; /* cmocka's mock values are integers */
 static double f_bound(void *m) { (void)m; return fake_bound; }
 
+/* CBC faked, no LP solver. */
 static const kf__cbc_api_t fake = {
-  f_new, f_delete, f_load, f_int, f_row, f_log, f_secs, f_param, f_start, f_solve,
-  f_opt, f_inf, f_tl, f_sol, f_obj, f_bound,
+  f_new, f_delete, f_load, f_int, f_log, f_secs, f_param, f_solve, f_opt, f_inf, f_tl,
+  f_nl, f_sol, f_obj, f_bound,
+  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
 /* x0 + x1 = 1 (one row), costs 3 and 2. */
@@ -58,8 +60,8 @@ static void test_real_cbc_tiny(void **state)
 {
   (void)state;
   double x[2];
-  kf__ilp_t p = { 2, cost, 1, rs, ri, sense, rhs, NULL, 5.0 };
-  kf__ilp_result_t r = { x, 0, 0, 0 };
+  kf__ilp_t p = { 2, cost, 1, rs, ri, sense, rhs, 5.0, INFINITY, 0 };
+  kf__ilp_result_t r = { x, 0, 0, 0, 0 };
   assert_int_equal(kf__ilp_solve(&p, &r), 0);
   assert_true(r.has_solution);
   assert_true(x[1] > 0.5 && x[0] < 0.5);
@@ -67,9 +69,53 @@ static void test_real_cbc_tiny(void **state)
   const char le[1] = { 'L' };
   const double two[1] = { 2 };
   const double neg[2] = { -1, -1 };
-  kf__ilp_t q = { 2, neg, 1, rs, ri, le, two, NULL, 5.0 }; /* pick both */
+  kf__ilp_t q = { 2, neg, 1, rs, ri, le, two, 5.0, INFINITY, 0 }; /* pick both */
   assert_int_equal(kf__ilp_solve(&q, &r), 0);
   assert_true(r.obj == -2);
+  /* A cutoff above the optimum finds it; one below it proves there is no
+   * cheaper solution: KF_EINFEASIBLE. */
+  p.cutoff = 2.5;
+  assert_int_equal(kf__ilp_solve(&p, &r), 0);
+  assert_true(r.obj == 2);
+  p.cutoff = 1.5;
+  assert_int_equal(kf__ilp_solve(&p, &r), KF_EINFEASIBLE);
+  assert_false(r.has_solution);
+}
+
+/* The relaxation: x0 + x1 + x2 = 1, x0 + x1 <= 1 over costs 3, 2, 4; then
+ * a row x1 <= 0 added moves the optimum to x0, and bounds fixing x2. */
+static void test_real_lp(void **state)
+{
+  (void)state;
+  const double c3[3] = { 3, 2, 4 };
+  const int st[2] = { 0, 3 }, ix[3] = { 0, 1, 2 };
+  const char se[1] = { 'E' };
+  const double one[1] = { 1 };
+  kf__ilp_t p = { 3, c3, 1, st, ix, se, one, 5.0, INFINITY, 0 };
+  kf__lp *lp;
+  assert_int_equal(kf__lp_create(&p, &lp), 0);
+  double x[3], y[2];
+  kf__lp_result_t r = { x, y, 0 };
+  assert_int_equal(kf__lp_solve(lp, 5.0, &r), 0);
+  assert_true(fabs(r.obj - 2) < 1e-9 && x[1] > 1 - 1e-9);
+  assert_true(fabs(y[0] - 2) < 1e-9); /* the row's dual prices column 1 */
+  const int st2[2] = { 0, 1 }, ix2[1] = { 1 };
+  const char le[1] = { 'L' };
+  const double zero[1] = { 0 };
+  assert_int_equal(kf__lp_add_rows(lp, 1, st2, ix2, le, zero), 0);
+  assert_int_equal(kf__lp_solve(lp, 5.0, &r), 0);
+  assert_true(fabs(r.obj - 3) < 1e-9 && x[0] > 1 - 1e-9);
+  assert_true(y[1] <= 1e-9); /* a <= row of a minimisation: dual <= 0 */
+  const double lo[3] = { 0, 0, 1 }, hi[3] = { 1, 1, 1 };
+  kf__lp_set_bounds(lp, lo, hi);
+  assert_int_equal(kf__lp_solve(lp, 5.0, &r), 0);
+  assert_true(fabs(r.obj - 4) < 1e-9);
+  kf__lp_destroy(lp);
+  /* No LP solver in the table: KF_ESOLVER, and the planner does without. */
+  const kf__cbc_api_t *old = kf__cbc_set_api(&fake);
+  assert_int_equal(kf__lp_create(&p, &lp), KF_ESOLVER);
+  assert_null(lp);
+  kf__cbc_set_api(old);
 }
 
 static void test_fake_statuses(void **state)
@@ -77,66 +123,149 @@ static void test_fake_statuses(void **state)
   (void)state;
   double x[2];
   const kf__cbc_api_t *old = kf__cbc_set_api(&fake);
-  double start[2] = { 1, 0 };
-  kf__ilp_t p = { 2, cost, 1, rs, ri, sense, rhs, start, 1.0 };
-  kf__ilp_result_t r = { x, 0, 0, 0 };
-  /* time limit with an incumbent: ETIMEDOUT, bound from CBC */
+  kf__ilp_t p = { 2, cost, 1, rs, ri, sense, rhs, 1.0, 3.5, 0 };
+  kf__ilp_result_t r = { x, 0, 0, 0, 0 };
+  /* time limit with a solution: ETIMEDOUT, bound from CBC */
+  fake_x[0] = 1, fake_x[1] = 0;
+  cutoff_given[0] = 0;
   will_return(f_solve, 1);
-  will_return(f_opt, 0);
-  will_return(f_inf, 0);
-  will_return_count(f_tl, 1, 2); /* asked after solve and for the status */
+  will_return_count(f_tl, 1, 2); /* after the solve, and clock or nodes */
   fake_bound = 2.5;
   assert_int_equal(kf__ilp_solve(&p, &r), KF_ETIMEDOUT);
   assert_int_equal(log_level, 0); /* CBC's log is silenced */
-  assert_true(r.has_solution && r.obj == 3 && r.bound == 2.5);
-  /* infeasible */
+  assert_true(secs_given == 1.0);
+  assert_string_equal(cutoff_given, "3.5");
+  assert_true(r.has_solution && r.obj == 3 && r.bound == 2.5 && !r.node_limited);
+  /* node limit: ETIMEDOUT too, marked as not the clock */
+  will_return(f_solve, 1);
+  will_return_count(f_tl, 0, 2);
+  will_return_count(f_nl, 1, 2);
+  assert_int_equal(kf__ilp_solve(&p, &r), KF_ETIMEDOUT);
+  assert_true(r.node_limited);
+  /* infeasible (with the cutoff: nothing cheaper) */
   will_return(f_solve, 0);
   will_return(f_opt, 0);
   will_return(f_inf, 1);
   assert_int_equal(kf__ilp_solve(&p, &r), KF_EINFEASIBLE);
-  /* abandoned, not on time: ESOLVER */
+  /* abandoned, not on a limit: ESOLVER */
   will_return(f_solve, 2);
   will_return(f_tl, 0);
+  will_return(f_nl, 0);
   assert_int_equal(kf__ilp_solve(&p, &r), KF_ESOLVER);
-  /* time limit without a solution */
+  /* time limit without a solution (the point CBC returns breaks the row) */
   fake_x[0] = fake_x[1] = 0;
-  kf__ilp_t q = { 2, cost, 1, rs, ri, sense, rhs, NULL, 1.0 };
   will_return(f_solve, 1);
-  will_return(f_opt, 0);
-  will_return(f_inf, 0);
-  will_return_count(f_tl, 1, 2); /* asked after solve and for the status */
+  will_return_count(f_tl, 1, 2);
   fake_bound = 1.0;
-  assert_int_equal(kf__ilp_solve(&q, &r), KF_ETIMEDOUT);
+  assert_int_equal(kf__ilp_solve(&p, &r), KF_ETIMEDOUT);
   assert_false(r.has_solution);
   kf__cbc_set_api(old);
 }
 
-/* Through kf_plan_solve: a timed-out CBC keeps the heuristic's plan (the fake
- * returns the start) and reports the gap to CBC's bound. */
+/* CBC that always stops on the clock without a solution, reporting
+ * fake_bound; the LP solver is the real one (or none). */
+static int t_solve(void *m) { (void)m; return 1; }
+static int t_zero(void *m) { (void)m; return 0; }
+static int t_one(void *m) { (void)m; return 1; }
+static int t_calls;
+static const double *t_sol(void *m)
+{
+  (void)m;
+  t_calls++;
+  fake_x[0] = -1; /* not 0/1: no solution */
+  return fake_x;
+}
+
+static kf__cbc_api_t timing_out(int with_lp)
+{
+  const kf__cbc_api_t *real = kf__cbc_set_api(NULL);
+  kf__cbc_api_t t = fake;
+  t.solve = t_solve;
+  t.is_proven_optimal = t_zero;
+  t.is_proven_infeasible = t_zero;
+  t.seconds_limit_reached = t_one;
+  t.node_limit_reached = t_zero;
+  t.col_solution = t_sol;
+  if (with_lp) {
+    t.lp_new = real->lp_new;
+    t.lp_delete = real->lp_delete;
+    t.lp_load = real->lp_load;
+    t.lp_add_rows = real->lp_add_rows;
+    t.lp_set_col_bounds = real->lp_set_col_bounds;
+    t.lp_log_level = real->lp_log_level;
+    t.lp_set_max_seconds = real->lp_set_max_seconds;
+    t.lp_solve = real->lp_solve;
+    t.lp_obj_value = real->lp_obj_value;
+    t.lp_duals = real->lp_duals;
+    t.lp_col_solution = real->lp_col_solution;
+  }
+  return t;
+}
+
+/* Through kf_plan_solve: CBC stops on the clock with nothing; the plan is
+ * the best known (heuristic, or the dive's with the relaxation), the status
+ * KF_ETIMEDOUT, and the gap is measured against a valid bound. */
 static void test_plan_gap_on_timeout(void **state)
 {
   (void)state;
-  kf_problem *p = tl_random_problem(8, 3, 5);
+  kf_problem *p = tl_random_problem(10, 4, 5);
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  double opt = tl_brute(p, m, 3);
   kf_solve_options_t o;
   kf_solve_options_init(&o);
   o.solver = KF_SOLVE_EXACT;
-  kf_plan *ex;
-  assert_int_equal(kf_plan_solve(p, NULL, &o, &ex), 0); /* real CBC */
-  double opt = kf_plan_time(ex, 0);
-  kf_plan_destroy(ex);
-  const kf__cbc_api_t *old = kf__cbc_set_api(&fake);
-  will_return(f_solve, 1);
-  will_return(f_opt, 0);
-  will_return(f_inf, 0);
-  will_return_count(f_tl, 1, 2); /* asked after solve and for the status */
-  fake_bound = opt * 1e6 * 0.5; /* microseconds, as the solver scales */
+  o.max_group = 3;
+  for (int with_lp = 0; with_lp < 2; with_lp++) {
+    kf__cbc_api_t t = timing_out(with_lp);
+    const kf__cbc_api_t *old = kf__cbc_set_api(&t);
+    fake_bound = opt * 1e6 * 0.5; /* microseconds, as the solver scales */
+    t_calls = 0;
+    kf_plan *pl;
+    int rc = kf_plan_solve(p, m, &o, &pl);
+    kf__cbc_set_api(old);
+    kf_plan_stats_t st;
+    assert_int_equal(rc, KF_ETIMEDOUT);
+    assert_non_null(pl);
+    assert_true(t_calls > 0);
+    assert_int_equal(kf_plan_stats(pl, &st), 0);
+    assert_true(st.ilp_solves > 0);
+    assert_true(kf_plan_time(pl, 0) >= opt * (1 - 1e-12));
+    assert_true(kf_plan_bound(pl) <= opt * (1 + 1e-9));
+    assert_true(kf_plan_gap(pl) >= 0 && kf_plan_gap(pl) < 1);
+    if (kf_plan_time(pl, 0) > opt * (1 + 1e-9))
+      assert_true(kf_plan_gap(pl) > 0);
+    kf_plan_destroy(pl);
+  }
+  kf_model_destroy(m);
+  kf_problem_destroy(p);
+}
+
+/* The caller's limit bounds the whole solve, CBC included: CBC is given
+ * less than what is left. */
+static double limit_seen;
+static void l_secs(void *m, double s) { (void)m, limit_seen = s; }
+
+static void test_limit_shared(void **state)
+{
+  (void)state;
+  kf_problem *p = tl_random_problem(30, 10, 2);
+  kf__cbc_api_t t = timing_out(0);
+  t.set_max_seconds = l_secs;
+  const kf__cbc_api_t *old = kf__cbc_set_api(&t);
+  kf_solve_options_t o;
+  kf_solve_options_init(&o);
+  o.solver = KF_SOLVE_EXACT;
+  o.time_limit = 2.0;
+  limit_seen = -1;
   kf_plan *pl;
+  double t0 = kf__now();
   assert_int_equal(kf_plan_solve(p, NULL, &o, &pl), KF_ETIMEDOUT);
+  double took = kf__now() - t0;
   kf__cbc_set_api(old);
-  assert_non_null(pl);
-  assert_true(kf_plan_time(pl, 0) >= opt * (1 - 1e-12));
-  assert_true(kf_plan_gap(pl) > 0 && kf_plan_gap(pl) < 1);
-  assert_true(kf_plan_bound(pl) <= opt * (1 + 1e-12));
+  assert_true(limit_seen > 0 && limit_seen < 2.0 * 0.95);
+  assert_true(took < 2.0);
+  assert_true(kf_plan_group_count(pl, 0) > 0);
   kf_plan_destroy(pl);
   kf_problem_destroy(p);
 }
@@ -145,20 +274,54 @@ static void test_tiny_real_limit(void **state)
 {
   (void)state;
   /* A real, very short limit on a mid-size instance: either proven or a
-   * plan with a gap; never a crash, never a missing plan. */
+   * plan with a gap; never a crash, never a missing plan, never much over
+   * the limit. */
   kf_problem *p = tl_random_problem(60, 20, 3);
   kf_solve_options_t o;
   kf_solve_options_init(&o);
   o.solver = KF_SOLVE_EXACT;
   o.time_limit = 0.02;
   kf_plan *pl;
+  double t0 = kf__now();
   int rc = kf_plan_solve(p, NULL, &o, &pl);
+  assert_true(kf__now() - t0 < 1.0);
   assert_true(rc == 0 || rc == KF_ETIMEDOUT);
   assert_true(kf_plan_group_count(pl, 0) > 0);
   if (rc == 0)
     assert_true(kf_plan_gap(pl) == 0);
+  else
+    assert_true(kf_plan_bound(pl) <= kf_plan_time(pl, 0));
   kf_plan_destroy(pl);
   kf_problem_destroy(p);
+}
+
+/* Without an LP solver the planner still proves the optimum (the core is
+ * every column, no dive): CBC with the lp_ entries left out. */
+static void test_without_lp(void **state)
+{
+  (void)state;
+  kf__cbc_api_t t = *kf__cbc_set_api(NULL);
+  t.lp_new = NULL;
+  kf__cbc_set_api(&t);
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  for (unsigned seed = 1; seed <= 12; seed++) {
+    kf_problem *p = seed % 2 ? tl_synthetic(9, 7, seed) : tl_random_problem(8, 3, seed);
+    kf_solve_options_t o;
+    kf_solve_options_init(&o);
+    o.solver = KF_SOLVE_EXACT;
+    o.max_group = 3;
+    kf_plan *pl;
+    assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
+    double want = tl_brute(p, m, 3);
+    assert_true(fabs(kf_plan_time(pl, 0) - want) <= 1e-6 * want);
+    kf_plan_stats_t st;
+    assert_int_equal(kf_plan_stats(pl, &st), 0);
+    assert_int_equal(st.conflict_rows, 0); /* nothing to separate from */
+    kf_plan_destroy(pl);
+    kf_problem_destroy(p);
+  }
+  kf_model_destroy(m);
 }
 
 static int restore(void **state)
@@ -172,9 +335,12 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_real_cbc_tiny),
+    cmocka_unit_test(test_real_lp),
     cmocka_unit_test_teardown(test_fake_statuses, restore),
     cmocka_unit_test_teardown(test_plan_gap_on_timeout, restore),
+    cmocka_unit_test_teardown(test_limit_shared, restore),
     cmocka_unit_test(test_tiny_real_limit),
+    cmocka_unit_test_teardown(test_without_lp, restore),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,6 +109,30 @@ static void test_random_vs_brute_force(void **state)
     kf_plan_destroy(pl);
     kf_problem_destroy(p);
   }
+  /* Synthetic instances: horizontal sharing, so cyclic group orders that
+   * the cycle rows must exclude. */
+  int cut = 0;
+  for (unsigned seed = 1; seed <= 60; seed++) {
+    int n = 8 + (int)(seed % 5); /* 8..12 */
+    int k = 3 + (int)(seed % 2);
+    kf_problem *p = tl_synthetic(n, 3 + n / 2, seed);
+    assert_non_null(p);
+    kf_solve_options_t o = opts(k, 1);
+    kf_plan *pl;
+    assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
+    double want = tl_brute(p, m, k), got = kf_plan_time(pl, 0);
+    if (fabs(want - got) > 1e-6 * want)
+      fail_msg("synthetic seed %u n %d k %d: solver %.9g, brute force %.9g", seed, n, k, got,
+               want);
+    check_groups_partition(pl, 0, n);
+    kf_plan_stats_t st;
+    assert_int_equal(kf_plan_stats(pl, &st), 0);
+    assert_true(st.candidates <= st.enumerated && st.candidates > n);
+    cut += st.conflict_rows + st.cycle_cuts;
+    kf_plan_destroy(pl);
+    kf_problem_destroy(p);
+  }
+  assert_true(cut > 0);
   kf_model_destroy(m);
 }
 
@@ -181,6 +205,9 @@ static void test_cyclic_quotient_rejected(void **state)
   double both = c.c[chosen[0]].cost + c.c[chosen[1]].cost;
   assert_true(kf_plan_time(pl, 0) > both);
   assert_true(fabs(kf_plan_time(pl, 0) - tl_brute(p, m, 2)) < 1e-12);
+  kf_plan_stats_t st;
+  assert_int_equal(kf_plan_stats(pl, &st), 0);
+  assert_true(st.conflict_rows + st.cycle_cuts >= 1); /* the pair was cut off */
   kf_plan_destroy(pl);
   o.solver = KF_SOLVE_HEURISTIC;
   o.time_limit = 0.2;

@@ -1,0 +1,407 @@
+/* Unit tests of cuts.c and of the dominance pruning in candidates.c: every
+ * row the solver adds holds for every acyclic plan (checked over all
+ * partitions of small random instances) and cuts off what it is made
+ * against; two-way dependent pairs are all covered; a group is pruned only
+ * for a refinement ordered acyclically inside it; the k best plans are the
+ * k cheapest acyclic partitions into the candidates. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <cmocka.h>
+#include "lib/ilp.h"
+#include "plan_testlib.h"
+
+/* Rows to check, and the partitions that must violate some of them. */
+typedef struct rowcheck {
+  const kf__dag *d;
+  const kf__cands *c;
+  kf__rows *rows;
+  int first;        /* rows from here on are checked */
+  int *cols;
+  int cuts_made, violated_by_source, acyclic_seen;
+} rowcheck;
+
+static int row_lhs(const kf__rows *r, int row, const int *chosen, int n)
+{
+  int lhs = 0;
+  for (int q = r->start[row]; q < r->start[row + 1]; q++)
+    for (int i = 0; i < n; i++)
+      lhs += r->idx[q] == chosen[i];
+  return lhs;
+}
+
+/* For each cyclic partition: its lifted cycle cut, which it must violate. */
+static void make_cuts(void *user, const int *chosen, int n, int acyclic)
+{
+  rowcheck *rc = user;
+  if (acyclic || rc->cuts_made >= 300)
+    return;
+  int cyc[32], topo[32], clen;
+  assert_int_equal(kf__quotient_cycle(rc->d, rc->c, chosen, n, cyc, &clen, topo), 1);
+  int terms, nc = kf__cycle_cut(rc->d, rc->c, rc->rows, cyc, clen, rc->cols, &terms);
+  if (nc == 0) {
+    assert_int_equal(kf__row_add(rc->rows, cyc, clen, 'L', clen - 1.0), 0);
+  } else {
+    assert_true(terms >= 2 && terms <= clen);
+    assert_int_equal(kf__row_add(rc->rows, rc->cols, nc, 'L', terms - 1.0), 0);
+  }
+  int row = rc->rows->n - 1;
+  if (row_lhs(rc->rows, row, chosen, n) > rc->rows->rhs[row])
+    rc->violated_by_source++;
+  rc->cuts_made++;
+}
+
+/* Every acyclic partition satisfies every row. */
+static void check_rows(void *user, const int *chosen, int n, int acyclic)
+{
+  rowcheck *rc = user;
+  if (!acyclic)
+    return;
+  rc->acyclic_seen++;
+  for (int r = rc->first; r < rc->rows->n; r++)
+    if (row_lhs(rc->rows, r, chosen, n) > rc->rows->rhs[r])
+      fail_msg("row %d (rhs %g) cuts off an acyclic plan", r, rc->rows->rhs[r]);
+}
+
+static int reach(const kf__dag *d, int u, int v)
+{
+  return (int)(d->desc[(size_t)u * (size_t)d->words + (size_t)v / 64] >> (v % 64) & 1);
+}
+
+static void test_rows_valid(void **state)
+{
+  (void)state;
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  int total_cuts = 0, total_conflicts = 0;
+  for (unsigned seed = 1; seed <= 100; seed++) {
+    int n = 6 + (int)(seed % 3); /* 6..8 */
+    int k = 2 + (int)(seed % 3);
+    kf_problem *p = seed % 2 ? tl_synthetic(n, 2 + n / 2, seed)
+                             : tl_random_problem(n, 2 + (int)(seed % 3), seed);
+    kf__dag d;
+    kf__cands c;
+    assert_int_equal(kf__dag_build(p, &d), 0);
+    assert_int_equal(kf__cands_build(p, &d, m, k, &c), 0);
+    kf__rows rows;
+    memset(&rows, 0, sizeof rows);
+    assert_int_equal(kf__partition_rows(&c, n, &rows), 0);
+    int *cols = malloc(sizeof(int) * (size_t)(c.n + 1));
+    char *in = malloc((size_t)c.n + 1);
+    memset(in, 1, (size_t)c.n + 1);
+    rowcheck rc = { &d, &c, &rows, n, cols, 0, 0, 0 };
+    /* Two-way dependent pairs: every such pair of groups is in some row. */
+    int added = kf__conflict_rows(&d, &c, &rows, in, cols, 100000);
+    assert_true(added >= 0);
+    total_conflicts += added;
+    for (int a = 0; a < c.n; a++)
+      for (int b = a + 1; b < c.n; b++) {
+        unsigned ma = tl_mask(&c.c[a]), mb = tl_mask(&c.c[b]);
+        if ((ma & mb) || c.c[a].n < 2 || c.c[b].n < 2)
+          continue;
+        int fwd = 0, back = 0;
+        for (int i = 0; i < c.c[a].n; i++)
+          for (int j = 0; j < c.c[b].n; j++) {
+            fwd |= reach(&d, c.c[a].members[i], c.c[b].members[j]);
+            back |= reach(&d, c.c[b].members[j], c.c[a].members[i]);
+          }
+        if (!fwd || !back)
+          continue;
+        int pair[2] = { a, b }, found = 0;
+        for (int r = n; r < rows.n && !found; r++)
+          found = row_lhs(&rows, r, pair, 2) > rows.rhs[r];
+        if (!found)
+          fail_msg("seed %u: groups %d and %d depend on each other both ways, no row", seed,
+                   a, b);
+      }
+    /* Lifted cycle cuts from every cyclic partition: each cuts off its
+     * source; no row cuts off an acyclic plan. */
+    tl_partitions(&d, &c, make_cuts, &rc);
+    assert_int_equal(rc.violated_by_source, rc.cuts_made);
+    total_cuts += rc.cuts_made;
+    tl_partitions(&d, &c, check_rows, &rc);
+    assert_true(rc.acyclic_seen > 0);
+    free(cols);
+    free(in);
+    kf__rows_free(&rows);
+    kf__cands_free(&c);
+    kf__dag_free(&d);
+    kf_problem_destroy(p);
+  }
+  /* The instances do exercise both kinds. */
+  assert_true(total_cuts > 10);
+  assert_true(total_conflicts > 10);
+  kf_model_destroy(m);
+}
+
+/* Clique rows: their groups overlap pairwise, and the row is violated by
+ * the point it was separated from. */
+static void test_clique_rows(void **state)
+{
+  (void)state;
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  int made = 0;
+  for (unsigned seed = 1; seed <= 20; seed++) {
+    kf_problem *p = tl_random_problem(12, 4, seed);
+    kf__dag d;
+    kf__cands c;
+    assert_int_equal(kf__dag_build(p, &d), 0);
+    assert_int_equal(kf__cands_build(p, &d, m, 3, &c), 0);
+    kf__rows rows;
+    memset(&rows, 0, sizeof rows);
+    assert_int_equal(kf__partition_rows(&c, 12, &rows), 0);
+    double *x = calloc((size_t)c.n + 1, sizeof(double));
+    int *cols = malloc(sizeof(int) * (size_t)(c.n + 1));
+    for (int j = 0; j < c.n; j++)
+      x[j] = c.c[j].n > 1 ? 0.45 : 0;
+    int added = kf__separate_cliques(&c, &rows, x, cols, 1000);
+    assert_true(added >= 0);
+    made += added;
+    for (int r = 12; r < rows.n; r++) {
+      double lhs = 0;
+      for (int q = rows.start[r]; q < rows.start[r + 1]; q++) {
+        lhs += x[rows.idx[q]];
+        for (int q2 = rows.start[r]; q2 < q; q2++)
+          assert_true(tl_mask(&c.c[rows.idx[q]]) & tl_mask(&c.c[rows.idx[q2]]));
+      }
+      assert_true(lhs > 1);
+      assert_true(rows.rhs[r] == 1 && rows.sense[r] == 'L');
+    }
+    free(x);
+    free(cols);
+    kf__rows_free(&rows);
+    kf__cands_free(&c);
+    kf__dag_free(&d);
+    kf_problem_destroy(p);
+  }
+  assert_true(made > 0);
+  kf_model_destroy(m);
+}
+
+/* Costs by member set, for the dominance tests: launches 0..3. */
+static double set_cost[16];
+static int cost_by_set(void *user, const kf_problem *p, const int *order,
+                       const int *variants, int n, kf_estimate_t *out)
+{
+  (void)user, (void)p, (void)variants;
+  unsigned mask = 0;
+  for (int i = 0; i < n; i++)
+    mask |= 1u << order[i];
+  memset(out, 0, sizeof *out);
+  out->time = set_cost[mask];
+  return 0;
+}
+
+/* a -> b -> c through dead intermediates. */
+static kf_problem *chain3(void)
+{
+  kf_problem *p;
+  int t1, t2, x, y, a, b, c;
+  kf_problem_create(&p);
+  kf_problem_add_buffer(p, "x", 0, &x);
+  kf_problem_add_buffer(p, "t1", 1, &t1);
+  kf_problem_add_buffer(p, "t2", 1, &t2);
+  kf_problem_add_buffer(p, "y", 0, &y);
+  kf_problem_add_launch(p, "a", 1 << 20, &a);
+  kf_problem_add_access(p, a, x, KF_READ, 4, NULL);
+  kf_problem_add_access(p, a, t1, KF_WRITE, 4, NULL);
+  kf_problem_add_launch(p, "b", 1 << 20, &b);
+  kf_problem_add_access(p, b, t1, KF_READ, 4, NULL);
+  kf_problem_add_access(p, b, t2, KF_WRITE, 4, NULL);
+  kf_problem_add_launch(p, "c", 1 << 20, &c);
+  kf_problem_add_access(p, c, t2, KF_READ, 4, NULL);
+  kf_problem_add_access(p, c, y, KF_WRITE, 4, NULL);
+  return p;
+}
+
+static void test_dominance_drops(void **state)
+{
+  (void)state;
+  /* {a,b,c} costs 25, less than its launches alone (30) but more than
+   * {a,b} + {c} (22): dropped, and the optimum (22) is unchanged. */
+  for (int i = 0; i < 16; i++)
+    set_cost[i] = 1e9;
+  set_cost[1] = set_cost[2] = set_cost[4] = 10e-6;
+  set_cost[3] = set_cost[6] = 12e-6;
+  set_cost[7] = 25e-6;
+  kf_problem *p = chain3();
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  kf_model_set_cost(m, cost_by_set, NULL);
+  kf_solve_options_t o;
+  kf_solve_options_init(&o);
+  o.solver = KF_SOLVE_EXACT;
+  kf_plan *pl;
+  assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
+  kf_plan_stats_t st;
+  assert_int_equal(kf_plan_stats(pl, &st), 0);
+  assert_int_equal(st.enumerated, 6);
+  assert_int_equal(st.candidates, 5);
+  assert_true(fabs(kf_plan_time(pl, 0) - 22e-6) < 1e-12);
+  assert_true(fabs(kf_plan_time(pl, 0) - tl_brute(p, m, 4)) < 1e-12);
+  kf_plan_destroy(pl);
+  /* At exactly the refinement's cost the group goes too (no loss). */
+  set_cost[7] = 22e-6;
+  assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
+  assert_int_equal(kf_plan_stats(pl, &st), 0);
+  assert_int_equal(st.candidates, 5);
+  kf_plan_destroy(pl);
+  /* Cheaper than every refinement: kept, and chosen. */
+  set_cost[7] = 21e-6;
+  assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
+  assert_int_equal(kf_plan_stats(pl, &st), 0);
+  assert_int_equal(st.candidates, 6);
+  assert_int_equal(kf_plan_group_count(pl, 0), 1);
+  kf_plan_destroy(pl);
+  kf_model_destroy(m);
+  kf_problem_destroy(p);
+}
+
+/* The cyclic-quotient instance (test_plan_solve.c): a -> b, c -> d, with
+ * launch ids a 0, c 1, b 2, d 3; {a,d} and {b,c} depend on each other. */
+static kf_problem *cyclic4(void)
+{
+  kf_problem *p;
+  int S, T, X, Y, O1, O2, a, b, c, d;
+  kf_problem_create(&p);
+  kf_problem_add_buffer(p, "S", 0, &S);
+  kf_problem_add_buffer(p, "T", 0, &T);
+  kf_problem_add_buffer(p, "X", 0, &X);
+  kf_problem_add_buffer(p, "Y", 0, &Y);
+  kf_problem_add_buffer(p, "O1", 0, &O1);
+  kf_problem_add_buffer(p, "O2", 0, &O2);
+  kf_problem_add_launch(p, "a", 1 << 22, &a);
+  kf_problem_add_launch(p, "c", 1 << 22, &c);
+  kf_problem_add_launch(p, "b", 1 << 22, &b);
+  kf_problem_add_launch(p, "d", 1 << 22, &d);
+  kf_problem_add_access(p, a, S, KF_READ, 64, NULL);
+  kf_problem_add_access(p, a, X, KF_WRITE, 4, NULL);
+  kf_problem_add_access(p, c, T, KF_READ, 64, NULL);
+  kf_problem_add_access(p, c, Y, KF_WRITE, 4, NULL);
+  kf_problem_add_access(p, b, X, KF_READ, 4, NULL);
+  kf_problem_add_access(p, b, T, KF_READ, 64, NULL);
+  kf_problem_add_access(p, b, O1, KF_WRITE, 4, NULL);
+  kf_problem_add_access(p, d, Y, KF_READ, 4, NULL);
+  kf_problem_add_access(p, d, S, KF_READ, 64, NULL);
+  kf_problem_add_access(p, d, O2, KF_WRITE, 4, NULL);
+  return p;
+}
+
+static void test_dominance_needs_acyclic_order(void **state)
+{
+  (void)state;
+  /* {a,d} + {b,c} (4 + 4) is cheaper than the whole group (10), but each
+   * part waits for the other: not a refinement. Every acyclic one costs
+   * more than 10, so the group stays and is the optimum. */
+  for (int i = 0; i < 16; i++)
+    set_cost[i] = 1e9;
+  unsigned a = 1, c = 2, b = 4, d = 8;
+  set_cost[a] = set_cost[b] = set_cost[c] = set_cost[d] = 5e-6;
+  set_cost[a | d] = set_cost[b | c] = 4e-6;
+  set_cost[a | b] = set_cost[c | d] = 6e-6;
+  set_cost[a | b | c] = set_cost[a | c | d] = set_cost[a | b | d] = set_cost[b | c | d] = 9e-6;
+  set_cost[a | b | c | d] = 10e-6;
+  kf_problem *p = cyclic4();
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  kf_model_set_cost(m, cost_by_set, NULL);
+  kf__dag dg;
+  kf__cands cs;
+  assert_int_equal(kf__dag_build(p, &dg), 0);
+  assert_int_equal(kf__cands_build(p, &dg, m, 4, &cs), 0);
+  int whole = 0;
+  for (int i = 0; i < cs.n; i++)
+    whole |= cs.c[i].n == 4;
+  assert_true(whole);
+  kf__cands_free(&cs);
+  kf__dag_free(&dg);
+  kf_solve_options_t o;
+  kf_solve_options_init(&o);
+  o.solver = KF_SOLVE_EXACT;
+  kf_plan *pl;
+  assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
+  assert_true(fabs(kf_plan_time(pl, 0) - 10e-6) < 1e-12);
+  assert_true(fabs(tl_brute(p, m, 4) - 10e-6) < 1e-12);
+  assert_int_equal(kf_plan_group_count(pl, 0), 1);
+  kf_plan_destroy(pl);
+  kf_model_destroy(m);
+  kf_problem_destroy(p);
+}
+
+/* The k best plans against every acyclic partition into the candidates. */
+typedef struct costs {
+  const kf__cands *c;
+  double v[1 << 14];
+  int n;
+} costs;
+
+static void collect(void *user, const int *chosen, int n, int acyclic)
+{
+  costs *cs = user;
+  if (!acyclic || cs->n == (int)(sizeof cs->v / sizeof cs->v[0]))
+    return;
+  double t = 0;
+  for (int i = 0; i < n; i++)
+    t += cs->c->c[chosen[i]].cost;
+  cs->v[cs->n++] = t;
+}
+
+static int by_value(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void test_k_best_brute_force(void **state)
+{
+  (void)state;
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  static costs cs;
+  for (unsigned seed = 1; seed <= 16; seed++) {
+    int n = 6 + (int)(seed % 3), k = 3;
+    kf_problem *p = seed % 2 ? tl_synthetic(n, 2 + n / 2, seed)
+                             : tl_random_problem(n, 3, seed);
+    kf__dag d;
+    kf__cands c;
+    assert_int_equal(kf__dag_build(p, &d), 0);
+    assert_int_equal(kf__cands_build(p, &d, m, k, &c), 0);
+    cs.c = &c;
+    cs.n = 0;
+    tl_partitions(&d, &c, collect, &cs);
+    assert_true(cs.n < (int)(sizeof cs.v / sizeof cs.v[0]));
+    qsort(cs.v, (size_t)cs.n, sizeof(double), by_value);
+    kf_solve_options_t o;
+    kf_solve_options_init(&o);
+    o.solver = KF_SOLVE_EXACT;
+    o.max_group = k;
+    o.k_best = 6;
+    kf_plan *pl;
+    assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
+    int np = kf_plan_count(pl);
+    assert_int_equal(np, cs.n < 6 ? cs.n : 6);
+    for (int r = 0; r < np; r++)
+      if (fabs(kf_plan_time(pl, r) - cs.v[r]) > 1e-6 * cs.v[r])
+        fail_msg("seed %u rank %d: solver %.9g, brute force %.9g", seed, r,
+                 kf_plan_time(pl, r), cs.v[r]);
+    kf_plan_destroy(pl);
+    kf__cands_free(&c);
+    kf__dag_free(&d);
+    kf_problem_destroy(p);
+  }
+  kf_model_destroy(m);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_rows_valid),
+    cmocka_unit_test(test_clique_rows),
+    cmocka_unit_test(test_dominance_drops),
+    cmocka_unit_test(test_dominance_needs_acyclic_order),
+    cmocka_unit_test(test_k_best_brute_force),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
