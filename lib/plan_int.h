@@ -210,5 +210,11 @@ int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
 
 /* Reads a whole file; *text is malloc'd. 0, KF_EIO or KF_ENOMEM. */
 int kf__read_file(const char *path, char **text, size_t *len);
+/* Reads @p path and hands its text to @p parse (kf_problem_parse or
+ * kf_profile_parse behind a small adapter); "PATH: cannot read" in @p err
+ * when it cannot be read. */
+int kf__load_file(const char *path, char *err, size_t errlen,
+                  int (*parse)(void *obj, const char *text, size_t len, char *err, size_t errlen),
+                  void *obj);
 
 #endif

@@ -304,19 +304,15 @@ int kf_problem_parse(kf_problem **out, const char *text, size_t len,
   return 0;
 }
 
+static int kf__problem_parse_obj(void *out, const char *text, size_t len, char *err,
+                                 size_t errlen)
+{
+  return kf_problem_parse(out, text, len, err, errlen);
+}
+
 int kf_problem_load(kf_problem **out, const char *path, char *err, size_t errlen)
 {
   if (!out || !path)
     return KF_EINVAL;
-  char *t;
-  size_t n;
-  int rc = kf__read_file(path, &t, &n);
-  if (rc) {
-    if (err && errlen)
-      snprintf(err, errlen, "%s: cannot read", path);
-    return rc;
-  }
-  rc = kf_problem_parse(out, t, n, err, errlen);
-  free(t);
-  return rc;
+  return kf__load_file(path, err, errlen, kf__problem_parse_obj, out);
 }

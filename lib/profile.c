@@ -164,10 +164,10 @@ int kf__read_file(const char *path, char **text, size_t *len)
   return 0;
 }
 
-int kf_profile_load(kf_profile_t *prof, const char *path, char *err, size_t errlen)
+int kf__load_file(const char *path, char *err, size_t errlen,
+                  int (*parse)(void *obj, const char *text, size_t len, char *err, size_t errlen),
+                  void *obj)
 {
-  if (!prof || !path)
-    return KF_EINVAL;
   char *t;
   size_t n;
   int rc = kf__read_file(path, &t, &n);
@@ -176,7 +176,20 @@ int kf_profile_load(kf_profile_t *prof, const char *path, char *err, size_t errl
       snprintf(err, errlen, "%s: cannot read", path);
     return rc;
   }
-  rc = kf_profile_parse(prof, t, n, err, errlen);
+  rc = parse(obj, t, n, err, errlen);
   free(t);
   return rc;
+}
+
+static int kf__profile_parse_obj(void *prof, const char *text, size_t len, char *err,
+                                 size_t errlen)
+{
+  return kf_profile_parse(prof, text, len, err, errlen);
+}
+
+int kf_profile_load(kf_profile_t *prof, const char *path, char *err, size_t errlen)
+{
+  if (!prof || !path)
+    return KF_EINVAL;
+  return kf__load_file(path, err, errlen, kf__profile_parse_obj, prof);
 }

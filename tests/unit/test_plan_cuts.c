@@ -259,36 +259,8 @@ static void test_dominance_drops(void **state)
   kf_problem_destroy(p);
 }
 
-/* The cyclic-quotient instance (test_plan_solve.c): a -> b, c -> d, with
- * launch ids a 0, c 1, b 2, d 3; {a,d} and {b,c} depend on each other. */
-static kf_problem *cyclic4(void)
-{
-  kf_problem *p;
-  int S, T, X, Y, O1, O2, a, b, c, d;
-  kf_problem_create(&p);
-  kf_problem_add_buffer(p, "S", 0, &S);
-  kf_problem_add_buffer(p, "T", 0, &T);
-  kf_problem_add_buffer(p, "X", 0, &X);
-  kf_problem_add_buffer(p, "Y", 0, &Y);
-  kf_problem_add_buffer(p, "O1", 0, &O1);
-  kf_problem_add_buffer(p, "O2", 0, &O2);
-  kf_problem_add_launch(p, "a", 1 << 22, &a);
-  kf_problem_add_launch(p, "c", 1 << 22, &c);
-  kf_problem_add_launch(p, "b", 1 << 22, &b);
-  kf_problem_add_launch(p, "d", 1 << 22, &d);
-  kf_problem_add_access(p, a, S, KF_READ, 64, NULL);
-  kf_problem_add_access(p, a, X, KF_WRITE, 4, NULL);
-  kf_problem_add_access(p, c, T, KF_READ, 64, NULL);
-  kf_problem_add_access(p, c, Y, KF_WRITE, 4, NULL);
-  kf_problem_add_access(p, b, X, KF_READ, 4, NULL);
-  kf_problem_add_access(p, b, T, KF_READ, 64, NULL);
-  kf_problem_add_access(p, b, O1, KF_WRITE, 4, NULL);
-  kf_problem_add_access(p, d, Y, KF_READ, 4, NULL);
-  kf_problem_add_access(p, d, S, KF_READ, 64, NULL);
-  kf_problem_add_access(p, d, O2, KF_WRITE, 4, NULL);
-  return p;
-}
-
+/* The cyclic-quotient instance (plan_testlib.h): launch ids a 0, c 1, b 2,
+ * d 3; {a,d} and {b,c} depend on each other. */
 static void test_dominance_needs_acyclic_order(void **state)
 {
   (void)state;
@@ -303,7 +275,7 @@ static void test_dominance_needs_acyclic_order(void **state)
   set_cost[a | b] = set_cost[c | d] = 6e-6;
   set_cost[a | b | c] = set_cost[a | c | d] = set_cost[a | b | d] = set_cost[b | c | d] = 9e-6;
   set_cost[a | b | c | d] = 10e-6;
-  kf_problem *p = cyclic4();
+  kf_problem *p = tl_cyclic_problem();
   kf_model *m;
   assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
   kf_model_set_cost(m, cost_by_set, NULL);

@@ -136,37 +136,6 @@ static void test_random_vs_brute_force(void **state)
   kf_model_destroy(m);
 }
 
-/* a -> b and c -> d; {a,d} share a large input S and {b,c} a large input T,
- * so {a,d} + {b,c} is cheapest of all, but each group then waits for the
- * other: the quotient graph has a cycle and the plan must be rejected. */
-static kf_problem *cyclic_problem(void)
-{
-  kf_problem *p;
-  int S, T, X, Y, O1, O2, a, b, c, d;
-  kf_problem_create(&p);
-  kf_problem_add_buffer(p, "S", 0, &S);
-  kf_problem_add_buffer(p, "T", 0, &T);
-  kf_problem_add_buffer(p, "X", 0, &X);
-  kf_problem_add_buffer(p, "Y", 0, &Y);
-  kf_problem_add_buffer(p, "O1", 0, &O1);
-  kf_problem_add_buffer(p, "O2", 0, &O2);
-  kf_problem_add_launch(p, "a", 1 << 22, &a);
-  kf_problem_add_launch(p, "c", 1 << 22, &c);
-  kf_problem_add_launch(p, "b", 1 << 22, &b);
-  kf_problem_add_launch(p, "d", 1 << 22, &d);
-  kf_problem_add_access(p, a, S, KF_READ, 64, NULL);
-  kf_problem_add_access(p, a, X, KF_WRITE, 4, NULL);
-  kf_problem_add_access(p, c, T, KF_READ, 64, NULL);
-  kf_problem_add_access(p, c, Y, KF_WRITE, 4, NULL);
-  kf_problem_add_access(p, b, X, KF_READ, 4, NULL);
-  kf_problem_add_access(p, b, T, KF_READ, 64, NULL);
-  kf_problem_add_access(p, b, O1, KF_WRITE, 4, NULL);
-  kf_problem_add_access(p, d, Y, KF_READ, 4, NULL);
-  kf_problem_add_access(p, d, S, KF_READ, 64, NULL);
-  kf_problem_add_access(p, d, O2, KF_WRITE, 4, NULL);
-  return p;
-}
-
 static int only_pairs_ad_bc(void *u, const int *g, int n)
 {
   (void)u;
@@ -177,7 +146,7 @@ static int only_pairs_ad_bc(void *u, const int *g, int n)
 static void test_cyclic_quotient_rejected(void **state)
 {
   (void)state;
-  kf_problem *p = cyclic_problem();
+  kf_problem *p = tl_cyclic_problem();
   kf_problem_set_legality(p, only_pairs_ad_bc, NULL);
   kf__dag d;
   assert_int_equal(kf__dag_build(p, &d), 0);
