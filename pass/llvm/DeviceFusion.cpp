@@ -26,13 +26,19 @@
 ///     `stream same`);
 ///  4. the dynamic shared memory size is a literal constant (`dynshmem`);
 ///  5. for every buffer (value number) and every pair of accesses to it from
-///     different stages where at least one is a store, either both offsets
-///     are identical and injective over the grid (the same thread touches
-///     the element in both stages: register forwarding), or both are
-///     block-local (the element belongs to the same block in both stages:
-///     shared-memory staging, with a barrier between every two stages);
-///  6. every buffer carried from a store to a later load is accessed with
-///     one element type;
+///     different stages where at least one is a store, either
+///     - every access to the buffer lies in a record of its thread's own:
+///       offset c*(ctaid.x*ntid.x + tid.x) + r + d, one stride c, one base r,
+///       a constant d per access, each thread's accesses within |c| bytes (an
+///       element, a struct, a 3x3 matrix per instance), and the pair is at
+///       the same d and size (register forwarding, one register per stored
+///       field) or at disjoint bytes of the record (no hazard); a partial
+///       overlap is not fused; or
+///     - both offsets are block-local (the element belongs to the same block
+///       in both stages: shared-memory staging, with a barrier between every
+///       two stages);
+///  6. a forwarded field is stored and loaded with one element type, and a
+///     staged buffer is accessed with one element type;
 ///  7. the staging tiles fit in 48 KB of static shared memory per block;
 ///  8. no stage writes a buffer (value number) that some stage gathers from
 ///     (loads at an index that is not a polynomial, `b[i % cols]`,

@@ -47,8 +47,9 @@ namespace {
 /// Where one carried buffer lives inside the fused kernel.
 struct CarriedStorage {
   const Intermediate *I = nullptr;
-  Value *Slot = nullptr; ///< alloca (Forward) or shared tile (Stage)
-  Value *Flag = nullptr; ///< alloca i1 (Forward) or shared [1024 x i8] (Stage)
+  /// Forward: an alloca and an i1 "stored" flag per slot of the
+  /// intermediate. Stage: the shared tile and its [1024 x i8] written flags.
+  SmallVector<Value *, 4> Slot, Flag;
 };
 
 class FusedKernelBuilder {
@@ -60,6 +61,8 @@ class FusedKernelBuilder {
   std::map<unsigned, CarriedStorage> Storage;
   /// First fused-kernel argument of each stage.
   std::vector<unsigned> ArgBase;
+  /// What each stage's parameters are bound to (see build()).
+  std::vector<SmallVector<Value *, 8>> StageArgs;
 
 public:
   FusedKernelBuilder(Module &M, const FusionCandidate &C)
@@ -74,8 +77,10 @@ private:
   Value *sreg(IRBuilder<> &B, Intrinsic::ID ID);
   Value *inBlockOffset(Instruction *I, unsigned Stage, const Access &A);
   Value *guardValue(Instruction *Store, Value *V);
-  void rewriteStore(StoreInst *SI, unsigned Stage, const Access &A, CarriedStorage &S);
-  void rewriteLoad(LoadInst *LI, unsigned Stage, const Access &A, CarriedStorage &S);
+  void rewriteStore(StoreInst *SI, unsigned Stage, const Access &A, CarriedStorage &S,
+                    unsigned K);
+  void rewriteLoad(LoadInst *LI, unsigned Stage, const Access &A, CarriedStorage &S,
+                   unsigned K);
   void cleanup(FunctionAnalysisManager &FAM);
 };
 } // namespace
@@ -117,9 +122,12 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
     CarriedStorage S;
     S.I = &I;
     if (I.Mech == Mechanism::Forward) {
-      S.Slot = B.CreateAlloca(I.Ty, nullptr, "fwd.v" + Twine(I.Value));
-      S.Flag = B.CreateAlloca(B.getInt1Ty(), nullptr, "fwd.set.v" + Twine(I.Value));
-      B.CreateStore(B.getFalse(), S.Flag);
+      for (unsigned K = 0; K < I.Slots.size(); ++K) {
+        std::string Name = "v" + std::to_string(I.Value) + "." + std::to_string(K);
+        S.Slot.push_back(B.CreateAlloca(I.Slots[K].Ty, nullptr, "fwd." + Name));
+        S.Flag.push_back(B.CreateAlloca(B.getInt1Ty(), nullptr, "fwd.set." + Name));
+        B.CreateStore(B.getFalse(), S.Flag.back());
+      }
     } else {
       std::string Base = C.Name + ".v" + std::to_string(I.Value);
       auto *TileTy = ArrayType::get(B.getInt8Ty(), 1024 * I.Bytes);
@@ -131,8 +139,8 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
       auto *Flags = new GlobalVariable(M, FlagTy, false, GlobalValue::InternalLinkage,
                                        PoisonValue::get(FlagTy), Base + ".written", nullptr,
                                        GlobalValue::NotThreadLocal, SharedAS);
-      S.Slot = Tile;
-      S.Flag = Flags;
+      S.Slot.push_back(Tile);
+      S.Flag.push_back(Flags);
       // Each thread clears its own flag; the barrier below orders the clears
       // before any stage's stores.
       Value *Tid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_tid_x), B.getInt64Ty());
@@ -149,7 +157,7 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
 Value *FusedKernelBuilder::inBlockOffset(Instruction *I, unsigned Stage, const Access &A) {
   IRBuilder<> B(I);
   Value *Ptr = B.CreatePtrToInt(getLoadStorePointerOperand(I), B.getInt64Ty());
-  Value *Base = B.CreatePtrToInt(Fused->getArg(ArgBase[Stage] + A.Param), B.getInt64Ty());
+  Value *Base = B.CreatePtrToInt(StageArgs[Stage][A.Param], B.getInt64Ty());
   Value *Ctaid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ctaid_x), B.getInt64Ty());
   Value *Ntid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ntid_x), B.getInt64Ty());
   Value *BlockBase = B.CreateMul(B.CreateMul(Ctaid, Ntid), B.getInt64(A.Bytes));
@@ -199,20 +207,22 @@ Value *FusedKernelBuilder::guardValue(Instruction *Store, Value *V) {
   return B.CreateArithmeticFence(Crossing, Crossing->getType(), "kfuse.fence");
 }
 
+/// Rewrites a store to carried buffer S; K is the forward slot (0 for a
+/// staged buffer).
 void FusedKernelBuilder::rewriteStore(StoreInst *SI, unsigned Stage, const Access &A,
-                                      CarriedStorage &S) {
+                                      CarriedStorage &S, unsigned K) {
   const Intermediate &I = *S.I;
   Value *V = guardValue(SI, SI->getValueOperand());
   IRBuilder<> B(SI);
   if (I.Mech == Mechanism::Forward) {
-    B.CreateStore(V, S.Slot);
-    B.CreateStore(B.getTrue(), S.Flag);
+    B.CreateStore(V, S.Slot[K]);
+    B.CreateStore(B.getTrue(), S.Flag[K]);
   } else {
     Value *L = inBlockOffset(SI, Stage, A);
     B.SetInsertPoint(SI);
-    B.CreateAlignedStore(V, B.CreateInBoundsGEP(B.getInt8Ty(), S.Slot, L), Align(I.Bytes));
+    B.CreateAlignedStore(V, B.CreateInBoundsGEP(B.getInt8Ty(), S.Slot[K], L), Align(I.Bytes));
     Value *Elt = B.CreateUDiv(L, B.getInt64(I.Bytes));
-    B.CreateStore(B.getInt8(1), B.CreateInBoundsGEP(B.getInt8Ty(), S.Flag, Elt));
+    B.CreateStore(B.getInt8(1), B.CreateInBoundsGEP(B.getInt8Ty(), S.Flag[K], Elt));
   }
   if (I.DeadBit >= 0) {
     Value *Dead = Fused->getArg(Fused->arg_size() - 1);
@@ -224,18 +234,18 @@ void FusedKernelBuilder::rewriteStore(StoreInst *SI, unsigned Stage, const Acces
 }
 
 void FusedKernelBuilder::rewriteLoad(LoadInst *LI, unsigned Stage, const Access &A,
-                                     CarriedStorage &S) {
+                                     CarriedStorage &S, unsigned K) {
   const Intermediate &I = *S.I;
   IRBuilder<> B(LI);
   Value *Set, *Elt = nullptr, *L = nullptr;
   if (I.Mech == Mechanism::Forward) {
-    Set = B.CreateLoad(B.getInt1Ty(), S.Flag, "kfuse.set");
+    Set = B.CreateLoad(B.getInt1Ty(), S.Flag[K], "kfuse.set");
   } else {
     L = inBlockOffset(LI, Stage, A);
     B.SetInsertPoint(LI);
     Elt = B.CreateUDiv(L, B.getInt64(I.Bytes));
     Set = B.CreateICmpNE(
-        B.CreateLoad(B.getInt8Ty(), B.CreateInBoundsGEP(B.getInt8Ty(), S.Flag, Elt)),
+        B.CreateLoad(B.getInt8Ty(), B.CreateInBoundsGEP(B.getInt8Ty(), S.Flag[K], Elt)),
         B.getInt8(0), "kfuse.set");
   }
   Instruction *ThenT, *ElseT;
@@ -243,8 +253,8 @@ void FusedKernelBuilder::rewriteLoad(LoadInst *LI, unsigned Stage, const Access 
   B.SetInsertPoint(ThenT);
   Value *Fwd =
       I.Mech == Mechanism::Forward
-          ? B.CreateLoad(LI->getType(), S.Slot, "kfuse.fwd")
-          : B.CreateAlignedLoad(LI->getType(), B.CreateInBoundsGEP(B.getInt8Ty(), S.Slot, L),
+          ? B.CreateLoad(LI->getType(), S.Slot[K], "kfuse.fwd")
+          : B.CreateAlignedLoad(LI->getType(), B.CreateInBoundsGEP(B.getInt8Ty(), S.Slot[K], L),
                                 Align(I.Bytes), "kfuse.tile");
   BasicBlock *Tail = LI->getParent();
   LI->moveBefore(ElseT->getIterator());
@@ -275,6 +285,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
   // One private clone per stage, its accesses tagged with (stage, index).
   SmallVector<CallInst *, 8> Calls;
   SmallVector<Function *, 8> Clones;
+  std::map<unsigned, Value *> FirstArg;
   for (unsigned S = 0; S < C.size(); ++S) {
     const KernelInfo &K = *C.Stages[S];
     ValueToValueMapTy VMap;
@@ -289,10 +300,24 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
                      MDNode::get(Ctx, {ConstantAsMetadata::get(B.getInt32(S)),
                                        ConstantAsMetadata::get(B.getInt32(Idx))}));
     }
+    // A pointer or integer value passed again is its first occurrence: the
+    // manifest's `equal` lines make the runtime check exactly these, and one
+    // SSA value lets the optimiser see, say, that both stages have the same
+    // bounds check, so the forwarded value needs no "was it stored" test.
     SmallVector<Value *, 8> Args;
-    for (unsigned P = 0; P < K.Params.size(); ++P)
-      Args.push_back(Fused->getArg(ArgBase[S] + P));
+    for (unsigned P = 0; P < K.Params.size(); ++P) {
+      Value *Arg = Fused->getArg(ArgBase[S] + P);
+      if (K.Params[P].IsPointer || K.Params[P].IsInteger) {
+        Value *&First = FirstArg[C.arg(S, P)];
+        if (!First)
+          First = Arg;
+        else if (First->getType() == Arg->getType())
+          Arg = First;
+      }
+      Args.push_back(Arg);
+    }
     Calls.push_back(B.CreateCall(Clone, Args));
+    StageArgs.push_back(Args);
     Clones.push_back(Clone);
     if (C.NeedsBarrier && S + 1 < C.size())
       barrier(B);
@@ -329,12 +354,14 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     if (It == Storage.end())
       continue;
     CarriedStorage &S = It->second;
-    if (S.I->Mech == Mechanism::Forward && C.valueOffset(T.Stage, *T.A) != S.I->Offset)
-      continue;
+    int K = 0;
+    if (S.I->Mech == Mechanism::Forward &&
+        (K = FusionCandidate::slotOf(*S.I, C.valueOffset(T.Stage, *T.A))) < 0)
+      continue; // a field no stage stores: it stays a load from memory
     if (auto *SI = dyn_cast<StoreInst>(T.I))
-      rewriteStore(SI, T.Stage, *T.A, S);
+      rewriteStore(SI, T.Stage, *T.A, S, K);
     else
-      rewriteLoad(cast<LoadInst>(T.I), T.Stage, *T.A, S);
+      rewriteLoad(cast<LoadInst>(T.I), T.Stage, *T.A, S, K);
   }
   cleanup(FAM);
   return Fused;

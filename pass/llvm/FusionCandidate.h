@@ -18,14 +18,25 @@ namespace kfuse {
 /// How a buffer's values reach the later stages that read them.
 enum class Mechanism { Forward, Stage };
 
+/// One register of a forwarded buffer: the element a thread stores at this
+/// byte offset (value symbols) and later stages load from it.
+struct ForwardSlot {
+  IndexPoly Offset;
+  llvm::Type *Ty = nullptr;
+};
+
 /// A buffer (one value number of the record) that some stage writes and a
 /// later stage reads.
 struct Intermediate {
   unsigned Value = 0;
   Mechanism Mech = Mechanism::Forward;
-  llvm::Type *Ty = nullptr; ///< element type of every access to it
-  unsigned Bytes = 0;
-  IndexPoly Offset;         ///< Forward: the one byte offset (value symbols)
+  llvm::Type *Ty = nullptr; ///< Stage: element type of every access to it
+  unsigned Bytes = 0;       ///< Stage: element bytes
+  /// Forward: one slot per distinct offset the group stores at. A thread's
+  /// accesses to the buffer form a record of its own (one element, or the
+  /// fields of a small struct or matrix), so every value crosses inside the
+  /// thread that produced it.
+  std::vector<ForwardSlot> Slots;
   int DeadBit = -1;         ///< bit of the dead mask, or -1
   unsigned DeadLaunch = 0, DeadParam = 0; ///< the writer the dead line names
   unsigned SavedBytes = 0;  ///< bytes per thread no longer loaded
@@ -68,6 +79,13 @@ struct FusionCandidate {
   }
   /// \p A's byte offset with scalar params renamed to the record's values.
   IndexPoly valueOffset(unsigned Stage, const Access &A) const;
+  /// The forward slot of \p I that an access at \p Offset uses, or -1.
+  static int slotOf(const Intermediate &I, const IndexPoly &Offset) {
+    for (size_t S = 0; S < I.Slots.size(); ++S)
+      if (I.Slots[S].Offset == Offset)
+        return (int)S;
+    return -1;
+  }
 };
 
 /// Checks legality of the candidate and fills in Carried, NeedsBarrier,

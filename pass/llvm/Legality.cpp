@@ -1,10 +1,11 @@
 //===- Legality.cpp - may these launches run as one kernel? ---------------===//
 //
 // Implements conditions 3 to 8 of DeviceFusion.cpp's list: equal launch
-// configuration, gathered buffers read-only, and for every pair of accesses of different stages to one
-// buffer with at least one store, either the same thread (identical
-// injective index: register forwarding) or the same block (block-local
-// indices: shared-memory staging with barriers between the stages).
+// configuration, gathered buffers read-only, and for every pair of accesses
+// of different stages to one buffer with at least one store, either the same
+// thread (the buffer is laid out in per-thread records: register forwarding,
+// one register per field) or the same block (block-local indices:
+// shared-memory staging with barriers between the stages).
 //
 //===----------------------------------------------------------------------===//
 #include "FusionCandidate.h"
@@ -29,22 +30,30 @@ IndexPoly FusionCandidate::valueOffset(unsigned Stage, const Access &A) const {
   return A.Offset.rename(Rename);
 }
 
+/// Offset = c*(ctaid*ntid + tid) + r with r free of the thread coordinates:
+/// returns c and r.
+static std::optional<std::pair<int64_t, IndexPoly>> splitGlobalId(const IndexPoly &O) {
+  auto Tid = O.Terms.find({SymTid});
+  auto Global = O.Terms.find({SymNtid, SymCtaid});
+  if (Tid == O.Terms.end() || Global == O.Terms.end() || Tid->second != Global->second)
+    return std::nullopt;
+  IndexPoly R;
+  for (auto &[M, Coef] : O.Terms) {
+    if (M == IndexPoly::Monomial{SymTid} || M == IndexPoly::Monomial{SymNtid, SymCtaid})
+      continue;
+    if (llvm::is_contained(M, SymTid) || llvm::is_contained(M, SymCtaid))
+      return std::nullopt;
+    R.Terms[M] = Coef;
+  }
+  return std::make_pair(Tid->second, R);
+}
+
 /// Offset = c*(ctaid*ntid + tid) + r with |c| >= Bytes and r free of the
 /// thread coordinates: distinct threads touch distinct, non-overlapping
 /// elements.
 static bool isInjective(const IndexPoly &O, unsigned Bytes) {
-  auto Tid = O.Terms.find({SymTid});
-  auto Global = O.Terms.find({SymNtid, SymCtaid});
-  if (Tid == O.Terms.end() || Global == O.Terms.end() || Tid->second != Global->second)
-    return false;
-  int64_t C = Tid->second;
-  if ((C < 0 ? -C : C) < (int64_t)Bytes)
-    return false;
-  for (auto &[M, Coef] : O.Terms)
-    if (M != IndexPoly::Monomial{SymTid} && M != IndexPoly::Monomial{SymNtid, SymCtaid} &&
-        (llvm::is_contained(M, SymTid) || llvm::is_contained(M, SymCtaid)))
-      return false;
-  return true;
+  auto S = splitGlobalId(O);
+  return S && (S->first < 0 ? -S->first : S->first) >= (int64_t)Bytes;
 }
 
 /// The in-block byte offset L of Offset = Bytes*ctaid*ntid + L when every
@@ -80,6 +89,40 @@ struct StagedAccess {
   IndexPoly Offset; // value-renamed
 };
 } // namespace
+
+/// Thread records: every access is at Offset = c*(ctaid*ntid + tid) + r0 + d
+/// with one stride c for all, one base r0 free of the thread coordinates and
+/// a constant d per access, and the accesses of one thread span at most |c|
+/// bytes. Then each thread touches a record of its own (an element, or the
+/// fields of a struct or a small matrix stored instance by instance) and no
+/// other thread's: every hazard between stages is within one thread. Returns
+/// d for each access, or std::nullopt when the buffer is not laid out so.
+static std::optional<std::vector<int64_t>>
+threadRecords(const std::vector<StagedAccess> &Accs) {
+  std::optional<std::pair<int64_t, IndexPoly>> First;
+  std::vector<int64_t> D;
+  int64_t Lo = 0, Hi = 0;
+  for (const StagedAccess &X : Accs) {
+    if (X.A->UnknownIndex)
+      return std::nullopt;
+    auto S = splitGlobalId(X.Offset);
+    if (!S || S->first == 0)
+      return std::nullopt;
+    if (!First)
+      First = S;
+    IndexPoly Delta = S->second - First->second;
+    if (S->first != First->first || !Delta.isConstant())
+      return std::nullopt;
+    int64_t Dk = Delta.constantTerm();
+    Lo = D.empty() ? Dk : std::min(Lo, Dk);
+    Hi = D.empty() ? Dk + X.A->Bytes : std::max(Hi, Dk + (int64_t)X.A->Bytes);
+    D.push_back(Dk);
+  }
+  int64_t Stride = First->first < 0 ? -First->first : First->first;
+  if (Hi - Lo > Stride)
+    return std::nullopt;
+  return D;
+}
 
 static std::string describe(const FusionCandidate &C, const StagedAccess &S) {
   return "launch " + std::to_string(C.First + S.Stage) + " (" +
@@ -166,11 +209,30 @@ void kfuse::checkCandidate(FusionCandidate &C) {
     }
     if (FirstStore < 0)
       continue; // read only: no hazard
+    std::optional<std::vector<int64_t>> Rec = threadRecords(Accs);
     bool Conflict = false;
-    for (const StagedAccess &X : Accs)
-      for (const StagedAccess &Y : Accs) {
+    for (size_t IX = 0; IX < Accs.size(); ++IX)
+      for (size_t IY = 0; IY < Accs.size(); ++IY) {
+        const StagedAccess &X = Accs[IX], &Y = Accs[IY];
         if (X.Stage >= Y.Stage || (!X.A->IsStore && !Y.A->IsStore))
           continue;
+        if (Rec) {
+          // Within one thread's record: different fields do not meet; the
+          // same field is forwarded; a partial overlap is a reinterpretation
+          // the fused code would not reproduce.
+          int64_t DX = (*Rec)[IX], DY = (*Rec)[IY];
+          if (DX + X.A->Bytes <= DY || DY + Y.A->Bytes <= DX)
+            continue;
+          if (DX != DY || X.A->Bytes != Y.A->Bytes) {
+            C.invalidate("buffer '" + R.Values.at(V).Text + "': " + describe(C, X) + " and " +
+                             describe(C, Y) + "; the accesses overlap in part",
+                         "overlap");
+            return;
+          }
+          Conflict = true;
+          RAW |= X.A->IsStore && !Y.A->IsStore;
+          continue;
+        }
         Conflict = true;
         RAW |= X.A->IsStore && !Y.A->IsStore;
         bool SameThread = X.Offset == Y.Offset && X.A->Bytes == Y.A->Bytes &&
@@ -194,22 +256,31 @@ void kfuse::checkCandidate(FusionCandidate &C) {
       C.NeedsBarrier = true;
     if (!RAW)
       continue; // WAR/WAW only: ordering is all it needs
-    if (!OneType) {
-      C.invalidate("buffer '" + R.Values.at(V).Text +
-                       "' is accessed with different element types",
-                   "type");
-      return;
-    }
     Intermediate I;
     I.Value = V;
-    I.Ty = Ty;
-    I.Bytes = Accs.front().A->Bytes;
     if (SameThreadOnly) {
+      // One register per offset the group stores at, each field with one
+      // element type; a load at an offset no stage stores at reads memory.
       I.Mech = Mechanism::Forward;
       for (const StagedAccess &X : Accs)
-        if (X.A->IsStore && (int)X.Stage == FirstStore)
-          I.Offset = X.Offset;
+        if (X.A->IsStore && C.slotOf(I, X.Offset) < 0)
+          I.Slots.push_back({X.Offset, X.A->Ty});
+      for (const StagedAccess &X : Accs) {
+        int S = C.slotOf(I, X.Offset);
+        if (S >= 0 && I.Slots[S].Ty != X.A->Ty) {
+          C.invalidate("buffer '" + R.Values.at(V).Text + "' is accessed at byte offset " +
+                           X.Offset.str() + " with different element types",
+                       "type");
+          return;
+        }
+      }
     } else {
+      if (!OneType) {
+        C.invalidate("buffer '" + R.Values.at(V).Text +
+                         "' is accessed with different element types",
+                     "type");
+        return;
+      }
       if (!AllBlockLocal) {
         C.invalidate("buffer '" + R.Values.at(V).Text +
                          "' needs staging but not all its accesses are block-local",
@@ -217,16 +288,27 @@ void kfuse::checkCandidate(FusionCandidate &C) {
         return;
       }
       I.Mech = Mechanism::Stage;
+      I.Ty = Ty;
+      I.Bytes = Accs.front().A->Bytes;
       C.TileBytes += TileElements * I.Bytes + TileElements; // tile + written flags
     }
+    // Bytes saved: loads of a later stage than the first store they can see.
     for (const StagedAccess &X : Accs) {
       if (X.A->IsStore) {
         I.DeadLaunch = C.First + X.Stage;
         I.DeadParam = X.A->Param;
-      } else if ((int)X.Stage > FirstStore &&
-                 (I.Mech == Mechanism::Stage || X.Offset == I.Offset)) {
-        I.SavedBytes += X.A->Bytes;
+        continue;
       }
+      if (I.Mech == Mechanism::Stage) {
+        if ((int)X.Stage > FirstStore)
+          I.SavedBytes += X.A->Bytes;
+        continue;
+      }
+      for (const StagedAccess &W : Accs)
+        if (W.A->IsStore && W.Stage < X.Stage && W.Offset == X.Offset) {
+          I.SavedBytes += X.A->Bytes;
+          break;
+        }
     }
     C.Carried.push_back(I);
   }

@@ -18,7 +18,7 @@
 ; CHECK: store i8 1, ptr addrspace(3)
 ; CHECK: [[EXIT0]]:
 ; CHECK-NEXT: call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
-; CHECK: icmp slt i32 {{.*}}, %l1.p2
+; CHECK: icmp slt i32 {{.*}}, %l0.p3
 ; CHECK: load i8, ptr addrspace(3)
 ; CHECK: %kfuse.tile = load float, ptr addrspace(3)
 ; CHECK: stage1.exit:

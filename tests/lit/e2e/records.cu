@@ -1,0 +1,118 @@
+// Thread records: a thread's accesses to a buffer fall in a record of its own
+// (a 3x3 matrix, a 3-vector, a struct, the fields of a float2). Stored fields
+// cross to later stages in registers, one per field; partial overlaps,
+// records that overlap their neighbours' and retyped fields are not fused.
+// REQUIRES: ptxas
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass=kfuse -Rpass-missed=kfuse %s -o %t.ptx 2>%t.remarks
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: FileCheck %s < %t.ptx
+// RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
+
+// (__builtin_sqrtf: lit compiles with -nocudalib, so sqrtf would be a call.)
+// AB: 9 x 4 bytes no longer loaded by mvmul33; ABv: 3 x 4 by norm3.
+// REMARK: records.cu:{{[0-9]+}}:1: remark: fused launches 0..2 (_Z6mmul33PKfS0_Pfi, _Z7mvmul33PKfS0_Pfi, _Z5norm3PKfPfi) of sequence 0 into __kfuse_fused_0_0_2: AB in registers, ABv in registers; saves 48 bytes per element [-Rpass=kfuse]
+// REMARK: remark: fused launches 0..1 (_Z5placePKfP8Particlei, _Z5weighPK8ParticlePfi) of sequence 1 into __kfuse_fused_1_0_1: p in registers; saves 8 bytes per element
+// Only x crosses: y is loaded from memory, no stage having stored it.
+// REMARK: remark: fused launches 0..1 (_Z5firstP6float2PKfi, _Z6secondP6float2Pfi) of sequence 2 into __kfuse_fused_2_0_1: r in registers; saves 4 bytes per element
+// REMARK: remark: launches 0..1 (_Z4widePdi, _Z4halfPKdPfi) of sequence 3 at {{.*}}records.cu:{{[0-9]+}}:7 _Z6punnedPdPfi not fused: buffer 'd': launch 0 (_Z4widePdi) writes it at byte offset 8*bx*ctaid+8*tid and launch 1 (_Z4halfPKdPfi) reads it at byte offset 8*bx*ctaid+8*tid+4; the accesses overlap in part
+// REMARK: remark: launches 0..1 (_Z5spillPfi, _Z4peekPKfPfi) of sequence 4 at {{.*}}records.cu:{{[0-9]+}}:8 _Z11overlappingPfS_i not fused: buffer 't': launch 0 (_Z5spillPfi) writes it at byte offset 8*bx*ctaid+8*tid and launch 1 (_Z4peekPKfPfi) reads it at byte offset 8*bx*ctaid+8*tid+8; neither the same thread nor the same block
+// REMARK: remark: launches 0..1 (_Z4putfPfi, _Z4getiPKfPii) of sequence 5 at {{.*}}records.cu:{{[0-9]+}}:7 _Z7retypedPfPii not fused: buffer 't' is accessed at byte offset 4*bx*ctaid+4*tid with different element types
+// REMARK-NOT: remark: fused
+
+// The fused matrix kernel loads A, B and v (18 + 9 loads: mvmul33 reloads v
+// for every row, as unfused) and never AB or ABv; it stores all four buffers.
+// CHECK-LABEL: .visible .entry __kfuse_fused_0_0_2(
+// CHECK-COUNT-27: ld.global
+// CHECK-NOT: ld.global
+// CHECK: ret;
+
+#define KM __attribute__((kfuse_map))
+#define GID int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return
+
+// A 3x3 product and a matrix-vector product per instance, one thread each:
+// the matrix crosses in nine registers, the vector in three.
+__global__ KM void mmul33(const float *A, const float *B, float *AB, int n) {
+  GID;
+  float a[9], b[9];
+  for (int k = 0; k < 9; k++) { a[k] = A[9 * i + k]; b[k] = B[9 * i + k]; }
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      AB[9 * i + 3 * r + c] = a[3 * r] * b[c] + a[3 * r + 1] * b[3 + c] + a[3 * r + 2] * b[6 + c];
+}
+__global__ KM void mvmul33(const float *AB, const float *v, float *ABv, int n) {
+  GID;
+  for (int r = 0; r < 3; r++)
+    ABv[3 * i + r] = AB[9 * i + 3 * r] * v[3 * i] + AB[9 * i + 3 * r + 1] * v[3 * i + 1] +
+                     AB[9 * i + 3 * r + 2] * v[3 * i + 2];
+}
+__global__ KM void norm3(const float *x, float *nr, int n) {
+  GID;
+  nr[i] = __builtin_sqrtf(x[3 * i] * x[3 * i] + x[3 * i + 1] * x[3 * i + 1] + x[3 * i + 2] * x[3 * i + 2]);
+}
+void matrices(const float *A, const float *B, const float *v, float *AB, float *ABv, float *nr,
+              int n) {
+  mmul33<<<(n + 127) / 128, 128>>>(A, B, AB, n);
+  mvmul33<<<(n + 127) / 128, 128>>>(AB, v, ABv, n);
+  norm3<<<(n + 127) / 128, 128>>>(ABv, nr, n);
+}
+
+// A record of a float and an int: two registers of different types.
+struct Particle { float x; int cell; };
+__global__ KM void place(const float *x, Particle *p, int n) {
+  GID;
+  p[i].x = x[i];
+  p[i].cell = (int)(x[i] * 16.0f);
+}
+__global__ KM void weigh(const Particle *p, float *w, int n) {
+  GID;
+  w[i] = p[i].x * (float)p[i].cell;
+}
+void particles(const float *x, Particle *p, float *w, int n) {
+  place<<<(n + 255) / 256, 256>>>(x, p, n);
+  weigh<<<(n + 255) / 256, 256>>>(p, w, n);
+}
+
+// Fields of one record: the first stage writes x, the second reads x (a
+// register) and y (no stage writes it: memory) and then writes y.
+__global__ KM void first(float2 *r, const float *a, int n) { GID; r[i].x = a[i]; }
+__global__ KM void second(float2 *r, float *o, int n) {
+  GID;
+  o[i] = r[i].x + r[i].y;
+  r[i].y = 0.0f;
+}
+void fields(float2 *r, const float *a, float *o, int n) {
+  first<<<(n + 255) / 256, 256>>>(r, a, n);
+  second<<<(n + 255) / 256, 256>>>(r, o, n);
+}
+
+// A double written, its upper half read as a float: not fused.
+__global__ KM void wide(double *d, int n) { GID; d[i] = (double)i; }
+__global__ KM void half(const double *d, float *o, int n) {
+  GID;
+  o[i] = ((const float *)d)[2 * i + 1];
+}
+void punned(double *d, float *o, int n) {
+  wide<<<(n + 255) / 256, 256>>>(d, n);
+  half<<<(n + 255) / 256, 256>>>(d, o, n);
+}
+
+// Three floats per thread at a stride of two: records overlap their
+// neighbours', so the values cross between threads: not fused.
+__global__ KM void spill(float *t, int n) {
+  GID;
+  t[2 * i] = 1.0f;
+  t[2 * i + 1] = 2.0f;
+}
+__global__ KM void peek(const float *t, float *o, int n) { GID; o[i] = t[2 * i] + t[2 * i + 2]; }
+void overlapping(float *t, float *o, int n) {
+  spill<<<(n + 255) / 256, 256>>>(t, n);
+  peek<<<(n + 255) / 256, 256>>>(t, o, n);
+}
+
+// The same field stored as a float and loaded as an int: not fused.
+__global__ KM void putf(float *t, int n) { GID; t[i] = 1.5f; }
+__global__ KM void geti(const float *t, int *o, int n) { GID; o[i] = ((const int *)t)[i]; }
+void retyped(float *t, int *o, int n) {
+  putf<<<(n + 255) / 256, 256>>>(t, n);
+  geti<<<(n + 255) / 256, 256>>>(t, o, n);
+}
