@@ -12,13 +12,15 @@ int kf__staging_intervals(const kf_problem *p, const int *order, int n,
 {
   int m = 0;
   /* A buffer is staged from its first write in the group to the last read
-   * that follows it in the group. */
+   * that follows it in the group, unless it is carried in registers. */
   for (int i = 0; i < n; i++) {
     const kf__launch *l = &p->l[order[i]];
     for (int a = 0; a < l->nacc; a++) {
       if (!(l->acc[a].mode & KF_WRITE))
         continue;
       int b = l->acc[a].buffer, seen = 0;
+      if (p->b[b].in_registers)
+        continue;
       for (int q = 0; q < i && !seen; q++) {
         const kf__launch *lq = &p->l[order[q]];
         for (int c = 0; c < lq->nacc; c++)

@@ -14,6 +14,7 @@
 typedef struct kf__buffer {
   char *name;
   int dead_after;
+  int in_registers; /* carried in registers: never staged */
   int users; /* launches that access it */
 } kf__buffer;
 

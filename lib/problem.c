@@ -79,10 +79,19 @@ int kf_problem_add_buffer(kf_problem *p, const char *name, int dead_after, int *
     return KF_ENOMEM;
   p->b[p->nb].name = n;
   p->b[p->nb].dead_after = dead_after != 0;
+  p->b[p->nb].in_registers = 0;
   p->b[p->nb].users = 0;
   if (id)
     *id = p->nb;
   p->nb++;
+  return 0;
+}
+
+int kf_problem_set_buffer_registers(kf_problem *p, int buffer, int in_registers)
+{
+  if (!p || buffer < 0 || buffer >= p->nb)
+    return KF_EINVAL;
+  p->b[buffer].in_registers = in_registers != 0;
   return 0;
 }
 

@@ -109,13 +109,24 @@ static int kf__line(kf_problem *p, kf__rules *rules, kf__pst *s, char **tok,
     return 0;
   }
   if (strcmp(kw, "buffer") == 0) {
-    int dead = 0;
-    if (nt < 2 || nt > 3 || (nt == 3 && strcmp(tok[2], "dead") != 0))
-      return kf__fail(s, "expected 'buffer NAME [dead]'%s", NULL);
-    dead = nt == 3;
+    int dead = 0, regs = 0, id = -1;
+    if (nt < 2 || nt > 4)
+      return kf__fail(s, "expected 'buffer NAME [dead] [registers]'%s", NULL);
+    for (int i = 2; i < nt; i++) {
+      int *flag = strcmp(tok[i], "dead") == 0        ? &dead
+                  : strcmp(tok[i], "registers") == 0 ? &regs
+                                                     : NULL;
+      if (!flag)
+        return kf__fail(s, "unknown buffer flag '%s' (dead, registers)", tok[i]);
+      if (*flag)
+        return kf__fail(s, "buffer flag '%s' given twice", tok[i]);
+      *flag = 1;
+    }
     if (kf__find(p, tok[1], 0) >= 0)
       return kf__fail(s, "duplicate buffer '%s'", tok[1]);
-    rc = kf_problem_add_buffer(p, tok[1], dead, NULL);
+    rc = kf_problem_add_buffer(p, tok[1], dead, &id);
+    if (rc == 0 && regs)
+      rc = kf_problem_set_buffer_registers(p, id, 1);
     return rc == KF_EINVAL ? kf__fail(s, "bad buffer name '%s'", tok[1]) : rc;
   }
   if (strcmp(kw, "launch") == 0) {

@@ -60,6 +60,13 @@ KF_EXTERN void kf_problem_destroy(kf_problem *p);
 KF_EXTERN int kf_problem_add_buffer(kf_problem *p, const char *name,
                                     int dead_after, int *id);
 
+/** Marks @p buffer as carried in registers inside a fused group: each thread
+ * reads only what the same thread wrote (an element, or a record such as a
+ * small matrix per instance), so a group that produces and consumes it
+ * stages nothing in shared memory for it. Buffers start unmarked (staged).
+ * @returns 0 or KF_EINVAL (NULL @p p, @p buffer out of range). */
+KF_EXTERN int kf_problem_set_buffer_registers(kf_problem *p, int buffer, int in_registers);
+
 /** Appends a launch (launch order = call order). @param instances number of
  * independent instances (map elements) it processes, > 0. The launch starts
  * with no variant; one default variant is assumed if none is added.

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include "kfuse/model.h"
 #include "kfuse/plan.h"
 #include "kfuse/profile.h"
 
@@ -13,7 +14,7 @@ static const char good[] =
   "kfuse-plan 1\n"
   "# comment\n"
   "instances 1000\n"
-  "buffer x\nbuffer t dead\nbuffer y\n"
+  "buffer x\nbuffer t dead registers\nbuffer y registers\n"
   "launch a\n  variant v1 tpi=3 ipb=32 regs=24 flops=10\n  read x bytes=4\n  write t bytes=4\n"
   "launch b instances=500\n  read t bytes=4 psi=ld\n  readwrite y bytes=8\n"
   "psi ld 32 0 1e-6\n"
@@ -30,6 +31,14 @@ static void test_good_file(void **state)
   assert_string_equal(kf_problem_variant_name(p, 0, 0), "v1");
   assert_string_equal(kf_problem_variant_name(p, 1, 0), "default");
   assert_int_equal(kf_problem_foreach_dep(p, NULL, NULL), 1); /* a -> b RAW */
+  /* t is marked `registers`: fusing a and b stages nothing (4 B otherwise). */
+  kf_model *m;
+  kf_estimate_t e;
+  int ord[2] = { 0, 1 }, var[2] = { 0, 0 };
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  assert_int_equal(kf_model_estimate(m, p, ord, var, 2, &e), 0);
+  assert_int_equal(e.staging_bytes, 0);
+  kf_model_destroy(m);
   kf_plan *pl; /* forbid a b: nothing fuses */
   assert_int_equal(kf_plan_solve(p, NULL, NULL, &pl), 0);
   assert_int_equal(kf_plan_group_count(pl, 0), 2);
@@ -47,6 +56,9 @@ static const struct {
   { "kfuse-plan 2\n", KF_EVERSION, "line 1: unsupported format version" },
   { "kfuse-plan 1\nfrobnicate\n", KF_EPARSE, "line 2: unknown statement 'frobnicate'" },
   { "kfuse-plan 1\nbuffer x\nbuffer x\n", KF_EPARSE, "line 3: duplicate buffer 'x'" },
+  { "kfuse-plan 1\nbuffer x purple\n", KF_EPARSE, "line 2: unknown buffer flag 'purple'" },
+  { "kfuse-plan 1\nbuffer x dead dead\n", KF_EPARSE, "line 2: buffer flag 'dead' given twice" },
+  { "kfuse-plan 1\nbuffer x dead registers dead\n", KF_EPARSE, "line 2: expected 'buffer NAME" },
   { "kfuse-plan 1\nbuffer x\nread x bytes=4\n", KF_EPARSE, "line 3: read before any launch" },
   { "kfuse-plan 1\nlaunch a\n  read y bytes=4\n", KF_EPARSE, "line 3: unknown buffer 'y'" },
   { "kfuse-plan 1\nbuffer x\nlaunch a\n  read x bytes=-4\n", KF_EPARSE, "line 4: bad byte count" },

@@ -158,6 +158,44 @@ static void test_model_occupancy(void **state)
   kf_problem_destroy(p);
 }
 
+/* A buffer carried in registers costs no shared memory: a 3x3 matrix per
+ * instance (36 B) between two launches stages 36 B per instance unless the
+ * buffer is marked, and then nothing, at unchanged global traffic. */
+static void test_registers_not_staged(void **state)
+{
+  (void)state;
+  for (int marked = 0; marked < 2; marked++) {
+    kf_problem *p;
+    kf_problem_create(&p);
+    int x, t, o, a, b;
+    kf_problem_add_buffer(p, "x", 0, &x);
+    kf_problem_add_buffer(p, "t", 0, &t);
+    kf_problem_add_buffer(p, "o", 0, &o);
+    assert_int_equal(kf_problem_set_buffer_registers(p, t, marked), 0);
+    kf_problem_add_launch(p, "a", 1 << 20, &a);
+    kf_problem_add_launch(p, "b", 1 << 20, &b);
+    kf_problem_add_access(p, a, x, KF_READ, 36, NULL);
+    kf_problem_add_access(p, a, t, KF_WRITE, 36, NULL);
+    kf_problem_add_access(p, b, t, KF_READ, 36, NULL);
+    kf_problem_add_access(p, b, o, KF_WRITE, 4, NULL);
+    kf_model *m;
+    kf_model_create(&m, NULL, KF_MODEL_ROOFLINE);
+    kf_estimate_t e;
+    int ord[2] = { a, b }, v[2] = { 0, 0 };
+    assert_int_equal(kf_model_estimate(m, p, ord, v, 2, &e), 0);
+    assert_int_equal(e.staging_bytes, marked ? 0 : 36);
+    assert_int_equal(e.shared_bytes, marked ? 0 : 36 * e.instances_per_block);
+    assert_true(e.bytes == (36.0 + 36 + 4) * (1 << 20)); /* x, t kept, o */
+    kf_model_destroy(m);
+    kf_problem_destroy(p);
+  }
+  assert_int_equal(kf_problem_set_buffer_registers(NULL, 0, 1), KF_EINVAL);
+  kf_problem *p;
+  kf_problem_create(&p);
+  assert_int_equal(kf_problem_set_buffer_registers(p, 0, 1), KF_EINVAL);
+  kf_problem_destroy(p);
+}
+
 static int flat_cost(void *u, const kf_problem *p, const int *o, const int *v, int n,
                      kf_estimate_t *out)
 {
@@ -218,6 +256,7 @@ int main(void)
     cmocka_unit_test(test_linearisation),
     cmocka_unit_test(test_allocation),
     cmocka_unit_test(test_model_occupancy),
+    cmocka_unit_test(test_registers_not_staged),
     cmocka_unit_test(test_custom_cost_and_psi),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
