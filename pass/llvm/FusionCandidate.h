@@ -92,6 +92,11 @@ struct FusionCandidate {
 /// TileBytes (Legality.cpp).
 void checkCandidate(FusionCandidate &C);
 
+/// Whether every access the analysable launches of \p C make to value \p V
+/// lies in a record of its thread's own (condition 5, Legality.cpp): any
+/// group that fuses its producer and consumers forwards it in registers.
+bool inThreadRecords(const FusionCandidate &C, unsigned V);
+
 /// Builds the fused kernel of a legal candidate (FusedKernel.cpp).
 llvm::Function *buildFusedKernel(llvm::Module &M, const FusionCandidate &C,
                                  llvm::FunctionAnalysisManager &FAM);

@@ -124,6 +124,19 @@ threadRecords(const std::vector<StagedAccess> &Accs) {
   return D;
 }
 
+bool kfuse::inThreadRecords(const FusionCandidate &C, unsigned V) {
+  std::vector<StagedAccess> Accs;
+  for (unsigned S = 0; S < C.size(); ++S) {
+    const KernelInfo *K = C.Stages[S];
+    if (!K || !K->isValid() || K->Params.size() != C.launch(S).Args.size())
+      continue;
+    for (const Access &A : K->Accesses)
+      if (C.arg(S, A.Param) == V)
+        Accs.push_back({S, &A, C.valueOffset(S, A)});
+  }
+  return !Accs.empty() && threadRecords(Accs).has_value();
+}
+
 static std::string describe(const FusionCandidate &C, const StagedAccess &S) {
   return "launch " + std::to_string(C.First + S.Stage) + " (" +
          C.Stages[S.Stage]->F->getName().str() + ") " +

@@ -9,6 +9,8 @@
 //  - per launch and buffer, the bytes per element its loads and its stores
 //    move (a kernel that is not analysable accesses each pointer argument
 //    read-write, 4 bytes, so dependencies through it are kept);
+//  - a buffer whose accesses all lie in per-thread records (Legality.cpp)
+//    is marked as carried in registers: never staged in shared memory;
 //  - buffers are not dead after the sequence: the fused kernel keeps its
 //    stores unless the runtime's dead mask drops them, so the prediction
 //    only counts the loads fusion removes;
@@ -17,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PlanBridge.h"
+#include "FusionCandidate.h"
 
 #include "kfuse/model.h"
 #include "kfuse/plan.h"
@@ -144,6 +147,22 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
         return Out;
       }
     }
+  }
+
+  // Buffers laid out in per-thread records are forwarded in registers by
+  // every group that fuses them: no shared-memory staging in the model.
+  if (N > 0 && Infos.size() == N) {
+    FusionCandidate All;
+    All.Seq = &R;
+    All.First = 0;
+    All.Last = N - 1;
+    All.Stages.assign(Infos.begin(), Infos.end());
+    for (auto &[V, B] : Buffer)
+      if (inThreadRecords(All, V))
+        if (int Rc = kf_problem_set_buffer_registers(P.get(), B, 1)) {
+          Out.Error = failure("kf_problem_set_buffer_registers", Rc);
+          return Out;
+        }
   }
 
   LegalCtx Ctx{Legal};
