@@ -1,11 +1,14 @@
 /* The arithmetic of kfuse-calibrate, kept out of the CUDA program so that it
- * can be tested without a GPU: medians, the occupancy knee, the profile text. */
+ * can be tested without a GPU: medians, the occupancy knee, the profile text,
+ * the psi table text. */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "calibrate_fit.h"
+#include "kfuse/plan.h"
 
 static int kf__cal_cmp(const void *a, const void *b)
 {
@@ -136,6 +139,20 @@ static void kf__cal_clean_name(const char *in, char *out, size_t outlen)
     snprintf(out, outlen, "unnamed device");
 }
 
+/* The comment lines of a header: each line of @p comment as "# line" (cut at
+ * 400 bytes, well inside either reader's line limit), an empty one as "#". */
+static void kf__cal_comment(kf__cal_out *o, const char *comment)
+{
+  for (const char *c = comment; c && *c;) {
+    size_t n = strcspn(c, "\n");
+    if (n)
+      kf__cal_put(o, "# %.*s\n", (int)(n < 400 ? n : 400), c);
+    else
+      kf__cal_put(o, "#\n");
+    c += n + (c[n] == '\n');
+  }
+}
+
 int kf_cal_format_profile(const kf_profile_t *prof, const char *comment, char *buf, size_t len,
                           size_t *written, char *err, size_t errlen)
 {
@@ -145,15 +162,8 @@ int kf_cal_format_profile(const kf_profile_t *prof, const char *comment, char *b
   kf__cal_clean_name(prof->name, p.name, sizeof p.name);
   kf__cal_out o = { buf, len, 0, 0 };
   buf[0] = 0;
-  for (const char *c = comment; c && *c;) {
-    size_t n = strcspn(c, "\n");
-    /* The reader takes lines of up to 511 bytes, comments included. */
-    if (n)
-      kf__cal_put(&o, "# %.*s\n", (int)(n < 400 ? n : 400), c);
-    else
-      kf__cal_put(&o, "#\n");
-    c += n + (c[n] == '\n');
-  }
+  /* The profile reader takes lines of up to 511 bytes, comments included. */
+  kf__cal_comment(&o, comment);
   kf__cal_put(&o, "name = %s\n", p.name);
   kf__cal_key(&o, "bandwidth", "%.6g", p.bandwidth, "bytes/s");
   kf__cal_key(&o, "launch_overhead", "%.6g", p.launch_overhead, "s per kernel launch");
@@ -214,4 +224,109 @@ int kf_cal_profile_diff(const kf_profile_t *a, const kf_profile_t *b, double rto
   if (what && whatlen)
     snprintf(what, whatlen, "%s", bad);
   return KF_EMISMATCH;
+}
+
+int kf_cal_psi_ipb_set(int tpi, int min_block, int max_block, int *out, size_t cap)
+{
+  if (tpi < 1 || max_block < 1 || (!out && cap > 0))
+    return KF_EINVAL;
+  int n = 0;
+  for (int ipb = KF_CAL_PSI_IPB_MIN; ipb <= KF_CAL_PSI_IPB_MAX; ipb *= 2) {
+    long long block = (long long)ipb * tpi;
+    if (block < min_block)
+      block = min_block;
+    if (block > max_block)
+      break;
+    if ((size_t)n < cap)
+      out[n] = ipb;
+    n++;
+  }
+  return n;
+}
+
+int kf_cal_psi_seconds(double routine_s, double harness_s, double *out)
+{
+  if (!out || !(routine_s >= 0) || !isfinite(routine_s) || !(harness_s >= 0) ||
+      !isfinite(harness_s))
+    return KF_EINVAL;
+  *out = routine_s > harness_s ? routine_s - harness_s : 0;
+  return 0;
+}
+
+/* A routine name the problem file carries as one word and a reader would
+ * take for a name: an identifier. */
+static int kf__cal_psi_name_ok(const char *r)
+{
+  if (!r || !(isalpha((unsigned char)r[0]) || r[0] == '_'))
+    return 0;
+  size_t n = 0;
+  for (; r[n]; n++)
+    if (!(isalnum((unsigned char)r[n]) || r[n] == '_'))
+      return 0;
+  return n <= KF_CAL_PSI_NAME_MAX;
+}
+
+/* The problem reader's limit on integers (lib/problem_file.c). */
+#define KF__CAL_PSI_INT_MAX 1000000000
+
+int kf_cal_format_psi(const kf_cal_psi_t *entries, size_t n, const char *comment, char *buf,
+                      size_t len, size_t *written, char *err, size_t errlen)
+{
+  if (!entries || !buf || len == 0)
+    return kf__cal_err(err, errlen, KF_EINVAL, "no entries or buffer");
+  if (n == 0)
+    return kf__cal_err(err, errlen, KF_EINVAL, "no psi entries");
+  for (size_t i = 0; i < n; i++) {
+    const kf_cal_psi_t *e = &entries[i];
+    if (!kf__cal_psi_name_ok(e->routine))
+      return kf__cal_err(err, errlen, KF_EINVAL,
+                         "entry %zu: routine '%.80s' is not an identifier of at most %d "
+                         "characters", i, e->routine ? e->routine : "(null)",
+                         KF_CAL_PSI_NAME_MAX);
+    if (e->ipb < 1 || e->ipb > KF__CAL_PSI_INT_MAX)
+      return kf__cal_err(err, errlen, KF_EINVAL, "entry %zu (%s): instances per block %d "
+                         "outside 1..%d", i, e->routine, e->ipb, KF__CAL_PSI_INT_MAX);
+    if (e->extra_shared < 0 || e->extra_shared > KF__CAL_PSI_INT_MAX)
+      return kf__cal_err(err, errlen, KF_EINVAL, "entry %zu (%s): extra shared memory %d "
+                         "outside 0..%d", i, e->routine, e->extra_shared, KF__CAL_PSI_INT_MAX);
+    if (!(e->seconds >= 0) || !isfinite(e->seconds))
+      return kf__cal_err(err, errlen, KF_EINVAL, "entry %zu (%s): seconds %g is not a finite "
+                         "number >= 0", i, e->routine, e->seconds);
+    for (size_t j = 0; j < i; j++)
+      if (entries[j].ipb == e->ipb && entries[j].extra_shared == e->extra_shared &&
+          strcmp(entries[j].routine, e->routine) == 0)
+        return kf__cal_err(err, errlen, KF_EINVAL, "entry %zu repeats entry %zu: %s %d %d", i,
+                           j, e->routine, e->ipb, e->extra_shared);
+  }
+  kf__cal_out o = { buf, len, 0, 0 };
+  buf[0] = 0;
+  kf__cal_comment(&o, comment);
+  for (size_t i = 0; i < n; i++) {
+    const kf_cal_psi_t *e = &entries[i];
+    kf__cal_put(&o, "psi %s %d %d %.6g\n", e->routine, e->ipb, e->extra_shared,
+                e->seconds < 1e-15 ? 0.0 : e->seconds);
+  }
+  if (o.overflow)
+    return kf__cal_err(err, errlen, KF_ERANGE, "psi table text longer than %zu bytes", len);
+  /* The problem reader wants its header and at least one launch. */
+  static const char head[] = "kfuse-plan 1\nlaunch psi_table_check\n";
+  size_t hl = sizeof head - 1;
+  char *file = malloc(hl + o.used);
+  if (!file)
+    return kf__cal_err(err, errlen, KF_ENOMEM, "out of memory");
+  memcpy(file, head, hl);
+  memcpy(file + hl, buf, o.used);
+  kf_problem *p = NULL;
+  char perr[160] = "";
+  int rc = kf_problem_parse(&p, file, hl + o.used, perr, sizeof perr);
+  free(file);
+  kf_problem_destroy(p);
+  if (rc == KF_ENOMEM)
+    return kf__cal_err(err, errlen, KF_ENOMEM, "out of memory");
+  if (rc != 0)
+    return kf__cal_err(err, errlen, KF_EPARSE, "written psi table does not parse (behind a "
+                       "2-line header): %s", perr);
+  if (written)
+    *written = o.used;
+  return 0;
 }

@@ -1,5 +1,5 @@
 /* The arithmetic of kfuse-calibrate, apart from the GPU: medians of timings,
- * the choice of hide_occupancy, and the device profile text it writes. */
+ * the choice of hide_occupancy, the device profile and psi table text. */
 #ifndef KFUSE_CALIBRATE_FIT_H
 #define KFUSE_CALIBRATE_FIT_H
 
@@ -68,6 +68,61 @@ int kf_cal_format_profile(const kf_profile_t *prof, const char *comment, char *b
  * @returns 0 when they agree, KF_EMISMATCH when not, KF_EINVAL for NULL. */
 int kf_cal_profile_diff(const kf_profile_t *a, const kf_profile_t *b, double rtol, char *what,
                         size_t whatlen);
+
+/* The psi tables (Fousek et al.): per routine, instances per block and extra
+ * shared memory, the seconds of the routine over all instances of one launch.
+ * kfuse-calibrate measures them; the problem file carries them as
+ * "psi ROUTINE IPB EXTRA_SHARED SECONDS" lines (docs/plan.md). */
+
+/* The longest routine name kf_cal_format_psi accepts. */
+#define KF_CAL_PSI_NAME_MAX 63
+
+/* The smallest instances per block measured; the set is the powers of two
+ * from it to KF_CAL_PSI_IPB_MAX that the block size allows. */
+#define KF_CAL_PSI_IPB_MIN 8
+#define KF_CAL_PSI_IPB_MAX 256
+
+/* One entry of a psi table. */
+typedef struct kf_cal_psi_s {
+  const char *routine; /* an identifier: [A-Za-z_][A-Za-z0-9_]*, at most KF_CAL_PSI_NAME_MAX */
+  int ipb;             /* instances per block, >= 1 */
+  int extra_shared;    /* bytes of shared memory per block beyond the routine's own, >= 0 */
+  double seconds;      /* finite, >= 0 */
+} kf_cal_psi_t;
+
+/** The instances per block a routine is measured at: the powers of two from
+ * KF_CAL_PSI_IPB_MIN to KF_CAL_PSI_IPB_MAX whose block of ipb x @p tpi
+ * threads (at least @p min_block) fits in @p max_block threads.
+ * @param out receives at most @p cap values, increasing.
+ * @returns the number of values (0 when even the smallest does not fit), or
+ * KF_EINVAL for @p tpi or @p max_block below 1, or @p out NULL with @p cap > 0. */
+int kf_cal_psi_ipb_set(int tpi, int min_block, int max_block, int *out, size_t cap);
+
+/** The psi value of one configuration: the routine kernel's seconds per
+ * launch minus those of the same launch of the harness without the routine,
+ * clamped at 0 (timing noise can make a cheap routine's difference
+ * negative).
+ * @returns 0, or KF_EINVAL when a time is negative or not finite or @p out
+ * is NULL (then *out is untouched). */
+int kf_cal_psi_seconds(double routine_s, double harness_s, double *out);
+
+/** Writes a psi table as problem-file text into @p buf: each line of
+ * @p comment (may be NULL) as a "# " comment line (cut at 400 bytes), then
+ * one "psi ROUTINE IPB EXTRA_SHARED SECONDS" line per entry, in the order
+ * given. Seconds below 1e-15 (under any timer's resolution) are written as
+ * 0. The text is a fragment for a problem file: it is parsed back with
+ * kf_problem_parse() behind a "kfuse-plan 1" header and one launch before
+ * returning.
+ * @param n at least 1 entry.
+ * @param written if not NULL, receives the text's length.
+ * @param err if not NULL, receives the reason on error.
+ * @returns 0; KF_EINVAL for NULL arguments, no entries, or an entry that is
+ * invalid (routine not an identifier or too long, ipb < 1, extra_shared < 0,
+ * ipb or extra_shared above 10^9, seconds negative or not finite) or repeats
+ * the routine, ipb and extra_shared of an earlier one; KF_ERANGE when @p buf
+ * is too small; KF_ENOMEM; KF_EPARSE when the text does not parse back. */
+int kf_cal_format_psi(const kf_cal_psi_t *entries, size_t n, const char *comment, char *buf,
+                      size_t len, size_t *written, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,11 @@
 /* kfuse-calibrate: measures on the current GPU the numbers of the planner's
  * device profile (bandwidth, launch overhead, occupancy knee, FP32 rate) and
- * writes them in the profile format of docs/plan.md (see docs/calibrate.md). */
+ * writes them in the profile format of docs/plan.md; with --psi, also the psi
+ * tables of the seed paper's routines (see docs/calibrate.md). */
 #include "common.h"
 
 #include "calibrate_fit.h"
+#include "psi_routines.cuh"
 
 #include <cstdarg>
 #include <ctime>
@@ -204,18 +206,24 @@ void die(const char *fmt, ...)
 }
 
 struct Options {
-  std::string out, csv, name;
-  bool quick = false;
+  std::string out, csv, name, psi;
+  bool quick = false, psi_only = false;
   int device = 0;
   int reps = 0;         /* 0: 20, or 5 with --quick */
   long long array_mib = 0; /* 0: max(4 x L2, 1 GiB), 256 MiB with --quick */
+  long long instances = 0; /* psi tables: instances per launch; 0: kPsiInstances */
 };
+
+/* The psi tables' default instance count: 2^20, so that the 5x5 arrays
+ * (100 MB) are larger than an H100's 50 MiB L2. */
+constexpr long long kPsiInstances = 1 << 20;
 
 void usage(FILE *f)
 {
   fprintf(f,
           "usage: kfuse-calibrate [-o FILE] [--csv FILE] [--quick] [--reps R] [--device N]\n"
           "                       [--array-mib M] [--name TEXT]\n"
+          "                       [--psi FILE [--psi-only] [--instances N]]\n"
           "Measures the current GPU and writes a kfuse device profile (docs/calibrate.md).\n"
           "  -o, --output FILE  write the profile to FILE (default: stdout); it is read back\n"
           "                     with kf_profile_load and must parse\n"
@@ -227,9 +235,14 @@ void usage(FILE *f)
           "  --array-mib M      MiB per array of the bandwidth runs (default max(4 x L2, 1024),\n"
           "                     256 with --quick; at least 4 x the L2 size)\n"
           "  --name TEXT        the profile's name (default: the device's name)\n"
-          "Progress and a summary go to stderr. Exit status: 0 profile written, 1 a\n"
-          "measurement, check or write failed, %d bad usage, %d no CUDA device.\n",
-          KFX_EXIT_USAGE, KFX_EXIT_NO_DEVICE);
+          "  --psi FILE         also measure the psi tables of the routines of\n"
+          "                     examples/plans/mapped-f.plan and write them to FILE as\n"
+          "                     problem-file 'psi ROUTINE IPB EXTRA_SHARED SECONDS' lines\n"
+          "  --psi-only         measure only the psi tables (no profile; -o not allowed)\n"
+          "  --instances N      instances per launch of the psi runs (default %lld)\n"
+          "Progress and a summary go to stderr. Exit status: 0 profile (and psi tables)\n"
+          "written, 1 a measurement, check or write failed, %d bad usage, %d no CUDA device.\n",
+          kPsiInstances, KFX_EXIT_USAGE, KFX_EXIT_NO_DEVICE);
 }
 
 Options parse(int argc, char **argv)
@@ -242,8 +255,8 @@ Options parse(int argc, char **argv)
       usage(stdout);
       exit(0);
     }
-    if (opt == "--quick") {
-      o.quick = true;
+    if (opt == "--quick" || opt == "--psi-only") {
+      (opt == "--quick" ? o.quick : o.psi_only) = true;
       continue;
     }
     size_t eq = opt.find('=');
@@ -276,6 +289,13 @@ Options parse(int argc, char **argv)
     } else if (opt == "--array-mib" && ok) {
       ok = kfx::parse_ll(val.c_str(), 1, 1 << 20, &v);
       o.array_mib = v;
+    } else if (opt == "--psi" && ok) {
+      ok = !val.empty();
+      o.psi = val;
+    } else if (opt == "--instances" && ok) {
+      /* 2^26 instances: 6.7 GB per 5x5 array; the grid stays far below 2^31. */
+      ok = kfx::parse_ll(val.c_str(), 1, 1 << 26, &v);
+      o.instances = v;
     } else {
       ok = false;
     }
@@ -285,6 +305,15 @@ Options parse(int argc, char **argv)
       usage(stderr);
       exit(KFX_EXIT_USAGE);
     }
+  }
+  const char *conflict = o.psi_only && o.psi.empty()   ? "--psi-only needs --psi FILE"
+                         : o.psi_only && !o.out.empty() ? "--psi-only writes no profile: no -o"
+                         : o.instances && o.psi.empty() ? "--instances needs --psi FILE"
+                                                        : nullptr;
+  if (conflict) {
+    fprintf(stderr, "%s: %s\n", kProg, conflict);
+    usage(stderr);
+    exit(KFX_EXIT_USAGE);
   }
   return o;
 }
@@ -438,12 +467,20 @@ struct Row {
   double bytes = 0, launches = 0, flops = 0, clock_hz = 0;
   bool placed = true; /* blocks ran blocks_per_sm to each SM, all at once */
   Timing t;
+  /* psi rows: the routine, its configuration, the harness's time, psi, and
+   * why a configuration was skipped (then nothing was timed). */
+  std::string routine, note;
+  int ipb = 0, tpi = 0, extra_shared = 0;
+  Timing harness;
+  double psi = 0;
 
   double rate() const { return bytes > 0 ? bytes / t.median : 0; }
 };
 
 struct Ctx {
   Options o;
+  std::string command; /* the command line, for the psi file's header */
+  double psi_launch = 0; /* an empty <<<1, 32>>> launch in the psi batches, seconds */
   Device d;
   cudaStream_t s;
   int reps, warmup;
@@ -613,18 +650,36 @@ std::string version(int v) { return fmt("%d.%d", v / 1000, v % 1000 / 10); }
 void write_csv(const Ctx &c, FILE *f)
 {
   fprintf(f, "kind,width,occupancy,block,blocks_per_sm,dyn_shared,bytes,launches,flops,reps,"
-             "median_s,min_s,max_s,gbps,gflops,clock_hz,placed\n");
+             "median_s,min_s,max_s,gbps,gflops,clock_hz,placed,routine,ipb,tpi,extra_shared,"
+             "harness_s,psi_s,note\n");
   for (const Row &r : c.rows) {
+    bool psi = r.kind == "psi", timed = r.t.reps > 0;
     std::string occ = r.occupancy > 0 ? fmt("%.6g", r.occupancy) : "";
     std::string blk = r.block ? fmt("%d", r.block) : "";
     std::string bps = r.blocks_per_sm ? fmt("%d", r.blocks_per_sm) : "";
     std::string wid = r.width ? fmt("%d", r.width) : "";
-    fprintf(f, "%s,%s,%s,%s,%s,%zu,%.0f,%.0f,%.0f,%d,%.6e,%.6e,%.6e,%.3f,%.3f,%.6g,%d\n",
+    std::string placed = psi ? "" : fmt("%d", r.placed ? 1 : 0);
+    std::string cfg = psi ? fmt("%d,%d,%d", r.ipb, r.tpi, r.extra_shared) : ",,";
+    std::string res = psi && timed ? fmt("%.6e,%.6e", r.harness.median, r.psi) : ",";
+    fprintf(f,
+            "%s,%s,%s,%s,%s,%zu,%.0f,%.0f,%.0f,%d,%.6e,%.6e,%.6e,%.3f,%.3f,%.6g,%s,%s,%s,%s,%s\n",
             r.kind.c_str(), wid.c_str(), occ.c_str(), blk.c_str(), bps.c_str(), r.dyn_shared,
             r.bytes, r.launches, r.flops, r.t.reps, r.t.median, r.t.min, r.t.max,
-            r.bytes > 0 ? r.bytes / r.t.median / 1e9 : 0.0,
-            r.flops > 0 ? r.flops / r.t.median / 1e9 : 0.0, r.clock_hz, r.placed ? 1 : 0);
+            r.bytes > 0 && timed ? r.bytes / r.t.median / 1e9 : 0.0,
+            r.flops > 0 && timed ? r.flops / r.t.median / 1e9 : 0.0, r.clock_hz, placed.c_str(),
+            r.routine.c_str(), cfg.c_str(), res.c_str(), r.note.c_str());
   }
+}
+
+/* Writes len bytes of text to path, or dies. */
+void write_file(const std::string &path, const char *text, size_t len)
+{
+  FILE *f = fopen(path.c_str(), "w");
+  if (!f)
+    die("cannot write %s: %s", path.c_str(), strerror(errno));
+  bool ok = fwrite(text, 1, len, f) == len;
+  if (fclose(f) != 0 || !ok)
+    die("cannot write %s", path.c_str());
 }
 
 std::string utc_now()
@@ -637,33 +692,11 @@ std::string utc_now()
   return b;
 }
 
-} // namespace
-
-int main(int argc, char **argv)
+/* The device profile: every measurement of docs/calibrate.md, the profile
+ * written to -o (or stdout) and read back. */
+void measure_profile(Ctx &c)
 {
-  Ctx c;
-  c.o = parse(argc, argv);
-  int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    fprintf(stderr, "%s: no CUDA device: %s\n", kProg,
-            e != cudaSuccess ? cudaGetErrorString(e) : "the driver reports 0 devices");
-    return KFX_EXIT_NO_DEVICE;
-  }
-  if (c.o.device >= count) {
-    fprintf(stderr, "%s: no CUDA device %d (%d present)\n", kProg, c.o.device, count);
-    return KFX_EXIT_USAGE;
-  }
-  KFX_CHECK(cudaSetDevice(c.o.device));
-  c.d = query_device(c.o.device);
   const Device &d = c.d;
-  c.reps = c.o.reps ? c.o.reps : c.o.quick ? 5 : 20;
-  c.warmup = c.o.quick ? 1 : 3;
-
-  FILE *csv = nullptr;
-  if (!c.o.csv.empty() && !(csv = fopen(c.o.csv.c_str(), "w")))
-    die("cannot write %s: %s", c.o.csv.c_str(), strerror(errno));
-
   /* Arrays of at least 4 x L2, so that every pass streams from DRAM. */
   size_t mib = 1 << 20, min_bytes = 4 * (size_t)d.l2_bytes;
   size_t want = c.o.array_mib ? (size_t)c.o.array_mib * mib
@@ -682,7 +715,6 @@ int main(int argc, char **argv)
           d.prop.name, d.prop.major, d.prop.minor, d.sm_count, d.l2_bytes >> 20,
           c.array_bytes / mib, c.reps);
 
-  KFX_CHECK(cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking));
   int max_grid = d.max_blocks_per_sm * d.sm_count;
   KFX_CHECK(cudaMalloc(&c.src, c.array_bytes));
   KFX_CHECK(cudaMalloc(&c.dst, c.array_bytes));
@@ -925,12 +957,7 @@ int main(int argc, char **argv)
     if (fwrite(text.data(), 1, len, stdout) != len || fflush(stdout) != 0)
       die("cannot write the profile to stdout");
   } else {
-    FILE *f = fopen(c.o.out.c_str(), "w");
-    if (!f)
-      die("cannot write %s: %s", c.o.out.c_str(), strerror(errno));
-    bool ok = fwrite(text.data(), 1, len, f) == len;
-    if (fclose(f) != 0 || !ok)
-      die("cannot write %s", c.o.out.c_str());
+    write_file(c.o.out, text.data(), len);
     kf_profile_t file, mem;
     if (kf_profile_load(&file, c.o.out.c_str(), err, sizeof err) != 0)
       die("%s does not parse back: %s", c.o.out.c_str(), err);
@@ -939,11 +966,6 @@ int main(int argc, char **argv)
         kf_cal_profile_diff(&file, &mem, 0, what, sizeof what) != 0)
       die("%s reads back differently from what was written", c.o.out.c_str());
     fprintf(stderr, "%s: wrote %s (read back with kf_profile_load)\n", kProg, c.o.out.c_str());
-  }
-  if (csv) {
-    write_csv(c, csv);
-    if (fclose(csv) != 0)
-      die("cannot write %s", c.o.csv.c_str());
   }
   fprintf(stderr,
           "%s: bandwidth %.4g B/s, launch_overhead %.4g s, hide_occupancy %g, clock_hz %.4g, "
@@ -957,6 +979,315 @@ int main(int argc, char **argv)
   KFX_CHECK(cudaFree(c.block_sum));
   KFX_CHECK(cudaFree(c.block_log));
   KFX_CHECK(cudaFree(c.wrong));
+}
+
+/* The psi runs' settings: instances per launch, the extra shared memory per
+ * block, and the timing (batches of back-to-back launches). */
+struct PsiSettings {
+  long long n;
+  std::vector<int> extras;
+  int launches, batches, warmup;
+};
+
+PsiSettings psi_settings(const Options &o)
+{
+  PsiSettings p;
+  p.n = o.instances ? o.instances : kPsiInstances;
+  p.extras = o.quick ? std::vector<int>{0, 32768} : std::vector<int>{0, 8192, 16384, 32768};
+  p.launches = o.quick ? 10 : 20;
+  p.batches = o.quick ? 3 : 7;
+  p.warmup = 1;
+  return p;
+}
+
+/* Lets `kernel` take `dyn` bytes of dynamic shared memory (the opt-in above
+ * 48 KiB) and finds how many blocks of `block` threads are resident per SM.
+ * Returns why it cannot run, or an empty string. */
+std::string psi_fit(const void *kernel, int block, size_t dyn, const Device &d, int *per_sm)
+{
+  const size_t default_dyn = 48 * 1024;
+  cudaFuncAttributes fa;
+  KFX_CHECK(cudaFuncGetAttributes(&fa, kernel));
+  if (dyn + fa.sharedSizeBytes > (size_t)d.shared_per_block)
+    return fmt("%zu bytes of shared memory per block; the device allows %d", dyn,
+               d.shared_per_block);
+  if (dyn > default_dyn) {
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)dyn);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      return fmt("cudaFuncSetAttribute(MaxDynamicSharedMemorySize; %zu): %s", dyn,
+                 cudaGetErrorString(e));
+    }
+  }
+  cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, block, dyn);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return fmt("occupancy query: %s", cudaGetErrorString(e));
+  }
+  if (*per_sm < 1)
+    return fmt("no block of %d threads with %zu bytes of shared memory fits on an SM", block,
+               dyn);
+  return "";
+}
+
+/* Measures psi for every routine of psi::routines(), instances per block and
+ * extra shared memory (docs/calibrate.md, "psi tables"); one row each in
+ * c.rows, kind "psi". A configuration that cannot launch is a row with a note
+ * and no time. Every run's results are checked. */
+void measure_psi(Ctx &c, const PsiSettings &ps)
+{
+  const Device &d = c.d;
+  const std::vector<psi::Routine> rs = psi::routines();
+  const size_t n = (size_t)ps.n;
+
+  /* The memory routines read and write a pool of at least 4 x L2 and two of
+   * the largest array, one array after the other: a launch never finds its
+   * array in L2 from an earlier launch, as the first access of a fusion's
+   * input does not. Arrays start at multiples of 256 bytes (64 floats, so that
+   * value_at of the pool index is value_at of the array index). */
+  size_t largest = 0;
+  for (const psi::Routine &r : rs)
+    largest = std::max(largest, n * r.global * sizeof(float));
+  const size_t mib = 1 << 20;
+  size_t pool_bytes = std::max(4 * (size_t)d.l2_bytes, 2 * ((largest + 255) / 256 * 256));
+  pool_bytes = (pool_bytes + 2 * mib - 1) / (2 * mib) * (2 * mib);
+  size_t free_b = 0, total_b = 0;
+  KFX_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  if (pool_bytes + 256 * mib > free_b)
+    die("psi: a pool of %zu MiB does not fit in the %zu MiB free; use fewer --instances",
+        pool_bytes / mib, free_b / mib);
+  float *pool;
+  unsigned *sentinel;
+  unsigned long long *wrong;
+  KFX_CHECK(cudaMalloc(&pool, pool_bytes));
+  KFX_CHECK(cudaMalloc(&sentinel, sizeof *sentinel));
+  KFX_CHECK(cudaMalloc(&wrong, sizeof *wrong));
+  KFX_CHECK(cudaMemsetAsync(sentinel, 0, sizeof *sentinel, c.s));
+  psi::fill_values<<<d.sm_count * 4, 256, 0, c.s>>>(pool, pool_bytes / sizeof(float));
+  KFX_CHECK_LAUNCH();
+
+  size_t configs = 0;
+  for (const psi::Routine &r : rs)
+    configs += (size_t)std::max(0, kf_cal_psi_ipb_set(r.tpi, r.kind == psi::Kind::kCompute ? 1 : 32,
+                                                      d.max_threads_per_block, nullptr, 0)) *
+               ps.extras.size();
+  fprintf(stderr,
+          "%s: psi: %zu routines, %zu configurations, %lld instances per launch, median of %d "
+          "batches of %d launches, pool of %zu MiB\n",
+          kProg, rs.size(), configs, ps.n, ps.batches, ps.launches, pool_bytes / mib);
+
+  /* For reference (header and CSV): a launch alone, timed as the routines are.
+   * A routine's time minus this one keeps its blocks' dispatch, which psi,
+   * the difference to the harness of the same grid, leaves out. */
+  {
+    Row r;
+    r.kind = "psi_launch";
+    r.block = 32;
+    r.launches = ps.launches;
+    r.t = time_runs(
+        [&] {
+          for (int i = 0; i < ps.launches; i++)
+            empty_kernel<<<1, 32, 0, c.s>>>();
+        },
+        ps.warmup, ps.batches, c.s);
+    r.t.median /= ps.launches;
+    r.t.min /= ps.launches;
+    r.t.max /= ps.launches;
+    c.psi_launch = r.t.median;
+    c.rows.push_back(r);
+  }
+
+  for (const psi::Routine &R : rs) {
+    const bool memory = R.kind != psi::Kind::kCompute;
+    int ipbs[16];
+    int nipb = kf_cal_psi_ipb_set(R.tpi, memory ? 32 : 1, d.max_threads_per_block, ipbs, 16);
+    if (nipb <= 0)
+      die("psi %s: no instances per block fit a block of %d threads", R.name,
+          d.max_threads_per_block);
+    nipb = std::min(nipb, 16);
+    /* The memory routine's arrays, one after the other in the pool. */
+    const size_t array_floats = n * R.global;
+    const size_t stride = (array_floats + 63) / 64 * 64;
+    const size_t slots = memory ? pool_bytes / sizeof(float) / stride : 1;
+    size_t next_slot = 0, last_slot = 0;
+    double lo = INFINITY, hi = 0;
+    int measured = 0;
+    for (int k = 0; k < nipb; k++)
+      for (int extra : ps.extras) {
+        Row r;
+        r.kind = "psi";
+        r.routine = R.name;
+        r.ipb = ipbs[k];
+        r.tpi = R.tpi;
+        r.extra_shared = extra;
+        r.block = memory ? std::max(32, r.ipb) : r.ipb * R.tpi;
+        r.dyn_shared = (size_t)r.ipb * R.staging * sizeof(float) + extra;
+        r.launches = ps.launches;
+        r.bytes = memory ? (double)array_floats * sizeof(float) : 0;
+        r.flops = R.flops * (double)n;
+        const unsigned grid = (unsigned)((n + r.ipb - 1) / r.ipb);
+        int per_sm = 0, per_sm_h = 0;
+        std::string why = psi_fit(R.kernel, r.block, r.dyn_shared, d, &per_sm);
+        if (why.empty())
+          why = psi_fit(R.harness, r.block, r.dyn_shared, d, &per_sm_h);
+        if (!why.empty()) {
+          for (char &ch : why)
+            ch = ch == ',' ? ';' : ch;
+          r.note = "skipped: " + why;
+          fprintf(stderr, "%s: warning: psi %s ipb %d extra %d not measured: %s\n", kProg,
+                  R.name, r.ipb, extra, why.c_str());
+          c.rows.push_back(r);
+          continue;
+        }
+        r.blocks_per_sm = per_sm;
+        r.occupancy = (double)per_sm * r.block / d.max_threads_per_sm;
+        if (R.kind == psi::Kind::kStore)
+          KFX_CHECK(cudaMemsetAsync(pool, 0xff, pool_bytes, c.s)); /* NaN everywhere */
+        /* One batch: `launches` launches back to back, each memory launch on
+         * the next array of the pool. */
+        auto batch = [&](const void *kernel, bool routine) {
+          for (int i = 0; i < ps.launches; i++) {
+            size_t slot = memory ? next_slot++ % slots : 0;
+            psi::Args a = {memory ? pool + slot * stride : nullptr, ps.n, r.ipb, sentinel};
+            void *args[] = {&a};
+            KFX_CHECK(cudaLaunchKernel(kernel, dim3(grid), dim3((unsigned)r.block), args,
+                                       r.dyn_shared, c.s));
+            if (routine)
+              last_slot = slot;
+          }
+        };
+        r.t = time_runs([&] { batch(R.kernel, true); }, ps.warmup, ps.batches, c.s);
+        r.harness = time_runs([&] { batch(R.harness, false); }, ps.warmup, ps.batches, c.s);
+        for (Timing *t : {&r.t, &r.harness}) {
+          t->median /= ps.launches;
+          t->min /= ps.launches;
+          t->max /= ps.launches;
+        }
+        if (kf_cal_psi_seconds(r.t.median, r.harness.median, &r.psi) != 0)
+          die("psi %s ipb %d extra %d: a time is not a number", R.name, r.ipb, extra);
+        unsigned hits = 0;
+        KFX_CHECK(cudaMemcpyAsync(&hits, sentinel, sizeof hits, cudaMemcpyDeviceToHost, c.s));
+        KFX_CHECK(cudaStreamSynchronize(c.s));
+        if (hits)
+          die("psi %s ipb %d extra %d: %u results were the impossible value %g", R.name, r.ipb,
+              extra, hits, (double)psi::kSentinel);
+        if (R.kind == psi::Kind::kStore) {
+          KFX_CHECK(cudaMemsetAsync(wrong, 0, sizeof *wrong, c.s));
+          psi::count_wrong_values<<<d.sm_count * 4, 256, 0, c.s>>>(pool + last_slot * stride,
+                                                                  array_floats, wrong);
+          KFX_CHECK_LAUNCH();
+          unsigned long long bad = 0;
+          KFX_CHECK(cudaMemcpyAsync(&bad, wrong, sizeof bad, cudaMemcpyDeviceToHost, c.s));
+          KFX_CHECK(cudaStreamSynchronize(c.s));
+          if (bad)
+            die("psi %s ipb %d extra %d: %llu of %zu floats stored wrong", R.name, r.ipb, extra,
+                bad, array_floats);
+        }
+        lo = std::min(lo, r.psi);
+        hi = std::max(hi, r.psi);
+        measured++;
+        c.rows.push_back(r);
+      }
+    if (measured)
+      fprintf(stderr, "%s: psi %-11s ipb %d..%d: %.3g..%.3g us\n", kProg, R.name, ipbs[0],
+              ipbs[nipb - 1], lo * 1e6, hi * 1e6);
+  }
+  KFX_CHECK(cudaFree(pool));
+  KFX_CHECK(cudaFree(sentinel));
+  KFX_CHECK(cudaFree(wrong));
+}
+
+/* Writes the psi rows of c.rows to --psi FILE as problem-file psi lines with
+ * a header that says what they are, and checks that they parse. */
+void write_psi(const Ctx &c, const PsiSettings &ps)
+{
+  const Device &d = c.d;
+  std::vector<kf_cal_psi_t> entries;
+  int skipped = 0;
+  for (const Row &r : c.rows) {
+    if (r.kind != "psi")
+      continue;
+    if (!r.note.empty())
+      skipped++;
+    else
+      entries.push_back({r.routine.c_str(), r.ipb, r.extra_shared, r.psi});
+  }
+  if (entries.empty())
+    die("psi: no configuration could be measured");
+  std::string h;
+  h += "kfuse psi tables measured by kfuse-calibrate (docs/calibrate.md, \"psi tables\")\n";
+  h += fmt("device %d: %s, sm_%d%d, %d SMs, L2 %d MiB\n", d.id, d.prop.name, d.prop.major,
+           d.prop.minor, d.sm_count, d.l2_bytes >> 20);
+  h += fmt("date: %s; driver %s, runtime %s\n", utc_now().c_str(), version(d.driver).c_str(),
+           version(d.runtime).c_str());
+  h += "command: " + c.command + "\n";
+  h += fmt("instances: %lld per launch; a problem file using this table should say\n"
+           "`instances %lld`: psi is the time of all of them, not per instance\n",
+           ps.n, ps.n);
+  h += "psi ROUTINE IPB EXTRA_SHARED SECONDS: one launch of the routine over all instances\n"
+       "minus the same launch of its harness (the kernel without the routine), clamped at 0;\n"
+       "no launch overhead (the psi model adds the profile's launch_overhead per group)\n";
+  h += "IPB: instances per block; compute routines run IPB x (threads per instance) threads\n"
+       "per block, memory routines max(32, IPB); EXTRA_SHARED: bytes of dynamic shared\n"
+       "memory per block allocated beyond the routine's own staging, unused\n";
+  h += fmt("run: %s, median of %d batches of %d launches after %d warm-up batch; an empty\n"
+           "<<<1, 32>>> launch took %.4g s in such batches\n",
+           c.o.quick ? "--quick" : "full", ps.batches, ps.launches, ps.warmup, c.psi_launch);
+  h += fmt("configurations not measured (could not launch): %d%s\n", skipped,
+           skipped ? ", listed on stderr and in the --csv note column" : "");
+  std::vector<char> text(256 * 1024 + entries.size() * 128);
+  size_t len = 0;
+  char err[256] = "";
+  if (kf_cal_format_psi(entries.data(), entries.size(), h.c_str(), text.data(), text.size(),
+                        &len, err, sizeof err) != 0)
+    die("psi table: %s", err);
+  write_file(c.o.psi, text.data(), len);
+  fprintf(stderr, "%s: wrote %s (%zu psi entries, parsed back as a problem file)\n", kProg,
+          c.o.psi.c_str(), entries.size());
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  Ctx c;
+  c.o = parse(argc, argv);
+  for (int i = 0; i < argc; i++)
+    c.command += (i ? " " : "") + std::string(argv[i]);
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    fprintf(stderr, "%s: no CUDA device: %s\n", kProg,
+            e != cudaSuccess ? cudaGetErrorString(e) : "the driver reports 0 devices");
+    return KFX_EXIT_NO_DEVICE;
+  }
+  if (c.o.device >= count) {
+    fprintf(stderr, "%s: no CUDA device %d (%d present)\n", kProg, c.o.device, count);
+    return KFX_EXIT_USAGE;
+  }
+  KFX_CHECK(cudaSetDevice(c.o.device));
+  c.d = query_device(c.o.device);
+  c.reps = c.o.reps ? c.o.reps : c.o.quick ? 5 : 20;
+  c.warmup = c.o.quick ? 1 : 3;
+
+  FILE *csv = nullptr;
+  if (!c.o.csv.empty() && !(csv = fopen(c.o.csv.c_str(), "w")))
+    die("cannot write %s: %s", c.o.csv.c_str(), strerror(errno));
+  KFX_CHECK(cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking));
+
+  if (!c.o.psi_only)
+    measure_profile(c);
+  if (!c.o.psi.empty()) {
+    PsiSettings ps = psi_settings(c.o);
+    measure_psi(c, ps);
+    write_psi(c, ps);
+  }
+  if (csv) {
+    write_csv(c, csv);
+    if (fclose(csv) != 0)
+      die("cannot write %s", c.o.csv.c_str());
+  }
   KFX_CHECK(cudaStreamDestroy(c.s));
   return 0;
 }

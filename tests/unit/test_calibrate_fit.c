@@ -1,5 +1,6 @@
 /* Unit tests of tools/calibrate_fit.c with fake measurements: medians, the
- * hide_occupancy rule, and profile text that reads back as it was written. */
+ * hide_occupancy rule, profile text that reads back as it was written, and
+ * psi tables that the problem reader and the psi model read back. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
@@ -11,6 +12,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "calibrate_fit.h"
+#include "kfuse/model.h"
+#include "kfuse/plan.h"
 
 static void test_median(void **state)
 {
@@ -367,6 +370,204 @@ static void test_shipped_profile(void **state)
   assert_int_equal(kf_cal_profile_diff(&p, &back, 1e-5, what, sizeof what), 0);
 }
 
+static void test_psi_ipb_set(void **state)
+{
+  (void)state;
+  int ipb[16];
+  /* Compute routines: blocks of ipb x tpi threads, at most 1024. */
+  assert_int_equal(kf_cal_psi_ipb_set(1, 1, 1024, ipb, 16), 6);
+  assert_true(ipb[0] == 8 && ipb[5] == 256);
+  assert_int_equal(kf_cal_psi_ipb_set(3, 1, 1024, ipb, 16), 6); /* 256 x 3 = 768 */
+  assert_int_equal(kf_cal_psi_ipb_set(5, 1, 1024, ipb, 16), 5); /* 128 x 5 = 640 */
+  assert_int_equal(ipb[4], 128);
+  assert_int_equal(kf_cal_psi_ipb_set(9, 1, 1024, ipb, 16), 4); /* 64 x 9 = 576 */
+  assert_int_equal(kf_cal_psi_ipb_set(25, 1, 1024, ipb, 16), 3); /* 32 x 25 = 800 */
+  assert_true(ipb[0] == 8 && ipb[1] == 16 && ipb[2] == 32);
+  assert_int_equal(kf_cal_psi_ipb_set(200, 1, 1024, ipb, 16), 0); /* 8 x 200 > 1024 */
+  /* Memory routines: one warp at least; a smaller device limit cuts the set. */
+  assert_int_equal(kf_cal_psi_ipb_set(1, 32, 1024, ipb, 16), 6);
+  assert_int_equal(kf_cal_psi_ipb_set(1, 32, 100, ipb, 16), 4);
+  assert_int_equal(ipb[3], 64);
+  assert_int_equal(kf_cal_psi_ipb_set(1, 64, 32, ipb, 16), 0); /* the floor does not fit */
+  /* The count does not depend on the room given. */
+  assert_int_equal(kf_cal_psi_ipb_set(1, 1, 1024, ipb, 2), 6);
+  assert_int_equal(kf_cal_psi_ipb_set(1, 1, 1024, NULL, 0), 6);
+  assert_int_equal(kf_cal_psi_ipb_set(0, 1, 1024, ipb, 16), KF_EINVAL);
+  assert_int_equal(kf_cal_psi_ipb_set(1, 1, 0, ipb, 16), KF_EINVAL);
+  assert_int_equal(kf_cal_psi_ipb_set(1, 1, 1024, NULL, 16), KF_EINVAL);
+}
+
+static void test_psi_seconds(void **state)
+{
+  (void)state;
+  double s = -1;
+  assert_int_equal(kf_cal_psi_seconds(30e-6, 4e-6, &s), 0);
+  assert_true(fabs(s - 26e-6) < 1e-18);
+  assert_int_equal(kf_cal_psi_seconds(3e-6, 4e-6, &s), 0); /* noise below the harness */
+  assert_true(s == 0);
+  assert_int_equal(kf_cal_psi_seconds(0, 0, &s), 0);
+  assert_true(s == 0);
+  s = 42;
+  assert_int_equal(kf_cal_psi_seconds(-1e-6, 0, &s), KF_EINVAL);
+  assert_int_equal(kf_cal_psi_seconds(1e-6, -1e-6, &s), KF_EINVAL);
+  assert_int_equal(kf_cal_psi_seconds(NAN, 0, &s), KF_EINVAL);
+  assert_int_equal(kf_cal_psi_seconds(1e-6, INFINITY, &s), KF_EINVAL);
+  assert_int_equal(kf_cal_psi_seconds(1e-6, 0, NULL), KF_EINVAL);
+  assert_true(s == 42); /* untouched on error */
+}
+
+/* A psi table as kfuse-calibrate would write it for a few routines. */
+static const kf_cal_psi_t psi_good[] = {
+  { "load33", 8, 0, 1.2345678e-5 },   { "load33", 8, 16384, 1.5e-5 },
+  { "load33", 128, 0, 1.19e-5 },      { "mmul33_c1", 128, 0, 3.25e-6 },
+  { "mmul33_c1", 128, 32768, 4.5e-6 }, { "mmul33_c9", 32, 8192, 2.0e-6 },
+  { "store1", 256, 0, 0 },            { "_x9", 1, 1000000000, 7e-3 },
+};
+#define NPSI_GOOD (sizeof psi_good / sizeof psi_good[0])
+
+/* psi(routine, ipb, extra) as the psi model reads it from @p table: a group
+ * of a launch whose variant names the routine and a launch whose own shared
+ * memory is @p extra, so that the first one's extra shared memory is @p extra
+ * (lib/model.c: the group's shared memory minus the variant's own). */
+static double psi_through_model(const char *table, const char *routine, int ipb, int extra)
+{
+  char text[8192], err[160] = "";
+  int n = snprintf(text, sizeof text,
+                   "kfuse-plan 1\n"
+                   "launch probe\n  variant v ipb=%d psi=%s\n"
+                   "launch pad\n  variant w ipb=%d smem=%d\n%s",
+                   ipb, routine, ipb, extra, table);
+  assert_true(n > 0 && (size_t)n < sizeof text);
+  kf_problem *p;
+  if (kf_problem_parse(&p, text, (size_t)n, err, sizeof err) != 0)
+    fail_msg("does not parse: %s", err);
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_PSI), 0);
+  int order[] = { 0, 1 }, var[] = { 0, 0 };
+  kf_estimate_t est;
+  assert_int_equal(kf_model_estimate(m, p, order, var, 2, &est), 0);
+  assert_int_equal(est.instances_per_block, ipb);
+  kf_model_destroy(m);
+  kf_problem_destroy(p);
+  return est.compute_time; /* the pad launch has no flops: 0 */
+}
+
+static void test_psi_format_round_trip(void **state)
+{
+  (void)state;
+  char text[4096], err[200] = "";
+  size_t len = 0;
+  const char *comment = "kfuse psi table\ndevice 0: NVIDIA H100 80GB HBM3\n\ninstances 1048576";
+  assert_int_equal(
+    kf_cal_format_psi(psi_good, NPSI_GOOD, comment, text, sizeof text, &len, err, sizeof err),
+    0);
+  assert_int_equal(len, strlen(text));
+  static const char start[] = "# kfuse psi table\n# device 0: NVIDIA H100 80GB HBM3\n#\n"
+                              "# instances 1048576\npsi load33 8 0 1.23457e-05\n";
+  assert_int_equal(strncmp(text, start, sizeof start - 1), 0);
+  assert_non_null(strstr(text, "\npsi store1 256 0 0\n"));
+  assert_non_null(strstr(text, "\npsi _x9 1 1000000000 0.007\n"));
+  /* Every entry reads back through the problem reader and the psi model. */
+  for (size_t i = 0; i < NPSI_GOOD; i++) {
+    const kf_cal_psi_t *e = &psi_good[i];
+    if (e->extra_shared > 65536)
+      continue; /* more than a block can have: the model would not run it */
+    double got = psi_through_model(text, e->routine, e->ipb, e->extra_shared);
+    if (!(fabs(got - e->seconds) <= 5e-6 * e->seconds)) /* 6 significant digits */
+      fail_msg("%s %d %d: read back %g, wrote %g", e->routine, e->ipb, e->extra_shared, got,
+               e->seconds);
+  }
+  /* No comment; seconds under a femtosecond become 0. */
+  kf_cal_psi_t tiny = { "norm3_c1", 64, 0, 1e-300 };
+  assert_int_equal(kf_cal_format_psi(&tiny, 1, NULL, text, sizeof text, &len, err, sizeof err),
+                   0);
+  assert_string_equal(text, "psi norm3_c1 64 0 0\n");
+  /* A long comment line is cut, not an error; the exact size fits. */
+  char longline[1200];
+  memset(longline, 'x', sizeof longline - 1);
+  longline[sizeof longline - 1] = 0;
+  assert_int_equal(
+    kf_cal_format_psi(psi_good, 1, longline, text, sizeof text, &len, err, sizeof err), 0);
+  assert_true(strchr(text, '\n') - text == 402);
+  char exact[512];
+  assert_true(len + 1 <= sizeof exact);
+  assert_int_equal(
+    kf_cal_format_psi(psi_good, 1, longline, exact, len + 1, &len, err, sizeof err), 0);
+  assert_string_equal(exact, text);
+}
+
+static void test_psi_format_bad(void **state)
+{
+  (void)state;
+  char text[4096], err[200];
+  size_t len = 12345;
+  char longname[KF_CAL_PSI_NAME_MAX + 2];
+  memset(longname, 'r', sizeof longname - 1);
+  longname[sizeof longname - 1] = 0;
+  const struct {
+    kf_cal_psi_t e;
+    const char *msg;
+  } bad[] = {
+    { { NULL, 8, 0, 1e-6 }, "routine '(null)' is not an identifier" },
+    { { "", 8, 0, 1e-6 }, "routine '' is not an identifier" },
+    { { "9lives", 8, 0, 1e-6 }, "is not an identifier" },
+    { { "load 33", 8, 0, 1e-6 }, "is not an identifier" },
+    { { "load#33", 8, 0, 1e-6 }, "is not an identifier" },
+    { { "load-33", 8, 0, 1e-6 }, "is not an identifier" },
+    { { "load33\n", 8, 0, 1e-6 }, "is not an identifier" },
+    { { longname, 8, 0, 1e-6 }, "at most 63 characters" },
+    { { "load33", 0, 0, 1e-6 }, "instances per block 0 outside" },
+    { { "load33", -8, 0, 1e-6 }, "instances per block -8 outside" },
+    { { "load33", 1000000001, 0, 1e-6 }, "outside 1..1000000000" },
+    { { "load33", 8, -1, 1e-6 }, "extra shared memory -1 outside" },
+    { { "load33", 8, 0, -1e-6 }, "not a finite number" },
+    { { "load33", 8, 0, NAN }, "not a finite number" },
+    { { "load33", 8, 0, INFINITY }, "not a finite number" },
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    /* The bad entry after two good ones: its index is in the message. */
+    kf_cal_psi_t t[3] = { psi_good[0], psi_good[1], bad[i].e };
+    err[0] = 0;
+    int rc = kf_cal_format_psi(t, 3, NULL, text, sizeof text, &len, err, sizeof err);
+    if (rc != KF_EINVAL || !strstr(err, "entry 2") || !strstr(err, bad[i].msg))
+      fail_msg("case %zu: rc %d err '%s', want '%s'", i, rc, err, bad[i].msg);
+  }
+  /* The same routine, ipb and extra twice: the model would see only one. */
+  kf_cal_psi_t dup[] = { psi_good[0], psi_good[1], psi_good[0] };
+  dup[2].seconds = 2e-5;
+  assert_int_equal(kf_cal_format_psi(dup, 3, NULL, text, sizeof text, &len, err, sizeof err),
+                   KF_EINVAL);
+  assert_non_null(strstr(err, "entry 2 repeats entry 0: load33 8 0"));
+  /* Same routine at another ipb or extra, or another routine: no repeat. */
+  kf_cal_psi_t other[] = {
+    { "a", 8, 0, 1 }, { "a", 16, 0, 1 }, { "a", 8, 8192, 1 }, { "b", 8, 0, 1 },
+  };
+  assert_int_equal(kf_cal_format_psi(other, 4, NULL, text, sizeof text, &len, err, sizeof err),
+                   0);
+  len = 12345;
+  assert_int_equal(kf_cal_format_psi(psi_good, 0, NULL, text, sizeof text, &len, err, sizeof err),
+                   KF_EINVAL);
+  assert_non_null(strstr(err, "no psi entries"));
+  assert_int_equal(kf_cal_format_psi(NULL, 3, NULL, text, sizeof text, &len, err, sizeof err),
+                   KF_EINVAL);
+  assert_int_equal(kf_cal_format_psi(psi_good, 3, NULL, NULL, 0, &len, NULL, 0), KF_EINVAL);
+  assert_int_equal(kf_cal_format_psi(psi_good, 3, NULL, text, 0, &len, NULL, 0), KF_EINVAL);
+  assert_int_equal(len, 12345); /* untouched on error */
+  /* Buffers too small, down to one byte: an error, never an overrun. */
+  size_t need = 0;
+  assert_int_equal(kf_cal_format_psi(psi_good, NPSI_GOOD, "header", text, sizeof text, &need,
+                                     err, sizeof err),
+                   0);
+  for (size_t n = 1; n <= need; n += (n < need - 3 ? 23 : 1)) {
+    char *small = malloc(n);
+    assert_non_null(small);
+    int rc = kf_cal_format_psi(psi_good, NPSI_GOOD, "header", small, n, &len, err, sizeof err);
+    if (rc != KF_ERANGE || !strstr(err, "longer than"))
+      fail_msg("buffer of %zu bytes (text needs %zu + 1): rc %d err '%s'", n, need, rc, err);
+    free(small);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -381,6 +582,10 @@ int main(void)
     cmocka_unit_test(test_format_degenerate),
     cmocka_unit_test(test_profile_diff),
     cmocka_unit_test(test_shipped_profile),
+    cmocka_unit_test(test_psi_ipb_set),
+    cmocka_unit_test(test_psi_seconds),
+    cmocka_unit_test(test_psi_format_round_trip),
+    cmocka_unit_test(test_psi_format_bad),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
