@@ -5,6 +5,7 @@
  * against the cost model's prediction for it. */
 #include "common.h"
 #include "kfuse_bench.h"
+#include "mapped_f_kernels.h"
 #ifndef KB_NO_RT
 #include "kfuse/rt.h"
 #endif
@@ -87,12 +88,82 @@ void epilogue_hand_run(void *const *in, void *const *out, int n, int block, cuda
       (float *)out[1], (float *)out[2], (float *)out[3], n);
 }
 
+/* The mapped function in one kernel: every operand and result in registers. */
+__global__ void mapped_f_hand(const float *A, const float *B, const float *v, const float *C,
+                              const float *D, float *AB, float *ABv, float *nrm, float *CD,
+                              float *CDC, float *F, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float a[9], b[9], ab[9], x[3], y[3];
+  mf_load<9>(A, i, a);
+  mf_load<9>(B, i, b);
+  mf_matmul<3>(a, b, ab);
+  mf_store<9>(AB, i, ab);
+  mf_load<3>(v, i, x);
+#pragma unroll
+  for (int r = 0; r < 3; r++)
+    y[r] = ab[3 * r] * x[0] + ab[3 * r + 1] * x[1] + ab[3 * r + 2] * x[2];
+  mf_store<3>(ABv, i, y);
+  float s = sqrtf(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
+  nrm[i] = s;
+  float c[25], d[25], cd[25];
+  mf_load<25>(C, i, c);
+  mf_load<25>(D, i, d);
+  mf_matmul<5>(c, d, cd);
+  mf_store<25>(CD, i, cd);
+#pragma unroll
+  for (int k = 0; k < 25; k++)
+    cd[k] += c[k];
+  mf_store<25>(CDC, i, cd);
+#pragma unroll
+  for (int k = 0; k < 25; k++)
+    cd[k] *= s;
+  mf_store<25>(F, i, cd);
+}
+
+void mapped_f_hand_run(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  const float *const *i = (const float *const *)in;
+  float *const *o = (float *const *)out;
+  mapped_f_hand<<<kfx::grid_for(n, block), block, 0, s>>>(i[0], i[1], i[2], i[3], i[4], o[0],
+                                                           o[1], o[2], o[3], o[4], o[5], n);
+}
+
 /* In the order of the workload table (kfuse_bench_workloads.cu). */
 const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
     chain_hand_run<float, 2>,  chain_hand_run<float, 4>,  chain_hand_run<float, 8>,
     chain_hand_run<double, 2>, chain_hand_run<double, 4>, chain_hand_run<double, 8>,
-    blas1_hand_run,            epilogue_hand_run,
+    blas1_hand_run,            epilogue_hand_run,         mapped_f_hand_run,
 };
+
+/* Instances of w the main table runs for n. */
+size_t instances(const kb_workload &w, long long n)
+{
+  return (size_t)(w.n_div > 1 ? n / w.n_div : n);
+}
+
+/* Where the arrays of w over n instances lie: element offsets of the inputs
+ * from the input base and of the outputs from the output base, back to
+ * back; in[nin] and out[nout] are the totals. */
+struct Layout {
+  size_t in[KB_MAXIN + 1], out[KB_MAXOUT + 1];
+};
+
+Layout layout(const kb_workload &w, size_t n)
+{
+  Layout L = {};
+  for (int j = 0; j < w.nin; j++)
+    L.in[j + 1] = L.in[j] + n * (w.width ? w.width[j] : 1);
+  for (int k = 0; k < w.nout; k++)
+    L.out[k + 1] = L.out[k] + n * (w.width ? w.width[w.nin + k] : 1);
+  return L;
+}
+
+/* Points in[] and out[] at w's arrays and fills the inputs. */
+void place(const kb_workload &w, const Layout &L, void *in_base, void *out_base, uint64_t seed,
+           void **in, void **out);
 
 /* Input ranges per workload kind: positive data keeps the chains free of
  * cancellation; the epilogue gets GELU's interesting range. */
@@ -114,6 +185,17 @@ void fill(const kb_workload &w, void *p, size_t n, uint64_t seed, int tag, bool 
   else
     fill_kernel<double><<<grid, 256>>>((double *)p, n, base, lo, hi);
   KFX_CHECK_LAUNCH();
+}
+
+void place(const kb_workload &w, const Layout &L, void *in_base, void *out_base, uint64_t seed,
+           void **in, void **out)
+{
+  for (int j = 0; j < w.nin; j++) {
+    in[j] = (char *)in_base + L.in[j] * w.elem;
+    fill(w, in[j], L.in[j + 1] - L.in[j], seed, j, !strcmp(w.name, "epilogue"));
+  }
+  for (int k = 0; k < w.nout; k++)
+    out[k] = (char *)out_base + L.out[k] * w.elem;
 }
 
 struct Options {
@@ -244,14 +326,15 @@ void run_once(kb_seq_fn seq, void *const *in, void *const *out, size_t out_bytes
 /* Hand-fused against unfused: as close as two float (double) evaluations of
  * the same expressions can be; they are usually bit-identical. */
 bool hand_close(const kb_workload &w, const unsigned char *got, const unsigned char *ref,
-                size_t n)
+                const Layout &L)
 {
   bool ok = true;
   for (int k = 0; k < w.nout; k++) {
+    size_t at = L.out[k], n = L.out[k + 1] - at;
     kfx::Closeness c =
-        w.elem == 4 ? kfx::compare((const float *)got + k * n, (const float *)ref + k * n, n, 1e-5)
-                    : kfx::compare((const double *)got + k * n, (const double *)ref + k * n, n,
-                                   1e-12);
+        w.elem == 4
+            ? kfx::compare((const float *)got + at, (const float *)ref + at, n, 1e-5)
+            : kfx::compare((const double *)got + at, (const double *)ref + at, n, 1e-12);
     if (c.bad) {
       printf("#   hand-fused output %d: %zu elements off (max_rel_err %.3e)\n", k, c.bad,
              c.max_rel);
@@ -393,24 +476,22 @@ int run_plans(const Options &o)
         mine.push_back(p);
     if (mine.empty())
       continue;
-    long long n = o.n_given ? o.n : (long long)mine[0].elements;
+    /* The instance count the plans were predicted for, unless --n says. */
+    long long n = o.n_given ? (long long)instances(w, o.n) : (long long)mine[0].elements;
     if (n < 1 || n > INT_MAX) {
       printf("# %s: no element count for its plans; give --n\n", name.c_str());
       all_ok = false;
       continue;
     }
-    size_t un = (size_t)n, arr = un * w.elem, ob = (size_t)w.nout * arr;
+    size_t un = (size_t)n;
+    Layout L = layout(w, un);
+    size_t ob = L.out[w.nout] * w.elem;
     void *inb, *outb, *refb;
-    KFX_CHECK(cudaMalloc(&inb, (size_t)w.nin * arr));
+    KFX_CHECK(cudaMalloc(&inb, L.in[w.nin] * w.elem));
     KFX_CHECK(cudaMalloc(&outb, ob));
     KFX_CHECK(cudaMalloc(&refb, ob));
-    void *in[4], *out[8];
-    for (int j = 0; j < w.nin; j++) {
-      in[j] = (char *)inb + j * arr;
-      fill(w, in[j], un, o.seed, j, !strcmp(w.name, "epilogue"));
-    }
-    for (int j = 0; j < w.nout; j++)
-      out[j] = (char *)outb + j * arr;
+    void *in[KB_MAXIN], *out[KB_MAXOUT];
+    place(w, L, inb, outb, o.seed, in, out);
     KFX_CHECK(cudaMemsetAsync(outb, 0xff, ob, s));
     w.run(in, out, (int)n, o.block, s);
     KFX_CHECK_LAUNCH();
@@ -492,9 +573,11 @@ int main(int argc, char **argv)
   size_t nmax = (size_t)std::max(o.n, o.small_n);
   size_t in_b = 0, out_b = 0, copy_b = 0;
   for (int k = 0; k < KB_NWORKLOADS; k++) {
-    in_b = std::max(in_b, (size_t)uw[k].nin * uw[k].elem * nmax);
-    out_b = std::max(out_b, (size_t)uw[k].nout * uw[k].elem * nmax);
-    copy_b = std::max(copy_b, (size_t)(uw[k].bytes_per_elem * nmax / 2));
+    size_t ni = instances(uw[k], (long long)nmax);
+    Layout L = layout(uw[k], ni);
+    in_b = std::max(in_b, L.in[uw[k].nin] * uw[k].elem);
+    out_b = std::max(out_b, L.out[uw[k].nout] * uw[k].elem);
+    copy_b = std::max(copy_b, (size_t)(uw[k].bytes_per_elem * ni / 2));
   }
   Arena A(in_b, out_b, copy_b);
   cudaStream_t s;
@@ -528,35 +611,34 @@ int main(int argc, char **argv)
       std::string name = std::string(w.name) + "-" + w.dtype;
       if (!o.only.empty() && name.find(o.only) == std::string::npos)
         continue;
-      size_t un = (size_t)n, arr = un * w.elem;
-      void *in[4], *out[8];
-      for (int j = 0; j < w.nin; j++) {
-        in[j] = (char *)A.in + j * arr;
-        fill(w, in[j], un, o.seed, j, !strcmp(w.name, "epilogue"));
-      }
-      for (int j = 0; j < w.nout; j++)
-        out[j] = (char *)A.out + j * arr;
-      size_t ob = (size_t)w.nout * arr;
+      size_t un = instances(w, n);
+      Layout L = layout(w, un);
+      void *in[KB_MAXIN], *out[KB_MAXOUT];
+      place(w, L, A.in, A.out, o.seed, in, out);
+      size_t ob = L.out[w.nout] * w.elem;
 
-      run_once(w.run, in, out, ob, (int)n, o.block, s, A.out, A.ref.data());
-      run_once(fw[k].run, in, out, ob, (int)n, o.block, s, A.out, A.got.data());
-      Row r{w.name, n, w.launches, w.bytes_per_elem * n, 0, 0, 0, 0, true, true};
+      run_once(w.run, in, out, ob, (int)un, o.block, s, A.out, A.ref.data());
+      run_once(fw[k].run, in, out, ob, (int)un, o.block, s, A.out, A.got.data());
+      Row r{w.name, (long long)un, w.launches, w.bytes_per_elem * un, 0, 0, 0, 0, true, true};
       r.bitwise = memcmp(A.ref.data(), A.got.data(), ob) == 0;
       if (!r.bitwise) {
         size_t b = 0;
         while (A.ref[b] == A.got[b])
           b++;
+        size_t e = b / w.elem, k2 = 0;
+        while (k2 + 1 < (size_t)w.nout && e >= L.out[k2 + 1])
+          k2++;
         printf("#   %s: kfuse output differs from unfused at byte %zu (output %zu, element %zu)\n",
-               name.c_str(), b, b / arr, b % arr / w.elem);
+               name.c_str(), b, k2, e - L.out[k2]);
       }
-      run_once(hand_runs[k], in, out, ob, (int)n, o.block, s, A.out, A.got.data());
-      r.hand_ok = hand_close(w, A.got.data(), A.ref.data(), un);
+      run_once(hand_runs[k], in, out, ob, (int)un, o.block, s, A.out, A.got.data());
+      r.hand_ok = hand_close(w, A.got.data(), A.ref.data(), L);
 
       auto timed = [&](kb_seq_fn f) {
         return kfx::time_median_ms(
                    [&] {
                      for (int it = 0; it < iters; it++)
-                       f(in, out, (int)n, o.block, s);
+                       f(in, out, (int)un, o.block, s);
                    },
                    o.warmup, o.reps, s) /
                iters;
@@ -576,8 +658,8 @@ int main(int argc, char **argv)
       bool ok = r.bitwise && r.hand_ok;
       all_ok = all_ok && ok;
       double gbps = r.bytes / (r.fused * 1e6), copy_gbps = r.bytes / (r.copy * 1e6);
-      printf("%-14s %9lld %3d %10.4f %10.4f %10.4f %10.4f %8.1f %7.3f %7.2f %7.2f  %s\n",
-             name.c_str(), n, w.launches, r.unfused, r.fused, r.hand, r.copy, gbps,
+      printf("%-14s %9zu %3d %10.4f %10.4f %10.4f %10.4f %8.1f %7.3f %7.2f %7.2f  %s\n",
+             name.c_str(), un, w.launches, r.unfused, r.fused, r.hand, r.copy, gbps,
              gbps / copy_gbps, r.unfused / r.fused, r.fused / r.hand,
              ok ? "ok" : (!r.bitwise ? "FAIL(bitwise)" : "FAIL(hand)"));
       fflush(stdout);

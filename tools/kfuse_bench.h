@@ -6,8 +6,10 @@
 
 #include <cuda_runtime.h>
 
-/* Runs one workload's launch sequence: `in` and `out` are device arrays of n
- * elements each (the workload's nin inputs and nout outputs, in order). */
+/* Runs one workload's launch sequence over n instances: `in` and `out` are
+ * the workload's nin input and nout output device arrays, in order, each of
+ * n x its width elements (one element per instance for element-wise
+ * workloads). */
 typedef void (*kb_seq_fn)(void *const *in, void *const *out, int n, int block, cudaStream_t s);
 
 struct kb_workload {
@@ -15,11 +17,19 @@ struct kb_workload {
   const char *fn;         /* the function that launches the sequence (remarks name it) */
   const char *dtype;      /* "f32" or "f64" */
   int elem;               /* bytes per element */
-  int nin, nout;          /* input and output arrays, n elements each */
+  int nin, nout;          /* input and output arrays (at most KB_MAXIN, KB_MAXOUT) */
   int launches;           /* kernels in the sequence */
-  double bytes_per_elem;  /* fewest bytes moved per element: inputs read once, outputs written once */
+  double bytes_per_elem;  /* fewest bytes moved per instance: inputs read once, outputs written once */
   kb_seq_fn run;
+  /* Elements per instance of each array, inputs then outputs; NULL: 1 each. */
+  const unsigned char *width;
+  /* The main table runs n / n_div instances of it (0: n), so that wide
+   * records stay within memory; --plans runs the count its plans were made for. */
+  int n_div;
 };
+
+#define KB_MAXIN 5
+#define KB_MAXOUT 8
 
 /* Coefficients of the element-wise chains (step j uses kb_coef[j]); the
  * hand-fused kernels use the same ones. */
@@ -30,8 +40,11 @@ static constexpr double kb_blas_a = 1.5, kb_blas_alpha = 0.625, kb_blas_beta = 1
 /* DL epilogue: h1 = x + bias[i % cols]; h2 = gelu(h1); h3 = s*h2; o = h3 + r. */
 static constexpr int kb_epi_cols = 4096;
 static constexpr float kb_epi_s = 0.5f;
+/* The mapped function F = ||A.B.v||_2 . (C.D + C) (examples/mapped_f_kernels.h):
+ * floats per instance of A, B, v, C, D, then AB, ABv, nrm, CD, CDC, F. */
+static constexpr unsigned char kb_mapped_f_width[11] = {9, 9, 3, 25, 25, 9, 3, 1, 25, 25, 25};
 
-#define KB_NWORKLOADS 8
+#define KB_NWORKLOADS 9
 
 /* The same table of KB_NWORKLOADS entries, compiled twice; the entries
  * differ only in `run`. */

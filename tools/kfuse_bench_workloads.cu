@@ -69,6 +69,8 @@ __global__ KFUSE_MAP void gelu(const float *h, float *g, int n)
   }
 }
 
+#include "mapped_f_kernels.h"
+
 static unsigned grid_for(int n, int block) { return (unsigned)((n + block - 1) / block); }
 
 /* Element-wise chains of length 2, 4, 8 over inputs x, y, z: step j is
@@ -139,20 +141,39 @@ static void epilogue_f32(void *const *in, void *const *out, int n, int block, cu
   add<float><<<g, block, 0, s>>>(h3, r, o, n);
 }
 
+/* The mapped function F, one thread per instance, in the launch order of
+ * examples/plans/mapped-f.plan. */
+static void mapped_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  const float *A = (const float *)in[0], *B = (const float *)in[1], *v = (const float *)in[2];
+  const float *C = (const float *)in[3], *D = (const float *)in[4];
+  float *AB = (float *)out[0], *ABv = (float *)out[1], *nrm = (float *)out[2];
+  float *CD = (float *)out[3], *CDC = (float *)out[4], *F = (float *)out[5];
+  unsigned g = grid_for(n, block);
+  mf_mmul33<<<g, block, 0, s>>>(A, B, AB, n);
+  mf_mvmul33<<<g, block, 0, s>>>(AB, v, ABv, n);
+  mf_norm3<<<g, block, 0, s>>>(ABv, nrm, n);
+  mf_mmul55<<<g, block, 0, s>>>(C, D, CD, n);
+  mf_madd55<<<g, block, 0, s>>>(CD, C, CDC, n);
+  mf_smmul55<<<g, block, 0, s>>>(nrm, CDC, F, n);
+}
+
 /* A host function, not a namespace-scope table: clang would also emit a
  * constant-initialised global for the device, where host function addresses
  * do not exist. */
 const kb_workload *workloads()
 {
   static const kb_workload table[KB_NWORKLOADS] = {
-      {"chain2", "chain2_f32", "f32", 4, 3, 2, 2, 4 * 5.0, chain2_f32},
-      {"chain4", "chain4_f32", "f32", 4, 3, 4, 4, 4 * 7.0, chain4_f32},
-      {"chain8", "chain8_f32", "f32", 4, 3, 8, 8, 4 * 11.0, chain8_f32},
-      {"chain2", "chain2_f64", "f64", 8, 3, 2, 2, 8 * 5.0, chain2_f64},
-      {"chain4", "chain4_f64", "f64", 8, 3, 4, 4, 8 * 7.0, chain4_f64},
-      {"chain8", "chain8_f64", "f64", 8, 3, 8, 8, 8 * 11.0, chain8_f64},
-      {"blas1", "blas1_f64", "f64", 8, 3, 3, 3, 8 * 6.0, blas1_f64},
-      {"epilogue", "epilogue_f32", "f32", 4, 3, 4, 4, 4 * 6.0, epilogue_f32},
+      {"chain2", "chain2_f32", "f32", 4, 3, 2, 2, 4 * 5.0, chain2_f32, nullptr, 0},
+      {"chain4", "chain4_f32", "f32", 4, 3, 4, 4, 4 * 7.0, chain4_f32, nullptr, 0},
+      {"chain8", "chain8_f32", "f32", 4, 3, 8, 8, 4 * 11.0, chain8_f32, nullptr, 0},
+      {"chain2", "chain2_f64", "f64", 8, 3, 2, 2, 8 * 5.0, chain2_f64, nullptr, 0},
+      {"chain4", "chain4_f64", "f64", 8, 3, 4, 4, 8 * 7.0, chain4_f64, nullptr, 0},
+      {"chain8", "chain8_f64", "f64", 8, 3, 8, 8, 8 * 11.0, chain8_f64, nullptr, 0},
+      {"blas1", "blas1_f64", "f64", 8, 3, 3, 3, 8 * 6.0, blas1_f64, nullptr, 0},
+      {"epilogue", "epilogue_f32", "f32", 4, 3, 4, 4, 4 * 6.0, epilogue_f32, nullptr, 0},
+      {"mapped-f", "mapped_f32", "f32", 4, 5, 6, 6, 4 * (71.0 + 88.0), mapped_f32,
+       kb_mapped_f_width, 16},
   };
   return table;
 }
