@@ -329,6 +329,10 @@ static int kf__relax(kf__search *s, double deadline, kf__lp **lp)
       int more = kf__separate_cliques(c, &s->rows, s->x, s->cutcols, 4 * n);
       added = more < 0 ? more : added + more;
     }
+    if (added >= 0) {
+      int more = kf__separate_odd_cycles(c, &s->rows, s->x, s->cutcols, 4 * n);
+      added = more < 0 ? more : added + more;
+    }
     if (added < 0)
       return added;
     s->pl->st.conflict_rows += added;

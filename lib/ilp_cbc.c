@@ -127,6 +127,23 @@ static int kf__cols_build(const kf__ilp_t *p, kf__cols *m)
       m->val[at] = 1.0;
     }
   }
+  /* A column listed t times in a row has coefficient t: the entries of a
+   * column are in row order, so repeats are adjacent; merge them. */
+  int w = 0;
+  for (int c = 0, from = 0; c < p->ncols; c++) {
+    int to = m->start[c + 1];
+    m->start[c] = w;
+    for (int k = from; k < to; k++) {
+      if (w > m->start[c] && m->row[w - 1] == m->row[k]) {
+        m->val[w - 1] += 1.0;
+      } else {
+        m->row[w] = m->row[k];
+        m->val[w++] = 1.0;
+      }
+    }
+    from = to;
+  }
+  m->start[p->ncols] = w;
   return 0;
 }
 
@@ -270,8 +287,9 @@ int kf__lp_add_rows(kf__lp *lp, int nrows, const int *start, const int *idx,
   double *rl = malloc(sizeof(double) * (size_t)(nrows + 1));
   double *ru = malloc(sizeof(double) * (size_t)(nrows + 1));
   double *ones = malloc(sizeof(double) * (size_t)(nnz + 1));
+  int *cidx = malloc(sizeof(int) * (size_t)(nnz + 1));
   int rc = KF_ENOMEM;
-  if (st && rl && ru && ones) {
+  if (st && rl && ru && ones && cidx) {
     /* start may be offsets into a larger array: rebase them. */
     for (int r = 0; r <= nrows; r++)
       st[r] = start[r] - start[0];
@@ -279,9 +297,25 @@ int kf__lp_add_rows(kf__lp *lp, int nrows, const int *start, const int *idx,
       rl[r] = sense[r] == 'E' ? rhs[r] : -DBL_MAX;
       ru[r] = rhs[r];
     }
-    for (int k = 0; k < nnz; k++)
-      ones[k] = 1.0;
-    kf__cbc->lp_add_rows(lp->m, nrows, rl, ru, st, idx + start[0], ones);
+    /* Repeats of a column in a row (consecutive) add up to its
+     * coefficient. */
+    int w = 0;
+    for (int r = 0, from = 0; r < nrows; r++) {
+      int to = st[r + 1];
+      st[r] = w;
+      for (int k = from; k < to; k++) {
+        int c = idx[start[0] + k];
+        if (w > st[r] && cidx[w - 1] == c) {
+          ones[w - 1] += 1.0;
+        } else {
+          cidx[w] = c;
+          ones[w++] = 1.0;
+        }
+      }
+      from = to;
+    }
+    st[nrows] = w;
+    kf__cbc->lp_add_rows(lp->m, nrows, rl, ru, st, cidx, ones);
     lp->nrows += nrows;
     rc = 0;
   }
@@ -289,6 +323,7 @@ int kf__lp_add_rows(kf__lp *lp, int nrows, const int *start, const int *idx,
   free(rl);
   free(ru);
   free(ones);
+  free(cidx);
   return rc;
 }
 

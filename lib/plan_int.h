@@ -134,7 +134,8 @@ int kf__cand_eval(const kf_problem *p, const kf__dag *d, const kf_model *m,
 int kf__quotient_cycle(const kf__dag *d, const kf__cands *c, const int *chosen,
                        int nc, int *cycle, int *clen, int *topo);
 
-/* Rows of the binary program over the candidates (columns): coefficients 1,
+/* Rows of the binary program over the candidates (columns): coefficients 1
+ * (a column listed t times in a row, consecutively, has coefficient t),
  * sense 'E' (= rhs) or 'L' (<= rhs). */
 typedef struct kf__rows {
   int *start, *idx;
@@ -161,6 +162,12 @@ int kf__separate_pairs(const kf__dag *d, const kf__cands *c, kf__rows *rows,
                        const double *x, int *cols, int max);
 int kf__separate_cliques(const kf__cands *c, kf__rows *rows, const double *x,
                          int *cols, int max);
+/* Appends odd-cycle rows (at most max) violated by a solution x of the
+ * relaxation: {0, 1/2} cuts over the rows with right-hand side 1 that
+ * neighbours on an odd cycle of fractional groups share (oddcycle.c).
+ * Returns the count or KF_ENOMEM. */
+int kf__separate_odd_cycles(const kf__cands *c, kf__rows *rows, const double *x,
+                            int *cols, int max);
 /* Appends two-term cycle rows (at most max) until every pair of groups with
  * in[] set that reach each other both ways is excluded by one. Returns the
  * count or KF_ENOMEM. */

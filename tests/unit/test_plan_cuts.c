@@ -1,9 +1,10 @@
 /* Unit tests of cuts.c and of the dominance pruning in candidates.c: every
  * row the solver adds holds for every acyclic plan (checked over all
  * partitions of small random instances) and cuts off what it is made
- * against; two-way dependent pairs are all covered; a group is pruned only
- * for a refinement ordered acyclically inside it; the k best plans are the
- * k cheapest acyclic partitions into the candidates. */
+ * against (cycle cuts, clique and odd-cycle rows); two-way dependent pairs
+ * are all covered; a group is pruned only for a refinement ordered
+ * acyclically inside it; the k best plans are the k cheapest acyclic
+ * partitions into the candidates. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -177,6 +178,84 @@ static void test_clique_rows(void **state)
     kf_problem_destroy(p);
   }
   assert_true(made > 0);
+  kf_model_destroy(m);
+}
+
+/* Odd-cycle rows: separated from points that put 1/2 on some groups (the
+ * odd cycles of overlapping halves a relaxation stops at) and from points
+ * of the relaxation itself, each row is violated by its point and holds
+ * for every acyclic partition (checked over all of them). */
+static void test_odd_cycle_rows(void **state)
+{
+  (void)state;
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  int made = 0, weighted = 0;
+  for (unsigned seed = 1; seed <= 60; seed++) {
+    int n = 6 + (int)(seed % 3), k = 2 + (int)(seed % 3);
+    kf_problem *p = seed % 2 ? tl_synthetic(n, 2 + n / 2, seed)
+                             : tl_random_problem(n, 2 + (int)(seed % 3), seed);
+    kf__dag d;
+    kf__cands c;
+    assert_int_equal(kf__dag_build(p, &d), 0);
+    assert_int_equal(kf__cands_build(p, &d, m, k, &c), 0);
+    kf__rows rows;
+    memset(&rows, 0, sizeof rows);
+    assert_int_equal(kf__partition_rows(&c, n, &rows), 0);
+    double *x = calloc((size_t)c.n + 1, sizeof(double));
+    int *cols = malloc(sizeof(int) * (size_t)(c.n + 1));
+    char *in = malloc((size_t)c.n + 1);
+    memset(in, 1, (size_t)c.n + 1);
+    /* Two-term cycle rows too: they are witnesses like the launch rows. */
+    assert_true(kf__conflict_rows(&d, &c, &rows, in, cols, 100000) >= 0);
+    unsigned s = seed;
+    for (int trial = 0; trial < 6; trial++) {
+      /* Trial 0: the relaxation's point; then random halves. */
+      int first = rows.n;
+      if (trial == 0) {
+        double *cost = malloc(sizeof(double) * (size_t)(c.n + 1));
+        for (int j = 0; j < c.n; j++)
+          cost[j] = c.c[j].cost * 1e6;
+        kf__ilp_t ilp = { c.n, cost, rows.n, rows.start, rows.idx, rows.sense, rows.rhs,
+                          5, INFINITY, 0 };
+        kf__lp *lp;
+        assert_int_equal(kf__lp_create(&ilp, &lp), 0);
+        kf__lp_result_t lr = { x, NULL, 0 };
+        assert_int_equal(kf__lp_solve(lp, 5, &lr), 0);
+        kf__lp_destroy(lp);
+        free(cost);
+      } else {
+        for (int j = 0; j < c.n; j++)
+          x[j] = c.c[j].n > 1 && tl_rand(&s) % 3 == 0 ? 0.5 : 0;
+      }
+      int added = kf__separate_odd_cycles(&c, &rows, x, cols, 1000);
+      assert_true(added >= 0);
+      made += added;
+      for (int r = first; r < rows.n; r++) {
+        double lhs = 0;
+        for (int q = rows.start[r]; q < rows.start[r + 1]; q++) {
+          lhs += x[rows.idx[q]];
+          weighted += q > rows.start[r] && rows.idx[q] == rows.idx[q - 1];
+          assert_true(q == rows.start[r] || rows.idx[q] >= rows.idx[q - 1]);
+        }
+        assert_true(lhs > rows.rhs[r] + 1e-6);
+        assert_true(rows.sense[r] == 'L' && rows.rhs[r] >= 1 &&
+                    rows.rhs[r] == floor(rows.rhs[r]));
+      }
+    }
+    rowcheck rc = { &d, &c, &rows, n, cols, 0, 0, 0 };
+    tl_partitions(&d, &c, check_rows, &rc);
+    assert_true(rc.acyclic_seen > 0);
+    free(x);
+    free(cols);
+    free(in);
+    kf__rows_free(&rows);
+    kf__cands_free(&c);
+    kf__dag_free(&d);
+    kf_problem_destroy(p);
+  }
+  assert_true(made > 20);
+  print_message("odd-cycle rows: %d, coefficients above 1: %d\n", made, weighted);
   kf_model_destroy(m);
 }
 
@@ -371,6 +450,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_rows_valid),
     cmocka_unit_test(test_clique_rows),
+    cmocka_unit_test(test_odd_cycle_rows),
     cmocka_unit_test(test_dominance_drops),
     cmocka_unit_test(test_dominance_needs_acyclic_order),
     cmocka_unit_test(test_k_best_brute_force),

@@ -118,6 +118,40 @@ static void test_real_lp(void **state)
   kf__cbc_set_api(old);
 }
 
+/* A column listed twice in a row has coefficient 2, in CBC's program and in
+ * the relaxation: x0 + x1 + x2 = 1 over costs 1, 2, 3, and 2 x0 + x1 <= 1
+ * (x0 listed twice) leaves x0 out: the optimum is x1 at 2. The relaxation
+ * costs 2 as well (3 - 2 x0 - x1 >= 2); read as x0 + x1 <= 1 it would
+ * cost 1. */
+static void test_repeated_column(void **state)
+{
+  (void)state;
+  const double c3[3] = { 1, 2, 3 };
+  const int st[3] = { 0, 3, 6 }, ix[6] = { 0, 1, 2, 0, 0, 1 };
+  const char se[2] = { 'E', 'L' };
+  const double rh[2] = { 1, 1 };
+  double x[3], y[2];
+  kf__ilp_t p = { 3, c3, 2, st, ix, se, rh, 5.0, INFINITY, 0 };
+  kf__ilp_result_t r = { x, 0, 0, 0, 0 };
+  assert_int_equal(kf__ilp_solve(&p, &r), 0);
+  assert_true(r.obj == 2 && x[1] > 0.5 && x[0] < 0.5);
+  /* The relaxation with the row loaded, then with it added. */
+  kf__lp *lp;
+  assert_int_equal(kf__lp_create(&p, &lp), 0);
+  kf__lp_result_t lr = { x, y, 0 };
+  assert_int_equal(kf__lp_solve(lp, 5.0, &lr), 0);
+  assert_true(fabs(lr.obj - 2) < 1e-9);
+  kf__lp_destroy(lp);
+  p.nrows = 1;
+  assert_int_equal(kf__lp_create(&p, &lp), 0);
+  assert_int_equal(kf__lp_solve(lp, 5.0, &lr), 0);
+  assert_true(fabs(lr.obj - 1) < 1e-9);
+  assert_int_equal(kf__lp_add_rows(lp, 1, st + 1, ix, se + 1, rh + 1), 0);
+  assert_int_equal(kf__lp_solve(lp, 5.0, &lr), 0);
+  assert_true(fabs(lr.obj - 2) < 1e-9);
+  kf__lp_destroy(lp);
+}
+
 static void test_fake_statuses(void **state)
 {
   (void)state;
@@ -336,6 +370,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_real_cbc_tiny),
     cmocka_unit_test(test_real_lp),
+    cmocka_unit_test(test_repeated_column),
     cmocka_unit_test_teardown(test_fake_statuses, restore),
     cmocka_unit_test_teardown(test_plan_gap_on_timeout, restore),
     cmocka_unit_test_teardown(test_limit_shared, restore),

@@ -133,6 +133,23 @@ static void test_random_vs_brute_force(void **state)
     kf_problem_destroy(p);
   }
   assert_true(cut > 0);
+  /* Larger synthetic instances at k = 4, where the relaxation stops at odd
+   * cycles of overlapping groups and the odd-cycle rows take part. */
+  for (unsigned seed = 61; seed <= 90; seed++) {
+    int n = 13 + (int)(seed % 3); /* 13..15 */
+    kf_problem *p = tl_synthetic(n, 3 + n / 2, seed);
+    assert_non_null(p);
+    kf_solve_options_t o = opts(4, 1);
+    kf_plan *pl;
+    assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
+    double want = tl_brute(p, m, 4), got = kf_plan_time(pl, 0);
+    if (fabs(want - got) > 1e-6 * want)
+      fail_msg("synthetic seed %u n %d k 4: solver %.9g, brute force %.9g", seed, n, got,
+               want);
+    check_groups_partition(pl, 0, n);
+    kf_plan_destroy(pl);
+    kf_problem_destroy(p);
+  }
   kf_model_destroy(m);
 }
 
