@@ -191,6 +191,14 @@ int kf_model_estimate(const kf_model *m, const kf_problem *p, const int *order,
     out->memory_time = bytes / (pr->bandwidth * eff);
     out->compute_time = comp / eff;
   }
-  out->time = fmax(out->memory_time, out->compute_time) + pr->launch_overhead;
+  out->time = fmax(out->memory_time, out->compute_time);
+  if (psi_ok) {
+    /* Block dispatch of the group's configuration (the routines' tables
+     * leave it out), overlapped with the work like memory and compute. */
+    double disp = kf__psi_lookup(p, KF_PSI_DISPATCH, ipb, extent * ipb + own);
+    if (disp > out->time)
+      out->time = disp;
+  }
+  out->time += pr->launch_overhead;
   return 0;
 }

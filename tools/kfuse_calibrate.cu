@@ -1215,6 +1215,23 @@ void write_psi(const Ctx &c, const PsiSettings &ps)
   }
   if (entries.empty())
     die("psi: no configuration could be measured");
+  /* Block dispatch, per (IPB, extra shared): the cheapest harness of that
+   * configuration minus a lone launch. psi leaves it out of every routine;
+   * the model charges it once per group, overlapped with the work. */
+  std::map<std::pair<int, int>, double> harness;
+  for (const Row &r : c.rows)
+    if (r.kind == "psi" && r.note.empty()) {
+      auto key = std::make_pair(r.ipb, r.extra_shared);
+      auto it = harness.find(key);
+      if (it == harness.end() || r.harness.median < it->second)
+        harness[key] = r.harness.median;
+    }
+  for (auto &[key, h_s] : harness) {
+    double s = 0;
+    if (kf_cal_psi_seconds(h_s, c.psi_launch, &s) != 0)
+      die("psi dispatch ipb %d extra %d: a time is not a number", key.first, key.second);
+    entries.push_back({"dispatch", key.first, key.second, s});
+  }
   std::string h;
   h += "kfuse psi tables measured by kfuse-calibrate (docs/calibrate.md, \"psi tables\")\n";
   h += fmt("device %d: %s, sm_%d%d, %d SMs, L2 %d MiB\n", d.id, d.prop.name, d.prop.major,
@@ -1227,7 +1244,10 @@ void write_psi(const Ctx &c, const PsiSettings &ps)
            ps.n, ps.n);
   h += "psi ROUTINE IPB EXTRA_SHARED SECONDS: one launch of the routine over all instances\n"
        "minus the same launch of its harness (the kernel without the routine), clamped at 0;\n"
-       "no launch overhead (the psi model adds the profile's launch_overhead per group)\n";
+       "no launch overhead (the psi model adds the profile's launch_overhead per group)\n"
+       "psi dispatch IPB EXTRA_SHARED SECONDS: the blocks' dispatch, which the above leave out:\n"
+       "the cheapest harness of that configuration minus a lone <<<1, 32>>> launch; the\n"
+       "model takes max(memory, compute, dispatch) per group\n";
   h += "IPB: instances per block; compute routines run IPB x (threads per instance) threads\n"
        "per block, memory routines max(32, IPB); EXTRA_SHARED: bytes of dynamic shared\n"
        "memory per block allocated beyond the routine's own staging, unused\n";

@@ -15,10 +15,16 @@ extern "C" {
 typedef enum kf_model_kind {
   /* time = max(memory, compute) / latency-hiding factor + launch overhead */
   KF_MODEL_ROOFLINE = 0,
-  /* time = max(sum of psi over memory routines, sum over compute routines)
-   * + launch overhead, psi from the problem's per-routine tables */
+  /* time = max(sum of psi over memory routines, sum over compute routines,
+   * psi of KF_PSI_DISPATCH) + launch overhead, psi from the problem's
+   * per-routine tables */
   KF_MODEL_PSI = 1
 } kf_model_kind_t;
+
+/* The psi routine name of block dispatch: the time a configuration (instances
+ * per block, extra shared memory) spends starting its blocks, which the
+ * routines' own tables leave out; charged once per group when present. */
+#define KF_PSI_DISPATCH "dispatch"
 
 typedef struct kf_estimate_s {
   double time;             /* seconds, launch included; INFINITY if it cannot run */

@@ -241,6 +241,16 @@ static void test_custom_cost_and_psi(void **state)
   assert_int_equal(kf_model_estimate(m, p, o2, v, 2, &e), 0);
   assert_int_equal(e.staging_bytes, 4);
   assert_true(fabs(e.memory_time - 3e-6) < 1e-15);
+  /* Block dispatch: charged once, overlapped: it decides only when slower
+   * than the work (the group asks for 128 B of extra shared memory). */
+  kf_problem_add_psi(p, KF_PSI_DISPATCH, 32, 1024, 2e-6);
+  assert_int_equal(kf_model_estimate(m, p, o2, v, 2, &e), 0);
+  assert_true(fabs(e.time - (3e-6 + d.launch_overhead)) < 1e-15); /* 2 us < 3 us of work */
+  kf_problem_add_psi(p, KF_PSI_DISPATCH, 32, 128, 5e-6);  /* fits the request better */
+  kf_problem_add_psi(p, KF_PSI_DISPATCH, 64, 0, 50e-6);   /* another ipb: not used */
+  assert_int_equal(kf_model_estimate(m, p, o2, v, 2, &e), 0);
+  assert_true(fabs(e.time - (5e-6 + d.launch_overhead)) < 1e-15);
+  assert_true(fabs(e.memory_time - 3e-6) < 1e-15); /* the work's own terms unchanged */
   double unit = 1e-3;
   kf_model_set_cost(m, flat_cost, &unit);
   assert_int_equal(kf_model_estimate(m, p, o2, v, 2, &e), 0);
