@@ -350,6 +350,13 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     }
   for (Tagged &T : Work) {
     T.I->setMetadata(AccessKind, nullptr);
+    // A buffer no stage writes is checked disjoint from every buffer the
+    // group writes (disjointPairs), so nothing changes it while the fused
+    // kernel runs: its loads may go through the read-only path
+    // (ld.global.nc), which lets ptxas issue a later stage's loads before an
+    // earlier stage's stores.
+    if (isa<LoadInst>(T.I) && readOnlyValue(C, C.arg(T.Stage, T.A->Param)))
+      T.I->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
     auto It = Storage.find(C.arg(T.Stage, T.A->Param));
     if (It == Storage.end())
       continue;

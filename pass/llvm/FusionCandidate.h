@@ -97,6 +97,23 @@ void checkCandidate(FusionCandidate &C);
 /// group that fuses its producer and consumers forwards it in registers.
 bool inThreadRecords(const FusionCandidate &C, unsigned V);
 
+/// One pointer parameter of one stage.
+struct ParamRef {
+  unsigned S = 0, P = 0;
+};
+
+/// The accessed pointer parameters of \p C whose footprints the runtime
+/// checks disjoint before every fused launch (manifest `disjoint` lines,
+/// Manifest.cpp): pairs of different values where a write in one stage
+/// meets an access in another, either touches a carried buffer, a gathered
+/// buffer meets a written one, or a buffer no stage writes meets a written
+/// one. The fused kernel relies on the last: it reads such buffers as
+/// invariant for its whole run (FusedKernel.cpp).
+std::vector<std::pair<ParamRef, ParamRef>> disjointPairs(const FusionCandidate &C);
+
+/// Whether no stage of \p C writes through value \p V.
+bool readOnlyValue(const FusionCandidate &C, unsigned V);
+
 /// Builds the fused kernel of a legal candidate (FusedKernel.cpp).
 llvm::Function *buildFusedKernel(llvm::Module &M, const FusionCandidate &C,
                                  llvm::FunctionAnalysisManager &FAM);

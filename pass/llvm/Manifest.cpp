@@ -59,6 +59,50 @@ static std::string footprint(const FusionCandidate &C, unsigned S, unsigned P) {
   return Fold(Lo, "min") + " " + Fold(Hi, "max");
 }
 
+bool kfuse::readOnlyValue(const FusionCandidate &C, unsigned V) {
+  for (unsigned S = 0; S < C.size(); ++S)
+    for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P)
+      if (C.arg(S, P) == V && C.Stages[S]->Params[P].Written)
+        return false;
+  return true;
+}
+
+std::vector<std::pair<ParamRef, ParamRef>> kfuse::disjointPairs(const FusionCandidate &C) {
+  struct Buf {
+    ParamRef R;
+    unsigned Value;
+    bool Written, Gathered, ReadOnly;
+  };
+  std::vector<Buf> Bufs;
+  for (unsigned S = 0; S < C.size(); ++S)
+    for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P) {
+      const ParamInfo &PI = C.Stages[S]->Params[P];
+      if (PI.IsPointer && (PI.Read || PI.Written))
+        Bufs.push_back({{S, P}, C.arg(S, P), PI.Written, PI.Gathered,
+                        readOnlyValue(C, C.arg(S, P))});
+    }
+  // Distinct values are assumed not to overlap wherever the fused code could
+  // notice: a write in one stage against an access in another, any access
+  // to a carried buffer, a gathered buffer (read anywhere in its allocation,
+  // alongside any stage) against any written one, and a buffer no stage
+  // writes (read as invariant) against any written one.
+  std::vector<std::pair<ParamRef, ParamRef>> Out;
+  for (size_t X = 0; X < Bufs.size(); ++X)
+    for (size_t Y = X + 1; Y < Bufs.size(); ++Y) {
+      const Buf &A = Bufs[X], &B = Bufs[Y];
+      if (A.Value == B.Value)
+        continue;
+      bool CrossStageWrite = A.R.S != B.R.S && (A.Written || B.Written);
+      bool TouchesCarried = (C.carried(A.Value) || C.carried(B.Value)) &&
+                            (A.Written || B.Written || A.R.S != B.R.S);
+      bool GatherVsWrite = (A.Gathered && B.Written) || (B.Gathered && A.Written);
+      bool InvariantVsWrite = (A.ReadOnly && B.Written) || (B.ReadOnly && A.Written);
+      if (CrossStageWrite || TouchesCarried || GatherVsWrite || InvariantVsWrite)
+        Out.push_back({A.R, B.R});
+    }
+  return Out;
+}
+
 std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
                                  uint64_t &FusedNs) {
   std::string Out = "group " + C.Name + " " + std::to_string(C.size()) + "\n";
@@ -83,43 +127,18 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
     }
 
   // Footprints of every accessed pointer parameter.
-  struct Buf {
-    unsigned S, P, Value;
-    bool Written, Gathered;
-  };
-  std::vector<Buf> Bufs;
   for (unsigned S = 0; S < C.size(); ++S)
     for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P) {
       const ParamInfo &PI = C.Stages[S]->Params[P];
       if (!PI.IsPointer || (!PI.Read && !PI.Written))
         continue;
-      Bufs.push_back({S, P, C.arg(S, P), PI.Written, PI.Gathered});
       std::string FP = footprint(C, S, P);
       if (!FP.empty())
         Out += "footprint " + ref(S, P) + " " +
                (PI.Read && PI.Written ? "rw" : PI.Written ? "w" : "r") + " " + FP + "\n";
     }
-
-  // Distinct values are assumed not to overlap wherever the fused code could
-  // notice: a write in one stage against an access in another, any access
-  // to a carried buffer, or a gathered buffer against any written one.
-  std::set<std::pair<std::string, std::string>> Seen;
-  for (size_t X = 0; X < Bufs.size(); ++X)
-    for (size_t Y = X + 1; Y < Bufs.size(); ++Y) {
-      const Buf &A = Bufs[X], &B = Bufs[Y];
-      if (A.Value == B.Value)
-        continue;
-      bool CrossStageWrite = A.S != B.S && (A.Written || B.Written);
-      bool TouchesCarried = (C.carried(A.Value) || C.carried(B.Value)) &&
-                            (A.Written || B.Written || A.S != B.S);
-      // A gather may read anywhere in its allocation, in this stage or
-      // alongside any other: it must not overlap anything the group writes.
-      bool GatherVsWrite = (A.Gathered && B.Written) || (B.Gathered && A.Written);
-      if (!CrossStageWrite && !TouchesCarried && !GatherVsWrite)
-        continue;
-      if (Seen.insert({ref(A.S, A.P), ref(B.S, B.P)}).second)
-        Out += "disjoint " + ref(A.S, A.P) + " " + ref(B.S, B.P) + "\n";
-    }
+  for (auto &[A, B] : disjointPairs(C))
+    Out += "disjoint " + ref(A.S, A.P) + " " + ref(B.S, B.P) + "\n";
 
   uint64_t Bytes = 0, Saved = 0;
   for (const KernelInfo *K : C.Stages)

@@ -12,7 +12,7 @@
 
 ; CHECK-NOT: __kfuse_seq_
 ; CHECK-NOT: kfuse.seq
-; CHECK: @__kfuse_manifest = addrspace(1) externally_initialized constant [{{[0-9]+}} x i8] c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_1 2\0Akernel 0 _Z5scalePKfPffi 4\0Akernel 1 _Z4axpyPKfS0_Pfi 4\0Ashape same\0Astream same\0Adynshmem 0\0Alaunch 0 0 0\0Aequal 0.1 1.0\0Aequal 0.3 1.3\0Afootprint 0.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 0.1 w 0 min(4*bx*gx,4*s3)\0Afootprint 1.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.1 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.2 w 0 min(4*bx*gx,4*s3)\0Adisjoint 0.0 0.1\0Adisjoint 0.0 1.0\0Adisjoint 0.0 1.2\0Adisjoint 0.1 1.1\0Adisjoint 0.1 1.2\0Adisjoint 1.0 1.2\0Adead 0 0.1\0Apredict {{[0-9]+}} {{[0-9]+}}\0Aend\0A\00"
+; CHECK: @__kfuse_manifest = addrspace(1) externally_initialized constant [{{[0-9]+}} x i8] c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_1 2\0Akernel 0 _Z5scalePKfPffi 4\0Akernel 1 _Z4axpyPKfS0_Pfi 4\0Ashape same\0Astream same\0Adynshmem 0\0Alaunch 0 0 0\0Aequal 0.1 1.0\0Aequal 0.3 1.3\0Afootprint 0.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 0.1 w 0 min(4*bx*gx,4*s3)\0Afootprint 1.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.1 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.2 w 0 min(4*bx*gx,4*s3)\0Adisjoint 0.0 0.1\0Adisjoint 0.0 1.0\0Adisjoint 0.0 1.2\0Adisjoint 0.1 1.1\0Adisjoint 0.1 1.2\0Adisjoint 1.0 1.2\0Adisjoint 1.1 1.2\0Adead 0 0.1\0Apredict {{[0-9]+}} {{[0-9]+}}\0Aend\0A\00"
 
 ; The original keeps its contraction flag.
 ; CHECK-LABEL: define dso_local ptx_kernel void @_Z5scalePKfPffi(
@@ -21,6 +21,8 @@
 ; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_0_0_1(ptr %l0.p0, ptr %l0.p1, float %l0.p2, i32 %l0.p3, ptr %l1.p0, ptr %l1.p1, ptr %l1.p2, i32 %l1.p3, i64 %dead)
 ; CHECK: [[ID:%.*]] = add i32
 ; CHECK: icmp slt i32 [[ID]], %l0.p3
+; x and y are read only: invariant loads (ld.global.nc).
+; CHECK: load float, ptr {{.*}} !invariant.load
 ; CHECK: [[RN:%.*]] = call float @llvm.nvvm.mul.rn.f(float %l0.p2,
 ; CHECK: [[FENCE:%.*]] = call float @llvm.arithmetic.fence.f32(float [[RN]])
 ; CHECK: and i64 %dead, 1
@@ -29,6 +31,7 @@
 ; CHECK: stage0.exit:
 ; CHECK-NOT: icmp
 ; CHECK-NOT: phi
+; CHECK: load float, ptr {{.*}} !invariant.load
 ; CHECK: fadd contract float [[FENCE]],
 ; CHECK: ret void
 

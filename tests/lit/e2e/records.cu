@@ -23,11 +23,20 @@
 // REMARK: remark: fused launches 0..2 (_Z5add25PKfS0_Pfi, _Z5add25PKfS0_Pfi, _Z7scale25PKfPfi) of sequence 6 into __kfuse_fused_6_0_2: t in registers, u in registers; saves 200 bytes per element
 // REMARK-NOT: remark: fused
 
-// The fused matrix kernel loads A, B and v (18 + 9 loads: mvmul33 reloads v
-// for every row, as unfused) and never AB or ABv; it stores all four buffers.
+// The fused matrix kernel loads A, B and v, 9 + 9 + 3 floats, each once and
+// through the read-only path (no stage writes them, and the runtime checks
+// them disjoint from what the group writes; unfused, mvmul33 reloads v for
+// every row), and never AB or ABv; it stores all four buffers.
 // CHECK-LABEL: .visible .entry __kfuse_fused_0_0_2(
-// CHECK-COUNT-27: ld.global
+// CHECK-COUNT-21: ld.global.nc.b32
 // CHECK-NOT: ld.global
+// CHECK: ret;
+
+// r is written in the group: its field y is loaded plainly, a through the
+// read-only path.
+// CHECK-LABEL: .visible .entry __kfuse_fused_2_0_1(
+// CHECK-DAG: ld.global.nc.b32 {{.*}}
+// CHECK-DAG: ld.global.b32 {{.*}}+4];
 // CHECK: ret;
 
 #define KM __attribute__((kfuse_map))
