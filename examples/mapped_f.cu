@@ -10,19 +10,6 @@
 
 #include <cmath>
 
-static void mapped_f(const float *A, const float *B, const float *v, const float *C,
-                     const float *D, float *AB, float *ABv, float *nrm, float *CD, float *CDC,
-                     float *F, int n, int block, cudaStream_t s)
-{
-  unsigned g = kfx::grid_for(n, block);
-  mf_mmul33<<<g, block, 0, s>>>(A, B, AB, n);
-  mf_mvmul33<<<g, block, 0, s>>>(AB, v, ABv, n);
-  mf_norm3<<<g, block, 0, s>>>(ABv, nrm, n);
-  mf_mmul55<<<g, block, 0, s>>>(C, D, CD, n);
-  mf_madd55<<<g, block, 0, s>>>(CD, C, CDC, n);
-  mf_smmul55<<<g, block, 0, s>>>(nrm, CDC, F, n);
-}
-
 /* The reference, in double: r = a . b for row-major m x m matrices. */
 static void ref_matmul(const float *a, const float *b, double *r, int m)
 {
@@ -84,8 +71,8 @@ int main(int argc, char **argv)
   int rc = kfx::run_and_report(
       "mapped_f", a, s, (71.0 + 88.0) * sizeof(float) * n,
       [&] {
-        mapped_f(A.d, B.d, v.d, C.d, D.d, AB.d, ABv.d, nrm.d, CD.d, CDC.d, F.d, (int)n, a.block,
-                 s);
+        mf_launch(A.d, B.d, v.d, C.d, D.d, AB.d, ABv.d, nrm.d, CD.d, CDC.d, F.d, (int)n, a.block,
+                  s);
       },
       check, AB, ABv, nrm, CD, CDC, F);
   KFX_CHECK(cudaStreamDestroy(s));

@@ -4,7 +4,7 @@
  * a 3-vector, C, D 5x5 matrices, single precision, stored instance by
  * instance (instance i's 3x3 matrix is floats [9i, 9i+9), row-major). Each
  * kernel reads its operands into registers first, so it loads every input
- * once. The launch order of mapped_f_launch() is the one of
+ * once. mf_launch() launches them in the order of
  * examples/plans/mapped-f.plan.
  *
  * Without a namespace of its own: kfuse-bench includes it inside the
@@ -127,6 +127,21 @@ __global__ KFUSE_MAP void mf_smmul55(const float *nrm, const float *CDC, float *
   for (int k = 0; k < 25; k++)
     x[k] *= s;
   mf_store<25>(F, i, x);
+}
+
+/* The sequence, one thread per instance: what kfuse fuses. Static, so the
+ * remarks name it per includer (and per namespace, in kfuse-bench). */
+static inline void mf_launch(const float *A, const float *B, const float *v, const float *C,
+                             const float *D, float *AB, float *ABv, float *nrm, float *CD,
+                             float *CDC, float *F, int n, int block, cudaStream_t s)
+{
+  unsigned g = (unsigned)((n + block - 1) / block);
+  mf_mmul33<<<g, block, 0, s>>>(A, B, AB, n);
+  mf_mvmul33<<<g, block, 0, s>>>(AB, v, ABv, n);
+  mf_norm3<<<g, block, 0, s>>>(ABv, nrm, n);
+  mf_mmul55<<<g, block, 0, s>>>(C, D, CD, n);
+  mf_madd55<<<g, block, 0, s>>>(CD, C, CDC, n);
+  mf_smmul55<<<g, block, 0, s>>>(nrm, CDC, F, n);
 }
 
 #endif

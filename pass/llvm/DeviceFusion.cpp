@@ -49,6 +49,10 @@
 /// Distinct value numbers are assumed to be distinct, non-overlapping
 /// buffers, and equal value numbers equal values; the manifest's `disjoint`
 /// and `equal` lines make the runtime check both before each fused launch.
+/// The fused kernel relies on them: each stage receives the first argument
+/// of a value wherever it is passed again, and a buffer no stage writes is
+/// loaded as invariant (`ld.global.nc`) since it is checked disjoint from
+/// every written one (disjointPairs()).
 ///
 /// The plan (which legal groups to form) is one function, planSequence().
 /// By default it asks the planning library (lib/, through PlanBridge.cpp):
