@@ -2,24 +2,8 @@
  * bias add (per column) -> GELU (erf form) -> scale -> residual add. */
 #include "common.h"
 #include "kfuse_example.h"
+#include "epilogue_kernels.h"
 #include "map_kernels.h"
-
-__global__ KFUSE_MAP void bias_add(const float *x, const float *bias, float *h, int cols, int n)
-{
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    h[i] = x[i] + bias[i % cols];
-}
-
-/* The exact GELU, 0.5 x (1 + erf(x / sqrt 2)), not the tanh approximation. */
-__global__ KFUSE_MAP void gelu(const float *h, float *g, int n)
-{
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) {
-    float v = h[i];
-    g[i] = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
-  }
-}
 
 static void epilogue(const float *x, const float *bias, const float *r, float *h1, float *h2,
                      float *h3, float *o, float s_, int cols, int n, int block, cudaStream_t s)

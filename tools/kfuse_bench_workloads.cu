@@ -53,22 +53,7 @@ template <typename T> __global__ KFUSE_MAP void add(const T *u, const T *v, T *o
     o[i] = u[i] + v[i];
 }
 
-__global__ KFUSE_MAP void bias_add(const float *x, const float *bias, float *h, int cols, int n)
-{
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    h[i] = x[i] + bias[i % cols];
-}
-
-__global__ KFUSE_MAP void gelu(const float *h, float *g, int n)
-{
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) {
-    float v = h[i];
-    g[i] = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
-  }
-}
-
+#include "epilogue_kernels.h"
 #include "mapped_f_kernels.h"
 
 static unsigned grid_for(int n, int block) { return (unsigned)((n + block - 1) / block); }
