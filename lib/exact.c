@@ -338,7 +338,9 @@ static int kf__relax(kf__search *s, double deadline, kf__lp **lp)
       int more = kf__separate_odd_cycles(c, &s->rows, s->x, s->cutcols, 4 * n);
       added = more < 0 ? more : added + more;
     }
-    if (added >= 0) {
+    /* Longer cycles last: a shortest-path search from every launch, worth
+     * it once the cheaper families have nothing left to cut. */
+    if (added == 0) {
       int more = kf__separate_cycles(s->d, c, &s->rows, s->x, s->cutcols, 4 * n);
       added = more < 0 ? more : added + more;
     }
