@@ -105,6 +105,12 @@ int kf__cycle_cut(const kf__dag *d, const kf__cands *c, const kf__rows *part,
   *nterms = m;
   if (m < 2)
     return 0;
+  return kf__terms_row(c, part, in, out, m, cols);
+}
+
+int kf__terms_row(const kf__cands *c, const kf__rows *part, const int *in,
+                  const int *out, int m, int *cols)
+{
   int nc = 0;
   for (int i = 0; i < m; i++)
     for (int q = part->start[in[i]]; q < part->start[in[i] + 1]; q++) {

@@ -16,6 +16,10 @@
  * the synthetic 142-kernel instances (bench/plan-time.sh). */
 #define KF__SEARCH_COLS 3
 #define KF__SEARCH_NODES 50
+/* Rounds of cuts at the search's root: CBC makes up to 100 on programs of
+ * fewer than 500 columns (the search cores of 142 launches), which took
+ * most of its time there, and 20 on larger ones. */
+#define KF__SEARCH_PASSES 20
 
 /* The core: the columns the binary program is given. Reduced costs d from
  * any row duals y (y <= 0 on <= rows) give, for every 0/1 solution x of the
@@ -283,7 +287,8 @@ static int kf__solve_core(kf__search *s, double cutoff, int max_nodes, double de
    * relaxation run to the end): give it 90% of what is left. */
   double left = deadline - kf__now();
   kf__ilp_t ilp = { s->k.ncol, s->k.cost, s->k.rows.n, s->k.rows.start, s->k.rows.idx,
-                    s->k.rows.sense, s->k.rows.rhs, 0.9 * left - 0.05, cutoff, max_nodes };
+                    s->k.rows.sense, s->k.rows.rhs, 0.9 * left - 0.05, cutoff, max_nodes,
+                    max_nodes ? KF__SEARCH_PASSES : 0 };
   *r = (kf__ilp_result_t){ s->x, 0, 0, 0, 0 };
   double ts = kf__now();
   rc = kf__ilp_solve(&ilp, r);
@@ -305,7 +310,7 @@ static int kf__relax(kf__search *s, double deadline, kf__lp **lp)
   const kf__cands *c = s->c;
   int n = s->d->n, rc, lp_rows;
   kf__ilp_t p = { c->n, s->cost, s->rows.n, s->rows.start, s->rows.idx, s->rows.sense,
-                  s->rows.rhs, 0, INFINITY, 0 };
+                  s->rows.rhs, 0, INFINITY, 0, 0 };
   *lp = NULL;
   rc = kf__lp_create(&p, lp);
   if (rc)
@@ -331,6 +336,12 @@ static int kf__relax(kf__search *s, double deadline, kf__lp **lp)
     }
     if (added >= 0) {
       int more = kf__separate_odd_cycles(c, &s->rows, s->x, s->cutcols, 4 * n);
+      added = more < 0 ? more : added + more;
+    }
+    /* Longer cycles last: a shortest-path search from every launch, worth
+     * it once the cheaper families have nothing left to cut. */
+    if (added == 0) {
+      int more = kf__separate_cycles(s->d, c, &s->rows, s->x, s->cutcols, 4 * n);
       added = more < 0 ? more : added + more;
     }
     if (added < 0)
@@ -425,13 +436,15 @@ static void kf__raise_bound(kf__search *s, double core_bound)
  * its groups (cyclic solutions cost a solve each) and a node limit: it
  * finds a good incumbent, not a proof (a restricted core has a weaker
  * relaxation, so proving its optimum can cost more than the real proof).
+ * A search core that holds no cheaper plan doubles while it stays smaller
+ * than the proof's (a better cutoff shrinks the proof's core and tree).
  * Then the proof in the core of every column that a cheaper plan could
  * use. Returns 0 when the incumbent is proven optimal, KF_ETIMEDOUT at the
  * deadline, or an error. */
 static int kf__best(kf__search *s, double deadline)
 {
   const kf__cands *c = s->c;
-  int n = s->d->n, rc, nc;
+  int n = s->d->n, rc, nc, width = KF__SEARCH_COLS;
   double full = s->inc_cost - s->k.lower + KF__TOL * fabs(s->inc_cost);
   double t1 = kf__kth_smallest(s->k.d, c->n, KF__SEARCH_COLS * n);
   int search = isfinite(s->k.lower) && t1 < full;
@@ -464,6 +477,18 @@ static int kf__best(kf__search *s, double deadline)
     double need = s->inc_cost - s->k.lower;
     if (rc != KF_ETIMEDOUT && need <= s->k.covered)
       return 0;
+    if (search && rc == KF_EINFEASIBLE && 2 * width * n < c->n) {
+      width *= 2;
+      double tw = kf__kth_smallest(s->k.d, c->n, width * n);
+      if (tw < need) {
+        kf__core_select(&s->k, c, n, tw, s->inc, s->ninc);
+        rc = kf__conflict_rows(s->d, c, &s->rows, s->k.in, s->cutcols, 8 * n);
+        if (rc < 0)
+          return rc;
+        s->pl->st.conflict_rows += rc;
+        continue;
+      }
+    }
     search = 0;
     kf__core_select(&s->k, c, n, need + KF__TOL * fabs(s->inc_cost), s->inc, s->ninc);
   }

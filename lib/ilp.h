@@ -17,6 +17,7 @@ typedef struct kf__ilp {
   double cutoff;        /* only solutions cheaper than this are wanted (then
                            KF_EINFEASIBLE means none is); INFINITY: any */
   int max_nodes;        /* branch-and-bound nodes, 0: no limit */
+  int root_passes;      /* rounds of cuts at the root, 0: the solver's choice */
 } kf__ilp_t;
 
 typedef struct kf__ilp_result {

@@ -198,6 +198,11 @@ int kf__ilp_solve(const kf__ilp_t *p, kf__ilp_result_t *r)
     snprintf(buf, sizeof buf, "%d", p->max_nodes);
     kf__cbc->set_parameter(m, "maxNodes", buf);
   }
+  if (p->root_passes > 0) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%d", p->root_passes);
+    kf__cbc->set_parameter(m, "passCuts", buf);
+  }
   kf__cbc->set_max_seconds(m, p->time_limit > 0.01 ? p->time_limit : 0.01);
   int st = kf__cbc->solve(m);
   int limited = st != 0 && (kf__cbc->seconds_limit_reached(m) || kf__cbc->node_limit_reached(m));

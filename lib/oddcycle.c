@@ -42,14 +42,7 @@ static int kf__oedge_cmp(const void *p, const void *q)
   return (x->row > y->row) - (x->row < y->row);
 }
 
-/* A binary heap of (distance, node) for Dijkstra with lazy deletion. */
-typedef struct kf__oheap {
-  double *key;
-  int *node;
-  int n;
-} kf__oheap;
-
-static void kf__oheap_push(kf__oheap *h, double k, int v)
+void kf__heap_push(kf__heap *h, double k, int v)
 {
   int i = h->n++;
   while (i > 0 && h->key[(i - 1) / 2] > k) {
@@ -61,7 +54,7 @@ static void kf__oheap_push(kf__oheap *h, double k, int v)
   h->node[i] = v;
 }
 
-static int kf__oheap_pop(kf__oheap *h, double *k)
+int kf__heap_pop(kf__heap *h, double *k)
 {
   int top = h->node[0];
   *k = h->key[0];
@@ -138,7 +131,7 @@ int kf__separate_odd_cycles(const kf__cands *c, kf__rows *rows, const double *x,
   kf__oedge *e = NULL;
   int *adj_start = NULL, *prev = NULL, *fr = NULL, *walk = NULL, *wrow = NULL;
   double *dist = NULL;
-  kf__oheap h = { NULL, NULL, 0 };
+  kf__heap h = { NULL, NULL, 0 };
   if (!fpos || !f || !count)
     goto out;
   for (int j = 0; j < c->n; j++) {
@@ -207,10 +200,10 @@ int kf__separate_odd_cycles(const kf__cands *c, kf__rows *rows, const double *x,
       dist[v] = INFINITY, prev[v] = -1;
     dist[2 * s] = 0;
     h.n = 0;
-    kf__oheap_push(&h, 0, 2 * s);
+    kf__heap_push(&h, 0, 2 * s);
     while (h.n > 0) {
       double dv;
-      int u = kf__oheap_pop(&h, &dv);
+      int u = kf__heap_pop(&h, &dv);
       if (dv > dist[u])
         continue;
       if (u == 2 * s + 1)
@@ -221,7 +214,7 @@ int kf__separate_odd_cycles(const kf__cands *c, kf__rows *rows, const double *x,
         if (nd < dist[v] && nd < 1 - 1e-6) {
           dist[v] = nd;
           prev[v] = q; /* the edge that reached v */
-          kf__oheap_push(&h, nd, v);
+          kf__heap_push(&h, nd, v);
         }
       }
     }

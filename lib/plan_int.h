@@ -168,6 +168,28 @@ int kf__separate_cliques(const kf__cands *c, kf__rows *rows, const double *x,
  * Returns the count or KF_ENOMEM. */
 int kf__separate_odd_cycles(const kf__cands *c, kf__rows *rows, const double *x,
                             int *cols, int max);
+/* A binary heap of (distance, node) for Dijkstra with lazy deletion; the
+ * caller sizes key and node for every push. */
+typedef struct kf__heap {
+  double *key;
+  int *node;
+  int n;
+} kf__heap;
+void kf__heap_push(kf__heap *h, double k, int v);
+/* Pops the node of least key (n > 0), its key in *k. */
+int kf__heap_pop(kf__heap *h, double *k);
+
+/* The columns of the cycle row with terms (in[i], out[i]), i < m (cuts.c,
+ * kf__cycle_cut, says why it holds): per term, the groups holding both its
+ * launches and none of another term's. part: the partition rows. Writes
+ * them to cols and returns their count; the right-hand side is m - 1. */
+int kf__terms_row(const kf__cands *c, const kf__rows *part, const int *in,
+                  const int *out, int m, int *cols);
+/* Appends cycle rows of any number of terms (at most max) violated by a
+ * solution x of the relaxation (cycles.c). rows must start with the
+ * partition rows. Returns the count or KF_ENOMEM. */
+int kf__separate_cycles(const kf__dag *d, const kf__cands *c, kf__rows *rows,
+                        const double *x, int *cols, int max);
 /* Appends two-term cycle rows (at most max) until every pair of groups with
  * in[] set that reach each other both ways is excluded by one. Returns the
  * count or KF_ENOMEM. */

@@ -1,10 +1,10 @@
-/* Unit tests of cuts.c and of the dominance pruning in candidates.c: every
- * row the solver adds holds for every acyclic plan (checked over all
- * partitions of small random instances) and cuts off what it is made
- * against (cycle cuts, clique and odd-cycle rows); two-way dependent pairs
- * are all covered; a group is pruned only for a refinement ordered
- * acyclically inside it; the k best plans are the k cheapest acyclic
- * partitions into the candidates. */
+/* Unit tests of cuts.c, oddcycle.c, cycles.c and of the dominance pruning
+ * in candidates.c: every row the solver adds holds for every acyclic plan
+ * (checked over all partitions of small random instances) and cuts off what
+ * it is made against (cycle cuts, clique, odd-cycle and cycle rows of any
+ * length); two-way dependent pairs are all covered; a group is pruned only
+ * for a refinement ordered acyclically inside it; the k best plans are the
+ * k cheapest acyclic partitions into the candidates. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -217,7 +217,7 @@ static void test_odd_cycle_rows(void **state)
         for (int j = 0; j < c.n; j++)
           cost[j] = c.c[j].cost * 1e6;
         kf__ilp_t ilp = { c.n, cost, rows.n, rows.start, rows.idx, rows.sense, rows.rhs,
-                          5, INFINITY, 0 };
+                          5, INFINITY, 0, 0 };
         kf__lp *lp;
         assert_int_equal(kf__lp_create(&ilp, &lp), 0);
         kf__lp_result_t lr = { x, NULL, 0 };
@@ -256,6 +256,122 @@ static void test_odd_cycle_rows(void **state)
   }
   assert_true(made > 20);
   print_message("odd-cycle rows: %d, coefficients above 1: %d\n", made, weighted);
+  kf_model_destroy(m);
+}
+
+/* Cycle rows of any length (cycles.c). */
+typedef struct cyclecheck {
+  const kf__dag *d;
+  const kf__cands *c;
+  kf__rows *rows;
+  double *x;
+  int *cols;
+  int tried, found, made;
+} cyclecheck;
+
+/* Rows separated from x, each violated by it: returns how many. */
+static int separate_checked(const kf__dag *d, const kf__cands *c, kf__rows *rows,
+                            const double *x, int *cols)
+{
+  int first = rows->n;
+  int added = kf__separate_cycles(d, c, rows, x, cols, 1000);
+  assert_int_equal(added, rows->n - first);
+  for (int r = first; r < rows->n; r++) {
+    double lhs = 0;
+    for (int q = rows->start[r]; q < rows->start[r + 1]; q++)
+      lhs += x[rows->idx[q]];
+    assert_true(rows->sense[r] == 'L' && rows->rhs[r] >= 1 &&
+                rows->rhs[r] == floor(rows->rhs[r]));
+    assert_true(lhs > rows->rhs[r] + 1e-6);
+  }
+  return added;
+}
+
+/* A cyclic partition as a point: whenever its cycle lifts to a row of two
+ * terms or more, the separator finds a row it violates. */
+static void cyclic_points(void *user, const int *chosen, int n, int acyclic)
+{
+  cyclecheck *cc = user;
+  if (acyclic || cc->tried >= 40)
+    return;
+  int cyc[32], topo[32], clen, terms;
+  assert_int_equal(kf__quotient_cycle(cc->d, cc->c, chosen, n, cyc, &clen, topo), 1);
+  if (kf__cycle_cut(cc->d, cc->c, cc->rows, cyc, clen, cc->cols, &terms) == 0)
+    return;
+  memset(cc->x, 0, sizeof(double) * (size_t)cc->c->n);
+  for (int i = 0; i < n; i++)
+    cc->x[chosen[i]] = 1;
+  cc->tried++;
+  int added = separate_checked(cc->d, cc->c, cc->rows, cc->x, cc->cols);
+  cc->found += added > 0;
+  cc->made += added;
+}
+
+/* Cycle rows separated from cyclic partitions, from the relaxation's point
+ * and from random fractional points are violated by their point and hold
+ * for every acyclic partition (checked over all of them); every cyclic
+ * partition whose cycle lifts gets one. */
+static void test_cycle_rows(void **state)
+{
+  (void)state;
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  int made = 0, tried = 0, longer = 0;
+  for (unsigned seed = 1; seed <= 60; seed++) {
+    int n = 6 + (int)(seed % 3), k = 2 + (int)(seed % 3);
+    kf_problem *p = seed % 2 ? tl_synthetic(n, 2 + n / 2, seed)
+                             : tl_random_problem(n, 2 + (int)(seed % 3), seed);
+    kf__dag d;
+    kf__cands c;
+    assert_int_equal(kf__dag_build(p, &d), 0);
+    assert_int_equal(kf__cands_build(p, &d, m, k, &c), 0);
+    kf__rows rows;
+    memset(&rows, 0, sizeof rows);
+    assert_int_equal(kf__partition_rows(&c, n, &rows), 0);
+    double *x = calloc((size_t)c.n + 1, sizeof(double));
+    int *cols = malloc(sizeof(int) * (size_t)(c.n + 1));
+    cyclecheck cc = { &d, &c, &rows, x, cols, 0, 0, 0 };
+    tl_partitions(&d, &c, cyclic_points, &cc);
+    assert_int_equal(cc.found, cc.tried);
+    tried += cc.tried;
+    made += cc.made;
+    /* The relaxation's point with the partition rows alone, then random
+     * points with values 1/2 and 1/3. */
+    double *cost = malloc(sizeof(double) * (size_t)(c.n + 1));
+    for (int j = 0; j < c.n; j++)
+      cost[j] = c.c[j].cost * 1e6;
+    kf__ilp_t ilp = { c.n, cost, n, rows.start, rows.idx, rows.sense, rows.rhs, 5,
+                      INFINITY, 0, 0 };
+    kf__lp *lp;
+    assert_int_equal(kf__lp_create(&ilp, &lp), 0);
+    kf__lp_result_t lr = { x, NULL, 0 };
+    assert_int_equal(kf__lp_solve(lp, 5, &lr), 0);
+    kf__lp_destroy(lp);
+    free(cost);
+    made += separate_checked(&d, &c, &rows, x, cols);
+    unsigned s = seed;
+    for (int trial = 0; trial < 8; trial++) {
+      double v = trial % 2 ? 0.5 : 1.0 / 3;
+      for (int j = 0; j < c.n; j++)
+        x[j] = c.c[j].n > 1 && tl_rand(&s) % 3 == 0 ? v : 0;
+      made += separate_checked(&d, &c, &rows, x, cols);
+    }
+    for (int r = n; r < rows.n; r++)
+      longer += rows.rhs[r] >= 2;
+    rowcheck rc = { &d, &c, &rows, n, cols, 0, 0, 0 };
+    tl_partitions(&d, &c, check_rows, &rc);
+    assert_true(rc.acyclic_seen > 0);
+    free(x);
+    free(cols);
+    kf__rows_free(&rows);
+    kf__cands_free(&c);
+    kf__dag_free(&d);
+    kf_problem_destroy(p);
+  }
+  assert_true(tried > 20);
+  assert_true(made > 20);
+  print_message("cycle rows: %d (%d of three terms or more), from %d cyclic partitions\n",
+                made, longer, tried);
   kf_model_destroy(m);
 }
 
@@ -451,6 +567,7 @@ int main(void)
     cmocka_unit_test(test_rows_valid),
     cmocka_unit_test(test_clique_rows),
     cmocka_unit_test(test_odd_cycle_rows),
+    cmocka_unit_test(test_cycle_rows),
     cmocka_unit_test(test_dominance_drops),
     cmocka_unit_test(test_dominance_needs_acyclic_order),
     cmocka_unit_test(test_k_best_brute_force),

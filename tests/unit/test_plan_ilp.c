@@ -26,12 +26,14 @@ static int log_level = -1;
 static void f_log(void *m, int l) { (void)m, log_level = l; }
 static double secs_given = -1;
 static void f_secs(void *m, double s) { (void)m, secs_given = s; }
-static char cutoff_given[64];
+static char cutoff_given[64], passes_given[32];
 static void f_param(void *m, const char *k, const char *v)
 {
   (void)m;
   if (!strcmp(k, "cutoff"))
     snprintf(cutoff_given, sizeof cutoff_given, "%s", v);
+  if (!strcmp(k, "passCuts"))
+    snprintf(passes_given, sizeof passes_given, "%s", v);
 }
 static int f_solve(void *m) { (void)m; return (int)mock(); }
 static int f_opt(void *m) { (void)m; return (int)mock(); }
@@ -60,7 +62,7 @@ static void test_real_cbc_tiny(void **state)
 {
   (void)state;
   double x[2];
-  kf__ilp_t p = { 2, cost, 1, rs, ri, sense, rhs, 5.0, INFINITY, 0 };
+  kf__ilp_t p = { 2, cost, 1, rs, ri, sense, rhs, 5.0, INFINITY, 0, 0 };
   kf__ilp_result_t r = { x, 0, 0, 0, 0 };
   assert_int_equal(kf__ilp_solve(&p, &r), 0);
   assert_true(r.has_solution);
@@ -69,7 +71,7 @@ static void test_real_cbc_tiny(void **state)
   const char le[1] = { 'L' };
   const double two[1] = { 2 };
   const double neg[2] = { -1, -1 };
-  kf__ilp_t q = { 2, neg, 1, rs, ri, le, two, 5.0, INFINITY, 0 }; /* pick both */
+  kf__ilp_t q = { 2, neg, 1, rs, ri, le, two, 5.0, INFINITY, 0, 0 }; /* pick both */
   assert_int_equal(kf__ilp_solve(&q, &r), 0);
   assert_true(r.obj == -2);
   /* A cutoff above the optimum finds it; one below it proves there is no
@@ -91,7 +93,7 @@ static void test_real_lp(void **state)
   const int st[2] = { 0, 3 }, ix[3] = { 0, 1, 2 };
   const char se[1] = { 'E' };
   const double one[1] = { 1 };
-  kf__ilp_t p = { 3, c3, 1, st, ix, se, one, 5.0, INFINITY, 0 };
+  kf__ilp_t p = { 3, c3, 1, st, ix, se, one, 5.0, INFINITY, 0, 0 };
   kf__lp *lp;
   assert_int_equal(kf__lp_create(&p, &lp), 0);
   double x[3], y[2];
@@ -131,7 +133,7 @@ static void test_repeated_column(void **state)
   const char se[2] = { 'E', 'L' };
   const double rh[2] = { 1, 1 };
   double x[3], y[2];
-  kf__ilp_t p = { 3, c3, 2, st, ix, se, rh, 5.0, INFINITY, 0 };
+  kf__ilp_t p = { 3, c3, 2, st, ix, se, rh, 5.0, INFINITY, 0, 0 };
   kf__ilp_result_t r = { x, 0, 0, 0, 0 };
   assert_int_equal(kf__ilp_solve(&p, &r), 0);
   assert_true(r.obj == 2 && x[1] > 0.5 && x[0] < 0.5);
@@ -157,7 +159,7 @@ static void test_fake_statuses(void **state)
   (void)state;
   double x[2];
   const kf__cbc_api_t *old = kf__cbc_set_api(&fake);
-  kf__ilp_t p = { 2, cost, 1, rs, ri, sense, rhs, 1.0, 3.5, 0 };
+  kf__ilp_t p = { 2, cost, 1, rs, ri, sense, rhs, 1.0, 3.5, 0, 0 };
   kf__ilp_result_t r = { x, 0, 0, 0, 0 };
   /* time limit with a solution: ETIMEDOUT, bound from CBC */
   fake_x[0] = 1, fake_x[1] = 0;
@@ -169,13 +171,18 @@ static void test_fake_statuses(void **state)
   assert_int_equal(log_level, 0); /* CBC's log is silenced */
   assert_true(secs_given == 1.0);
   assert_string_equal(cutoff_given, "3.5");
+  assert_string_equal(passes_given, ""); /* CBC's own choice of root cut rounds */
   assert_true(r.has_solution && r.obj == 3 && r.bound == 2.5 && !r.node_limited);
-  /* node limit: ETIMEDOUT too, marked as not the clock */
+  /* node limit: ETIMEDOUT too, marked as not the clock; root cut rounds
+   * are passed on when asked for */
+  p.root_passes = 20;
   will_return(f_solve, 1);
   will_return_count(f_tl, 0, 2);
   will_return_count(f_nl, 1, 2);
   assert_int_equal(kf__ilp_solve(&p, &r), KF_ETIMEDOUT);
   assert_true(r.node_limited);
+  assert_string_equal(passes_given, "20");
+  p.root_passes = 0;
   /* infeasible (with the cutoff: nothing cheaper) */
   will_return(f_solve, 0);
   will_return(f_opt, 0);
