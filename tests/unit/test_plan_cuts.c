@@ -70,6 +70,70 @@ static int reach(const kf__dag *d, int u, int v)
   return (int)(d->desc[(size_t)u * (size_t)d->words + (size_t)v / 64] >> (v % 64) & 1);
 }
 
+/* One small instance of the row tests with its n launch rows, and room for
+ * a point x and a row's columns. */
+typedef struct rowinst {
+  kf_problem *p;
+  kf__dag d;
+  kf__cands c;
+  kf__rows rows;
+  double *x;
+  int *cols;
+  int n;
+} rowinst;
+
+/* Takes p (n launches), candidate groups of up to k launches. */
+static void rowinst_open(rowinst *t, kf_problem *p, int n, int k, kf_model *m)
+{
+  t->p = p;
+  t->n = n;
+  assert_int_equal(kf__dag_build(p, &t->d), 0);
+  assert_int_equal(kf__cands_build(p, &t->d, m, k, &t->c), 0);
+  memset(&t->rows, 0, sizeof t->rows);
+  assert_int_equal(kf__partition_rows(&t->c, n, &t->rows), 0);
+  t->x = calloc((size_t)t->c.n + 1, sizeof(double));
+  t->cols = malloc(sizeof(int) * (size_t)(t->c.n + 1));
+  assert_non_null(t->x);
+  assert_non_null(t->cols);
+}
+
+/* The instance of seed for the partition-checked tests: a synthetic or a
+ * random problem of 6 to 8 launches, groups of 2 to 4. */
+static void rowinst_seed(rowinst *t, unsigned seed, kf_model *m)
+{
+  int n = 6 + (int)(seed % 3), k = 2 + (int)(seed % 3);
+  kf_problem *p = seed % 2 ? tl_synthetic(n, 2 + n / 2, seed)
+                           : tl_random_problem(n, 2 + (int)(seed % 3), seed);
+  rowinst_open(t, p, n, k, m);
+}
+
+static void rowinst_close(rowinst *t)
+{
+  free(t->x);
+  free(t->cols);
+  kf__rows_free(&t->rows);
+  kf__cands_free(&t->c);
+  kf__dag_free(&t->d);
+  kf_problem_destroy(t->p);
+}
+
+/* The relaxation's point over the first nrows rows of t, into t->x. */
+static void relaxation_point(rowinst *t, int nrows)
+{
+  double *cost = malloc(sizeof(double) * (size_t)(t->c.n + 1));
+  assert_non_null(cost);
+  for (int j = 0; j < t->c.n; j++)
+    cost[j] = t->c.c[j].cost * 1e6;
+  kf__ilp_t ilp = { t->c.n, cost, nrows, t->rows.start, t->rows.idx, t->rows.sense,
+                    t->rows.rhs, 5, INFINITY, 0, 0 };
+  kf__lp *lp;
+  assert_int_equal(kf__lp_create(&ilp, &lp), 0);
+  kf__lp_result_t lr = { t->x, NULL, 0 };
+  assert_int_equal(kf__lp_solve(lp, 5, &lr), 0);
+  kf__lp_destroy(lp);
+  free(cost);
+}
+
 static void test_rows_valid(void **state)
 {
   (void)state;
@@ -77,58 +141,49 @@ static void test_rows_valid(void **state)
   assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
   int total_cuts = 0, total_conflicts = 0;
   for (unsigned seed = 1; seed <= 100; seed++) {
-    int n = 6 + (int)(seed % 3); /* 6..8 */
-    int k = 2 + (int)(seed % 3);
-    kf_problem *p = seed % 2 ? tl_synthetic(n, 2 + n / 2, seed)
-                             : tl_random_problem(n, 2 + (int)(seed % 3), seed);
-    kf__dag d;
-    kf__cands c;
-    assert_int_equal(kf__dag_build(p, &d), 0);
-    assert_int_equal(kf__cands_build(p, &d, m, k, &c), 0);
-    kf__rows rows;
-    memset(&rows, 0, sizeof rows);
-    assert_int_equal(kf__partition_rows(&c, n, &rows), 0);
-    int *cols = malloc(sizeof(int) * (size_t)(c.n + 1));
-    char *in = malloc((size_t)c.n + 1);
-    memset(in, 1, (size_t)c.n + 1);
-    rowcheck rc = { &d, &c, &rows, n, cols, 0, 0, 0 };
+    rowinst t;
+    rowinst_seed(&t, seed, m);
+    int n = t.n;
+    const kf__dag *d = &t.d;
+    const kf__cands *c = &t.c;
+    kf__rows *rows = &t.rows;
+    int *cols = t.cols;
+    char *in = malloc((size_t)c->n + 1);
+    memset(in, 1, (size_t)c->n + 1);
+    rowcheck rc = { d, c, rows, n, cols, 0, 0, 0 };
     /* Two-way dependent pairs: every such pair of groups is in some row. */
-    int added = kf__conflict_rows(&d, &c, &rows, in, cols, 100000);
+    int added = kf__conflict_rows(d, c, rows, in, cols, 100000);
     assert_true(added >= 0);
     total_conflicts += added;
-    for (int a = 0; a < c.n; a++)
-      for (int b = a + 1; b < c.n; b++) {
-        unsigned ma = tl_mask(&c.c[a]), mb = tl_mask(&c.c[b]);
-        if ((ma & mb) || c.c[a].n < 2 || c.c[b].n < 2)
+    for (int a = 0; a < c->n; a++)
+      for (int b = a + 1; b < c->n; b++) {
+        unsigned ma = tl_mask(&c->c[a]), mb = tl_mask(&c->c[b]);
+        if ((ma & mb) || c->c[a].n < 2 || c->c[b].n < 2)
           continue;
         int fwd = 0, back = 0;
-        for (int i = 0; i < c.c[a].n; i++)
-          for (int j = 0; j < c.c[b].n; j++) {
-            fwd |= reach(&d, c.c[a].members[i], c.c[b].members[j]);
-            back |= reach(&d, c.c[b].members[j], c.c[a].members[i]);
+        for (int i = 0; i < c->c[a].n; i++)
+          for (int j = 0; j < c->c[b].n; j++) {
+            fwd |= reach(d, c->c[a].members[i], c->c[b].members[j]);
+            back |= reach(d, c->c[b].members[j], c->c[a].members[i]);
           }
         if (!fwd || !back)
           continue;
         int pair[2] = { a, b }, found = 0;
-        for (int r = n; r < rows.n && !found; r++)
-          found = row_lhs(&rows, r, pair, 2) > rows.rhs[r];
+        for (int r = n; r < rows->n && !found; r++)
+          found = row_lhs(rows, r, pair, 2) > rows->rhs[r];
         if (!found)
           fail_msg("seed %u: groups %d and %d depend on each other both ways, no row", seed,
                    a, b);
       }
     /* Lifted cycle cuts from every cyclic partition: each cuts off its
      * source; no row cuts off an acyclic plan. */
-    tl_partitions(&d, &c, make_cuts, &rc);
+    tl_partitions(d, c, make_cuts, &rc);
     assert_int_equal(rc.violated_by_source, rc.cuts_made);
     total_cuts += rc.cuts_made;
-    tl_partitions(&d, &c, check_rows, &rc);
+    tl_partitions(d, c, check_rows, &rc);
     assert_true(rc.acyclic_seen > 0);
-    free(cols);
     free(in);
-    kf__rows_free(&rows);
-    kf__cands_free(&c);
-    kf__dag_free(&d);
-    kf_problem_destroy(p);
+    rowinst_close(&t);
   }
   /* The instances do exercise both kinds. */
   assert_true(total_cuts > 10);
@@ -145,37 +200,28 @@ static void test_clique_rows(void **state)
   assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
   int made = 0;
   for (unsigned seed = 1; seed <= 20; seed++) {
-    kf_problem *p = tl_random_problem(12, 4, seed);
-    kf__dag d;
-    kf__cands c;
-    assert_int_equal(kf__dag_build(p, &d), 0);
-    assert_int_equal(kf__cands_build(p, &d, m, 3, &c), 0);
-    kf__rows rows;
-    memset(&rows, 0, sizeof rows);
-    assert_int_equal(kf__partition_rows(&c, 12, &rows), 0);
-    double *x = calloc((size_t)c.n + 1, sizeof(double));
-    int *cols = malloc(sizeof(int) * (size_t)(c.n + 1));
-    for (int j = 0; j < c.n; j++)
-      x[j] = c.c[j].n > 1 ? 0.45 : 0;
-    int added = kf__separate_cliques(&c, &rows, x, cols, 1000);
+    rowinst t;
+    rowinst_open(&t, tl_random_problem(12, 4, seed), 12, 3, m);
+    const kf__cands *c = &t.c;
+    kf__rows *rows = &t.rows;
+    double *x = t.x;
+    int *cols = t.cols;
+    for (int j = 0; j < c->n; j++)
+      x[j] = c->c[j].n > 1 ? 0.45 : 0;
+    int added = kf__separate_cliques(c, rows, x, cols, 1000);
     assert_true(added >= 0);
     made += added;
-    for (int r = 12; r < rows.n; r++) {
+    for (int r = 12; r < rows->n; r++) {
       double lhs = 0;
-      for (int q = rows.start[r]; q < rows.start[r + 1]; q++) {
-        lhs += x[rows.idx[q]];
-        for (int q2 = rows.start[r]; q2 < q; q2++)
-          assert_true(tl_mask(&c.c[rows.idx[q]]) & tl_mask(&c.c[rows.idx[q2]]));
+      for (int q = rows->start[r]; q < rows->start[r + 1]; q++) {
+        lhs += x[rows->idx[q]];
+        for (int q2 = rows->start[r]; q2 < q; q2++)
+          assert_true(tl_mask(&c->c[rows->idx[q]]) & tl_mask(&c->c[rows->idx[q2]]));
       }
       assert_true(lhs > 1);
-      assert_true(rows.rhs[r] == 1 && rows.sense[r] == 'L');
+      assert_true(rows->rhs[r] == 1 && rows->sense[r] == 'L');
     }
-    free(x);
-    free(cols);
-    kf__rows_free(&rows);
-    kf__cands_free(&c);
-    kf__dag_free(&d);
-    kf_problem_destroy(p);
+    rowinst_close(&t);
   }
   assert_true(made > 0);
   kf_model_destroy(m);
@@ -192,67 +238,48 @@ static void test_odd_cycle_rows(void **state)
   assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
   int made = 0, weighted = 0;
   for (unsigned seed = 1; seed <= 60; seed++) {
-    int n = 6 + (int)(seed % 3), k = 2 + (int)(seed % 3);
-    kf_problem *p = seed % 2 ? tl_synthetic(n, 2 + n / 2, seed)
-                             : tl_random_problem(n, 2 + (int)(seed % 3), seed);
-    kf__dag d;
-    kf__cands c;
-    assert_int_equal(kf__dag_build(p, &d), 0);
-    assert_int_equal(kf__cands_build(p, &d, m, k, &c), 0);
-    kf__rows rows;
-    memset(&rows, 0, sizeof rows);
-    assert_int_equal(kf__partition_rows(&c, n, &rows), 0);
-    double *x = calloc((size_t)c.n + 1, sizeof(double));
-    int *cols = malloc(sizeof(int) * (size_t)(c.n + 1));
-    char *in = malloc((size_t)c.n + 1);
-    memset(in, 1, (size_t)c.n + 1);
-    /* Two-term cycle rows too: they are witnesses like the launch rows. */
-    assert_true(kf__conflict_rows(&d, &c, &rows, in, cols, 100000) >= 0);
+    rowinst t;
+    rowinst_seed(&t, seed, m);
+    int n = t.n;
+    const kf__dag *d = &t.d;
+    const kf__cands *c = &t.c;
+    kf__rows *rows = &t.rows;
+    double *x = t.x;
+    int *cols = t.cols;
+    char *in = malloc((size_t)c->n + 1);
+    memset(in, 1, (size_t)c->n + 1);
+    /* Two-term cycle rows too: they are witnesses like the launch rows-> */
+    assert_true(kf__conflict_rows(d, c, rows, in, cols, 100000) >= 0);
     unsigned s = seed;
     for (int trial = 0; trial < 6; trial++) {
       /* Trial 0: the relaxation's point; then random halves. */
-      int first = rows.n;
+      int first = rows->n;
       if (trial == 0) {
-        double *cost = malloc(sizeof(double) * (size_t)(c.n + 1));
-        for (int j = 0; j < c.n; j++)
-          cost[j] = c.c[j].cost * 1e6;
-        kf__ilp_t ilp = { c.n, cost, rows.n, rows.start, rows.idx, rows.sense, rows.rhs,
-                          5, INFINITY, 0, 0 };
-        kf__lp *lp;
-        assert_int_equal(kf__lp_create(&ilp, &lp), 0);
-        kf__lp_result_t lr = { x, NULL, 0 };
-        assert_int_equal(kf__lp_solve(lp, 5, &lr), 0);
-        kf__lp_destroy(lp);
-        free(cost);
+        relaxation_point(&t, rows->n);
       } else {
-        for (int j = 0; j < c.n; j++)
-          x[j] = c.c[j].n > 1 && tl_rand(&s) % 3 == 0 ? 0.5 : 0;
+        for (int j = 0; j < c->n; j++)
+          x[j] = c->c[j].n > 1 && tl_rand(&s) % 3 == 0 ? 0.5 : 0;
       }
-      int added = kf__separate_odd_cycles(&c, &rows, x, cols, 1000);
+      int added = kf__separate_odd_cycles(c, rows, x, cols, 1000);
       assert_true(added >= 0);
       made += added;
-      for (int r = first; r < rows.n; r++) {
+      for (int r = first; r < rows->n; r++) {
         double lhs = 0;
-        for (int q = rows.start[r]; q < rows.start[r + 1]; q++) {
-          lhs += x[rows.idx[q]];
-          weighted += q > rows.start[r] && rows.idx[q] == rows.idx[q - 1];
-          assert_true(q == rows.start[r] || rows.idx[q] >= rows.idx[q - 1]);
+        for (int q = rows->start[r]; q < rows->start[r + 1]; q++) {
+          lhs += x[rows->idx[q]];
+          weighted += q > rows->start[r] && rows->idx[q] == rows->idx[q - 1];
+          assert_true(q == rows->start[r] || rows->idx[q] >= rows->idx[q - 1]);
         }
-        assert_true(lhs > rows.rhs[r] + 1e-6);
-        assert_true(rows.sense[r] == 'L' && rows.rhs[r] >= 1 &&
-                    rows.rhs[r] == floor(rows.rhs[r]));
+        assert_true(lhs > rows->rhs[r] + 1e-6);
+        assert_true(rows->sense[r] == 'L' && rows->rhs[r] >= 1 &&
+                    rows->rhs[r] == floor(rows->rhs[r]));
       }
     }
-    rowcheck rc = { &d, &c, &rows, n, cols, 0, 0, 0 };
-    tl_partitions(&d, &c, check_rows, &rc);
+    rowcheck rc = { d, c, rows, n, cols, 0, 0, 0 };
+    tl_partitions(d, c, check_rows, &rc);
     assert_true(rc.acyclic_seen > 0);
-    free(x);
-    free(cols);
     free(in);
-    kf__rows_free(&rows);
-    kf__cands_free(&c);
-    kf__dag_free(&d);
-    kf_problem_destroy(p);
+    rowinst_close(&t);
   }
   assert_true(made > 20);
   print_message("odd-cycle rows: %d, coefficients above 1: %d\n", made, weighted);
@@ -318,55 +345,36 @@ static void test_cycle_rows(void **state)
   assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
   int made = 0, tried = 0, longer = 0;
   for (unsigned seed = 1; seed <= 60; seed++) {
-    int n = 6 + (int)(seed % 3), k = 2 + (int)(seed % 3);
-    kf_problem *p = seed % 2 ? tl_synthetic(n, 2 + n / 2, seed)
-                             : tl_random_problem(n, 2 + (int)(seed % 3), seed);
-    kf__dag d;
-    kf__cands c;
-    assert_int_equal(kf__dag_build(p, &d), 0);
-    assert_int_equal(kf__cands_build(p, &d, m, k, &c), 0);
-    kf__rows rows;
-    memset(&rows, 0, sizeof rows);
-    assert_int_equal(kf__partition_rows(&c, n, &rows), 0);
-    double *x = calloc((size_t)c.n + 1, sizeof(double));
-    int *cols = malloc(sizeof(int) * (size_t)(c.n + 1));
-    cyclecheck cc = { &d, &c, &rows, x, cols, 0, 0, 0 };
-    tl_partitions(&d, &c, cyclic_points, &cc);
+    rowinst t;
+    rowinst_seed(&t, seed, m);
+    int n = t.n;
+    const kf__dag *d = &t.d;
+    const kf__cands *c = &t.c;
+    kf__rows *rows = &t.rows;
+    double *x = t.x;
+    int *cols = t.cols;
+    cyclecheck cc = { d, c, rows, x, cols, 0, 0, 0 };
+    tl_partitions(d, c, cyclic_points, &cc);
     assert_int_equal(cc.found, cc.tried);
     tried += cc.tried;
     made += cc.made;
     /* The relaxation's point with the partition rows alone, then random
      * points with values 1/2 and 1/3. */
-    double *cost = malloc(sizeof(double) * (size_t)(c.n + 1));
-    for (int j = 0; j < c.n; j++)
-      cost[j] = c.c[j].cost * 1e6;
-    kf__ilp_t ilp = { c.n, cost, n, rows.start, rows.idx, rows.sense, rows.rhs, 5,
-                      INFINITY, 0, 0 };
-    kf__lp *lp;
-    assert_int_equal(kf__lp_create(&ilp, &lp), 0);
-    kf__lp_result_t lr = { x, NULL, 0 };
-    assert_int_equal(kf__lp_solve(lp, 5, &lr), 0);
-    kf__lp_destroy(lp);
-    free(cost);
-    made += separate_checked(&d, &c, &rows, x, cols);
+    relaxation_point(&t, n);
+    made += separate_checked(d, c, rows, x, cols);
     unsigned s = seed;
     for (int trial = 0; trial < 8; trial++) {
       double v = trial % 2 ? 0.5 : 1.0 / 3;
-      for (int j = 0; j < c.n; j++)
-        x[j] = c.c[j].n > 1 && tl_rand(&s) % 3 == 0 ? v : 0;
-      made += separate_checked(&d, &c, &rows, x, cols);
+      for (int j = 0; j < c->n; j++)
+        x[j] = c->c[j].n > 1 && tl_rand(&s) % 3 == 0 ? v : 0;
+      made += separate_checked(d, c, rows, x, cols);
     }
-    for (int r = n; r < rows.n; r++)
-      longer += rows.rhs[r] >= 2;
-    rowcheck rc = { &d, &c, &rows, n, cols, 0, 0, 0 };
-    tl_partitions(&d, &c, check_rows, &rc);
+    for (int r = n; r < rows->n; r++)
+      longer += rows->rhs[r] >= 2;
+    rowcheck rc = { d, c, rows, n, cols, 0, 0, 0 };
+    tl_partitions(d, c, check_rows, &rc);
     assert_true(rc.acyclic_seen > 0);
-    free(x);
-    free(cols);
-    kf__rows_free(&rows);
-    kf__cands_free(&c);
-    kf__dag_free(&d);
-    kf_problem_destroy(p);
+    rowinst_close(&t);
   }
   assert_true(tried > 20);
   assert_true(made > 20);
