@@ -89,6 +89,24 @@ static void check_groups_partition(const kf_plan *pl, int rank, int n)
     assert_int_equal(seen[v], 1);
 }
 
+/* Solves p (n launches) with groups of up to k, checks the best plan's cost
+ * against brute force (relative tolerance rtol) and that its groups
+ * partition the launches; returns the plan for further checks. */
+static kf_plan *solve_vs_brute(kf_problem *p, kf_model *m, int n, int k, double rtol,
+                               const char *what, unsigned seed)
+{
+  assert_non_null(p);
+  kf_solve_options_t o = opts(k, 1);
+  kf_plan *pl;
+  assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
+  double want = tl_brute(p, m, k), got = kf_plan_time(pl, 0);
+  if (fabs(want - got) > rtol * want)
+    fail_msg("%s seed %u n %d k %d: solver %.9g, brute force %.9g", what, seed, n, k, got,
+             want);
+  check_groups_partition(pl, 0, n);
+  return pl;
+}
+
 static void test_random_vs_brute_force(void **state)
 {
   (void)state;
@@ -98,15 +116,7 @@ static void test_random_vs_brute_force(void **state)
     int n = 4 + (int)(seed % 7); /* 4..10 */
     int k = 2 + (int)(seed % 3);
     kf_problem *p = tl_random_problem(n, 2 + (int)(seed % 5), seed);
-    assert_non_null(p);
-    kf_solve_options_t o = opts(k, 1);
-    kf_plan *pl;
-    assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
-    double want = tl_brute(p, m, k), got = kf_plan_time(pl, 0);
-    if (fabs(want - got) > 1e-9 * want)
-      fail_msg("seed %u n %d k %d: solver %.9g, brute force %.9g", seed, n, k, got, want);
-    check_groups_partition(pl, 0, n);
-    kf_plan_destroy(pl);
+    kf_plan_destroy(solve_vs_brute(p, m, n, k, 1e-9, "random", seed));
     kf_problem_destroy(p);
   }
   /* Synthetic instances: horizontal sharing, so cyclic group orders that
@@ -116,15 +126,7 @@ static void test_random_vs_brute_force(void **state)
     int n = 8 + (int)(seed % 5); /* 8..12 */
     int k = 3 + (int)(seed % 2);
     kf_problem *p = tl_synthetic(n, 3 + n / 2, seed);
-    assert_non_null(p);
-    kf_solve_options_t o = opts(k, 1);
-    kf_plan *pl;
-    assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
-    double want = tl_brute(p, m, k), got = kf_plan_time(pl, 0);
-    if (fabs(want - got) > 1e-6 * want)
-      fail_msg("synthetic seed %u n %d k %d: solver %.9g, brute force %.9g", seed, n, k, got,
-               want);
-    check_groups_partition(pl, 0, n);
+    kf_plan *pl = solve_vs_brute(p, m, n, k, 1e-6, "synthetic", seed);
     kf_plan_stats_t st;
     assert_int_equal(kf_plan_stats(pl, &st), 0);
     assert_true(st.candidates <= st.enumerated && st.candidates > n);
@@ -138,16 +140,7 @@ static void test_random_vs_brute_force(void **state)
   for (unsigned seed = 61; seed <= 90; seed++) {
     int n = 13 + (int)(seed % 3); /* 13..15 */
     kf_problem *p = tl_synthetic(n, 3 + n / 2, seed);
-    assert_non_null(p);
-    kf_solve_options_t o = opts(4, 1);
-    kf_plan *pl;
-    assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
-    double want = tl_brute(p, m, 4), got = kf_plan_time(pl, 0);
-    if (fabs(want - got) > 1e-6 * want)
-      fail_msg("synthetic seed %u n %d k 4: solver %.9g, brute force %.9g", seed, n, got,
-               want);
-    check_groups_partition(pl, 0, n);
-    kf_plan_destroy(pl);
+    kf_plan_destroy(solve_vs_brute(p, m, n, 4, 1e-6, "synthetic", seed));
     kf_problem_destroy(p);
   }
   kf_model_destroy(m);
