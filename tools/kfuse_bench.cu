@@ -161,10 +161,6 @@ Layout layout(const kb_workload &w, size_t n)
   return L;
 }
 
-/* Points in[] and out[] at w's arrays and fills the inputs. */
-void place(const kb_workload &w, const Layout &L, void *in_base, void *out_base, uint64_t seed,
-           void **in, void **out);
-
 /* Input ranges per workload kind: positive data keeps the chains free of
  * cancellation; the epilogue gets GELU's interesting range. */
 template <typename T>
@@ -187,6 +183,7 @@ void fill(const kb_workload &w, void *p, size_t n, uint64_t seed, int tag, bool 
   KFX_CHECK_LAUNCH();
 }
 
+/* Points in[] and out[] at w's arrays and fills the inputs. */
 void place(const kb_workload &w, const Layout &L, void *in_base, void *out_base, uint64_t seed,
            void **in, void **out)
 {

@@ -126,6 +126,7 @@ STATISTIC(NumRejectCrossBlock, "Pairs rejected: hazard across threads of differe
 STATISTIC(NumRejectType, "Pairs rejected: carried buffer with several element types");
 STATISTIC(NumRejectResources, "Pairs rejected: shared-memory tiles too large");
 STATISTIC(NumRejectGather, "Pairs rejected: a stage writes a gathered buffer");
+STATISTIC(NumRejectOverlap, "Pairs rejected: accesses to a per-thread record overlap in part");
 STATISTIC(NumGathers, "Loads at an unknown index (gathers) in analysed kernels");
 STATISTIC(NumPlannedSeqs, "Sequences planned by the planning library");
 STATISTIC(NumPlanFallbacks, "Sequences planned greedily after a planner failure");
@@ -182,6 +183,7 @@ static void countGroupRejection(StringRef Key) {
   else if (Key == "type") ++NumRejectType;
   else if (Key == "resources") ++NumRejectResources;
   else if (Key == "gather") ++NumRejectGather;
+  else if (Key == "partial-overlap") ++NumRejectOverlap;
 }
 
 namespace {

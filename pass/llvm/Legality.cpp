@@ -239,7 +239,7 @@ void kfuse::checkCandidate(FusionCandidate &C) {
           if (DX != DY || X.A->Bytes != Y.A->Bytes) {
             C.invalidate("buffer '" + R.Values.at(V).Text + "': " + describe(C, X) + " and " +
                              describe(C, Y) + "; the accesses overlap in part",
-                         "overlap");
+                         "partial-overlap");
             return;
           }
           Conflict = true;
