@@ -228,6 +228,112 @@ int kf__separate_pairs(const kf__dag *d, const kf__cands *c, kf__rows *rows,
   return added;
 }
 
+/* 1 if launch b reaches some member of g. */
+static int kf__hits(const kf__dag *d, const kf__cand *g, int b)
+{
+  for (int i = 0; i < g->n; i++)
+    if (kf__reaches(d, b, g->members[i]))
+      return 1;
+  return 0;
+}
+
+/* The crossing row of launches a and b: a group holding a (not b) that
+ * holds a descendant of b, and one holding b (not a) that holds a
+ * descendant of a, would reach each other both ways; two groups holding a
+ * overlap, as do two holding b. So at most one group of the union is in a
+ * plan, and any group holding both a and b conflicts with every one of
+ * them. Writes the row's columns to cols; returns their count. */
+static int kf__crossing_row(const kf__dag *d, const kf__cands *c, const kf__rows *part,
+                            int a, int b, int *cols)
+{
+  int nc = 0;
+  for (int q = part->start[a]; q < part->start[a + 1]; q++) {
+    const kf__cand *g = &c->c[part->idx[q]];
+    if (kf__holds(g, b) || kf__hits(d, g, b))
+      cols[nc++] = part->idx[q];
+  }
+  for (int q = part->start[b]; q < part->start[b + 1]; q++) {
+    const kf__cand *g = &c->c[part->idx[q]];
+    if (!kf__holds(g, a) && kf__hits(d, g, a))
+      cols[nc++] = part->idx[q];
+  }
+  return nc;
+}
+
+typedef struct kf__crossing {
+  int a, b;
+  double lhs;
+} kf__crossing;
+
+static int kf__crossing_by_lhs(const void *p, const void *q)
+{
+  double x = ((const kf__crossing *)p)->lhs, y = ((const kf__crossing *)q)->lhs;
+  return (x < y) - (x > y);
+}
+
+int kf__separate_crossing(const kf__dag *d, const kf__cands *c, kf__rows *rows,
+                          const double *x, int *cols, int max)
+{
+  int n = d->n, ncand = 0, cap = 4 * n, added = 0;
+  double *sum = calloc((size_t)n + 1, sizeof(double));
+  kf__crossing *cand = malloc(sizeof(kf__crossing) * (size_t)cap);
+  if (!sum || !cand) {
+    free(sum);
+    free(cand);
+    return KF_ENOMEM;
+  }
+  for (int a = 0; a < n; a++) {
+    /* sum[b]: the value of the groups holding a in the row of (a, b). */
+    int any = 0;
+    for (int q = rows->start[a]; q < rows->start[a + 1]; q++) {
+      int j = rows->idx[q];
+      if (x[j] <= 1e-6 || c->c[j].n < 2)
+        continue;
+      any = 1;
+      for (int b = a + 1; b < n; b++)
+        if (kf__holds(&c->c[j], b) || kf__hits(d, &c->c[j], b))
+          sum[b] += x[j];
+    }
+    if (!any)
+      continue;
+    for (int b = a + 1; b < n; b++) {
+      if (sum[b] <= 1e-6)
+        continue;
+      double lhs = sum[b];
+      sum[b] = 0;
+      for (int q = rows->start[b]; q < rows->start[b + 1]; q++) {
+        int j = rows->idx[q];
+        if (x[j] > 1e-6 && !kf__holds(&c->c[j], a) && kf__hits(d, &c->c[j], a))
+          lhs += x[j];
+      }
+      if (lhs <= 1 + 1e-6)
+        continue;
+      if (ncand == cap) {
+        kf__crossing *more = realloc(cand, sizeof(kf__crossing) * (size_t)(2 * cap));
+        if (!more) {
+          added = KF_ENOMEM;
+          goto out;
+        }
+        cand = more, cap *= 2;
+      }
+      cand[ncand++] = (kf__crossing){ a, b, lhs };
+    }
+  }
+  qsort(cand, (size_t)ncand, sizeof *cand, kf__crossing_by_lhs);
+  for (int i = 0; i < ncand && added < max; i++) {
+    int nc = kf__crossing_row(d, c, rows, cand[i].a, cand[i].b, cols);
+    if (kf__row_add(rows, cols, nc, 'L', 1.0)) {
+      added = KF_ENOMEM;
+      break;
+    }
+    added++;
+  }
+out:
+  free(sum);
+  free(cand);
+  return added;
+}
+
 static int kf__overlap(const kf__cand *g, const kf__cand *h)
 {
   for (int i = 0; i < g->n; i++)

@@ -338,8 +338,14 @@ static int kf__relax(kf__search *s, double deadline, kf__lp **lp)
       int more = kf__separate_odd_cycles(c, &s->rows, s->x, s->cutcols, 4 * n);
       added = more < 0 ? more : added + more;
     }
-    /* Longer cycles last: a shortest-path search from every launch, worth
-     * it once the cheaper families have nothing left to cut. */
+    /* Then crossing rows (dense: each lists every group holding either of
+     * two launches that could close a two-way pair), and longer cycles
+     * last (a shortest-path search from every launch), each once the
+     * families before it have nothing left to cut. */
+    if (added == 0) {
+      int more = kf__separate_crossing(s->d, c, &s->rows, s->x, s->cutcols, 4 * n);
+      added = more < 0 ? more : added + more;
+    }
     if (added == 0) {
       int more = kf__separate_cycles(s->d, c, &s->rows, s->x, s->cutcols, 4 * n);
       added = more < 0 ? more : added + more;

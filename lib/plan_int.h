@@ -162,6 +162,12 @@ int kf__separate_pairs(const kf__dag *d, const kf__cands *c, kf__rows *rows,
                        const double *x, int *cols, int max);
 int kf__separate_cliques(const kf__cands *c, kf__rows *rows, const double *x,
                          int *cols, int max);
+/* Appends crossing rows (at most max, most violated first) violated by x:
+ * for launches a and b, the groups holding a and a descendant of b, those
+ * holding b and a descendant of a, and those holding both sum to at most 1
+ * (cuts.c). Returns the count or KF_ENOMEM. */
+int kf__separate_crossing(const kf__dag *d, const kf__cands *c, kf__rows *rows,
+                          const double *x, int *cols, int max);
 /* Appends odd-cycle rows (at most max) violated by a solution x of the
  * relaxation: {0, 1/2} cuts over the rows with right-hand side 1 that
  * neighbours on an odd cycle of fractional groups share (oddcycle.c).

@@ -296,12 +296,15 @@ typedef struct cyclecheck {
   int tried, found, made;
 } cyclecheck;
 
-/* Rows separated from x, each violated by it: returns how many. */
-static int separate_checked(const kf__dag *d, const kf__cands *c, kf__rows *rows,
-                            const double *x, int *cols)
+typedef int (*separator)(const kf__dag *d, const kf__cands *c, kf__rows *rows,
+                         const double *x, int *cols, int max);
+
+/* Rows separated from x by sep, each violated by it: returns how many. */
+static int separate_checked(separator sep, const kf__dag *d, const kf__cands *c,
+                            kf__rows *rows, const double *x, int *cols)
 {
   int first = rows->n;
-  int added = kf__separate_cycles(d, c, rows, x, cols, 1000);
+  int added = sep(d, c, rows, x, cols, 1000);
   assert_int_equal(added, rows->n - first);
   for (int r = first; r < rows->n; r++) {
     double lhs = 0;
@@ -329,7 +332,7 @@ static void cyclic_points(void *user, const int *chosen, int n, int acyclic)
   for (int i = 0; i < n; i++)
     cc->x[chosen[i]] = 1;
   cc->tried++;
-  int added = separate_checked(cc->d, cc->c, cc->rows, cc->x, cc->cols);
+  int added = separate_checked(kf__separate_cycles, cc->d, cc->c, cc->rows, cc->x, cc->cols);
   cc->found += added > 0;
   cc->made += added;
 }
@@ -361,13 +364,13 @@ static void test_cycle_rows(void **state)
     /* The relaxation's point with the partition rows alone, then random
      * points with values 1/2 and 1/3. */
     relaxation_point(&t, n);
-    made += separate_checked(d, c, rows, x, cols);
+    made += separate_checked(kf__separate_cycles, d, c, rows, x, cols);
     unsigned s = seed;
     for (int trial = 0; trial < 8; trial++) {
       double v = trial % 2 ? 0.5 : 1.0 / 3;
       for (int j = 0; j < c->n; j++)
         x[j] = c->c[j].n > 1 && tl_rand(&s) % 3 == 0 ? v : 0;
-      made += separate_checked(d, c, rows, x, cols);
+      made += separate_checked(kf__separate_cycles, d, c, rows, x, cols);
     }
     for (int r = n; r < rows->n; r++)
       longer += rows->rhs[r] >= 2;
@@ -380,6 +383,84 @@ static void test_cycle_rows(void **state)
   assert_true(made > 20);
   print_message("cycle rows: %d (%d of three terms or more), from %d cyclic partitions\n",
                 made, longer, tried);
+  kf_model_destroy(m);
+}
+
+/* 1 if groups a and b of a plan reach each other both ways. */
+static int two_way(const kf__dag *d, const kf__cand *a, const kf__cand *b)
+{
+  int fwd = 0, back = 0;
+  for (int i = 0; i < a->n; i++)
+    for (int j = 0; j < b->n; j++) {
+      fwd |= reach(d, a->members[i], b->members[j]);
+      back |= reach(d, b->members[j], a->members[i]);
+    }
+  return fwd && back;
+}
+
+/* A partition with two groups that reach each other both ways, as a point:
+ * the crossing separator finds a row it violates. */
+static void two_way_points(void *user, const int *chosen, int n, int acyclic)
+{
+  cyclecheck *cc = user;
+  if (acyclic || cc->tried >= 40)
+    return;
+  int found = 0;
+  for (int i = 0; i < n && !found; i++)
+    for (int j = i + 1; j < n && !found; j++)
+      found = two_way(cc->d, &cc->c->c[chosen[i]], &cc->c->c[chosen[j]]);
+  if (!found)
+    return;
+  memset(cc->x, 0, sizeof(double) * (size_t)cc->c->n);
+  for (int i = 0; i < n; i++)
+    cc->x[chosen[i]] = 1;
+  cc->tried++;
+  int added =
+    separate_checked(kf__separate_crossing, cc->d, cc->c, cc->rows, cc->x, cc->cols);
+  cc->found += added > 0;
+  cc->made += added;
+}
+
+/* Crossing rows separated from partitions with a two-way pair of groups,
+ * from the relaxation's point and from random fractional points are
+ * violated by their point and hold for every acyclic partition (checked
+ * over all of them); every two-way pair gets one. */
+static void test_crossing_rows(void **state)
+{
+  (void)state;
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  int made = 0, tried = 0, fractional = 0;
+  for (unsigned seed = 1; seed <= 60; seed++) {
+    rowinst t;
+    rowinst_seed(&t, seed, m);
+    int n = t.n;
+    cyclecheck cc = { &t.d, &t.c, &t.rows, t.x, t.cols, 0, 0, 0 };
+    tl_partitions(&t.d, &t.c, two_way_points, &cc);
+    assert_int_equal(cc.found, cc.tried);
+    tried += cc.tried;
+    made += cc.made;
+    relaxation_point(&t, n);
+    fractional += separate_checked(kf__separate_crossing, &t.d, &t.c, &t.rows, t.x, t.cols);
+    unsigned s = seed;
+    for (int trial = 0; trial < 8; trial++) {
+      double v = trial % 2 ? 0.5 : 1.0 / 3;
+      for (int j = 0; j < t.c.n; j++)
+        t.x[j] = t.c.c[j].n > 1 && tl_rand(&s) % 3 == 0 ? v : 0;
+      fractional +=
+        separate_checked(kf__separate_crossing, &t.d, &t.c, &t.rows, t.x, t.cols);
+    }
+    for (int r = n; r < t.rows.n; r++)
+      assert_true(t.rows.rhs[r] == 1);
+    rowcheck rc = { &t.d, &t.c, &t.rows, n, t.cols, 0, 0, 0 };
+    tl_partitions(&t.d, &t.c, check_rows, &rc);
+    assert_true(rc.acyclic_seen > 0);
+    rowinst_close(&t);
+  }
+  assert_true(tried > 20);
+  assert_true(fractional > 20);
+  print_message("crossing rows: %d from %d two-way partitions, %d from fractional points\n",
+                made, tried, fractional);
   kf_model_destroy(m);
 }
 
@@ -576,6 +657,7 @@ int main(void)
     cmocka_unit_test(test_clique_rows),
     cmocka_unit_test(test_odd_cycle_rows),
     cmocka_unit_test(test_cycle_rows),
+    cmocka_unit_test(test_crossing_rows),
     cmocka_unit_test(test_dominance_drops),
     cmocka_unit_test(test_dominance_needs_acyclic_order),
     cmocka_unit_test(test_k_best_brute_force),
