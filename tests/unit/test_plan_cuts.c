@@ -317,6 +317,33 @@ static int separate_checked(separator sep, const kf__dag *d, const kf__cands *c,
   return added;
 }
 
+/* The partition chosen[0..n) as a point: rows separated from it by sep,
+ * counted in cc. */
+static void partition_point(cyclecheck *cc, separator sep, const int *chosen, int n)
+{
+  memset(cc->x, 0, sizeof(double) * (size_t)cc->c->n);
+  for (int i = 0; i < n; i++)
+    cc->x[chosen[i]] = 1;
+  cc->tried++;
+  int added = separate_checked(sep, cc->d, cc->c, cc->rows, cc->x, cc->cols);
+  cc->found += added > 0;
+  cc->made += added;
+}
+
+/* Rows separated by sep from eight random points of t (values 1/2 and 1/3
+ * on a third of the groups), each violated by its point: returns how many. */
+static int random_points(rowinst *t, separator sep, unsigned seed)
+{
+  int made = 0;
+  for (int trial = 0; trial < 8; trial++) {
+    double v = trial % 2 ? 0.5 : 1.0 / 3;
+    for (int j = 0; j < t->c.n; j++)
+      t->x[j] = t->c.c[j].n > 1 && tl_rand(&seed) % 3 == 0 ? v : 0;
+    made += separate_checked(sep, &t->d, &t->c, &t->rows, t->x, t->cols);
+  }
+  return made;
+}
+
 /* A cyclic partition as a point: whenever its cycle lifts to a row of two
  * terms or more, the separator finds a row it violates. */
 static void cyclic_points(void *user, const int *chosen, int n, int acyclic)
@@ -328,13 +355,7 @@ static void cyclic_points(void *user, const int *chosen, int n, int acyclic)
   assert_int_equal(kf__quotient_cycle(cc->d, cc->c, chosen, n, cyc, &clen, topo), 1);
   if (kf__cycle_cut(cc->d, cc->c, cc->rows, cyc, clen, cc->cols, &terms) == 0)
     return;
-  memset(cc->x, 0, sizeof(double) * (size_t)cc->c->n);
-  for (int i = 0; i < n; i++)
-    cc->x[chosen[i]] = 1;
-  cc->tried++;
-  int added = separate_checked(kf__separate_cycles, cc->d, cc->c, cc->rows, cc->x, cc->cols);
-  cc->found += added > 0;
-  cc->made += added;
+  partition_point(cc, kf__separate_cycles, chosen, n);
 }
 
 /* Cycle rows separated from cyclic partitions, from the relaxation's point
@@ -365,13 +386,7 @@ static void test_cycle_rows(void **state)
      * points with values 1/2 and 1/3. */
     relaxation_point(&t, n);
     made += separate_checked(kf__separate_cycles, d, c, rows, x, cols);
-    unsigned s = seed;
-    for (int trial = 0; trial < 8; trial++) {
-      double v = trial % 2 ? 0.5 : 1.0 / 3;
-      for (int j = 0; j < c->n; j++)
-        x[j] = c->c[j].n > 1 && tl_rand(&s) % 3 == 0 ? v : 0;
-      made += separate_checked(kf__separate_cycles, d, c, rows, x, cols);
-    }
+    made += random_points(&t, kf__separate_cycles, seed);
     for (int r = n; r < rows->n; r++)
       longer += rows->rhs[r] >= 2;
     rowcheck rc = { d, c, rows, n, cols, 0, 0, 0 };
@@ -411,14 +426,7 @@ static void two_way_points(void *user, const int *chosen, int n, int acyclic)
       found = two_way(cc->d, &cc->c->c[chosen[i]], &cc->c->c[chosen[j]]);
   if (!found)
     return;
-  memset(cc->x, 0, sizeof(double) * (size_t)cc->c->n);
-  for (int i = 0; i < n; i++)
-    cc->x[chosen[i]] = 1;
-  cc->tried++;
-  int added =
-    separate_checked(kf__separate_crossing, cc->d, cc->c, cc->rows, cc->x, cc->cols);
-  cc->found += added > 0;
-  cc->made += added;
+  partition_point(cc, kf__separate_crossing, chosen, n);
 }
 
 /* Crossing rows separated from partitions with a two-way pair of groups,
@@ -442,14 +450,7 @@ static void test_crossing_rows(void **state)
     made += cc.made;
     relaxation_point(&t, n);
     fractional += separate_checked(kf__separate_crossing, &t.d, &t.c, &t.rows, t.x, t.cols);
-    unsigned s = seed;
-    for (int trial = 0; trial < 8; trial++) {
-      double v = trial % 2 ? 0.5 : 1.0 / 3;
-      for (int j = 0; j < t.c.n; j++)
-        t.x[j] = t.c.c[j].n > 1 && tl_rand(&s) % 3 == 0 ? v : 0;
-      fractional +=
-        separate_checked(kf__separate_crossing, &t.d, &t.c, &t.rows, t.x, t.cols);
-    }
+    fractional += random_points(&t, kf__separate_crossing, seed);
     for (int r = n; r < t.rows.n; r++)
       assert_true(t.rows.rhs[r] == 1);
     rowcheck rc = { &t.d, &t.c, &t.rows, n, t.cols, 0, 0, 0 };
