@@ -125,22 +125,40 @@ int kf__terms_row(const kf__cands *c, const kf__rows *part, const int *in,
   return nc;
 }
 
-static int kf__reaches(const kf__dag *d, int u, int v)
-{
-  return (int)(d->desc[(size_t)u * (size_t)d->words + (size_t)v / 64] >> (v % 64) & 1);
-}
-
-typedef struct kf__pair {
-  int a, b;
-  double t;
-} kf__pair;
-
 static int kf__pair_by_launches(const void *p, const void *q)
 {
   const kf__pair *x = p, *y = q;
   if (x->a != y->a)
     return x->a < y->a ? -1 : 1;
   return (x->b > y->b) - (x->b < y->b);
+}
+
+int kf__held_pairs(const kf__cands *c, const double *x, int ordered, kf__pair **out)
+{
+  int np = 0;
+  for (int j = 0; j < c->n; j++)
+    if (x[j] > 1e-6)
+      np += c->c[j].n * (c->c[j].n - 1);
+  kf__pair *pr = malloc(sizeof(kf__pair) * (size_t)(np + 1));
+  *out = pr;
+  if (!pr)
+    return KF_ENOMEM;
+  np = 0;
+  for (int j = 0; j < c->n; j++)
+    if (x[j] > 1e-6)
+      for (int p = 0; p < c->c[j].n; p++)
+        for (int q = ordered ? 0 : p + 1; q < c->c[j].n; q++)
+          if (p != q)
+            pr[np++] = (kf__pair){ c->c[j].members[p], c->c[j].members[q], x[j] };
+  qsort(pr, (size_t)np, sizeof *pr, kf__pair_by_launches);
+  int m = 0;
+  for (int i = 0; i < np; i++) {
+    if (m && pr[m - 1].a == pr[i].a && pr[m - 1].b == pr[i].b)
+      pr[m - 1].t += pr[i].t;
+    else
+      pr[m++] = pr[i];
+  }
+  return m;
 }
 
 static int kf__pair_by_weight(const void *p, const void *q)
@@ -175,27 +193,11 @@ static int kf__pair_row(const kf__cands *c, const kf__rows *rows, const int *l, 
 int kf__separate_pairs(const kf__dag *d, const kf__cands *c, kf__rows *rows,
                        const double *x, int *cols, int max)
 {
-  int np = 0, added = 0;
-  for (int j = 0; j < c->n; j++)
-    if (x[j] > 1e-6)
-      np += c->c[j].n * (c->c[j].n - 1) / 2;
-  kf__pair *pr = malloc(sizeof(kf__pair) * (size_t)(np + 1));
-  if (!pr)
-    return KF_ENOMEM;
-  np = 0;
-  for (int j = 0; j < c->n; j++)
-    if (x[j] > 1e-6)
-      for (int a = 0; a < c->c[j].n; a++)
-        for (int b = a + 1; b < c->c[j].n; b++)
-          pr[np++] = (kf__pair){ c->c[j].members[a], c->c[j].members[b], x[j] };
-  qsort(pr, (size_t)np, sizeof *pr, kf__pair_by_launches);
-  int m = 0;
-  for (int i = 0; i < np; i++) {
-    if (m && pr[m - 1].a == pr[i].a && pr[m - 1].b == pr[i].b)
-      pr[m - 1].t += pr[i].t;
-    else
-      pr[m++] = pr[i];
-  }
+  int added = 0;
+  kf__pair *pr;
+  int m = kf__held_pairs(c, x, 0, &pr);
+  if (m < 0)
+    return m;
   qsort(pr, (size_t)m, sizeof *pr, kf__pair_by_weight);
   for (int i = 0; i < m && added < max; i++)
     for (int j = i + 1; j < m && added < max; j++) {

@@ -27,18 +27,6 @@
  * are distinct and the row itself (which counts only
  * S_i) is violated at x. */
 
-typedef struct kf__parc {
-  int a, b;
-  double t;
-} kf__parc;
-
-static int kf__parc_cmp(const void *p, const void *q)
-{
-  const kf__parc *x = p, *y = q;
-  if (x->a != y->a)
-    return x->a < y->a ? -1 : 1;
-  return (x->b > y->b) - (x->b < y->b);
-}
 
 /* How much the row of m terms with columns cols[0..nc) exceeds m - 1 at x. */
 static double kf__excess(const double *x, const int *cols, int nc, int m)
@@ -90,11 +78,11 @@ static int kf__merge_terms(const kf__cands *c, const kf__rows *rows, const doubl
 int kf__separate_cycles(const kf__dag *d, const kf__cands *c, kf__rows *rows,
                         const double *x, int *cols, int max)
 {
-  int n = d->n, np = 0, added = 0, rc = KF_ENOMEM;
-  for (int j = 0; j < c->n; j++)
-    if (x[j] > 1e-6)
-      np += c->c[j].n * (c->c[j].n - 1);
-  kf__parc *pa = malloc(sizeof(kf__parc) * (size_t)(np + 1));
+  int n = d->n, added = 0, rc = KF_ENOMEM;
+  kf__pair *pa;
+  int np = kf__held_pairs(c, x, 1, &pa);
+  if (np < 0)
+    return np;
   int *pstart = calloc((size_t)n + 1, sizeof(int));
   int *prev = malloc(sizeof(int) * (size_t)(3 * n));
   int *parc = malloc(sizeof(int) * (size_t)(3 * n));
@@ -105,24 +93,8 @@ int kf__separate_cycles(const kf__dag *d, const kf__cands *c, kf__rows *rows,
   int nedge = d->succ_start[n];
   kf__heap h = { malloc(sizeof(double) * (size_t)(3 * nedge + 2 * np + 2)),
                  malloc(sizeof(int) * (size_t)(3 * nedge + 2 * np + 2)), 0 };
-  if (!pa || !pstart || !prev || !parc || !dist || !mark || !in || !out || !h.key || !h.node)
+  if (!pstart || !prev || !parc || !dist || !mark || !in || !out || !h.key || !h.node)
     goto out;
-  np = 0;
-  for (int j = 0; j < c->n; j++)
-    if (x[j] > 1e-6)
-      for (int p = 0; p < c->c[j].n; p++)
-        for (int q = 0; q < c->c[j].n; q++)
-          if (p != q)
-            pa[np++] = (kf__parc){ c->c[j].members[p], c->c[j].members[q], x[j] };
-  qsort(pa, (size_t)np, sizeof *pa, kf__parc_cmp);
-  int m = 0;
-  for (int i = 0; i < np; i++) {
-    if (m && pa[m - 1].a == pa[i].a && pa[m - 1].b == pa[i].b)
-      pa[m - 1].t += pa[i].t;
-    else
-      pa[m++] = pa[i];
-  }
-  np = m;
   for (int i = 0; i < np; i++)
     pstart[pa[i].a + 1]++;
   for (int v = 0; v < n; v++)

@@ -79,11 +79,6 @@ typedef struct kf__lin {
   int best_peak;
 } kf__lin;
 
-static int kf__reaches(const kf__dag *d, int a, int b)
-{
-  return (int)(d->desc[(size_t)a * d->words + b / 64] >> (b % 64) & 1);
-}
-
 static void kf__lin_rec(kf__lin *s, int depth)
 {
   if (depth == s->n) {

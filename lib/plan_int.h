@@ -78,6 +78,11 @@ typedef struct kf__dag {
 } kf__dag;
 
 int kf__dag_build(const kf_problem *p, kf__dag *d);
+/* Nonzero if launch u reaches launch v (v is a strict descendant). */
+static inline int kf__reaches(const kf__dag *d, int u, int v)
+{
+  return (int)(d->desc[(size_t)u * (size_t)d->words + (size_t)v / 64] >> (v % 64) & 1);
+}
 void kf__dag_free(kf__dag *d);
 /* Nonzero if no path leaves members[0..n) and re-enters it. */
 int kf__dag_convex(const kf__dag *d, const int *members, int n, uint64_t *scratch);
@@ -145,6 +150,15 @@ typedef struct kf__rows {
 } kf__rows;
 
 int kf__row_add(kf__rows *r, const int *cols, int n, char sense, double rhs);
+/* A launch pair and the value of the groups holding it together. */
+typedef struct kf__pair {
+  int a, b;
+  double t;
+} kf__pair;
+/* The launch pairs that groups with x > 0 hold together, each once with
+ * the sum of those groups' x, sorted by (a, b): both orders if ordered,
+ * else a < b. *out is malloc'ed; returns the count or KF_ENOMEM. */
+int kf__held_pairs(const kf__cands *c, const double *x, int ordered, kf__pair **out);
 void kf__rows_free(kf__rows *r);
 /* One row per launch, listing the candidates that hold it (= 1). */
 int kf__partition_rows(const kf__cands *c, int n, kf__rows *rows);

@@ -65,9 +65,16 @@ static void check_rows(void *user, const int *chosen, int n, int acyclic)
       fail_msg("row %d (rhs %g) cuts off an acyclic plan", r, rc->rows->rhs[r]);
 }
 
-static int reach(const kf__dag *d, int u, int v)
+/* 1 if groups a and b of a plan reach each other both ways. */
+static int two_way(const kf__dag *d, const kf__cand *a, const kf__cand *b)
 {
-  return (int)(d->desc[(size_t)u * (size_t)d->words + (size_t)v / 64] >> (v % 64) & 1);
+  int fwd = 0, back = 0;
+  for (int i = 0; i < a->n; i++)
+    for (int j = 0; j < b->n; j++) {
+      fwd |= kf__reaches(d, a->members[i], b->members[j]);
+      back |= kf__reaches(d, b->members[j], a->members[i]);
+    }
+  return fwd && back;
 }
 
 /* One small instance of the row tests with its n launch rows, and room for
@@ -160,13 +167,7 @@ static void test_rows_valid(void **state)
         unsigned ma = tl_mask(&c->c[a]), mb = tl_mask(&c->c[b]);
         if ((ma & mb) || c->c[a].n < 2 || c->c[b].n < 2)
           continue;
-        int fwd = 0, back = 0;
-        for (int i = 0; i < c->c[a].n; i++)
-          for (int j = 0; j < c->c[b].n; j++) {
-            fwd |= reach(d, c->c[a].members[i], c->c[b].members[j]);
-            back |= reach(d, c->c[b].members[j], c->c[a].members[i]);
-          }
-        if (!fwd || !back)
+        if (!two_way(d, &c->c[a], &c->c[b]))
           continue;
         int pair[2] = { a, b }, found = 0;
         for (int r = n; r < rows->n && !found; r++)
@@ -399,18 +400,6 @@ static void test_cycle_rows(void **state)
   print_message("cycle rows: %d (%d of three terms or more), from %d cyclic partitions\n",
                 made, longer, tried);
   kf_model_destroy(m);
-}
-
-/* 1 if groups a and b of a plan reach each other both ways. */
-static int two_way(const kf__dag *d, const kf__cand *a, const kf__cand *b)
-{
-  int fwd = 0, back = 0;
-  for (int i = 0; i < a->n; i++)
-    for (int j = 0; j < b->n; j++) {
-      fwd |= reach(d, a->members[i], b->members[j]);
-      back |= reach(d, b->members[j], a->members[i]);
-    }
-  return fwd && back;
 }
 
 /* A partition with two groups that reach each other both ways, as a point:
