@@ -288,17 +288,19 @@ static void test_odd_cycle_rows(void **state)
 }
 
 /* Cycle rows of any length (cycles.c). */
+typedef int (*separator)(const kf__dag *d, const kf__cands *c, kf__rows *rows,
+                         const double *x, int *cols, int max);
+
+/* A separator under test and the partitions offered to it as points. */
 typedef struct cyclecheck {
   const kf__dag *d;
   const kf__cands *c;
   kf__rows *rows;
   double *x;
   int *cols;
+  separator sep;
   int tried, found, made;
 } cyclecheck;
-
-typedef int (*separator)(const kf__dag *d, const kf__cands *c, kf__rows *rows,
-                         const double *x, int *cols, int max);
 
 /* Rows separated from x by sep, each violated by it: returns how many. */
 static int separate_checked(separator sep, const kf__dag *d, const kf__cands *c,
@@ -318,10 +320,11 @@ static int separate_checked(separator sep, const kf__dag *d, const kf__cands *c,
   return added;
 }
 
-/* The partition chosen[0..n) as a point: rows separated from it by sep,
- * counted in cc. */
-static void partition_point(cyclecheck *cc, separator sep, const int *chosen, int n)
+/* The partition chosen[0..n) as a point: rows separated from it by
+ * cc->sep, counted in cc. */
+static void partition_point(cyclecheck *cc, const int *chosen, int n)
 {
+  separator sep = cc->sep;
   memset(cc->x, 0, sizeof(double) * (size_t)cc->c->n);
   for (int i = 0; i < n; i++)
     cc->x[chosen[i]] = 1;
@@ -356,50 +359,62 @@ static void cyclic_points(void *user, const int *chosen, int n, int acyclic)
   assert_int_equal(kf__quotient_cycle(cc->d, cc->c, chosen, n, cyc, &clen, topo), 1);
   if (kf__cycle_cut(cc->d, cc->c, cc->rows, cyc, clen, cc->cols, &terms) == 0)
     return;
-  partition_point(cc, kf__separate_cycles, chosen, n);
+  partition_point(cc, chosen, n);
 }
 
-/* Cycle rows separated from cyclic partitions, from the relaxation's point
- * and from random fractional points are violated by their point and hold
- * for every acyclic partition (checked over all of them); every cyclic
- * partition whose cycle lifts gets one. */
-static void test_cycle_rows(void **state)
+typedef struct sepstats {
+  int tried;       /* partitions offered as points */
+  int made;        /* rows from them */
+  int fractional;  /* rows from the relaxation's and random points */
+  int wider;       /* rows with a right-hand side other than 1 */
+} sepstats;
+
+/* Over 60 small instances: rows separated by sep from the partitions that
+ * points offers (each gets one), from the relaxation's point with the
+ * partition rows alone and from random points with values 1/2 and 1/3;
+ * each is violated by its point and holds for every acyclic partition
+ * (checked over all of them). */
+static sepstats check_separator(separator sep,
+                                void (*points)(void *, const int *, int, int))
 {
-  (void)state;
   kf_model *m;
   assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
-  int made = 0, tried = 0, longer = 0;
+  sepstats st = { 0, 0, 0, 0 };
   for (unsigned seed = 1; seed <= 60; seed++) {
     rowinst t;
     rowinst_seed(&t, seed, m);
     int n = t.n;
-    const kf__dag *d = &t.d;
-    const kf__cands *c = &t.c;
-    kf__rows *rows = &t.rows;
-    double *x = t.x;
-    int *cols = t.cols;
-    cyclecheck cc = { d, c, rows, x, cols, 0, 0, 0 };
-    tl_partitions(d, c, cyclic_points, &cc);
+    cyclecheck cc = { &t.d, &t.c, &t.rows, t.x, t.cols, sep, 0, 0, 0 };
+    tl_partitions(&t.d, &t.c, points, &cc);
     assert_int_equal(cc.found, cc.tried);
-    tried += cc.tried;
-    made += cc.made;
-    /* The relaxation's point with the partition rows alone, then random
-     * points with values 1/2 and 1/3. */
+    st.tried += cc.tried;
+    st.made += cc.made;
     relaxation_point(&t, n);
-    made += separate_checked(kf__separate_cycles, d, c, rows, x, cols);
-    made += random_points(&t, kf__separate_cycles, seed);
-    for (int r = n; r < rows->n; r++)
-      longer += rows->rhs[r] >= 2;
-    rowcheck rc = { d, c, rows, n, cols, 0, 0, 0 };
-    tl_partitions(d, c, check_rows, &rc);
+    st.fractional += separate_checked(sep, &t.d, &t.c, &t.rows, t.x, t.cols);
+    st.fractional += random_points(&t, sep, seed);
+    for (int r = n; r < t.rows.n; r++)
+      st.wider += t.rows.rhs[r] != 1;
+    rowcheck rc = { &t.d, &t.c, &t.rows, n, t.cols, 0, 0, 0 };
+    tl_partitions(&t.d, &t.c, check_rows, &rc);
     assert_true(rc.acyclic_seen > 0);
     rowinst_close(&t);
   }
-  assert_true(tried > 20);
-  assert_true(made > 20);
-  print_message("cycle rows: %d (%d of three terms or more), from %d cyclic partitions\n",
-                made, longer, tried);
   kf_model_destroy(m);
+  return st;
+}
+
+/* Cycle rows separated from cyclic partitions, from the relaxation's point
+ * and from random fractional points are violated by their point and hold
+ * for every acyclic partition; every cyclic partition whose cycle lifts
+ * gets one. */
+static void test_cycle_rows(void **state)
+{
+  (void)state;
+  sepstats st = check_separator(kf__separate_cycles, cyclic_points);
+  assert_true(st.tried > 20);
+  assert_true(st.made + st.fractional > 20);
+  print_message("cycle rows: %d (%d of three terms or more), from %d cyclic partitions\n",
+                st.made + st.fractional, st.wider, st.tried);
 }
 
 /* A partition with two groups that reach each other both ways, as a point:
@@ -415,43 +430,22 @@ static void two_way_points(void *user, const int *chosen, int n, int acyclic)
       found = two_way(cc->d, &cc->c->c[chosen[i]], &cc->c->c[chosen[j]]);
   if (!found)
     return;
-  partition_point(cc, kf__separate_crossing, chosen, n);
+  partition_point(cc, chosen, n);
 }
 
 /* Crossing rows separated from partitions with a two-way pair of groups,
  * from the relaxation's point and from random fractional points are
- * violated by their point and hold for every acyclic partition (checked
- * over all of them); every two-way pair gets one. */
+ * violated by their point and hold for every acyclic partition; every
+ * two-way pair gets one; every row has right-hand side 1. */
 static void test_crossing_rows(void **state)
 {
   (void)state;
-  kf_model *m;
-  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
-  int made = 0, tried = 0, fractional = 0;
-  for (unsigned seed = 1; seed <= 60; seed++) {
-    rowinst t;
-    rowinst_seed(&t, seed, m);
-    int n = t.n;
-    cyclecheck cc = { &t.d, &t.c, &t.rows, t.x, t.cols, 0, 0, 0 };
-    tl_partitions(&t.d, &t.c, two_way_points, &cc);
-    assert_int_equal(cc.found, cc.tried);
-    tried += cc.tried;
-    made += cc.made;
-    relaxation_point(&t, n);
-    fractional += separate_checked(kf__separate_crossing, &t.d, &t.c, &t.rows, t.x, t.cols);
-    fractional += random_points(&t, kf__separate_crossing, seed);
-    for (int r = n; r < t.rows.n; r++)
-      assert_true(t.rows.rhs[r] == 1);
-    rowcheck rc = { &t.d, &t.c, &t.rows, n, t.cols, 0, 0, 0 };
-    tl_partitions(&t.d, &t.c, check_rows, &rc);
-    assert_true(rc.acyclic_seen > 0);
-    rowinst_close(&t);
-  }
-  assert_true(tried > 20);
-  assert_true(fractional > 20);
+  sepstats st = check_separator(kf__separate_crossing, two_way_points);
+  assert_true(st.tried > 20);
+  assert_true(st.fractional > 20);
+  assert_int_equal(st.wider, 0);
   print_message("crossing rows: %d from %d two-way partitions, %d from fractional points\n",
-                made, tried, fractional);
-  kf_model_destroy(m);
+                st.made, st.tried, st.fractional);
 }
 
 /* Costs by member set, for the dominance tests: launches 0..3. */
