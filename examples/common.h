@@ -95,6 +95,25 @@ inline bool parse_ll(const char *s, long long lo, long long hi, long long *v)
   return true;
 }
 
+/* The option argv[*i] as a name and a value: "--opt=V" splits at the '=',
+ * "--opt V" takes the next argument as the value (and advances *i). The
+ * name goes to name[0..cap) (empty if it does not fit); returns the value,
+ * or nullptr if there is none. */
+inline const char *option_value(int argc, char **argv, int *i, char *name, size_t cap)
+{
+  const char *opt = argv[*i], *eq = strchr(opt, '=');
+  size_t len = eq ? (size_t)(eq - opt) : strlen(opt);
+  if (len >= cap) {
+    name[0] = '\0';
+    return nullptr;
+  }
+  memcpy(name, opt, len);
+  name[len] = '\0';
+  if (eq)
+    return eq + 1;
+  return *i + 1 < argc ? argv[++*i] : nullptr;
+}
+
 /* Parses argv (both "--opt V" and "--opt=V"); exits on --help or an error. */
 inline Args parse_args(int argc, char **argv, const char *prog, long long default_n)
 {
@@ -102,24 +121,12 @@ inline Args parse_args(int argc, char **argv, const char *prog, long long defaul
   a.n = default_n;
   for (int i = 1; i < argc; i++) {
     const char *opt = argv[i];
-    const char *val = nullptr;
     char name[32];
     if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) {
       usage(stdout, prog, default_n);
       exit(0);
     }
-    const char *eq = strchr(opt, '=');
-    if (eq && (size_t)(eq - opt) < sizeof name) {
-      memcpy(name, opt, (size_t)(eq - opt));
-      name[eq - opt] = '\0';
-      val = eq + 1;
-    } else if (strlen(opt) < sizeof name) {
-      strcpy(name, opt);
-      if (i + 1 < argc)
-        val = argv[++i];
-    } else {
-      name[0] = '\0';
-    }
+    const char *val = option_value(argc, argv, &i, name, sizeof name);
     long long v = 0;
     bool ok = val != nullptr;
     if (!strcmp(name, "--seed") && ok) {

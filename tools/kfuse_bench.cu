@@ -231,21 +231,14 @@ Options parse(int argc, char **argv)
 {
   Options o;
   for (int i = 1; i < argc; i++) {
-    std::string opt = argv[i], val;
-    size_t eq = opt.find('=');
-    bool has = false;
-    if (opt == "-h" || opt == "--help") {
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       usage(stdout);
       exit(0);
     }
-    if (eq != std::string::npos) {
-      val = opt.substr(eq + 1);
-      opt = opt.substr(0, eq);
-      has = true;
-    } else if (i + 1 < argc) {
-      val = argv[++i];
-      has = true;
-    }
+    char name[64];
+    const char *value = kfx::option_value(argc, argv, &i, name, sizeof name);
+    std::string opt = name, val = value ? value : "";
+    bool has = value != nullptr;
     long long v = 0;
     bool ok = has;
     if (opt == "--n" && ok) {

@@ -259,16 +259,11 @@ Options parse(int argc, char **argv)
       (opt == "--quick" ? o.quick : o.psi_only) = true;
       continue;
     }
-    size_t eq = opt.find('=');
-    bool has = false;
-    if (opt.compare(0, 2, "--") == 0 && eq != std::string::npos) {
-      val = opt.substr(eq + 1);
-      opt = opt.substr(0, eq);
-      has = true;
-    } else if (i + 1 < argc) {
-      val = argv[++i];
-      has = true;
-    }
+    char name[64];
+    const char *value = kfx::option_value(argc, argv, &i, name, sizeof name);
+    opt = name;
+    val = value ? value : "";
+    bool has = value != nullptr;
     long long v = 0;
     bool ok = has;
     if ((opt == "-o" || opt == "--output") && ok) {
