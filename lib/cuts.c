@@ -299,10 +299,10 @@ int kf__separate_crossing(const kf__dag *d, const kf__cands *c, kf__rows *rows,
     if (!any)
       continue;
     for (int b = a + 1; b < n; b++) {
-      if (sum[b] <= 1e-6)
-        continue;
       double lhs = sum[b];
       sum[b] = 0;
+      if (lhs <= 1e-6)
+        continue;
       for (int q = rows->start[b]; q < rows->start[b + 1]; q++) {
         int j = rows->idx[q];
         if (x[j] > 1e-6 && !kf__holds(&c->c[j], a) && kf__hits(d, &c->c[j], a))
