@@ -53,6 +53,7 @@ void kf__lp_destroy(kf__lp *lp);
 /* Appends rows (same form as kf__ilp_t's). 0 or KF_ENOMEM. */
 int kf__lp_add_rows(kf__lp *lp, int nrows, const int *start, const int *idx,
                     const char *sense, const double *rhs);
+void kf__lp_set_cutoff(kf__lp *lp, double limit);
 /* Replaces every column's bounds. */
 void kf__lp_set_bounds(kf__lp *lp, const double *lower, const double *upper);
 /* Returns 0 (optimal), KF_ETIMEDOUT, KF_EINFEASIBLE or KF_ESOLVER; the

@@ -332,6 +332,11 @@ int kf__lp_add_rows(kf__lp *lp, int nrows, const int *start, const int *idx,
   return rc;
 }
 
+void kf__lp_set_cutoff(kf__lp *lp, double limit)
+{
+  Clp_setDualObjectiveLimit(lp->m, limit);
+}
+
 void kf__lp_set_bounds(kf__lp *lp, const double *lower, const double *upper)
 {
   kf__cbc->lp_set_col_bounds(lp->m, lower, upper);

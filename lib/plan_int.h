@@ -257,6 +257,9 @@ int kf__plan_add(kf_plan *pl, const kf__cands *c, const int *chosen,
  * KF_ESOLVER or KF_ENOMEM. */
 int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
               int *hchosen, int *nh, double *hcost, kf_plan *pl);
+/* Cores of at most this many columns are searched by exact.c's own branch
+ * and bound, larger ones by CBC (tests set 0 to reach CBC's paths). */
+extern int kf__bb_max_cols;
 
 /* Reads a whole file; *text is malloc'd. 0, KF_EIO or KF_ENOMEM. */
 int kf__read_file(const char *path, char **text, size_t *len);

@@ -212,6 +212,8 @@ typedef struct kf_plan_stats_s {
   int cycle_cuts;     /* cuts against cyclic group orders found in solutions
                          (CBC's, or the relaxation dive's) */
   double seconds;     /* wall time of kf_plan_solve */
+  long bb_nodes;      /* nodes of the planner's own branch and bound, which
+                         searches small cores instead of CBC */
 } kf_plan_stats_t;
 
 /** Fills @p out with the statistics of the solve that made @p plan.

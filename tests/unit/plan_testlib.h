@@ -49,16 +49,17 @@ static inline kf_problem *tl_random_problem(int n, int m, unsigned seed)
   return p;
 }
 
-/* A small instance of the synthetic suite (kf_problem_write_synthetic): its
- * horizontal sharing makes groups that depend on each other both ways
- * common. NULL on failure. */
-static inline kf_problem *tl_synthetic(int kernels, int arrays, unsigned seed)
+/* An instance of the synthetic suite (kf_problem_write_synthetic) with
+ * sharing sets of 2 to max_share launches: its horizontal sharing makes
+ * groups that depend on each other both ways common. NULL on failure. */
+static inline kf_problem *tl_synthetic_sharing(int kernels, int arrays, int max_share,
+                                               unsigned seed)
 {
   FILE *f = tmpfile();
   kf_problem *p = NULL;
   if (!f)
     return NULL;
-  if (kf_problem_write_synthetic(f, kernels, arrays, 2, 4, seed) == 0) {
+  if (kf_problem_write_synthetic(f, kernels, arrays, 2, max_share, seed) == 0) {
     long len = ftell(f);
     char *text = len > 0 ? malloc((size_t)len + 1) : NULL;
     rewind(f);
@@ -69,6 +70,12 @@ static inline kf_problem *tl_synthetic(int kernels, int arrays, unsigned seed)
   }
   fclose(f);
   return p;
+}
+
+/* A small instance of the synthetic suite, sharing sets of 2 to 4. */
+static inline kf_problem *tl_synthetic(int kernels, int arrays, unsigned seed)
+{
+  return tl_synthetic_sharing(kernels, arrays, 4, seed);
 }
 
 /* Cost of every subset (bitmask) usable as a group, INFINITY otherwise. */

@@ -257,6 +257,8 @@ static void test_plan_gap_on_timeout(void **state)
   kf_solve_options_init(&o);
   o.solver = KF_SOLVE_EXACT;
   o.max_group = 3;
+  int bb_cols = kf__bb_max_cols;
+  kf__bb_max_cols = 0; /* every core to CBC */
   for (int with_lp = 0; with_lp < 2; with_lp++) {
     kf__cbc_api_t t = timing_out(with_lp);
     const kf__cbc_api_t *old = kf__cbc_set_api(&t);
@@ -278,6 +280,7 @@ static void test_plan_gap_on_timeout(void **state)
       assert_true(kf_plan_gap(pl) > 0);
     kf_plan_destroy(pl);
   }
+  kf__bb_max_cols = bb_cols;
   kf_model_destroy(m);
   kf_problem_destroy(p);
 }

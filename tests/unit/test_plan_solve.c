@@ -146,6 +146,50 @@ static void test_random_vs_brute_force(void **state)
   kf_model_destroy(m);
 }
 
+/* The planner's own branch and bound against CBC: on synthetic instances
+ * of 16 to 24 launches at k = 4 (sharing sets up to 8, relaxations that
+ * end 1-5 % below the optimum, too many partitions for brute force), both
+ * prove the same optimum, and the branch and bound does branch. */
+static void test_branch_and_bound_vs_cbc(void **state)
+{
+  (void)state;
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  kf_solve_options_t o;
+  kf_solve_options_init(&o);
+  o.solver = KF_SOLVE_EXACT;
+  o.max_group = 4;
+  int bb_cols = kf__bb_max_cols, branched = 0;
+  long nodes = 0;
+  for (unsigned seed = 1; seed <= 80; seed++) {
+    int n = 16 + 4 * (int)(seed % 3);
+    kf_problem *p = tl_synthetic_sharing(n, n / 2, 8, seed);
+    assert_non_null(p);
+    kf_plan *ours, *cbc;
+    kf__bb_max_cols = bb_cols;
+    assert_int_equal(kf_plan_solve(p, m, &o, &ours), 0);
+    kf__bb_max_cols = 0;
+    assert_int_equal(kf_plan_solve(p, m, &o, &cbc), 0);
+    kf__bb_max_cols = bb_cols;
+    double a = kf_plan_time(ours, 0), b = kf_plan_time(cbc, 0);
+    if (fabs(a - b) > 1e-7 * b)
+      fail_msg("seed %u (%d launches): branch and bound %.9g s, CBC %.9g s", seed, n, a, b);
+    check_groups_partition(ours, 0, n);
+    kf_plan_stats_t st;
+    assert_int_equal(kf_plan_stats(ours, &st), 0);
+    nodes += st.bb_nodes;
+    branched += st.bb_nodes > 1;
+    assert_int_equal(kf_plan_stats(cbc, &st), 0);
+    assert_int_equal(st.bb_nodes, 0);
+    kf_plan_destroy(ours);
+    kf_plan_destroy(cbc);
+    kf_problem_destroy(p);
+  }
+  assert_true(branched >= 15);
+  print_message("branch and bound: %ld nodes, %d of 80 instances branched\n", nodes, branched);
+  kf_model_destroy(m);
+}
+
 static int only_pairs_ad_bc(void *u, const int *g, int n)
 {
   (void)u;
@@ -289,6 +333,7 @@ int main(void)
     cmocka_unit_test(test_chain_fuses),
     cmocka_unit_test(test_legality_callback),
     cmocka_unit_test(test_random_vs_brute_force),
+    cmocka_unit_test(test_branch_and_bound_vs_cbc),
     cmocka_unit_test(test_cyclic_quotient_rejected),
     cmocka_unit_test(test_k_best),
     cmocka_unit_test(test_heuristic_valid),
