@@ -23,10 +23,15 @@
 /* Cores of at most this many columns are solved by kf__bb, larger ones by
  * CBC (measured on the synthetic suite and the 142-kernel instances: at
  * 1100 columns kf__bb took 0.16 s where CBC took 0.8 s, at 1500 1.1 s
- * where CBC took 0.7 s); and kf__bb's node limit in the search. */
+ * where CBC took 0.7 s); kf__bb's node limit in the search, and in the
+ * proof, past which CBC proves instead (on the suite kf__bb proves in at
+ * most 55 nodes; where it needs hundreds, CBC's cuts and strong branching
+ * were faster). */
 #define KF__BB_COLS 1300
 #define KF__BB_SEARCH_NODES 2000
+#define KF__BB_PROOF_NODES 100
 int kf__bb_max_cols = KF__BB_COLS;
+long kf__bb_proof_nodes = KF__BB_PROOF_NODES;
 
 /* The core: the columns the binary program is given. Reduced costs d from
  * any row duals y (y <= 0 on <= rows) give, for every 0/1 solution x of the
@@ -676,7 +681,7 @@ static void kf__raise_bound(kf__search *s, double core_bound)
 static int kf__best(kf__search *s, double deadline)
 {
   const kf__cands *c = s->c;
-  int n = s->d->n, rc, nc, width = KF__SEARCH_COLS;
+  int n = s->d->n, rc, nc, width = KF__SEARCH_COLS, bb_gave_up = 0;
   double full = s->inc_cost - s->k.lower + KF__TOL * fabs(s->inc_cost);
   double t1 = kf__kth_smallest(s->k.d, c->n, KF__SEARCH_COLS * n);
   int search = isfinite(s->k.lower) && t1 < full;
@@ -690,10 +695,14 @@ static int kf__best(kf__search *s, double deadline)
   for (;;) {
     if (kf__now() >= deadline)
       return KF_ETIMEDOUT;
-    if (isfinite(s->k.lower) && s->k.ncol <= kf__bb_max_cols) {
-      /* Small: our own search; in the search stage a node limit ends it
-       * like CBC's. */
-      rc = kf__bb_solve(s, search ? KF__BB_SEARCH_NODES : 0, deadline);
+    if (isfinite(s->k.lower) && s->k.ncol <= kf__bb_max_cols && !bb_gave_up) {
+      /* Small: our own search. In the search stage its node limit ends
+       * it like CBC's; in the proof, CBC takes over. */
+      rc = kf__bb_solve(s, search ? KF__BB_SEARCH_NODES : kf__bb_proof_nodes, deadline);
+      if (rc == KF_ETIMEDOUT && kf__now() < deadline && !search) {
+        bb_gave_up = 1;
+        continue;
+      }
       if (rc != 0 && !(search && rc == KF_ETIMEDOUT && kf__now() < deadline))
         return rc;
       if (rc == 0) {

@@ -260,6 +260,8 @@ int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
 /* Cores of at most this many columns are searched by exact.c's own branch
  * and bound, larger ones by CBC (tests set 0 to reach CBC's paths). */
 extern int kf__bb_max_cols;
+/* Nodes after which a proof by the branch and bound is handed to CBC. */
+extern long kf__bb_proof_nodes;
 
 /* Reads a whole file; *text is malloc'd. 0, KF_EIO or KF_ENOMEM. */
 int kf__read_file(const char *path, char **text, size_t *len);

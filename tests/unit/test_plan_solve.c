@@ -149,7 +149,8 @@ static void test_random_vs_brute_force(void **state)
 /* The planner's own branch and bound against CBC: on synthetic instances
  * of 16 to 24 launches at k = 4 (sharing sets up to 8, relaxations that
  * end 1-5 % below the optimum, too many partitions for brute force), both
- * prove the same optimum, and the branch and bound does branch. */
+ * prove the same optimum, and the branch and bound does branch; so does
+ * a proof it hands to CBC after one node. */
 static void test_branch_and_bound_vs_cbc(void **state)
 {
   (void)state;
@@ -159,21 +160,30 @@ static void test_branch_and_bound_vs_cbc(void **state)
   kf_solve_options_init(&o);
   o.solver = KF_SOLVE_EXACT;
   o.max_group = 4;
-  int bb_cols = kf__bb_max_cols, branched = 0;
+  int bb_cols = kf__bb_max_cols, branched = 0, handovers = 0;
+  long proof_nodes = kf__bb_proof_nodes;
   long nodes = 0;
   for (unsigned seed = 1; seed <= 80; seed++) {
     int n = 16 + 4 * (int)(seed % 3);
     kf_problem *p = tl_synthetic_sharing(n, n / 2, 8, seed);
     assert_non_null(p);
-    kf_plan *ours, *cbc;
+    kf_plan *ours, *cbc, *handed;
     kf__bb_max_cols = bb_cols;
     assert_int_equal(kf_plan_solve(p, m, &o, &ours), 0);
     kf__bb_max_cols = 0;
     assert_int_equal(kf_plan_solve(p, m, &o, &cbc), 0);
     kf__bb_max_cols = bb_cols;
-    double a = kf_plan_time(ours, 0), b = kf_plan_time(cbc, 0);
-    if (fabs(a - b) > 1e-7 * b)
-      fail_msg("seed %u (%d launches): branch and bound %.9g s, CBC %.9g s", seed, n, a, b);
+    kf__bb_proof_nodes = 1;
+    assert_int_equal(kf_plan_solve(p, m, &o, &handed), 0);
+    kf__bb_proof_nodes = proof_nodes;
+    double a = kf_plan_time(ours, 0), b = kf_plan_time(cbc, 0), h = kf_plan_time(handed, 0);
+    if (fabs(a - b) > 1e-7 * b || fabs(h - b) > 1e-7 * b)
+      fail_msg("seed %u (%d launches): branch and bound %.9g s, handed to CBC %.9g s, CBC "
+               "%.9g s", seed, n, a, h, b);
+    kf_plan_stats_t hs;
+    assert_int_equal(kf_plan_stats(handed, &hs), 0);
+    handovers += hs.ilp_solves > 0;
+    kf_plan_destroy(handed);
     check_groups_partition(ours, 0, n);
     kf_plan_stats_t st;
     assert_int_equal(kf_plan_stats(ours, &st), 0);
@@ -186,7 +196,9 @@ static void test_branch_and_bound_vs_cbc(void **state)
     kf_problem_destroy(p);
   }
   assert_true(branched >= 15);
-  print_message("branch and bound: %ld nodes, %d of 80 instances branched\n", nodes, branched);
+  assert_true(handovers >= 5);
+  print_message("branch and bound: %ld nodes, %d of 80 instances branched, %d proofs handed "
+                "to CBC after one node\n", nodes, branched, handovers);
   kf_model_destroy(m);
 }
 
