@@ -533,13 +533,14 @@ static int kf__bb_bound(kf__bb *b, int depth)
 }
 
 /* Pushes the bound changes of one side of the branch on the launch pair
- * (u, v) (or, with u < 0, on the group v of the core); returns how many. */
+ * (u, v) (or, with u < 0, on the group v of the core); returns how many.
+ * A change is 2i (upper bound of column i to 0) or 2i + 1 (lower to 1). */
 static int kf__bb_side(kf__bb *b, int u, int v, int together)
 {
   kf__search *s = b->s;
   int n0 = b->nchanged;
   if (u < 0) {
-    b->changed[b->nchanged++] = v;
+    b->changed[b->nchanged++] = 2 * v + together;
     if (together)
       b->lo[v] = 1;
     else
@@ -553,7 +554,7 @@ static int kf__bb_side(kf__bb *b, int u, int v, int together)
       hu |= g->members[m] == u, hv |= g->members[m] == v;
     if ((together ? hu != hv : hu && hv) && b->hi[i] > 0) {
       b->hi[i] = 0;
-      b->changed[b->nchanged++] = i;
+      b->changed[b->nchanged++] = 2 * i;
     }
   }
   return b->nchanged - n0;
@@ -562,8 +563,11 @@ static int kf__bb_side(kf__bb *b, int u, int v, int together)
 static void kf__bb_undo(kf__bb *b, int count)
 {
   while (count-- > 0) {
-    int i = b->changed[--b->nchanged];
-    b->lo[i] = 0, b->hi[i] = 1;
+    int ch = b->changed[--b->nchanged];
+    if (ch & 1)
+      b->lo[ch / 2] = 0;
+    else
+      b->hi[ch / 2] = 1;
   }
 }
 
@@ -624,7 +628,7 @@ static int kf__bb_solve(kf__search *s, long max_nodes, double deadline)
   b.hi = malloc(sizeof(double) * (size_t)(s->k.ncol + 1));
   b.xc = malloc(sizeof(double) * (size_t)(s->k.ncol + 1));
   b.xf = malloc(sizeof(double) * (size_t)(s->c->n + 1));
-  b.changed = malloc(sizeof(int) * (size_t)(s->k.ncol + 1));
+  b.changed = malloc(sizeof(int) * (size_t)(2 * s->k.ncol + 1)); /* each bound once */
   double ts = kf__now();
   if (!b.lo || !b.hi || !b.xc || !b.xf || !b.changed) {
     rc = KF_ENOMEM;
@@ -640,10 +644,8 @@ static int kf__bb_solve(kf__search *s, long max_nodes, double deadline)
     fprintf(stderr, "kfplan: bb %d cols %d rows: %s, %ld nodes, incumbent %.6g in %.3f s\n",
             s->k.ncol, s->rows.n, rc ? kf_err_name(rc) : "OK", b.nodes, s->inc_cost,
             kf__now() - ts);
-  if (rc != KF_ENOMEM) {
-    s->rows.n = rows0;
-    s->rows.nnz = s->rows.start[rows0];
-  }
+  s->rows.n = rows0;
+  s->rows.nnz = s->rows.start[rows0];
   kf__lp_destroy(b.lp);
   free(b.lo);
   free(b.hi);
