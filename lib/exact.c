@@ -74,19 +74,28 @@ static void kf__core_free(kf__core *k)
   kf__rows_free(&k->rows);
 }
 
-/* Reduced costs and L from duals y of rows (see kf__core). */
-static void kf__core_price(kf__core *k, const double *cost, int ncols,
-                           const kf__rows *rows, const double *y)
+/* Reduced costs d = cost - y.A from duals y of rows, taken as y <= 0 on
+ * <= rows whatever the solver's accuracy; returns y.rhs (see kf__core). */
+static double kf__price(const double *cost, int ncols, const kf__rows *rows,
+                        const double *y, double *d)
 {
   double lower = 0;
   for (int j = 0; j < ncols; j++)
-    k->d[j] = cost[j];
+    d[j] = cost[j];
   for (int r = 0; r < rows->n; r++) {
     double yr = rows->sense[r] == 'L' && y[r] > 0 ? 0 : y[r];
     lower += yr * rows->rhs[r];
     for (int q = rows->start[r]; q < rows->start[r + 1]; q++)
-      k->d[rows->idx[q]] -= yr;
+      d[rows->idx[q]] -= yr;
   }
+  return lower;
+}
+
+/* Reduced costs and L from duals y of rows (see kf__core). */
+static void kf__core_price(kf__core *k, const double *cost, int ncols,
+                           const kf__rows *rows, const double *y)
+{
+  double lower = kf__price(cost, ncols, rows, y, k->d);
   for (int j = 0; j < ncols; j++)
     if (k->d[j] < 0)
       lower += k->d[j];
@@ -456,7 +465,10 @@ static int kf__dive(kf__search *s, kf__lp *lp, double deadline)
  * (Ryan-Foster: one side forbids the groups holding exactly one of the
  * two, the other those holding both); where no pair is fractional (groups
  * with equal members), on a fractional group. An integral point is a plan:
- * acyclic, it becomes the incumbent; cyclic, it gets cycle rows. */
+ * acyclic, it becomes the incumbent; cyclic, it gets cycle rows. Each LP
+ * solve fixes the columns its duals price out of any cheaper plan
+ * (kf__bb_fix), and the second side of a branch starts from the node's
+ * basis rather than from wherever the first side's subtree left Clp. */
 typedef struct kf__bb {
   kf__search *s;
   kf__lp *lp;
@@ -465,6 +477,8 @@ typedef struct kf__bb {
   int *changed;      /* bounds changed by the branches on the path, a stack */
   int nchanged;
   int lp_rows;       /* rows of s->rows the LP holds */
+  kf__rows rows;     /* the LP's rows, over the core (for pricing) */
+  double *y, *d;     /* the node's row duals and reduced costs */
   long nodes, max_nodes;
   double deadline;
 } kf__bb;
@@ -481,11 +495,45 @@ static int kf__bb_sync(kf__bb *b)
       if (s->k.pos[s->rows.idx[q]] >= 0)
         s->rowbuf[m++] = s->k.pos[s->rows.idx[q]];
     st[0] = 0, st[1] = m;
-    if (m > 0)
+    if (m > 0 && !(rc = kf__row_add(&b->rows, s->rowbuf, m, s->rows.sense[r], s->rows.rhs[r])))
       rc = kf__lp_add_rows(b->lp, 1, st, s->rowbuf, s->rows.sense + r, s->rows.rhs + r);
   }
   b->lp_rows = s->rows.n;
-  return rc;
+  double *y = rc ? NULL : realloc(b->y, sizeof(double) * (size_t)(b->rows.n + 1));
+  if (y)
+    b->y = y;
+  return rc ? rc : y ? 0 : KF_ENOMEM;
+}
+
+/* Reduced-cost fixing: from the node's duals, the planner's own bound over
+ * the node's box, L = y.rhs + sum over columns of min over [lo, hi] of
+ * d x (kf__price), holds for
+ * every plan below the node; one that sets a free column j to 1 costs at
+ * least L + d_j, one that sets it to 0 at least L - d_j. Columns where
+ * that reaches the cutoff are fixed for the subtree (pushed on b->changed;
+ * kf__bb_node undoes them). Returns how many, or 0 without duals. */
+static int kf__bb_fix(kf__bb *b, double cutoff)
+{
+  int nc = b->s->k.ncol, fixed = 0;
+  double lower = kf__price(b->s->k.cost, nc, &b->rows, b->y, b->d);
+  for (int j = 0; j < nc; j++)
+    lower += b->lo[j] > 0 ? b->d[j] : b->hi[j] > 0 ? fmin(b->d[j], 0) : 0;
+  if (!isfinite(lower))
+    return 0;
+  for (int j = 0; j < nc; j++) {
+    if (b->lo[j] > 0 || b->hi[j] == 0)
+      continue;
+    if (lower + b->d[j] >= cutoff) {
+      b->hi[j] = 0;
+      b->changed[b->nchanged++] = 2 * j;
+      fixed++;
+    } else if (lower - b->d[j] >= cutoff) {
+      b->lo[j] = 1;
+      b->changed[b->nchanged++] = 2 * j + 1;
+      fixed++;
+    }
+  }
+  return fixed;
 }
 
 /* Solves the node's relaxation and tightens it. Returns 1 when the node
@@ -499,12 +547,14 @@ static int kf__bb_bound(kf__bb *b, int depth)
   for (int round = 0;; round++) {
     double cutoff = s->inc_cost * (1 - KF__TOL);
     kf__lp_set_cutoff(b->lp, cutoff);
-    kf__lp_result_t r = { b->xc, NULL, 0 };
+    kf__lp_result_t r = { b->xc, b->y, 0 };
     int rc = kf__lp_solve(b->lp, b->deadline - kf__now(), &r);
     if (rc == KF_EINFEASIBLE || (rc == 0 && r.obj >= cutoff))
       return 0;
     if (rc)
       return rc;
+    if (kf__bb_fix(b, cutoff) > 0)
+      kf__lp_set_bounds(b->lp, b->lo, b->hi);
     int frac = 0, m = 0;
     memset(b->xf, 0, sizeof(double) * (size_t)s->c->n);
     for (int i = 0; i < nc; i++) {
@@ -579,9 +629,11 @@ static int kf__bb_node(kf__bb *b, int depth)
   if (b->max_nodes && b->nodes >= b->max_nodes)
     return KF_ETIMEDOUT;
   b->nodes++;
-  int rc = kf__bb_bound(b, depth);
-  if (rc <= 0)
+  int n0 = b->nchanged, rc = kf__bb_bound(b, depth);
+  if (rc <= 0) {
+    kf__bb_undo(b, b->nchanged - n0);
     return rc;
+  }
   kf__pair *pr;
   int np = kf__held_pairs(s->c, b->xf, 0, &pr);
   if (np < 0)
@@ -596,13 +648,20 @@ static int kf__bb_node(kf__bb *b, int depth)
     for (int i = 0; i < s->k.ncol; i++)
       if (b->xc[i] > 1e-6 && b->xc[i] < 1 - 1e-6 && fabs(b->xc[i] - 0.5) < best)
         best = fabs(b->xc[i] - 0.5), v = i, t = b->xc[i];
-  /* The side the point leans to first. */
+  /* The side the point leans to first; the second starts from this
+   * node's basis (dual feasible there), not from the first's last leaf. */
+  int nbasis;
+  unsigned char *basis = kf__lp_basis(b->lp, &nbasis);
   rc = 0;
   for (int side = 0; side < 2 && rc == 0; side++) {
+    if (side == 1)
+      kf__lp_set_basis(b->lp, basis, nbasis);
     int count = kf__bb_side(b, u, v, (side == 0) == (t >= 0.5));
     rc = kf__bb_node(b, depth + 1);
     kf__bb_undo(b, count);
   }
+  free(basis);
+  kf__bb_undo(b, b->nchanged - n0);
   return rc;
 }
 
@@ -629,8 +688,14 @@ static int kf__bb_solve(kf__search *s, long max_nodes, double deadline)
   b.xc = malloc(sizeof(double) * (size_t)(s->k.ncol + 1));
   b.xf = malloc(sizeof(double) * (size_t)(s->c->n + 1));
   b.changed = malloc(sizeof(int) * (size_t)(2 * s->k.ncol + 1)); /* each bound once */
+  b.d = malloc(sizeof(double) * (size_t)(s->k.ncol + 1));
+  b.y = malloc(sizeof(double) * (size_t)(s->k.rows.n + 1));
+  for (int r = 0; r < s->k.rows.n && !rc; r++)
+    rc = kf__row_add(&b.rows, s->k.rows.idx + s->k.rows.start[r],
+                     s->k.rows.start[r + 1] - s->k.rows.start[r], s->k.rows.sense[r],
+                     s->k.rows.rhs[r]);
   double ts = kf__now();
-  if (!b.lo || !b.hi || !b.xc || !b.xf || !b.changed) {
+  if (rc || !b.lo || !b.hi || !b.xc || !b.xf || !b.changed || !b.d || !b.y) {
     rc = KF_ENOMEM;
   } else {
     for (int i = 0; i < s->k.ncol; i++)
@@ -652,6 +717,9 @@ static int kf__bb_solve(kf__search *s, long max_nodes, double deadline)
   free(b.xc);
   free(b.xf);
   free(b.changed);
+  free(b.d);
+  free(b.y);
+  kf__rows_free(&b.rows);
   return rc;
 }
 

@@ -60,6 +60,15 @@ void kf__lp_set_bounds(kf__lp *lp, const double *lower, const double *upper);
  * result is filled only on 0. */
 int kf__lp_solve(kf__lp *lp, double time_limit, kf__lp_result_t *r);
 
+/* The current basis, as a status per column then per row, in a malloc'ed
+ * array (*n entries), or NULL without one (no solve yet, or a solver
+ * without access to it). */
+unsigned char *kf__lp_basis(kf__lp *lp, int *n);
+/* Restores a basis from kf__lp_basis; rows added since are basic (their
+ * slacks), so a basis that was dual feasible stays so: the dual simplex
+ * resumes from it after bounds change. */
+void kf__lp_set_basis(kf__lp *lp, const unsigned char *basis, int n);
+
 /* The CBC and Clp entry points ilp_cbc.c uses, as a table tests can replace.
  * The lp_ entries may be NULL: kf__lp_create then answers KF_ESOLVER. */
 typedef struct kf__cbc_api {
@@ -100,6 +109,10 @@ typedef struct kf__cbc_api {
   double (*lp_obj_value)(void *m);
   const double *(*lp_duals)(void *m);
   const double *(*lp_col_solution)(void *m);
+  /* The basis: one status per column, then per row (Clp's codes: 1 basic,
+   * 2 at upper, 3 at lower bound); may be NULL (no warm start kept). */
+  const unsigned char *(*lp_status)(void *m);
+  void (*lp_set_status)(void *m, const unsigned char *status);
 } kf__cbc_api_t;
 
 /* Installs @p api (NULL: the real CBC) and returns the previous table. */

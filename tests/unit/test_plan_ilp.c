@@ -49,7 +49,7 @@ static double f_bound(void *m) { (void)m; return fake_bound; }
 static const kf__cbc_api_t fake = {
   f_new, f_delete, f_load, f_int, f_log, f_secs, f_param, f_solve, f_opt, f_inf, f_tl,
   f_nl, f_sol, f_obj, f_bound,
-  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
 /* x0 + x1 = 1 (one row), costs 3 and 2. */
@@ -118,6 +118,69 @@ static void test_real_lp(void **state)
   assert_int_equal(kf__lp_create(&p, &lp), KF_ESOLVER);
   assert_null(lp);
   kf__cbc_set_api(old);
+}
+
+/* The basis round trip the branch and bound relies on: saved at the
+ * optimum of x0 + x1 + x2 = 1 over costs 3, 2, 4 (x1 basic), moved away by
+ * bounds that forbid x1 (x0 basic), restored after a row is added (its
+ * slack basic) and the bounds reset: the solve ends where it began, with the
+ * saved statuses and the new row basic. Without the solver's status entries
+ * there is no basis and restoring is a no-op. */
+static void test_lp_basis(void **state)
+{
+  (void)state;
+  const double c3[3] = { 3, 2, 4 };
+  const int st[2] = { 0, 3 }, ix[3] = { 0, 1, 2 };
+  const char se[1] = { 'E' };
+  const double one[1] = { 1 };
+  kf__ilp_t p = { 3, c3, 1, st, ix, se, one, 5.0, INFINITY, 0, 0 };
+  kf__lp *lp;
+  assert_int_equal(kf__lp_create(&p, &lp), 0);
+  double x[3];
+  kf__lp_result_t r = { x, NULL, 0 };
+  assert_int_equal(kf__lp_solve(lp, 5.0, &r), 0);
+  int n0, n1, n2;
+  unsigned char *b0 = kf__lp_basis(lp, &n0);
+  assert_non_null(b0);
+  assert_int_equal(n0, 4);
+  assert_int_equal(b0[1], 1); /* x1 basic */
+  const double lo[3] = { 0, 0, 0 }, hi[3] = { 1, 0, 1 }, all[3] = { 1, 1, 1 };
+  kf__lp_set_bounds(lp, lo, hi);
+  assert_int_equal(kf__lp_solve(lp, 5.0, &r), 0);
+  assert_true(fabs(r.obj - 3) < 1e-9);
+  unsigned char *b1 = kf__lp_basis(lp, &n1);
+  assert_non_null(b1);
+  assert_int_equal(b1[0], 1); /* x0 basic now */
+  assert_true(memcmp(b0, b1, 4) != 0);
+  const int st2[2] = { 0, 1 }, ix2[1] = { 2 };
+  const char le[1] = { 'L' };
+  assert_int_equal(kf__lp_add_rows(lp, 1, st2, ix2, le, one), 0);
+  kf__lp_set_bounds(lp, lo, all);
+  kf__lp_set_basis(lp, b0, n0);
+  unsigned char *b2 = kf__lp_basis(lp, &n2);
+  assert_non_null(b2);
+  assert_int_equal(n2, 5);
+  assert_memory_equal(b2, b0, 4);
+  assert_int_equal(b2[4], 1);
+  assert_int_equal(kf__lp_solve(lp, 5.0, &r), 0);
+  assert_true(fabs(r.obj - 2) < 1e-9 && x[1] > 1 - 1e-9);
+  free(b0);
+  free(b1);
+  free(b2);
+  kf__lp_destroy(lp);
+  /* A table without the status entries: no basis, nothing restored. */
+  kf__cbc_api_t t = *kf__cbc_set_api(NULL);
+  t.lp_status = NULL;
+  t.lp_set_status = NULL;
+  kf__cbc_set_api(&t);
+  assert_int_equal(kf__lp_create(&p, &lp), 0);
+  assert_int_equal(kf__lp_solve(lp, 5.0, &r), 0);
+  assert_null(kf__lp_basis(lp, &n0));
+  kf__lp_set_basis(lp, NULL, 0);
+  assert_int_equal(kf__lp_solve(lp, 5.0, &r), 0);
+  assert_true(fabs(r.obj - 2) < 1e-9);
+  kf__lp_destroy(lp);
+  kf__cbc_set_api(NULL);
 }
 
 /* A column listed twice in a row has coefficient 2, in CBC's program and in
@@ -380,6 +443,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_real_cbc_tiny),
     cmocka_unit_test(test_real_lp),
+    cmocka_unit_test(test_lp_basis),
     cmocka_unit_test(test_repeated_column),
     cmocka_unit_test_teardown(test_fake_statuses, restore),
     cmocka_unit_test_teardown(test_plan_gap_on_timeout, restore),
