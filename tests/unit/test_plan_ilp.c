@@ -84,16 +84,20 @@ static void test_real_cbc_tiny(void **state)
   assert_false(r.has_solution);
 }
 
+/* x0 + x1 + x2 = 1 over costs 3, 2, 4: the relaxation of the LP tests. */
+static const double lp3_cost[3] = { 3, 2, 4 };
+static const int lp3_start[2] = { 0, 3 }, lp3_idx[3] = { 0, 1, 2 };
+static const char lp3_sense[1] = { 'E' };
+static const double one[1] = { 1 };
+static const kf__ilp_t lp3 = { 3, lp3_cost, 1, lp3_start, lp3_idx, lp3_sense, one, 5.0,
+                               INFINITY, 0, 0 };
+
 /* The relaxation: x0 + x1 + x2 = 1, x0 + x1 <= 1 over costs 3, 2, 4; then
  * a row x1 <= 0 added moves the optimum to x0, and bounds fixing x2. */
 static void test_real_lp(void **state)
 {
   (void)state;
-  const double c3[3] = { 3, 2, 4 };
-  const int st[2] = { 0, 3 }, ix[3] = { 0, 1, 2 };
-  const char se[1] = { 'E' };
-  const double one[1] = { 1 };
-  kf__ilp_t p = { 3, c3, 1, st, ix, se, one, 5.0, INFINITY, 0, 0 };
+  kf__ilp_t p = lp3;
   kf__lp *lp;
   assert_int_equal(kf__lp_create(&p, &lp), 0);
   double x[3], y[2];
@@ -129,11 +133,7 @@ static void test_real_lp(void **state)
 static void test_lp_basis(void **state)
 {
   (void)state;
-  const double c3[3] = { 3, 2, 4 };
-  const int st[2] = { 0, 3 }, ix[3] = { 0, 1, 2 };
-  const char se[1] = { 'E' };
-  const double one[1] = { 1 };
-  kf__ilp_t p = { 3, c3, 1, st, ix, se, one, 5.0, INFINITY, 0, 0 };
+  kf__ilp_t p = lp3;
   kf__lp *lp;
   assert_int_equal(kf__lp_create(&p, &lp), 0);
   double x[3];
