@@ -141,6 +141,27 @@ static void relaxation_point(rowinst *t, int nrows)
   free(cost);
 }
 
+/* Two-way rows for every pair of groups that depend on each other both
+ * ways; returns how many. */
+static int rowinst_conflict_rows(rowinst *t)
+{
+  char *in = malloc((size_t)t->c.n + 1);
+  assert_non_null(in);
+  memset(in, 1, (size_t)t->c.n + 1);
+  int added = kf__conflict_rows(&t->d, &t->c, &t->rows, in, t->cols, 100000);
+  assert_true(added >= 0);
+  free(in);
+  return added;
+}
+
+/* Every row of t holds for every acyclic partition, and there is one. */
+static void rowinst_check_rows(rowinst *t)
+{
+  rowcheck rc = { &t->d, &t->c, &t->rows, t->n, t->cols, 0, 0, 0 };
+  tl_partitions(&t->d, &t->c, check_rows, &rc);
+  assert_true(rc.acyclic_seen > 0);
+}
+
 static void test_rows_valid(void **state)
 {
   (void)state;
@@ -154,14 +175,9 @@ static void test_rows_valid(void **state)
     const kf__dag *d = &t.d;
     const kf__cands *c = &t.c;
     kf__rows *rows = &t.rows;
-    int *cols = t.cols;
-    char *in = malloc((size_t)c->n + 1);
-    memset(in, 1, (size_t)c->n + 1);
-    rowcheck rc = { d, c, rows, n, cols, 0, 0, 0 };
+    rowcheck rc = { d, c, rows, n, t.cols, 0, 0, 0 };
     /* Two-way dependent pairs: every such pair of groups is in some row. */
-    int added = kf__conflict_rows(d, c, rows, in, cols, 100000);
-    assert_true(added >= 0);
-    total_conflicts += added;
+    total_conflicts += rowinst_conflict_rows(&t);
     for (int a = 0; a < c->n; a++)
       for (int b = a + 1; b < c->n; b++) {
         unsigned ma = tl_mask(&c->c[a]), mb = tl_mask(&c->c[b]);
@@ -183,7 +199,6 @@ static void test_rows_valid(void **state)
     total_cuts += rc.cuts_made;
     tl_partitions(d, c, check_rows, &rc);
     assert_true(rc.acyclic_seen > 0);
-    free(in);
     rowinst_close(&t);
   }
   /* The instances do exercise both kinds. */
@@ -241,16 +256,11 @@ static void test_odd_cycle_rows(void **state)
   for (unsigned seed = 1; seed <= 60; seed++) {
     rowinst t;
     rowinst_seed(&t, seed, m);
-    int n = t.n;
-    const kf__dag *d = &t.d;
     const kf__cands *c = &t.c;
     kf__rows *rows = &t.rows;
     double *x = t.x;
-    int *cols = t.cols;
-    char *in = malloc((size_t)c->n + 1);
-    memset(in, 1, (size_t)c->n + 1);
-    /* Two-term cycle rows too: they are witnesses like the launch rows-> */
-    assert_true(kf__conflict_rows(d, c, rows, in, cols, 100000) >= 0);
+    /* Two-term cycle rows too: they are witnesses like the launch rows. */
+    rowinst_conflict_rows(&t);
     unsigned s = seed;
     for (int trial = 0; trial < 6; trial++) {
       /* Trial 0: the relaxation's point; then random halves. */
@@ -261,7 +271,7 @@ static void test_odd_cycle_rows(void **state)
         for (int j = 0; j < c->n; j++)
           x[j] = c->c[j].n > 1 && tl_rand(&s) % 3 == 0 ? 0.5 : 0;
       }
-      int added = kf__separate_odd_cycles(c, rows, x, cols, 1000);
+      int added = kf__separate_odd_cycles(c, rows, x, t.cols, 1000);
       assert_true(added >= 0);
       made += added;
       for (int r = first; r < rows->n; r++) {
@@ -276,10 +286,7 @@ static void test_odd_cycle_rows(void **state)
                     rows->rhs[r] == floor(rows->rhs[r]));
       }
     }
-    rowcheck rc = { d, c, rows, n, cols, 0, 0, 0 };
-    tl_partitions(d, c, check_rows, &rc);
-    assert_true(rc.acyclic_seen > 0);
-    free(in);
+    rowinst_check_rows(&t);
     rowinst_close(&t);
   }
   assert_true(made > 20);
@@ -394,9 +401,7 @@ static sepstats check_separator(separator sep,
     st.fractional += random_points(&t, sep, seed);
     for (int r = n; r < t.rows.n; r++)
       st.wider += t.rows.rhs[r] != 1;
-    rowcheck rc = { &t.d, &t.c, &t.rows, n, t.cols, 0, 0, 0 };
-    tl_partitions(&t.d, &t.c, check_rows, &rc);
-    assert_true(rc.acyclic_seen > 0);
+    rowinst_check_rows(&t);
     rowinst_close(&t);
   }
   kf_model_destroy(m);
