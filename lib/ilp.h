@@ -53,6 +53,8 @@ void kf__lp_destroy(kf__lp *lp);
 /* Appends rows (same form as kf__ilp_t's). 0 or KF_ENOMEM. */
 int kf__lp_add_rows(kf__lp *lp, int nrows, const int *start, const int *idx,
                     const char *sense, const double *rhs);
+/* Stops later solves once the dual objective reaches limit (the node can
+ * be pruned: KF_EINFEASIBLE or an objective at least limit). */
 void kf__lp_set_cutoff(kf__lp *lp, double limit);
 /* Replaces every column's bounds. */
 void kf__lp_set_bounds(kf__lp *lp, const double *lower, const double *upper);
@@ -113,6 +115,8 @@ typedef struct kf__cbc_api {
    * 2 at upper, 3 at lower bound); may be NULL (no warm start kept). */
   const unsigned char *(*lp_status)(void *m);
   void (*lp_set_status)(void *m, const unsigned char *status);
+  /* the dual objective limit; may be NULL (solves run to the optimum) */
+  void (*lp_set_cutoff)(void *m, double limit);
 } kf__cbc_api_t;
 
 /* Installs @p api (NULL: the real CBC) and returns the previous table. */

@@ -68,12 +68,14 @@ static const unsigned char *kf__l_status(void *m)
   return Clp_statusExists(m) ? Clp_statusArray(m) : NULL;
 }
 static void kf__l_set_status(void *m, const unsigned char *st) { Clp_copyinStatus(m, st); }
+static void kf__l_cutoff(void *m, double limit) { Clp_setDualObjectiveLimit(m, limit); }
 
 static const kf__cbc_api_t kf__cbc_real = {
   kf__c_new, kf__c_delete, kf__c_load, kf__c_int, kf__c_log, kf__c_secs, kf__c_param,
   kf__c_solve, kf__c_opt, kf__c_inf, kf__c_tl, kf__c_nl, kf__c_sol, kf__c_obj, kf__c_bound,
   kf__l_new, kf__l_delete, kf__l_load, kf__l_add_rows, kf__l_bounds, kf__l_log, kf__l_secs,
   kf__l_solve, kf__l_obj, kf__l_duals, kf__l_sol, kf__l_status, kf__l_set_status,
+  kf__l_cutoff,
 };
 static const kf__cbc_api_t *kf__cbc = &kf__cbc_real;
 
@@ -361,7 +363,8 @@ void kf__lp_set_basis(kf__lp *lp, const unsigned char *basis, int n)
 
 void kf__lp_set_cutoff(kf__lp *lp, double limit)
 {
-  Clp_setDualObjectiveLimit(lp->m, limit);
+  if (kf__cbc->lp_set_cutoff)
+    kf__cbc->lp_set_cutoff(lp->m, limit);
 }
 
 void kf__lp_set_bounds(kf__lp *lp, const double *lower, const double *upper)

@@ -49,7 +49,7 @@ static double f_bound(void *m) { (void)m; return fake_bound; }
 static const kf__cbc_api_t fake = {
   f_new, f_delete, f_load, f_int, f_log, f_secs, f_param, f_solve, f_opt, f_inf, f_tl,
   f_nl, f_sol, f_obj, f_bound,
-  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
 /* x0 + x1 = 1 (one row), costs 3 and 2. */
