@@ -2,7 +2,7 @@
 # Installs the Debian packages kfuse builds against, only those missing, so a
 # second run costs a dpkg query. Used by `make deps` (and so by demo and test).
 set -eu
-pkgs="clang-22 llvm-22-dev llvm-22-tools libclang-22-dev libzstd-dev coinor-libcbc-dev libcmocka-dev pkg-config cmake make"
+pkgs="clang-22 clang-tools-22 llvm-22-dev llvm-22-tools libclang-22-dev libzstd-dev coinor-libcbc-dev libcmocka-dev pkg-config cmake make"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing="$missing $p"
