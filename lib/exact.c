@@ -505,34 +505,42 @@ static int kf__bb_sync(kf__bb *b)
   return rc ? rc : y ? 0 : KF_ENOMEM;
 }
 
-/* Reduced-cost fixing: from the node's duals, the planner's own bound over
- * the node's box, L = y.rhs + sum over columns of min over [lo, hi] of
- * d x (kf__price), holds for
- * every plan below the node; one that sets a free column j to 1 costs at
- * least L + d_j, one that sets it to 0 at least L - d_j. Columns where
- * that reaches the cutoff are fixed for the subtree (pushed on b->changed;
- * kf__bb_node undoes them). Returns how many, or 0 without duals. */
-static int kf__bb_fix(kf__bb *b, double cutoff)
+/* Reduced-cost fixing (see plan_int.h): from duals y, the planner's own
+ * bound over the box, L = y.rhs + sum over columns of min over [lo, hi] of
+ * d x (kf__price), holds for every 0/1 point in the box; one that sets a
+ * free column j to 1 costs at least L + d_j, one that sets it to 0 at
+ * least L - d_j. */
+int kf__rc_fix(const double *cost, int ncols, const kf__rows *rows, const double *y,
+               double *lo, double *hi, double cutoff, double *d, int *changed)
 {
-  int nc = b->s->k.ncol, fixed = 0;
-  double lower = kf__price(b->s->k.cost, nc, &b->rows, b->y, b->d);
-  for (int j = 0; j < nc; j++)
-    lower += b->lo[j] > 0 ? b->d[j] : b->hi[j] > 0 ? fmin(b->d[j], 0) : 0;
+  int fixed = 0;
+  double lower = kf__price(cost, ncols, rows, y, d);
+  for (int j = 0; j < ncols; j++)
+    lower += lo[j] > 0 ? d[j] : hi[j] > 0 ? fmin(d[j], 0) : 0;
   if (!isfinite(lower))
     return 0;
-  for (int j = 0; j < nc; j++) {
-    if (b->lo[j] > 0 || b->hi[j] == 0)
+  for (int j = 0; j < ncols; j++) {
+    if (lo[j] > 0 || hi[j] == 0)
       continue;
-    if (lower + b->d[j] >= cutoff) {
-      b->hi[j] = 0;
-      b->changed[b->nchanged++] = 2 * j;
-      fixed++;
-    } else if (lower - b->d[j] >= cutoff) {
-      b->lo[j] = 1;
-      b->changed[b->nchanged++] = 2 * j + 1;
-      fixed++;
+    if (lower + d[j] >= cutoff) {
+      hi[j] = 0;
+      changed[fixed++] = 2 * j;
+    } else if (lower - d[j] >= cutoff) {
+      lo[j] = 1;
+      changed[fixed++] = 2 * j + 1;
     }
   }
+  return fixed;
+}
+
+/* Reduced-cost fixing at a node, from its duals and box: the columns fixed
+ * hold for the subtree (pushed on b->changed; kf__bb_node undoes them).
+ * Returns how many, or 0 without duals. */
+static int kf__bb_fix(kf__bb *b, double cutoff)
+{
+  int fixed = kf__rc_fix(b->s->k.cost, b->s->k.ncol, &b->rows, b->y, b->lo, b->hi, cutoff,
+                         b->d, b->changed + b->nchanged);
+  b->nchanged += fixed;
   return fixed;
 }
 

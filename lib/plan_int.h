@@ -257,6 +257,16 @@ int kf__plan_add(kf_plan *pl, const kf__cands *c, const int *chosen,
  * KF_ESOLVER or KF_ENOMEM. */
 int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
               int *hchosen, int *nh, double *hcost, kf_plan *pl);
+/* Reduced-cost fixing over the box lo <= x <= hi of 0/1 columns with costs
+ * cost[0..ncols) and rows: from any duals y of the rows (y <= 0 taken on
+ * <= rows), the bound L = y.rhs + sum of min over the box of d x, d = cost
+ * - y.A, holds for every 0/1 point of the box satisfying the rows. A free
+ * column whose setting to 1 (to 0) lifts that bound to cutoff gets hi = 0
+ * (lo = 1). Each fixing is written to changed[] as 2j (upper bound) or
+ * 2j + 1 (lower bound); returns how many, 0 when L is not finite. d:
+ * scratch of ncols, left holding the reduced costs. */
+int kf__rc_fix(const double *cost, int ncols, const kf__rows *rows, const double *y,
+               double *lo, double *hi, double cutoff, double *d, int *changed);
 /* Cores of at most this many columns are searched by exact.c's own branch
  * and bound, larger ones by CBC (tests set 0 to reach CBC's paths). */
 extern int kf__bb_max_cols;

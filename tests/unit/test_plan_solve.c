@@ -146,6 +146,80 @@ static void test_random_vs_brute_force(void **state)
   kf_model_destroy(m);
 }
 
+/* Reduced-cost fixing on boxes small enough to check by hand. */
+static void test_rc_fix(void **state)
+{
+  (void)state;
+  double d[3];
+  int changed[3];
+  kf__rows none = { 0 };
+  {
+    /* No rows, d = cost = (2, 2, -1), column 0 fixed at 1: L = 2 + 0 - 1 =
+     * 1, and column 1 at 1 would cost L + 2 = 3 >= 2.5. Column 0's 2 counts
+     * because it is fixed at 1 (priced as free, L would be -1 and nothing
+     * fixed); column 2 at 0 gives L + 1 = 2 < 2.5. */
+    double cost[] = { 2, 2, -1 }, lo[] = { 1, 0, 0 }, hi[] = { 1, 1, 1 };
+    assert_int_equal(kf__rc_fix(cost, 3, &none, NULL, lo, hi, 2.5, d, changed), 1);
+    assert_int_equal(changed[0], 2 * 1);
+    assert_true(lo[0] == 1 && hi[0] == 1 && hi[1] == 0 && lo[2] == 0 && hi[2] == 1);
+    /* A column fixed at 0 adds nothing: column 2 fixed there, L = 0 and
+     * column 0 at 1 costs 2 >= 1.5 (priced as free, L would be -1). */
+    double lo0[] = { 0, 0, 0 }, hi0[] = { 1, 1, 0 };
+    assert_int_equal(kf__rc_fix(cost, 3, &none, NULL, lo0, hi0, 1.5, d, changed), 2);
+    assert_int_equal(changed[0], 2 * 0);
+    assert_int_equal(changed[1], 2 * 1);
+  }
+  kf__rows rows = { 0 };
+  int r0[] = { 0, 1, 2 }, r1[] = { 1, 2 };
+  assert_int_equal(kf__row_add(&rows, r0, 3, 'E', 1), 0);
+  assert_int_equal(kf__row_add(&rows, r1, 2, 'L', 1), 0);
+  double cost[] = { 4, 5, 1 };
+  {
+    /* y = (3, -1): d = (1, 3, -1), L = 3 - 1 + (-1) = 1. The one point
+     * cheaper than 2 is x = (0, 0, 1): every column is fixed to it. */
+    double y[] = { 3, -1 }, lo[] = { 0, 0, 0 }, hi[] = { 1, 1, 1 };
+    assert_int_equal(kf__rc_fix(cost, 3, &rows, y, lo, hi, 2, d, changed), 3);
+    assert_true(d[0] == 1 && d[1] == 3 && d[2] == -1);
+    assert_int_equal(changed[0], 2 * 0);
+    assert_int_equal(changed[1], 2 * 1);
+    assert_int_equal(changed[2], 2 * 2 + 1);
+    assert_true(hi[0] == 0 && hi[1] == 0 && lo[2] == 1);
+    /* cutoff 3.5: only column 1 (L + 3 = 4) */
+    double lo2[] = { 0, 0, 0 }, hi2[] = { 1, 1, 1 };
+    assert_int_equal(kf__rc_fix(cost, 3, &rows, y, lo2, hi2, 3.5, d, changed), 1);
+    assert_int_equal(changed[0], 2 * 1);
+  }
+  {
+    /* A positive dual on a <= row is taken as 0: d = (1, 2, -2), L = 3 - 2
+     * = 1; column 1 at 1 costs 3 and column 2 at 0 costs 3, both >= 2.5.
+     * Taken as given (d = (1, 0, -4), L = 1) column 1 would stay free. */
+    double y[] = { 3, 2 }, lo[] = { 0, 0, 0 }, hi[] = { 1, 1, 1 };
+    assert_int_equal(kf__rc_fix(cost, 3, &rows, y, lo, hi, 2.5, d, changed), 2);
+    assert_true(d[0] == 1 && d[1] == 2 && d[2] == -2);
+    assert_int_equal(changed[0], 2 * 1);
+    assert_int_equal(changed[1], 2 * 2 + 1);
+  }
+  {
+    /* Without a finite bound nothing is fixed: an infinite dual on a row
+     * over every column makes L NaN, ... */
+    double y[] = { INFINITY, 0 }, lo[] = { 0, 0, 0 }, hi[] = { 1, 1, 1 };
+    assert_int_equal(kf__rc_fix(cost, 3, &rows, y, lo, hi, 0, d, changed), 0);
+    assert_true(hi[0] == 1 && hi[1] == 1 && hi[2] == 1 && lo[2] == 0);
+  }
+  kf__rows_free(&rows);
+  {
+    /* ... and one on a row over no column makes it +inf, which would fix
+     * every column both ways if taken as a bound. */
+    kf__rows empty = { 0 };
+    int nocol = 0;
+    assert_int_equal(kf__row_add(&empty, &nocol, 0, 'E', 1), 0);
+    double y[] = { INFINITY }, lo[] = { 0, 0, 0 }, hi[] = { 1, 1, 1 };
+    assert_int_equal(kf__rc_fix(cost, 3, &empty, y, lo, hi, 0, d, changed), 0);
+    assert_true(hi[0] == 1 && hi[1] == 1 && hi[2] == 1 && lo[0] == 0);
+    kf__rows_free(&empty);
+  }
+}
+
 /* The planner's own branch and bound against CBC: on synthetic instances
  * of 16 to 24 launches at k = 4 (sharing sets up to 8, relaxations that
  * end 1-5 % below the optimum, too many partitions for brute force), both
@@ -345,6 +419,7 @@ int main(void)
     cmocka_unit_test(test_chain_fuses),
     cmocka_unit_test(test_legality_callback),
     cmocka_unit_test(test_random_vs_brute_force),
+    cmocka_unit_test(test_rc_fix),
     cmocka_unit_test(test_branch_and_bound_vs_cbc),
     cmocka_unit_test(test_cyclic_quotient_rejected),
     cmocka_unit_test(test_k_best),
