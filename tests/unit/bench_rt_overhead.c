@@ -135,9 +135,9 @@ int main(int argc, char **argv)
   fake_reset();
   fake_kernel(&stub_axpb, "_ZN8kb_fused4axpbIfEEvPKT_S3_PS1_S1_i", NULL);
   fake_kernel(&stub_mad, "_ZN8kb_fused3madIfEEvPKT_S3_PS1_S1_i", NULL);
-  fake_fused("__kfuse_fused_0_0_1", 2 * NPARAM, NULL);
-  fake_fused("__kfuse_fused_1_0_3", 4 * NPARAM, NULL);
-  fake_fused("__kfuse_fused_2_0_7", 8 * NPARAM, NULL);
+  fake_fused("__kfuse_fused_1_0_1", 2 * NPARAM, NULL);
+  fake_fused("__kfuse_fused_2_0_3", 4 * NPARAM, NULL);
+  fake_fused("__kfuse_fused_3_0_7", 8 * NPARAM, NULL);
   fake.manifest = bench_manifest;
   bufs_alloc(&set[0]);
   bufs_alloc(&set[1]);

@@ -2,7 +2,8 @@
  * parses it with the runtime's own parser (runtime/manifest.c), then prints
  * what it understood, one line per group. Exit status 1 when the module has
  * no manifest, 2 when the parser rejects it, 3 when a footprint expression
- * does not compile (the runtime would then fail that group's guards). */
+ * does not compile (the runtime would then fail that group's guards).
+ * With --text first, prints the decoded manifest text as it is instead. */
 #include "runtime/manifest.h"
 
 #include <stdio.h>
@@ -22,6 +23,11 @@ static int hex(int c)
 
 int main(int argc, char **argv)
 {
+  int as_text = argc > 1 && strcmp(argv[1], "--text") == 0;
+  if (as_text) {
+    argc--;
+    argv++;
+  }
   FILE *f = argc > 1 ? fopen(argv[1], "rb") : stdin;
   static char ir[1 << 24];
   size_t n = f ? fread(ir, 1, sizeof ir - 1, f) : 0;
@@ -41,6 +47,13 @@ int main(int argc, char **argv)
     } else {
       text[len++] = *p;
     }
+  }
+  if (as_text) {
+    while (len > 0 && text[len - 1] == 0) /* the C string's terminator */
+      len--;
+    fwrite(text, 1, len, stdout);
+    free(text);
+    return 0;
   }
   kf__manifest_t *m = NULL;
   unsigned line = 0;
