@@ -253,108 +253,32 @@ static int kf__expr_scalar(const kf_launch_t *l, uint32_t p, kf__i128 *v)
   }
 }
 
-/* The same evaluation in int64: the common case, no 128-bit multiply.
- * @returns 1 when some intermediate leaves int64 (the caller then redoes it
- * in 128 bits, where only the result must fit), else the result of the
- * full evaluation (0, KF_EINVAL). */
-static int kf__expr_eval64(const kf__expr_t *e, const kf_launch_t *l, int64_t *out)
-{
-  int64_t st[KF__EXPR_MAX_STACK + 1];
-  int sp = 0;
-  for (uint32_t i = 0; i < e->nops; i++) {
-    const kf__expr_op_t *op = &e->ops[i];
-    int64_t a, b, r;
-    switch (op->kind) {
-    case KF__OP_CONST:
-      st[sp++] = op->value;
-      continue;
-    case KF__OP_SYM:
-      if (op->sym < 3)
-        st[sp++] = l->grid[op->sym];
-      else if (op->sym < 6)
-        st[sp++] = l->block[op->sym - 3];
-      else {
-        kf__i128 v;
-        int rc = kf__expr_scalar(l, op->param, &v);
-        if (rc != 0)
-          return rc;
-        st[sp++] = (int64_t)v; /* at most 8 signed bytes: fits */
-      }
-      continue;
-    case KF__OP_NEG:
-      if (__builtin_sub_overflow((int64_t)0, st[sp - 1], &st[sp - 1]))
-        return 1;
-      continue;
-    default:
-      break;
-    }
-    b = st[--sp];
-    a = st[sp - 1];
-    switch (op->kind) {
-    case KF__OP_ADD: if (__builtin_add_overflow(a, b, &r)) return 1; break;
-    case KF__OP_SUB: if (__builtin_sub_overflow(a, b, &r)) return 1; break;
-    case KF__OP_MUL: if (__builtin_mul_overflow(a, b, &r)) return 1; break;
-    case KF__OP_MIN: r = a < b ? a : b; break;
-    case KF__OP_MAX: r = a > b ? a : b; break;
-    default: return KF_EINVAL;
-    }
-    st[sp - 1] = r;
-  }
-  if (sp != 1)
-    return KF_EINVAL;
-  *out = st[0];
-  return 0;
-}
+/* The stack machine, once per width (runtime/expr_run.inc): in int64, the
+ * common case with no 128-bit multiply, returning 1 when an intermediate
+ * leaves int64; in 128 bits, where only the result must fit in int64. */
+#define KF__RUN_NAME kf__expr_run64
+#define KF__RUN_T int64_t
+#define KF__RUN_OVERFLOW 1
+#include "runtime/expr_run.inc"
+
+#define KF__RUN_NAME kf__expr_run128
+#define KF__RUN_T kf__i128
+#define KF__RUN_OVERFLOW KF_ERANGE
+#include "runtime/expr_run.inc"
 
 int kf__expr_eval(const kf__expr_t *e, const kf_launch_t *l, int64_t *out)
 {
-  kf__i128 st[KF__EXPR_MAX_STACK + 1];
-  int sp = 0;
+  kf__i128 wide;
+  int rc;
   if (e == NULL || l == NULL)
     return KF_EINVAL;
-  if ((sp = kf__expr_eval64(e, l, out)) != 1)
-    return sp;
-  sp = 0;
-  for (uint32_t i = 0; i < e->nops; i++) {
-    const kf__expr_op_t *op = &e->ops[i];
-    kf__i128 a, b, r;
-    int rc;
-    switch (op->kind) {
-    case KF__OP_CONST:
-      st[sp++] = op->value;
-      continue;
-    case KF__OP_SYM:
-      if (op->sym < 3)
-        st[sp++] = l->grid[op->sym];
-      else if (op->sym < 6)
-        st[sp++] = l->block[op->sym - 3];
-      else if ((rc = kf__expr_scalar(l, op->param, &st[sp++])) != 0)
-        return rc;
-      continue;
-    case KF__OP_NEG:
-      if (__builtin_sub_overflow((kf__i128)0, st[sp - 1], &st[sp - 1]))
-        return KF_ERANGE;
-      continue;
-    default:
-      break;
-    }
-    b = st[--sp];
-    a = st[sp - 1];
-    switch (op->kind) {
-    case KF__OP_ADD: if (__builtin_add_overflow(a, b, &r)) return KF_ERANGE; break;
-    case KF__OP_SUB: if (__builtin_sub_overflow(a, b, &r)) return KF_ERANGE; break;
-    case KF__OP_MUL: if (__builtin_mul_overflow(a, b, &r)) return KF_ERANGE; break;
-    case KF__OP_MIN: r = a < b ? a : b; break;
-    case KF__OP_MAX: r = a > b ? a : b; break;
-    default: return KF_EINVAL;
-    }
-    st[sp - 1] = r;
-  }
-  if (sp != 1)
-    return KF_EINVAL;
-  if (st[0] > INT64_MAX || st[0] < INT64_MIN)
+  if ((rc = kf__expr_run64(e, l, out)) != 1)
+    return rc;
+  if ((rc = kf__expr_run128(e, l, &wide)) != 0)
+    return rc;
+  if (wide > INT64_MAX || wide < INT64_MIN)
     return KF_ERANGE;
-  *out = (int64_t)st[0];
+  *out = (int64_t)wide;
   return 0;
 }
 
