@@ -558,16 +558,21 @@ bool DeviceFuser::run() {
                << "kernel " << F->getName() << " cannot be fused: " << K.Reason;
       });
     } else {
-      std::string Gathers;
+      std::string Gathers, Bounded;
       for (const Access &A : K.Accesses)
         if (A.UnknownIndex) {
           ++NumGathers;
           std::string P = std::to_string(A.Param);
-          if (Gathers.find(" " + P + ",") == std::string::npos)
+          if (!A.GatherHi.empty()) {
+            Bounded += "; gathers through parameter " + P + " within bytes [" + A.GatherLo +
+                       ", " + A.GatherHi + ")";
+          } else if (Gathers.find(" " + P + ",") == std::string::npos) {
             Gathers += " " + P + ",";
+          }
         }
       if (!Gathers.empty())
         Gathers = "; gathers (unknown index) through parameter" + Gathers.substr(0, Gathers.size() - 1);
+      Gathers += Bounded;
       ore(*F).emit([&] {
         return OptimizationRemarkAnalysis(DEBUG_TYPE, "KernelSummary", F)
                << "kernel " << F->getName() << ": " << std::to_string(K.BytesPerThread)

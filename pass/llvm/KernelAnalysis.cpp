@@ -219,6 +219,102 @@ std::optional<IndexPoly> kfuse::polyOf(const Function &F, ScalarEvolution &SE,
   return R;
 }
 
+namespace {
+/// Inclusive bounds of a value over every thread of the grid, as manifest
+/// expressions; NonNeg when Lo is known to be at least 0.
+struct ExprRange {
+  std::string Lo, Hi;
+  bool NonNeg = false;
+};
+} // namespace
+
+/// Manifest expression a + b, and k * a for k > 0, with zeros folded away.
+static std::string plusExpr(const std::string &A, const std::string &B) {
+  return A == "0" ? B : B == "0" ? A : A + "+" + B;
+}
+static std::string timesExpr(uint64_t K, const std::string &A) {
+  if (A == "0" || K == 1)
+    return A;
+  int Depth = 0;
+  bool Sum = false; // a + or - outside parentheses: needs them
+  for (char C : A) {
+    Depth += C == '(' ? 1 : C == ')' ? -1 : 0;
+    Sum |= Depth == 0 && (C == '+' || C == '-');
+  }
+  return std::to_string(K) + "*" + (Sum ? "(" + A + ")" : A);
+}
+
+/// Bounds of \p S over the grid where polyOf fails because of a signed
+/// remainder: `srem A, B` (which ScalarEvolution leaves opaque) with A >= 0
+/// lies in [0, min(A, |B| - 1)]. Sums, products by positive constants and
+/// extensions of such values, and polynomials, combine. std::nullopt when
+/// any part is unbounded (an unsigned remainder too: ScalarEvolution spells
+/// it A - (A /u B) * B, whose interval is no use).
+static std::optional<ExprRange> rangeOf(const Function &F, ScalarEvolution &SE,
+                                        const SCEV *S, unsigned Depth = 0) {
+  if (Depth > 8)
+    return std::nullopt;
+  if (auto P = polyOf(F, SE, S)) {
+    auto R = P->gridRange();
+    if (!R)
+      return std::nullopt;
+    return ExprRange{R->first.toExpr(), R->second.toExpr(),
+                     R->first.isConstant() && R->first.constantTerm() >= 0};
+  }
+  if (auto *Ext = dyn_cast<SCEVSignExtendExpr>(S))
+    return rangeOf(F, SE, Ext->getOperand(), Depth + 1);
+  if (auto *Ext = dyn_cast<SCEVZeroExtendExpr>(S)) {
+    auto R = rangeOf(F, SE, Ext->getOperand(), Depth + 1);
+    if (!R || !R->NonNeg)
+      return std::nullopt; // zero extension of a negative value changes it
+    return R;
+  }
+  if (auto *Add = dyn_cast<SCEVAddExpr>(S)) {
+    ExprRange Sum{"0", "0", true};
+    for (const SCEV *Op : Add->operands()) {
+      auto R = rangeOf(F, SE, Op, Depth + 1);
+      if (!R)
+        return std::nullopt;
+      Sum = {plusExpr(Sum.Lo, R->Lo), plusExpr(Sum.Hi, R->Hi), Sum.NonNeg && R->NonNeg};
+    }
+    return Sum;
+  }
+  if (auto *Mul = dyn_cast<SCEVMulExpr>(S)) {
+    if (Mul->getNumOperands() != 2)
+      return std::nullopt;
+    auto *K = dyn_cast<SCEVConstant>(Mul->getOperand(0));
+    if (!K || !K->getAPInt().isStrictlyPositive() || K->getAPInt().getActiveBits() > 32)
+      return std::nullopt;
+    auto R = rangeOf(F, SE, Mul->getOperand(1), Depth + 1);
+    if (!R)
+      return std::nullopt;
+    uint64_t KV = K->getAPInt().getZExtValue();
+    return ExprRange{timesExpr(KV, R->Lo), timesExpr(KV, R->Hi), R->NonNeg};
+  }
+  auto *U = dyn_cast<SCEVUnknown>(S);
+  auto *Rem = U ? dyn_cast<BinaryOperator>(U->getValue()) : nullptr;
+  if (!Rem || Rem->getOpcode() != Instruction::SRem || !SE.isSCEVable(Rem->getType()))
+    return std::nullopt;
+  auto A = rangeOf(F, SE, SE.getSCEV(Rem->getOperand(0)), Depth + 1);
+  if (!A || !A->NonNeg)
+    return std::nullopt;
+  // A srem B has the sign of A and |A srem B| < |B| (B = 0 is undefined).
+  std::string B;
+  Value *BV = Rem->getOperand(1);
+  if (auto *C = dyn_cast<ConstantInt>(BV)) {
+    if (C->getValue().getSignificantBits() > 63)
+      return std::nullopt;
+    B = std::to_string(C->getValue().abs().getZExtValue());
+  } else if (auto *Arg = dyn_cast<Argument>(BV);
+             Arg && Arg->getParent() == &F && Arg->getType()->isIntegerTy()) {
+    std::string P = "s" + std::to_string(Arg->getArgNo());
+    B = "max(" + P + ",-" + P + ")";
+  } else {
+    return std::nullopt;
+  }
+  return ExprRange{"0", "min(" + A->Hi + "," + B + "-1)", true};
+}
+
 /// The parameter \p Ptr is based on, looking through GEPs and address space
 /// casts; nullptr when it is not a parameter.
 static Argument *baseParam(Value *Ptr) {
@@ -411,13 +507,16 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     const SCEV *BaseS = SE.getPointerBase(PS);
     auto *BaseU = dyn_cast<SCEVUnknown>(BaseS);
     std::optional<IndexPoly> Off;
+    const SCEV *D = nullptr;
     if (BaseU && getUnderlyingObject(BaseU->getValue(), 0) == Base) {
       // An address space cast of the parameter is a base of its own for SCEV;
       // it has offset zero from the parameter.
-      const SCEV *D = SE.getMinusSCEV(PS, BaseS);
+      D = SE.getMinusSCEV(PS, BaseS);
       if (!isa<SCEVCouldNotCompute>(D) &&
           (BaseU->getValue() == Base || isa<AddrSpaceCastInst>(BaseU->getValue())))
         Off = polyOf(F, SE, D);
+      else
+        D = nullptr;
     }
     if (!Off && IsStore) {
       K.invalidate(std::string("has a non-affine or unknown index (") + I.getOpcodeName() +
@@ -434,6 +533,12 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
       // did, whatever they are (Legality.cpp checks that).
       A.UnknownIndex = true;
       K.Params[A.Param].Gathered = true;
+      // Still bounded when the index is a remainder: a footprint spares
+      // the runtime a driver query per call (and lets it memoise).
+      if (auto R = D ? rangeOf(F, SE, D) : std::nullopt) {
+        A.GatherLo = R->Lo;
+        A.GatherHi = plusExpr(R->Hi, std::to_string(A.Bytes));
+      }
     }
     K.Params[A.Param].Read |= !IsStore;
     K.Params[A.Param].Written |= IsStore;

@@ -84,6 +84,10 @@ struct Access {
   /// footprint; legality accepts it only from a buffer no stage writes.
   /// Stores never have an unknown index: such a kernel is not analysed.
   bool UnknownIndex = false;
+  /// For a gather whose index is still bounded (a remainder, `b[i % c]`):
+  /// the bytes it touches, [GatherLo, GatherHi) from the parameter, as
+  /// manifest expressions (docs/manifest.md). Empty when unbounded.
+  std::string GatherLo, GatherHi;
   /// Byte bound from a dominating `idx < s<p>` bounds check, when the check's
   /// index is this access's index: the access stays below Bytes * s<p>.
   std::optional<unsigned> BoundParam;

@@ -36,8 +36,13 @@ static std::string footprint(const FusionCandidate &C, unsigned S, unsigned P) {
   for (const Access &A : C.Stages[S]->Accesses) {
     if (A.Param != P)
       continue;
-    if (A.UnknownIndex)
-      return ""; // a gather: the runtime takes the whole allocation
+    if (A.UnknownIndex) {
+      if (A.GatherHi.empty())
+        return ""; // an unbounded gather: the runtime takes the whole allocation
+      Lo.insert(A.GatherLo);
+      Hi.insert(A.GatherHi);
+      continue;
+    }
     auto R = A.Offset.gridRange();
     if (!R)
       return "";

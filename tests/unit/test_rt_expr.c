@@ -66,6 +66,12 @@ static void test_symbols(void **state)
   assert_int_equal(ev("min(gx*bx,s0)*4"), 4000);
   assert_int_equal(ev("max(gx*bx,s0)*4"), 10240);
   assert_int_equal(ev("min(max(1,2),min(3,4))"), 2);
+  /* The device pass's bound of a remainder gather b[i % c] (4-byte
+   * elements): 4*min(threads-1, |c|-1)+4 bytes, whatever c's sign. */
+  assert_int_equal(ev("4*min(bx*gx-1,max(s3,-s3)-1)+4"), 28);   /* c = 7 */
+  assert_int_equal(ev("4*min(bx*gx-1,max(s1,-s1)-1)+4"), 20);   /* c = -5 */
+  assert_int_equal(ev("4*min(bx*gx-1,max(s0,-s0)-1)+4"), 4000); /* c = 1000 < 2560 */
+  assert_int_equal(ev("4*min(bx*gx-1,max(s0,-s0)*9-1)+4"), 10240); /* c > threads */
 }
 
 static void test_malformed(void **state)

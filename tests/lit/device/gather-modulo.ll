@@ -1,17 +1,20 @@
 ; A modulo gather, h[i] = x[i] + bias[i % cols]: the index of bias is no
 ; polynomial, but nothing in the group writes bias, so the group fuses and h
-; is forwarded. bias gets no footprint (the runtime takes its whole
-; allocation) and a disjoint line against every buffer the group writes.
+; is forwarded. The index is still bounded: i >= 0 over the grid, so i % cols
+; lies in [0, min(i, |cols| - 1)], and bias gets that footprint (bytes
+; [0, 4*min(bx*gx-1, |cols|-1) + 4)), which keeps the runtime's guards in
+; arithmetic (no driver query, memoised), and a disjoint line against every
+; buffer the group writes. gather-modulo-unbounded.ll: a dividend that may
+; be negative gets none.
 ; RUN: llvm-link %S/Inputs/kernels.ll %s -S \
 ; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse 2>%t.remarks | FileCheck %s
 ; RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 
-; REMARK: remark: {{.*}}kernel _Z4biasPKfS0_Pfii: 12 bytes and 1 flops per element; gathers (unknown index) through parameter 1
+; REMARK: remark: {{.*}}kernel _Z4biasPKfS0_Pfii: 12 bytes and 1 flops per element; gathers through parameter 1 within bytes [0, 4*min(bx*gx-1,max(s3,-s3)-1)+4){{$}}
 ; REMARK: remark: {{.*}}fused launches 0..1 (_Z4biasPKfS0_Pfii, _Z4axpyPKfS0_Pfi) of sequence 0 into __kfuse_fused_0_0_1: h in registers; saves 4 bytes per element
 ; REMARK-NOT: not fused
 
-; CHECK: @__kfuse_manifest = addrspace(1) externally_initialized constant [{{[0-9]+}} x i8] c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_1 2\0Akernel 0 _Z4biasPKfS0_Pfii 5\0Akernel 1 _Z4axpyPKfS0_Pfi 4\0Ashape same\0Astream same\0Adynshmem 0\0Alaunch 0 0 0\0Aequal 0.2 1.0\0Aequal 0.4 1.3\0Afootprint 0.0 r 0 min(4*bx*gx,4*s4)\0Afootprint 0.2 w 0 min(4*bx*gx,4*s4)\0Afootprint 1.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.1 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.2 w 0 min(4*bx*gx,4*s3)\0Adisjoint 0.0 0.2\0Adisjoint 0.0 1.0\0Adisjoint 0.0 1.2\0Adisjoint 0.1 0.2\0Adisjoint 0.1 1.0\0Adisjoint 0.1 1.2\0Adisjoint 0.2 1.1\0Adisjoint 0.2 1.2\0Adisjoint 1.0 1.2\0Adisjoint 1.1 1.2\0Adead 0 0.2\0Apredict {{[0-9]+}} {{[0-9]+}}\0Aend\0A\00"
-; (no `footprint 0.1`: the runtime checks bias's whole allocation.)
+; CHECK: @__kfuse_manifest = addrspace(1) externally_initialized constant [{{[0-9]+}} x i8] c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_1 2\0Akernel 0 _Z4biasPKfS0_Pfii 5\0Akernel 1 _Z4axpyPKfS0_Pfi 4\0Ashape same\0Astream same\0Adynshmem 0\0Alaunch 0 0 0\0Aequal 0.2 1.0\0Aequal 0.4 1.3\0Afootprint 0.0 r 0 min(4*bx*gx,4*s4)\0Afootprint 0.1 r 0 4*min(bx*gx-1,max(s3,-s3)-1)+4\0Afootprint 0.2 w 0 min(4*bx*gx,4*s4)\0Afootprint 1.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.1 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.2 w 0 min(4*bx*gx,4*s3)\0Adisjoint 0.0 0.2\0Adisjoint 0.0 1.0\0Adisjoint 0.0 1.2\0Adisjoint 0.1 0.2\0Adisjoint 0.1 1.0\0Adisjoint 0.1 1.2\0Adisjoint 0.2 1.1\0Adisjoint 0.2 1.2\0Adisjoint 1.0 1.2\0Adisjoint 1.1 1.2\0Adead 0 0.2\0Apredict {{[0-9]+}} {{[0-9]+}}\0Aend\0A\00"
 
 ; The gather stays a plain load of bias at the remainder.
 ; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_0_0_1(

@@ -1,14 +1,15 @@
 // A four-kernel chain (bias gather, activation, scale, residual add: the
 // epilogue of a dense layer; the lit flags have -nocudalib, so the
 // activation is plain arithmetic rather than erff) fuses into one kernel with three buffers forwarded in
-// registers; the bias is gathered at i % cols, which needs no footprint.
+// registers; the bias is gathered at i % cols, which is bounded by |cols|.
 // REQUIRES: ptxas
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass=kfuse -Rpass-missed=kfuse %s -o %t.ptx 2>%t.remarks
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: FileCheck %s < %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
-// The manifest in the IR: the bias has no footprint, and is disjoint from
-// every buffer the group writes.
+// The manifest in the IR: the bias's footprint is its first min(n', |cols|)
+// floats (n' the grid's threads), and it is disjoint from every buffer the
+// group writes.
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm %s -o - \
 // RUN:   | grep '^@__kfuse_manifest' | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=MANIFEST
 
@@ -41,7 +42,7 @@ void epilogue(const float *x, const float *b, const float *r, float *h1, float *
 
 // MANIFEST: group __kfuse_fused_0_0_3 4
 // MANIFEST: footprint 0.0 r
-// MANIFEST-NOT: footprint 0.1
+// MANIFEST-NEXT: footprint 0.1 r 0 4*min(bx*gx-1,max(s3,-s3)-1)+4{{$}}
 // MANIFEST: footprint 0.2 w
 // MANIFEST: disjoint 0.1 0.2
 // MANIFEST: disjoint 0.1 1.1
