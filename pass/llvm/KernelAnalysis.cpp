@@ -5,10 +5,11 @@
 // whose index is no polynomial is kept as a gather (Access::UnknownIndex);
 // a store with such an index makes the kernel unanalysable.
 //
-// Index polynomials look through sign and zero extensions and truncations:
-// the analysis assumes a thread's linear index fits the index type (grids
-// of fewer than 2^31 threads for int indices), which is what every map
-// kernel's author assumes too.
+// Index polynomials look through sign and zero extensions and truncations
+// to 32 bits or more: the analysis assumes a thread's linear index fits the
+// index type (grids of fewer than 2^31 threads for int indices), which is
+// what every map kernel's author assumes too. A truncation to fewer bits is
+// a mask (`i & 15`), so such an index is no polynomial.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelAnalysis.h"
@@ -24,6 +25,9 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/PatternMatch.h"
+
+#include <algorithm>
+#include <cctype>
 
 using namespace llvm;
 using namespace kfuse;
@@ -204,8 +208,14 @@ std::optional<IndexPoly> kfuse::polyOf(const Function &F, ScalarEvolution &SE,
         return IndexPoly::symbol(SymParam0 + A->getArgNo());
     return std::nullopt;
   }
-  if (auto *Cast = dyn_cast<SCEVIntegralCastExpr>(S))
+  if (auto *Cast = dyn_cast<SCEVIntegralCastExpr>(S)) {
+    // Truncation to fewer than 32 bits is a mask (`i & 15`, an unsigned
+    // `i % 8`: ScalarEvolution's zext(trunc)), not an index that fits its
+    // type: no polynomial, or the load would be taken to read t[i].
+    if (isa<SCEVTruncateExpr>(Cast) && Cast->getType()->getScalarSizeInBits() < 32)
+      return std::nullopt;
     return polyOf(F, SE, Cast->getOperand());
+  }
   bool IsAdd = isa<SCEVAddExpr>(S), IsMul = isa<SCEVMulExpr>(S);
   if (!IsAdd && !IsMul)
     return std::nullopt;
@@ -228,13 +238,21 @@ struct ExprRange {
 };
 } // namespace
 
-/// Manifest expression a + b, and k * a for k > 0, with zeros folded away.
+static bool decimal(const std::string &A) {
+  return !A.empty() && A.size() < 10 && std::all_of(A.begin(), A.end(), ::isdigit);
+}
+/// Manifest expression a + b, and k * a for k > 0, with zeros and constants
+/// folded away.
 static std::string plusExpr(const std::string &A, const std::string &B) {
+  if (decimal(A) && decimal(B))
+    return std::to_string(std::stoull(A) + std::stoull(B));
   return A == "0" ? B : B == "0" ? A : A + "+" + B;
 }
 static std::string timesExpr(uint64_t K, const std::string &A) {
   if (A == "0" || K == 1)
     return A;
+  if (decimal(A) && K < (uint64_t(1) << 31))
+    return std::to_string(K * std::stoull(A));
   int Depth = 0;
   bool Sum = false; // a + or - outside parentheses: needs them
   for (char C : A) {
@@ -244,6 +262,69 @@ static std::string timesExpr(uint64_t K, const std::string &A) {
   return std::to_string(K) + "*" + (Sum ? "(" + A + ")" : A);
 }
 
+static std::optional<ExprRange> rangeOf(const Function &F, ScalarEvolution &SE,
+                                        const SCEV *S, unsigned Depth = 0);
+
+/// The range of an unsigned remainder, which ScalarEvolution spells
+/// X + (-1 * (X /u B) * B) with X's terms spread over the sum: [0, X] for X
+/// >= 0, and below B too: B - 1 for a constant, for a parameter s (read
+/// sign-extended) max(min(X, s-1), min(X, -s*(X+1))), which is min(X, s-1)
+/// for s >= 1 and X where s < 0 stands for an unsigned B >= 2^31.
+static std::optional<ExprRange> uremRange(const Function &F, ScalarEvolution &SE,
+                                          const SCEVAddExpr *Add, unsigned Depth) {
+  for (unsigned I = 0; I < Add->getNumOperands(); ++I) {
+    // -1 * (X /u B) * B, or -C * (X /u C) for a constant C.
+    auto *Mul = dyn_cast<SCEVMulExpr>(Add->getOperand(I));
+    if (!Mul || !isa<SCEVConstant>(Mul->getOperand(0)))
+      continue;
+    const SCEVUDivExpr *UD = nullptr;
+    const SCEV *B = nullptr;
+    const APInt &K = cast<SCEVConstant>(Mul->getOperand(0))->getAPInt();
+    if (Mul->getNumOperands() == 3 && K.isAllOnes()) {
+      UD = dyn_cast<SCEVUDivExpr>(Mul->getOperand(1));
+      B = Mul->getOperand(2);
+      if (!UD) {
+        UD = dyn_cast<SCEVUDivExpr>(Mul->getOperand(2));
+        B = Mul->getOperand(1);
+      }
+    } else if (Mul->getNumOperands() == 2) {
+      UD = dyn_cast<SCEVUDivExpr>(Mul->getOperand(1));
+      auto *C = UD ? dyn_cast<SCEVConstant>(UD->getRHS()) : nullptr;
+      if (!C || C->getAPInt() != -K)
+        continue;
+      B = C;
+    }
+    if (!UD || UD->getRHS() != B)
+      continue;
+    SmallVector<const SCEV *, 4> Rest;
+    for (unsigned J = 0; J < Add->getNumOperands(); ++J)
+      if (J != I)
+        Rest.push_back(Add->getOperand(J));
+    if (SE.getAddExpr(Rest) != UD->getLHS())
+      continue;
+    auto X = rangeOf(F, SE, UD->getLHS(), Depth + 1);
+    if (!X || !X->NonNeg)
+      return std::nullopt;
+    if (auto *C = dyn_cast<SCEVConstant>(B)) {
+      if (!C->getAPInt().isStrictlyPositive() || C->getAPInt().getActiveBits() > 62)
+        return std::nullopt;
+      return ExprRange{"0",
+                       "min(" + X->Hi + "," + std::to_string(C->getAPInt().getZExtValue() - 1) + ")",
+                       true};
+    }
+    auto *U = dyn_cast<SCEVUnknown>(B);
+    auto *Arg = U ? dyn_cast<Argument>(U->getValue()) : nullptr;
+    if (!Arg || Arg->getParent() != &F)
+      return ExprRange{"0", X->Hi, true};
+    std::string P = "s" + std::to_string(Arg->getArgNo());
+    return ExprRange{"0",
+                     "max(min(" + X->Hi + "," + P + "-1),min(" + X->Hi + ",-" + P + "*(" +
+                         X->Hi + "+1)))",
+                     true};
+  }
+  return std::nullopt;
+}
+
 /// Bounds of \p S over the grid where polyOf fails because of a signed
 /// remainder: `srem A, B` (which ScalarEvolution leaves opaque) with A >= 0
 /// lies in [0, min(A, |B| - 1)]. Sums, products by positive constants and
@@ -251,7 +332,7 @@ static std::string timesExpr(uint64_t K, const std::string &A) {
 /// any part is unbounded (an unsigned remainder too: ScalarEvolution spells
 /// it A - (A /u B) * B, whose interval is no use).
 static std::optional<ExprRange> rangeOf(const Function &F, ScalarEvolution &SE,
-                                        const SCEV *S, unsigned Depth = 0) {
+                                        const SCEV *S, unsigned Depth) {
   if (Depth > 8)
     return std::nullopt;
   if (auto P = polyOf(F, SE, S)) {
@@ -264,11 +345,22 @@ static std::optional<ExprRange> rangeOf(const Function &F, ScalarEvolution &SE,
   if (auto *Ext = dyn_cast<SCEVSignExtendExpr>(S))
     return rangeOf(F, SE, Ext->getOperand(), Depth + 1);
   if (auto *Ext = dyn_cast<SCEVZeroExtendExpr>(S)) {
+    // The low K bits of anything (an unsigned remainder by 2^K, a mask):
+    // [0, 2^K - 1].
+    if (auto *Tr = dyn_cast<SCEVTruncateExpr>(Ext->getOperand())) {
+      unsigned K = Tr->getType()->getScalarSizeInBits();
+      if (K >= 63)
+        return std::nullopt;
+      return ExprRange{"0", std::to_string((uint64_t(1) << K) - 1), true};
+    }
     auto R = rangeOf(F, SE, Ext->getOperand(), Depth + 1);
     if (!R || !R->NonNeg)
       return std::nullopt; // zero extension of a negative value changes it
     return R;
   }
+  if (auto *Add = dyn_cast<SCEVAddExpr>(S))
+    if (auto R = uremRange(F, SE, Add, Depth))
+      return R;
   if (auto *Add = dyn_cast<SCEVAddExpr>(S)) {
     ExprRange Sum{"0", "0", true};
     for (const SCEV *Op : Add->operands()) {
@@ -304,7 +396,10 @@ static std::optional<ExprRange> rangeOf(const Function &F, ScalarEvolution &SE,
   if (auto *C = dyn_cast<ConstantInt>(BV)) {
     if (C->getValue().getSignificantBits() > 63)
       return std::nullopt;
-    B = std::to_string(C->getValue().abs().getZExtValue());
+    uint64_t Abs = C->getValue().abs().getZExtValue();
+    if (Abs == 0)
+      return std::nullopt;
+    return ExprRange{"0", "min(" + A->Hi + "," + std::to_string(Abs - 1) + ")", true};
   } else if (auto *Arg = dyn_cast<Argument>(BV);
              Arg && Arg->getParent() == &F && Arg->getType()->isIntegerTy()) {
     std::string P = "s" + std::to_string(Arg->getArgNo());
@@ -325,7 +420,7 @@ static Argument *baseParam(Value *Ptr) {
 /// Finds a dominating bounds check `idx < s<p>` whose index, scaled by the
 /// access size, is the access offset.
 static std::optional<unsigned> findBound(Function &F, ScalarEvolution &SE,
-                                         DominatorTree &DT, const Access &A) {
+                                         DominatorTree &DT, const Access &A, bool &Unsigned) {
   BasicBlock *BB = A.Inst->getParent();
   for (DomTreeNode *N = DT.getNode(BB); N && N->getIDom(); N = N->getIDom()) {
     BasicBlock *D = N->getIDom()->getBlock();
@@ -356,8 +451,10 @@ static std::optional<unsigned> findBound(Function &F, ScalarEvolution &SE,
       if (!Bound || !SE.isSCEVable(L->getType()))
         continue;
       auto Idx = polyOf(F, SE, SE.getSCEV(L));
-      if (Idx && *Idx * IndexPoly::constant(A.Bytes) == A.Offset)
+      if (Idx && *Idx * IndexPoly::constant(A.Bytes) == A.Offset) {
+        Unsigned = Pred == ICmpInst::ICMP_ULT;
         return Bound->getArgNo();
+      }
     }
   }
   return std::nullopt;
@@ -526,7 +623,7 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     }
     if (Off) {
       A.Offset = *Off;
-      A.BoundParam = findBound(F, SE, DT, A);
+      A.BoundParam = findBound(F, SE, DT, A, A.BoundUnsigned);
     } else {
       // A gather. Harmless as long as nothing in the fused group writes the
       // buffer: the fused kernel then reads the same bytes the unfused one

@@ -72,6 +72,14 @@ static void test_symbols(void **state)
   assert_int_equal(ev("4*min(bx*gx-1,max(s1,-s1)-1)+4"), 20);   /* c = -5 */
   assert_int_equal(ev("4*min(bx*gx-1,max(s0,-s0)-1)+4"), 4000); /* c = 1000 < 2560 */
   assert_int_equal(ev("4*min(bx*gx-1,max(s0,-s0)*9-1)+4"), 10240); /* c > threads */
+  /* An unsigned bound i < n: n itself, or the grid where n (2^31 or more,
+   * read sign-extended) is negative. */
+  assert_int_equal(ev("max(min(4*bx*gx,4*s0),min(4*bx*gx,-s0*(4*bx*gx)))"), 4000);
+  assert_int_equal(ev("max(min(4*bx*gx,4*s1),min(4*bx*gx,-s1*(4*bx*gx)))"), 10240);
+  /* An unsigned remainder i % c by a parameter: c - 1, or the index's own
+   * bound where c reads negative. */
+  assert_int_equal(ev("max(min(bx*gx-1,s3-1),min(bx*gx-1,-s3*(bx*gx-1+1)))"), 6);
+  assert_int_equal(ev("max(min(bx*gx-1,s1-1),min(bx*gx-1,-s1*(bx*gx-1+1)))"), 2559);
 }
 
 static void test_malformed(void **state)
