@@ -145,8 +145,17 @@ private:
 
   unsigned valueNumber(const Expr *E, const VersionMap &Versions) {
     // Implicit conversions (decay, qualification, the dim3 converting
-    // constructor, copies) do not change which value the source names.
+    // constructor, copies) do not change which value the source names, nor
+    // do explicit casts from a pointer to a pointer (`(const float *)t`):
+    // the address stays, whatever the pointee.
     E = E->IgnoreUnlessSpelledInSource();
+    while (const auto *C = dyn_cast<ExplicitCastExpr>(E)) {
+      const Expr *Sub = C->getSubExpr()->IgnoreUnlessSpelledInSource();
+      if (!(C->getCastKind() == CK_BitCast || C->getCastKind() == CK_NoOp) ||
+          !C->getType()->isPointerType() || !Sub->getType()->isPointerType())
+        break;
+      E = Sub;
+    }
     llvm::FoldingSetNodeID ID;
     E->Profile(ID, Ctx, /*Canonical=*/true);
     addVersions(E, Versions, ID);

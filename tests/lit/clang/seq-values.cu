@@ -88,3 +88,22 @@ void reassigned(float *x, float *y, float a, int n) {
 // CHECK-NEXT: value 11 float p.a
 // CHECK-NEXT: value 12 int p.n
 // CHECK-NEXT: \00"
+
+// A pointer cast keeps the address, so `(const float *)b`, `(float *)b` and
+// a cast through void * name b; a cast to another kind (an integer read as
+// an address, a float truncated to int) is a value of its own.
+__global__ __attribute__((kfuse_map)) void k3(const float *x, float *y, int n) {}
+void casts(float *a, float *b, unsigned long long addr, float f, int n) {
+  k1<<<1, 128>>>(a, b, n);
+  k3<<<1, 128>>>((const float *)b, (float *)(void *)a, n);
+  k3<<<1, 128>>>(reinterpret_cast<const float *>(addr), static_cast<float *>(b), (int)f);
+}
+// CHECK: site {{.*}}seq-values.cu:[[#@LINE-4]]:5 _Z5castsPfS_yfi
+// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,5
+// CHECK-NEXT: launch 1 _Z2k3PKfPfi grid=0 block=1 shmem=2 stream=2 args=4,3,5
+// CHECK-NEXT: launch 2 _Z2k3PKfPfi grid=0 block=1 shmem=2 stream=2 args=6,4,7
+// CHECK: value 3 ptr a
+// CHECK-NEXT: value 4 ptr b
+// CHECK-NEXT: value 5 int n
+// CHECK-NEXT: value 6 ptr reinterpret_cast<const float *>(addr)
+// CHECK-NEXT: value 7 int (int)f

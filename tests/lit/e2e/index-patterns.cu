@@ -1,0 +1,59 @@
+// A producer writes t[i]; consumers read t at indices that are not t[i] for
+// the same thread, or read its bytes as another type. None may be fused with
+// t in a register: each pair is rejected with the reason, under the default
+// planner and the greedy one (which fuses every legal run). The host passes
+// t through a pointer cast, `(const U *)t`, which still names t: the last
+// sequence, a plain t[i] read through such a cast, fuses with t in
+// registers.
+// REQUIRES: cuda
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm -Rpass=kfuse -Rpass-missed=kfuse %s -o /dev/null 2>%t.ilp
+// RUN: FileCheck %s < %t.ilp
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm -Rpass=kfuse -Rpass-missed=kfuse -mllvm -kfuse-planner=greedy %s -o /dev/null 2>%t.greedy
+// RUN: FileCheck %s < %t.greedy
+
+#define KMAP __global__ __attribute__((kfuse_map))
+#define IDX int i = blockIdx.x * blockDim.x + threadIdx.x
+KMAP void p(const float *x, float *t, int n) { IDX; if (i < n) t[i] = 2.0f * x[i]; }
+KMAP void c_xor(const float *t, float *o, int n) { IDX; if (i < n) o[i] = t[i ^ 1]; }
+KMAP void c_rev(const float *t, float *o, int n) { IDX; if (i < n) o[i] = t[n - 1 - i]; }
+KMAP void c_half(const float *t, float *o, int n) { IDX; if (i < n) o[i] = t[i / 2]; }
+KMAP void c_shift(const float *t, float *o, int n) { IDX; if (i < n) o[i] = t[i >> 1]; }
+KMAP void c_mask(const float *t, float *o, int n) { IDX; if (i < n) o[i] = t[i & 15]; }
+KMAP void c_short(const float *t, float *o, int n) { IDX; if (i < n) o[i] = t[(unsigned short)i]; }
+KMAP void c_next(const float *t, float *o, int n) { IDX; if (i < n) o[i] = t[i + 1 < n ? i + 1 : i]; }
+KMAP void c_nextblk(const float *t, float *o, int n) { IDX; if (i + (int)blockDim.x < n) o[i] = t[i + blockDim.x]; }
+KMAP void p_two(const float *x, float *t, int n) { IDX; if (i < n) { t[2 * i] = x[i]; t[2 * i + 1] = -x[i]; } }
+KMAP void c_id(const float *t, float *o, int n) { IDX; if (i < n) o[i] = t[i]; }
+KMAP void pd(const double *x, double *t, int n) { IDX; if (i < n) t[i] = 2.0 * x[i]; }
+KMAP void c_lo(const float *t, float *o, int n) { IDX; if (i < n) o[i] = t[2 * i] + 1.0f; }
+KMAP void c_hi(const int *t, int *o, int n) { IDX; if (i < n) o[i] = t[2 * i + 1]; }
+
+#define SEQ(name, a, b, T, U) void name(const T *x, T *t, U *o, int n, cudaStream_t s) \
+  { a<<<n / 256, 256, 0, s>>>(x, t, n); b<<<n / 256, 256, 0, s>>>((const U *)t, o, n); }
+SEQ(s_xor, p, c_xor, float, float)
+SEQ(s_rev, p, c_rev, float, float)
+SEQ(s_half, p, c_half, float, float)
+SEQ(s_shift, p, c_shift, float, float)
+SEQ(s_mask, p, c_mask, float, float)
+SEQ(s_short, p, c_short, float, float)
+SEQ(s_next, p, c_next, float, float)
+SEQ(s_nextblk, p, c_nextblk, float, float)
+SEQ(s_two, p_two, c_id, float, float)
+SEQ(s_lo, pd, c_lo, double, float)
+SEQ(s_hi, pd, c_hi, double, int)
+SEQ(s_cast, p, c_id, float, float)
+
+// CHECK-NOT: in registers
+// CHECK: (_Z1pPKfPfi, _Z5c_xorPKfPfi) of sequence 0 {{.*}} not fused: buffer 't': launch 1 (_Z5c_xorPKfPfi) reads it at an unknown index (a gather) and launch 0 (_Z1pPKfPfi) writes it
+// CHECK: (_Z1pPKfPfi, _Z5c_revPKfPfi) of sequence 1 {{.*}} not fused: buffer 't': launch 0 (_Z1pPKfPfi) writes it at byte offset 4*bx*ctaid+4*tid and launch 1 (_Z5c_revPKfPfi) reads it at byte offset
+// CHECK: (_Z1pPKfPfi, _Z6c_halfPKfPfi) of sequence 2 {{.*}} not fused: buffer 't': launch 1 (_Z6c_halfPKfPfi) reads it at an unknown index (a gather)
+// CHECK: (_Z1pPKfPfi, _Z7c_shiftPKfPfi) of sequence 3 {{.*}} not fused: buffer 't': launch 1 (_Z7c_shiftPKfPfi) reads it at an unknown index (a gather)
+// CHECK: (_Z1pPKfPfi, _Z6c_maskPKfPfi) of sequence 4 {{.*}} not fused: buffer 't': launch 1 (_Z6c_maskPKfPfi) reads it at an unknown index (a gather)
+// CHECK: (_Z1pPKfPfi, _Z7c_shortPKfPfi) of sequence 5 {{.*}} not fused: buffer 't': launch 1 (_Z7c_shortPKfPfi) reads it at an unknown index (a gather)
+// CHECK: (_Z1pPKfPfi, _Z6c_nextPKfPfi) of sequence 6 {{.*}} not fused: buffer 't': launch 1 (_Z6c_nextPKfPfi) reads it at an unknown index (a gather)
+// CHECK: (_Z1pPKfPfi, _Z9c_nextblkPKfPfi) of sequence 7 {{.*}} not fused: buffer 't': launch 0 (_Z1pPKfPfi) writes it at byte offset 4*bx*ctaid+4*tid and launch 1 (_Z9c_nextblkPKfPfi) reads it at byte offset
+// CHECK: (_Z5p_twoPKfPfi, _Z4c_idPKfPfi) of sequence 8 {{.*}} not fused: buffer 't': launch 0 (_Z5p_twoPKfPfi) writes it at byte offset 8*bx*ctaid+8*tid
+// CHECK: (_Z2pdPKdPdi, _Z4c_loPKfPfi) of sequence 9 {{.*}} not fused: buffer 't': launch 0 (_Z2pdPKdPdi) writes it at byte offset 8*bx*ctaid+8*tid
+// CHECK: (_Z2pdPKdPdi, _Z4c_hiPKiPii) of sequence 10 {{.*}} not fused: buffer 't': launch 0 (_Z2pdPKdPdi) writes it at byte offset 8*bx*ctaid+8*tid
+// CHECK-NOT: in registers
+// CHECK: fused launches 0..1 (_Z1pPKfPfi, _Z4c_idPKfPfi) of sequence 11 into __kfuse_fused_11_0_1: t in registers
