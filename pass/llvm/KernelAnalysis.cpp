@@ -325,12 +325,12 @@ static std::optional<ExprRange> uremRange(const Function &F, ScalarEvolution &SE
   return std::nullopt;
 }
 
-/// Bounds of \p S over the grid where polyOf fails because of a signed
-/// remainder: `srem A, B` (which ScalarEvolution leaves opaque) with A >= 0
-/// lies in [0, min(A, |B| - 1)]. Sums, products by positive constants and
-/// extensions of such values, and polynomials, combine. std::nullopt when
-/// any part is unbounded (an unsigned remainder too: ScalarEvolution spells
-/// it A - (A /u B) * B, whose interval is no use).
+/// Bounds of \p S over the grid where polyOf fails because of a remainder
+/// or a mask: `srem A, B` (which ScalarEvolution leaves opaque) with A >= 0
+/// lies in [0, min(A, |B| - 1)], an unsigned remainder as uremRange says,
+/// the low K bits of a value (zext of a truncation) in [0, 2^K - 1]. Sums,
+/// products by positive constants and extensions of such values, and
+/// polynomials, combine. std::nullopt when any part is unbounded.
 static std::optional<ExprRange> rangeOf(const Function &F, ScalarEvolution &SE,
                                         const SCEV *S, unsigned Depth) {
   if (Depth > 8)
@@ -391,23 +391,18 @@ static std::optional<ExprRange> rangeOf(const Function &F, ScalarEvolution &SE,
   if (!A || !A->NonNeg)
     return std::nullopt;
   // A srem B has the sign of A and |A srem B| < |B| (B = 0 is undefined).
-  std::string B;
   Value *BV = Rem->getOperand(1);
   if (auto *C = dyn_cast<ConstantInt>(BV)) {
-    if (C->getValue().getSignificantBits() > 63)
+    if (C->getValue().getSignificantBits() > 63 || C->isZero())
       return std::nullopt;
     uint64_t Abs = C->getValue().abs().getZExtValue();
-    if (Abs == 0)
-      return std::nullopt;
     return ExprRange{"0", "min(" + A->Hi + "," + std::to_string(Abs - 1) + ")", true};
-  } else if (auto *Arg = dyn_cast<Argument>(BV);
-             Arg && Arg->getParent() == &F && Arg->getType()->isIntegerTy()) {
-    std::string P = "s" + std::to_string(Arg->getArgNo());
-    B = "max(" + P + ",-" + P + ")";
-  } else {
-    return std::nullopt;
   }
-  return ExprRange{"0", "min(" + A->Hi + "," + B + "-1)", true};
+  auto *Arg = dyn_cast<Argument>(BV);
+  if (!Arg || Arg->getParent() != &F || !Arg->getType()->isIntegerTy())
+    return std::nullopt;
+  std::string P = "s" + std::to_string(Arg->getArgNo());
+  return ExprRange{"0", "min(" + A->Hi + ",max(" + P + ",-" + P + ")-1)", true};
 }
 
 /// The parameter \p Ptr is based on, looking through GEPs and address space
