@@ -109,6 +109,10 @@ struct LaunchRun {
   Instruction *Breaker = nullptr;
   BreakKind Kind = BreakKind::None;
   std::string Why;
+  /// The launch whose own argument evaluation holds the breaker (a call in
+  /// an argument, `k<<<g, b>>>(f(t))`), or null when the breaker lies
+  /// between launches.
+  Launch *BrokenIn = nullptr;
   /// Per launch: the dead mask of its record.
   SmallVector<uint64_t, 4> Dead;
 
@@ -243,6 +247,7 @@ LaunchRun HostRewriter::growRun(Launch &First) {
       std::string Why;
       if (Instruction *Bad = firstHazard(*Next, Why)) {
         R.breakAt(Bad, BreakKind::Hazard, Why);
+        R.BrokenIn = Next;
         break;
       }
       R.Launches.push_back(Next);
@@ -303,9 +308,10 @@ void HostRewriter::reportBreak(Launch &Last, const LaunchRun &R) {
     ++NumBrokenByOtherLaunch;
     break;
   }
-  // Look past the breaker for the launch the run could have reached.
-  Launch *Missed = nullptr;
-  Instruction *I = R.Breaker;
+  // The launch the run could have reached: the one whose arguments hold
+  // the breaker, else the next one past it.
+  Launch *Missed = R.BrokenIn;
+  Instruction *I = Missed ? nullptr : R.Breaker;
   for (unsigned Steps = 0; I && Steps < 4096 && !Missed; ++Steps) {
     if (Launch *L = ByPush.lookup(I); L && L != &Last) {
       if (L->isAnnotated() && L->Layout->isValid()) {

@@ -1,0 +1,28 @@
+// A call in a launch's own arguments runs between the launches, after the
+// first one was queued: the host pass must not hand the two to the runtime,
+// and says so (the run breaks inside the second launch's argument
+// evaluation, and the remark names that launch).
+// REQUIRES: cuda
+// RUN: %clang_cuda --cuda-host-only -O2 -fplugin=%kfuse_clang_plugin -fpass-plugin=%kfuse_llvm_plugin \
+// RUN:   -Rpass=kfuse -Rpass-missed=kfuse -S -emit-llvm %s -o %t.ll 2> %t.remarks
+// RUN: FileCheck --check-prefix=REMARK --implicit-check-not="handed 2" %s < %t.remarks
+// RUN: FileCheck %s < %t.ll
+
+__global__ __attribute__((kfuse_map)) void p(const float *x, float *t, int n)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) t[i] = 2.0f * x[i]; }
+__global__ __attribute__((kfuse_map)) void q(const float *t, float *o, int n)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) o[i] = t[i] + 1.0f; }
+float *bump(float *t, int n);
+int count(int n);
+
+void in_pointer(const float *x, float *t, float *o, int n) {
+  p<<<n / 256, 256>>>(x, t, n);
+  q<<<n / 256, 256>>>(bump(t, n), o, n);
+}
+void in_scalar(const float *x, float *t, float *o, int n) {
+  p<<<n / 256, 256>>>(x, t, n);
+  q<<<n / 256, 256>>>(t, o, count(n));
+}
+// REMARK: call-in-args.cu:[[#@LINE-6]]:{{[0-9]+}}: remark: launch of p not handed to the runtime with the launch of q: a call to _Z4bumpPfi lies between them
+// REMARK: call-in-args.cu:[[#@LINE-3]]:{{[0-9]+}}: remark: launch of p not handed to the runtime with the launch of q: a call to _Z5counti lies between them
+// CHECK-NOT: kf_rt_launch_seq
