@@ -262,14 +262,19 @@ static std::string timesExpr(uint64_t K, const std::string &A) {
   return std::to_string(K) + "*" + (Sum ? "(" + A + ")" : A);
 }
 
+std::string kfuse::minUnsignedParam(const std::string &H, unsigned K, unsigned Param) {
+  std::string P = "s" + std::to_string(Param);
+  std::string KP = K == 1 ? P : std::to_string(K) + "*" + P;
+  return "max(min(" + H + "," + KP + "),min(" + H + ",-" + P + "*(" + H + ")))";
+}
+
 static std::optional<ExprRange> rangeOf(const Function &F, ScalarEvolution &SE,
                                         const SCEV *S, unsigned Depth = 0);
 
 /// The range of an unsigned remainder, which ScalarEvolution spells
 /// X + (-1 * (X /u B) * B) with X's terms spread over the sum: [0, X] for X
-/// >= 0, and below B too: B - 1 for a constant, for a parameter s (read
-/// sign-extended) max(min(X, s-1), min(X, -s*(X+1))), which is min(X, s-1)
-/// for s >= 1 and X where s < 0 stands for an unsigned B >= 2^31.
+/// >= 0, and below B too: min(X + 1, B) - 1, B a constant or an unsigned
+/// parameter (minUnsignedParam).
 static std::optional<ExprRange> uremRange(const Function &F, ScalarEvolution &SE,
                                           const SCEVAddExpr *Add, unsigned Depth) {
   for (unsigned I = 0; I < Add->getNumOperands(); ++I) {
@@ -316,10 +321,7 @@ static std::optional<ExprRange> uremRange(const Function &F, ScalarEvolution &SE
     auto *Arg = U ? dyn_cast<Argument>(U->getValue()) : nullptr;
     if (!Arg || Arg->getParent() != &F)
       return ExprRange{"0", X->Hi, true};
-    std::string P = "s" + std::to_string(Arg->getArgNo());
-    return ExprRange{"0",
-                     "max(min(" + X->Hi + "," + P + "-1),min(" + X->Hi + ",-" + P + "*(" +
-                         X->Hi + "+1)))",
+    return ExprRange{"0", minUnsignedParam(plusExpr(X->Hi, "1"), 1, Arg->getArgNo()) + "-1",
                      true};
   }
   return std::nullopt;

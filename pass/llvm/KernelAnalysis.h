@@ -125,6 +125,12 @@ struct KernelInfo {
   bool isValid() const { return Valid; }
 };
 
+/// Manifest expression for min(H, K * p), p the unsigned integer parameter
+/// \p Param: the manifest reads s<p> sign-extended, so a value of 2^31 or
+/// more (4 bytes) reads negative, and then the bound is H alone:
+/// max(min(H,K*s),min(H,-s*(H))).
+std::string minUnsignedParam(const std::string &H, unsigned K, unsigned Param);
+
 /// Analyses \p F. Never fails: an unanalysable kernel comes back !isValid()
 /// with the reason.
 KernelInfo analyzeKernel(llvm::Function &F, llvm::ScalarEvolution &SE,

@@ -47,14 +47,10 @@ static std::string footprint(const FusionCandidate &C, unsigned S, unsigned P) {
     if (!R)
       return "";
     std::string H = (R->second + IndexPoly::constant(A.Bytes)).toExpr();
-    if (A.BoundParam) {
-      std::string B = std::to_string(A.Bytes) + "*s" + std::to_string(*A.BoundParam);
-      std::string S = "s" + std::to_string(*A.BoundParam);
-      // An unsigned bound that reads negative (2^31 or more in 4 bytes)
-      // bounds nothing: then the grid's extent, min(H, -s*H) = H.
-      H = A.BoundUnsigned ? "max(min(" + H + "," + B + "),min(" + H + ",-" + S + "*(" + H + ")))"
-                          : "min(" + H + "," + B + ")";
-    }
+    if (A.BoundParam && A.BoundUnsigned)
+      H = minUnsignedParam(H, A.Bytes, *A.BoundParam);
+    else if (A.BoundParam)
+      H = "min(" + H + "," + std::to_string(A.Bytes) + "*s" + std::to_string(*A.BoundParam) + ")";
     Lo.insert(R->first.toExpr());
     Hi.insert(H);
   }

@@ -78,8 +78,8 @@ static void test_symbols(void **state)
   assert_int_equal(ev("max(min(4*bx*gx,4*s1),min(4*bx*gx,-s1*(4*bx*gx)))"), 10240);
   /* An unsigned remainder i % c by a parameter: c - 1, or the index's own
    * bound where c reads negative. */
-  assert_int_equal(ev("max(min(bx*gx-1,s3-1),min(bx*gx-1,-s3*(bx*gx-1+1)))"), 6);
-  assert_int_equal(ev("max(min(bx*gx-1,s1-1),min(bx*gx-1,-s1*(bx*gx-1+1)))"), 2559);
+  assert_int_equal(ev("max(min(bx*gx-1+1,s3),min(bx*gx-1+1,-s3*(bx*gx-1+1)))-1"), 6);
+  assert_int_equal(ev("max(min(bx*gx-1+1,s1),min(bx*gx-1+1,-s1*(bx*gx-1+1)))-1"), 2559);
 }
 
 static void test_malformed(void **state)
