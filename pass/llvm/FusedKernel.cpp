@@ -29,6 +29,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/Operator.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
@@ -156,7 +157,11 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
 /// L of Offset = Bytes*ctaid*ntid + L, computed from the address itself.
 Value *FusedKernelBuilder::inBlockOffset(Instruction *I, unsigned Stage, const Access &A) {
   IRBuilder<> B(I);
-  Value *Ptr = B.CreatePtrToInt(getLoadStorePointerOperand(I), B.getInt64Ty());
+  // The generic address: through `__ldg`'s cast to the global space too.
+  Value *Addr = getLoadStorePointerOperand(I);
+  while (auto *Cast = dyn_cast<AddrSpaceCastOperator>(Addr))
+    Addr = Cast->getPointerOperand();
+  Value *Ptr = B.CreatePtrToInt(Addr, B.getInt64Ty());
   Value *Base = B.CreatePtrToInt(StageArgs[Stage][A.Param], B.getInt64Ty());
   Value *Ctaid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ctaid_x), B.getInt64Ty());
   Value *Ntid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ntid_x), B.getInt64Ty());

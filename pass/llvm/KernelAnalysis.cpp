@@ -24,6 +24,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/Operator.h"
 #include "llvm/IR/PatternMatch.h"
 
 #include <algorithm>
@@ -414,6 +415,33 @@ static Argument *baseParam(Value *Ptr) {
   return dyn_cast<Argument>(Obj);
 }
 
+/// The byte offset of \p Ptr from the parameter \p Base, or null when
+/// ScalarEvolution cannot describe it. An address space cast is a base of its
+/// own for ScalarEvolution (`__ldg(&t[i])` loads through
+/// `addrspacecast (gep t, i)`), so the offset is taken through each cast to
+/// the pointer it casts, and the pieces are added up.
+static const SCEV *offsetFromParam(ScalarEvolution &SE, Value *Ptr, const Argument *Base) {
+  const SCEV *Off = nullptr;
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    const SCEV *PS = SE.getSCEV(Ptr);
+    auto *BaseU = dyn_cast<SCEVUnknown>(SE.getPointerBase(PS));
+    if (!BaseU)
+      return nullptr;
+    const SCEV *D = SE.getMinusSCEV(PS, BaseU);
+    if (isa<SCEVCouldNotCompute>(D) || (Off && D->getType() != Off->getType()))
+      return nullptr;
+    Off = Off ? SE.getAddExpr(Off, D) : D;
+    Value *B = BaseU->getValue();
+    if (B == Base)
+      return Off;
+    auto *Cast = dyn_cast<AddrSpaceCastOperator>(B);
+    if (!Cast)
+      return nullptr;
+    Ptr = Cast->getPointerOperand();
+  }
+  return nullptr;
+}
+
 /// Finds a dominating bounds check `idx < s<p>` whose index, scaled by the
 /// access size, is the access offset.
 static std::optional<unsigned> findBound(Function &F, ScalarEvolution &SE,
@@ -597,21 +625,10 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     A.IsStore = IsStore;
     A.Ty = getLoadStoreType(&I);
     A.Bytes = F.getDataLayout().getTypeStoreSize(A.Ty).getFixedValue();
-    const SCEV *PS = SE.getSCEV(Ptr);
-    const SCEV *BaseS = SE.getPointerBase(PS);
-    auto *BaseU = dyn_cast<SCEVUnknown>(BaseS);
+    const SCEV *D = offsetFromParam(SE, Ptr, Base);
     std::optional<IndexPoly> Off;
-    const SCEV *D = nullptr;
-    if (BaseU && getUnderlyingObject(BaseU->getValue(), 0) == Base) {
-      // An address space cast of the parameter is a base of its own for SCEV;
-      // it has offset zero from the parameter.
-      D = SE.getMinusSCEV(PS, BaseS);
-      if (!isa<SCEVCouldNotCompute>(D) &&
-          (BaseU->getValue() == Base || isa<AddrSpaceCastInst>(BaseU->getValue())))
-        Off = polyOf(F, SE, D);
-      else
-        D = nullptr;
-    }
+    if (D)
+      Off = polyOf(F, SE, D);
     if (!Off && IsStore) {
       K.invalidate(std::string("has a non-affine or unknown index (") + I.getOpcodeName() +
                        std::string(" through parameter ") + std::to_string(A.Param) + ")",

@@ -18,7 +18,8 @@
  * matches the runtime takes the manifest's earlier group (docs/runtime.md).
  * So every site is offered the control's group and must refuse it, falling
  * back to the original launches: the results equal the unfused build's bit
- * for bit.
+ * for bit. control_ldg and overlap_ldg do the same with add_ldg, which reads
+ * its inputs through __ldg, in place of add.
  *
  * No call may appear between a case's two launches: the host pass ends a run
  * at any call, and a site it does not rewrite never reaches the runtime.
@@ -67,6 +68,41 @@ KFG_CASE kfg_overlap(const float *x, float *t, const float *y, float *o, float a
   const int line = __LINE__ + 1;
   scale<<<grid, block, 0, s>>>(x, t, a, n);
   add<<<grid, block, 0, s>>>(t, y, o, n);
+  return line;
+}
+
+/* The overlap guard once more, with launch 1 reading both inputs through
+ * the read-only data cache: __ldg(&y[i]) loads through a cast of the address
+ * to the global space, which the device pass must see through to give y the
+ * footprint of all n elements (it once came out as y[0] alone, so the guard
+ * passed the overlap below). add_ldg's first site, control_ldg, runs fused
+ * and gives the group every (scale, add_ldg) site matches; overlap_ldg is
+ * called with y one element before t in one allocation (y[i] = t[i-1]):
+ * fused, thread i would read t[i-1] while thread i-1 writes it. */
+__global__ KFUSE_MAP void add_ldg(const float *u, const float *v, float *o, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    o[i] = __ldg(&u[i]) + __ldg(&v[i]);
+}
+
+KFG_CASE kfg_control_ldg(const float *x, float *t, const float *y, float *o, float a, int n,
+                         int block, cudaStream_t s)
+{
+  unsigned grid = kfx::grid_for(n, block);
+  const int line = __LINE__ + 1;
+  scale<<<grid, block, 0, s>>>(x, t, a, n);
+  add_ldg<<<grid, block, 0, s>>>(t, y, o, n);
+  return line;
+}
+
+KFG_CASE kfg_overlap_ldg(const float *x, float *t, const float *y, float *o, float a, int n,
+                         int block, cudaStream_t s)
+{
+  unsigned grid = kfx::grid_for(n, block);
+  const int line = __LINE__ + 1;
+  scale<<<grid, block, 0, s>>>(x, t, a, n);
+  add_ldg<<<grid, block, 0, s>>>(t, y, o, n);
   return line;
 }
 
@@ -262,6 +298,31 @@ int main(int argc, char **argv)
         return kfx::check_close("buf", buf.h.data(), wb.data(), buf.size(), 1e-6) && ok;
       },
       t, buf);
+
+  suite.run({"control_ldg", "kfg_control_ldg", "fused"}, setup_to,
+            [&] { return kfg_control_ldg(x.d, t.d, y.d, o.d, alpha, n, block, s); },
+            [&] { return check_to(n); }, t, o);
+
+  /* overlap_ldg: y is buf[0..n), t is buf[1..n+1), one allocation, so
+   * o[i] = a*x[i] + (i ? a*x[i-1] : buf[0]). */
+  suite.run(
+      {"overlap_ldg", "kfg_overlap_ldg", "overlap"},
+      [&] {
+        setup_to();
+        buf.h = buf0;
+        buf.upload();
+      },
+      [&] { return kfg_overlap_ldg(x.d, buf.d + 1, buf.d, o.d, alpha, n, block, s); },
+      [&] {
+        std::vector<double> wb(buf0.begin(), buf0.end()), wo(un);
+        for (size_t i = 0; i < un; i++) {
+          wb[i + 1] = (double)alpha * x.h[i];
+          wo[i] = (double)(float)wb[i + 1] + (i ? (double)(float)wb[i] : (double)buf0[0]);
+        }
+        bool ok = kfx::check_close("buf", buf.h.data(), wb.data(), buf.size(), 1e-6);
+        return kfx::check_close("o", o.h.data(), wo.data(), un, 1e-6) && ok;
+      },
+      buf, o);
 
   suite.run({"scalar", "kfg_scalar", "scalar"}, setup_to,
             [&] { return kfg_scalar(x.d, t.d, y.d, o.d, alpha, n, m, block, s); },
