@@ -28,9 +28,11 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/FoldingSet.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
 #include <optional>
 
 using namespace clang;
@@ -52,6 +54,103 @@ void addVersions(const Stmt *S, const VersionMap &Versions,
   for (const Stmt *Child : S->children())
     addVersions(Child, Versions, ID);
 }
+
+/// The local variables and parameters of one function body that never
+/// change after their initialisation, and the copies among them: a launch
+/// argument `tmp` after `float *tmp = buf;` names the same value as `buf`
+/// when neither changes anywhere in the function.
+class LocalCopies {
+public:
+  LocalCopies(ASTContext &Ctx, const FunctionDecl *Host) : Ctx(Ctx), Host(Host) {
+    Finder F;
+    F.TraverseStmt(Host->getBody());
+    for (const DeclRefExpr *D : F.Refs)
+      if (!F.Reads.contains(D))
+        if (const auto *VD = dyn_cast<VarDecl>(D->getDecl()))
+          Written.insert(VD->getCanonicalDecl());
+  }
+
+  /// E with each unchanged local copy replaced by what it copies (through
+  /// conversions that keep the value: reads, qualification, pointer casts).
+  /// E itself when it is no such copy. A conversion that changes the value
+  /// (`int narrow = wide;`) stays in the result.
+  const Expr *resolve(const Expr *E) const {
+    for (unsigned Depth = 0; Depth < 16; ++Depth) {
+      const auto *DRE = dyn_cast<DeclRefExpr>(keepValue(E));
+      const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+      if (!VD || isa<ParmVarDecl>(VD) || !unchanged(VD) || !VD->getInit())
+        return E;
+      const Expr *Init = keepValue(VD->getInit());
+      QualType T = VD->getType().getCanonicalType().getUnqualifiedType();
+      QualType IT = Init->getType().getCanonicalType().getUnqualifiedType();
+      if (!(T == IT || (T->isPointerType() && IT->isPointerType())) ||
+          Init->HasSideEffects(Ctx) || !readsOnlyUnchanged(Init))
+        return E;
+      E = Init;
+    }
+    return E;
+  }
+
+private:
+  /// Every reference to a variable, and those that only read it.
+  struct Finder : RecursiveASTVisitor<Finder> {
+    llvm::DenseSet<const DeclRefExpr *> Reads;
+    std::vector<const DeclRefExpr *> Refs;
+    bool VisitImplicitCastExpr(ImplicitCastExpr *C) {
+      if (C->getCastKind() == CK_LValueToRValue || C->getCastKind() == CK_ArrayToPointerDecay)
+        if (const auto *D = dyn_cast<DeclRefExpr>(C->getSubExpr()->IgnoreParens()))
+          Reads.insert(D);
+      return true;
+    }
+    bool VisitDeclRefExpr(DeclRefExpr *D) {
+      Refs.push_back(D);
+      return true;
+    }
+  };
+
+  /// A non-volatile, non-reference local or parameter of this function that
+  /// nothing assigns, increments, takes the address of or binds to a
+  /// reference.
+  bool unchanged(const VarDecl *VD) const {
+    return VD->hasLocalStorage() && VD->getDeclContext() == Host &&
+           !VD->getType()->isReferenceType() && !VD->getType().isVolatileQualified() &&
+           !Written.contains(VD->getCanonicalDecl());
+  }
+
+  bool readsOnlyUnchanged(const Stmt *S) const {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+        if (!unchanged(VD))
+          return false;
+    for (const Stmt *Child : S->children())
+      if (Child && !readsOnlyUnchanged(Child))
+        return false;
+    return true;
+  }
+
+  /// Strips parentheses, lvalue reads, qualification changes and casts from
+  /// a pointer to a pointer that keep the address.
+  static const Expr *keepValue(const Expr *E) {
+    for (;;) {
+      E = E->IgnoreParens();
+      const auto *C = dyn_cast<CastExpr>(E);
+      if (!C)
+        return E;
+      const Expr *Sub = C->getSubExpr();
+      CastKind K = C->getCastKind();
+      bool Keeps = K == CK_LValueToRValue || K == CK_NoOp ||
+                   (K == CK_BitCast && C->getType()->isPointerType() &&
+                    Sub->getType()->isPointerType());
+      if (!Keeps)
+        return E;
+      E = Sub;
+    }
+  }
+
+  ASTContext &Ctx;
+  const FunctionDecl *Host;
+  llvm::DenseSet<const VarDecl *> Written;
+};
 
 /// The value kind of docs/annotations.md. A pointer to an incomplete struct
 /// is an opaque handle (cudaStream_t, cudaEvent_t), not a buffer: `other`.
@@ -76,8 +175,9 @@ const char *valueKind(QualType T) {
 class SequenceBuilder {
 public:
   /// Zero is the literal 0 that stands for a configuration argument left out.
-  SequenceBuilder(ASTContext &Ctx, ASTNameGenerator &Names, const Expr *Zero)
-      : Ctx(Ctx), Names(Names), Zero(Zero) {}
+  SequenceBuilder(ASTContext &Ctx, ASTNameGenerator &Names, const Expr *Zero,
+                  const LocalCopies &Copies)
+      : Ctx(Ctx), Names(Names), Zero(Zero), Copies(Copies) {}
 
   bool empty() const { return Launches.empty(); }
 
@@ -156,13 +256,16 @@ private:
         break;
       E = Sub;
     }
+    // A local copy that never changes names what it copies.
+    const Expr *Spelled = E;
+    E = Copies.resolve(E);
     llvm::FoldingSetNodeID ID;
     E->Profile(ID, Ctx, /*Canonical=*/true);
     addVersions(E, Versions, ID);
     for (unsigned V = 0; V < Values.size(); ++V)
       if (Values[V].ID == ID)
         return V;
-    Values.push_back({ID, valueKind(E->getType()), sourceText(E)});
+    Values.push_back({ID, valueKind(E->getType()), sourceText(Spelled)});
     return Values.size() - 1;
   }
 
@@ -189,6 +292,7 @@ private:
   ASTContext &Ctx;
   ASTNameGenerator &Names;
   const Expr *Zero;
+  const LocalCopies &Copies;
   SourceLocation Site;
   std::vector<std::string> Launches;
   std::vector<Value> Values;
@@ -359,7 +463,10 @@ private:
   }
 
   void scanCompound(const CompoundStmt *CS, const FunctionDecl *Host) {
-    SequenceBuilder Seq(Ctx, Names, Zero);
+    auto &Copies = CopiesOf[Host];
+    if (!Copies)
+      Copies = std::make_unique<LocalCopies>(Ctx, Host);
+    SequenceBuilder Seq(Ctx, Names, Zero, *Copies);
     VersionMap Versions;
     PurityCheck Purity(Ctx, Versions);
     for (const Stmt *S : CS->body()) {
@@ -384,6 +491,7 @@ private:
   ASTNameGenerator Names;
   const Expr *Zero;
   std::vector<SequenceRecord> Records;
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<LocalCopies>> CopiesOf;
 };
 
 } // namespace

@@ -107,3 +107,48 @@ void casts(float *a, float *b, unsigned long long addr, float f, int n) {
 // CHECK-NEXT: value 5 int n
 // CHECK-NEXT: value 6 ptr reinterpret_cast<const float *>(addr)
 // CHECK-NEXT: value 7 int (int)f
+
+// A local copy that nothing in the function changes names what it copies
+// (through pointer casts too): tmp and ctmp are b, m is n, half is n / 2. A
+// copy assigned anywhere in the function (moved), a copy through a
+// conversion that changes the value (narrow), and a copy of a variable that
+// changes (late) are values of their own. A value's text is its first
+// spelling.
+void copies(float *a, float *b, float *c, long big, int n, int k) {
+  float *tmp = b;
+  const float *ctmp = (const float *)tmp;
+  float *moved = c;
+  int m = n;
+  int narrow = big;
+  int half = n / 2;
+  int late = k;
+  k1<<<1, 128>>>(a, tmp, n);
+  k1<<<1, 128>>>(ctmp, a, m);
+  k1<<<1, 128>>>(b, moved, narrow);
+  k1<<<1, 128>>>(a, b, half);
+  k1<<<1, 128>>>(a, b, n / 2);
+  k1<<<1, 128>>>(a, b, late);
+  k1<<<1, 128>>>(a, b, k);
+  k1<<<1, 128>>>(a, b, big);
+  moved = a;
+  k += 1;
+}
+// CHECK: site {{.*}}seq-values.cu:{{[0-9]+}}:5 _Z6copiesPfS_S_lii
+// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,5
+// CHECK-NEXT: launch 1 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=4,3,5
+// CHECK-NEXT: launch 2 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=4,6,7
+// CHECK-NEXT: launch 3 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,8
+// CHECK-NEXT: launch 4 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,8
+// CHECK-NEXT: launch 5 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,9
+// CHECK-NEXT: launch 6 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,10
+// CHECK-NEXT: launch 7 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,11
+// CHECK: value 3 ptr a
+// CHECK-NEXT: value 4 ptr tmp
+// CHECK-NEXT: value 5 int n
+// CHECK-NEXT: value 6 ptr moved
+// CHECK-NEXT: value 7 int narrow
+// CHECK-NEXT: value 8 int half
+// CHECK-NEXT: value 9 int late
+// CHECK-NEXT: value 10 int k
+// CHECK-NEXT: value 11 int big
+// CHECK-NEXT: \00"
