@@ -64,13 +64,14 @@ int main(int argc, char **argv)
    * block may lie past n. */
   const size_t nu = (n + block - 1) / block * block;
   const float alpha = 1.25f;
-  kfx::Buf<float> x(n), y(n), t(n), o1(n), u(nu), o2(n);
+  kfx::Buf<float> x(n), y(n), t(n), o1(n), u(nu), u_init(nu), o2(n);
   kfx::fill_uniform(x.h, a.seed, 1, -2.0, 2.0);
   kfx::fill_uniform(y.h, a.seed, 2, -2.0, 2.0);
-  kfx::fill_uniform(u.h, a.seed, 3, -2.0, 2.0);
+  kfx::fill_uniform(u_init.h, a.seed, 3, -2.0, 2.0);
   x.upload();
   y.upload();
-  const std::vector<float> u0 = u.h;
+  u_init.upload();
+  const std::vector<float> &u0 = u_init.h;
   cudaStream_t s;
   KFX_CHECK(cudaStreamCreate(&s));
 
@@ -91,10 +92,9 @@ int main(int argc, char **argv)
     return kfx::check_close("o2", o2.h.data(), ro2.data(), n, 0) && ok;
   };
   int rc = kfx::run_and_report(
-      "global_space", a, s, (4.0 + 3.0) * n * sizeof(float),
+      "global_space", a, s, (4.0 + 3.0 + 2.0) * n * sizeof(float),
       [&] {
-        u.h = u0;
-        u.upload();
+        KFX_CHECK(cudaMemcpyAsync(u.d, u_init.d, u.bytes(), cudaMemcpyDeviceToDevice, s));
         forwarded(x.d, y.d, t.d, o1.d, alpha, (int)n, a.block, s);
         reversed(x.d, u.d, o2.d, alpha, (int)n, a.block, s);
       },

@@ -19,7 +19,7 @@
  * So every site is offered the control's group and must refuse it, falling
  * back to the original launches: the results equal the unfused build's bit
  * for bit. control_ldg and overlap_ldg do the same with add_ldg, which reads
- * its inputs through __ldg, in place of add.
+ * its second input through __ldg, in place of add.
  *
  * No call may appear between a case's two launches: the host pass ends a run
  * at any call, and a site it does not rewrite never reaches the runtime.
@@ -71,11 +71,11 @@ KFG_CASE kfg_overlap(const float *x, float *t, const float *y, float *o, float a
   return line;
 }
 
-/* The overlap guard once more, with launch 1 reading both inputs through
- * the read-only data cache: __ldg(&y[i]) loads through a cast of the address
- * to the global space, which the device pass must see through to give y the
- * footprint of all n elements (it once came out as y[0] alone, so the guard
- * passed the overlap below). add_ldg's first site, control_ldg, runs fused
+/* The overlap guard once more, with launch 1 reading its second input
+ * through the read-only data cache: __ldg(&v[i]) loads through a cast of the
+ * address to the global space, which the device pass must see through to
+ * give y the footprint of all n elements (it once came out as y[0] alone,
+ * so the guard passed the overlap below and the pair ran fused). add_ldg's first site, control_ldg, runs fused
  * and gives the group every (scale, add_ldg) site matches; overlap_ldg is
  * called with y one element before t in one allocation (y[i] = t[i-1]):
  * fused, thread i would read t[i-1] while thread i-1 writes it. */
@@ -83,7 +83,7 @@ __global__ KFUSE_MAP void add_ldg(const float *u, const float *v, float *o, int 
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    o[i] = __ldg(&u[i]) + __ldg(&v[i]);
+    o[i] = u[i] + __ldg(&v[i]);
 }
 
 KFG_CASE kfg_control_ldg(const float *x, float *t, const float *y, float *o, float a, int n,
