@@ -43,7 +43,7 @@ struct Intermediate {
 };
 
 /// Consecutive launches First..Last of one sequence record.
-struct FusionCandidate {
+struct FusionCandidate : Verdict {
   const SeqRecord *Seq = nullptr;
   unsigned First = 0, Last = 0;
   std::vector<const KernelInfo *> Stages;
@@ -52,21 +52,11 @@ struct FusionCandidate {
   unsigned TileBytes = 0;   ///< static shared memory per block
   uint64_t DynShmem = 0;
   std::string Name;         ///< fused kernel name
-  bool Valid = true;
-  std::string Reason, Stat;
   /// Under -kfuse-plans=K > 1: the ranks of the sequence's plans that hold
   /// this group, and how many plans the sequence has (manifest `plans`).
   std::vector<unsigned> PlanRanks;
   unsigned PlanCount = 1;
 
-  void invalidate(std::string Why, std::string Key) {
-    if (!Valid)
-      return;
-    Valid = false;
-    Reason = std::move(Why);
-    Stat = std::move(Key);
-  }
-  bool isValid() const { return Valid; }
   unsigned size() const { return Last - First + 1; }
   const SeqLaunch &launch(unsigned Stage) const { return Seq->Launches[First + Stage]; }
   /// The value number launch \p Stage passes for parameter \p P.

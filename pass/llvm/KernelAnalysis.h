@@ -104,16 +104,11 @@ struct ParamInfo {
   bool Gathered = false; ///< some load through it has an unknown index
 };
 
-/// Everything the fuser needs to know about one kernel.
-struct KernelInfo {
-  llvm::Function *F = nullptr;
+/// Whether a kernel or a group may be fused, and if not the first reason.
+struct Verdict {
   bool Valid = true;
   std::string Reason; ///< why not Valid, a sentence fragment for remarks
   std::string Stat;   ///< short key of the rejection, for statistics
-  std::vector<ParamInfo> Params;
-  std::vector<Access> Accesses;
-  unsigned Flops = 0;
-  unsigned BytesPerThread = 0; ///< bytes loaded + stored by one thread
 
   void invalidate(std::string Why, std::string Key) {
     if (!Valid)
@@ -123,6 +118,15 @@ struct KernelInfo {
     Stat = std::move(Key);
   }
   bool isValid() const { return Valid; }
+};
+
+/// Everything the fuser needs to know about one kernel.
+struct KernelInfo : Verdict {
+  llvm::Function *F = nullptr;
+  std::vector<ParamInfo> Params;
+  std::vector<Access> Accesses;
+  unsigned Flops = 0;
+  unsigned BytesPerThread = 0; ///< bytes loaded + stored by one thread
 };
 
 /// Manifest expression for min(H, K * p), p the unsigned integer parameter
