@@ -17,6 +17,8 @@ KMAP void scale_g(const float *x, float *t, int n) { IDX; if (i < n) *(gfloat *)
 KMAP void add_ldg(const float *t, const float *u, float *o, int n) { IDX; if (i < n) o[i] = __ldg(&t[i]) + __ldg(&u[i]); }
 KMAP void next_ldg(const float *t, float *o, int n) { IDX; if (i + 1 < n) o[i] = __ldg(&t[i + 1]); }
 KMAP void shifted_store(const float *x, float *t, int n) { IDX; if (i + 1 < n) *(gfloat *)&t[i + 1] = x[i]; }
+KMAP void bias_ldg(const float *x, const float *bias, float *h, int cols, int n)
+{ IDX; if (i < n) h[i] = x[i] + __ldg(&bias[i % cols]); }
 KMAP void rev_ldg(const float *t, float *o, int n)
 { int b = blockIdx.x * blockDim.x; int i = b + threadIdx.x; if (i < n) o[i] = __ldg(&t[b + blockDim.x - 1 - threadIdx.x]); }
 
@@ -35,6 +37,11 @@ void shifted(const float *x, float *t, float *o, int n) {
   shifted_store<<<n / 256, 256>>>(x, t, n);
   add_ldg<<<n / 256, 256>>>(t, x, o, n);
 }
+// A bounded gather through __ldg: the same footprint as without it.
+void bias(const float *x, const float *b, float *h, float *o, int cols, int n) {
+  bias_ldg<<<n / 256, 256>>>(x, b, h, cols, n);
+  add_ldg<<<n / 256, 256>>>(h, x, o, n);
+}
 // Reversed within the block: staged in shared memory.
 void rev(const float *x, float *t, float *o, int n) {
   scale_g<<<n / 256, 256>>>(x, t, n);
@@ -45,7 +52,9 @@ void rev(const float *x, float *t, float *o, int n) {
 // REMARK-DAG: fused launches 0..1 (_Z7scale_gPKfPfi, _Z7add_ldgPKfS0_Pfi) of sequence 0 into __kfuse_fused_0_0_1: t in registers
 // REMARK-DAG: launches 0..1 (_Z7scale_gPKfPfi, _Z8next_ldgPKfPfi) of sequence 1 at {{.*}} not fused: buffer 't': launch 0 (_Z7scale_gPKfPfi) writes it at byte offset 4*bx*ctaid+4*tid and launch 1 (_Z8next_ldgPKfPfi) reads it at byte offset 4*bx*ctaid+4*tid+4;
 // REMARK-DAG: launches 0..1 (_Z13shifted_storePKfPfi, _Z7add_ldgPKfS0_Pfi) of sequence 2 at {{.*}} not fused: buffer 't': launch 0 (_Z13shifted_storePKfPfi) writes it at byte offset 4*bx*ctaid+4*tid+4 and launch 1 (_Z7add_ldgPKfS0_Pfi) reads it at byte offset 4*bx*ctaid+4*tid;
-// REMARK-DAG: fused launches 0..1 (_Z7scale_gPKfPfi, _Z7rev_ldgPKfPfi) of sequence 3 into __kfuse_fused_3_0_1: t through shared memory, with barriers
+// REMARK-DAG: kernel _Z8bias_ldgPKfS0_Pfii: 12 bytes and 1 flops per element; gathers through parameter 1 within bytes [0, 4*min(bx*gx-1,max(s3,-s3)-1)+4)
+// REMARK-DAG: fused launches 0..1 (_Z8bias_ldgPKfS0_Pfii, _Z7add_ldgPKfS0_Pfi) of sequence 3 into __kfuse_fused_3_0_1: h in registers
+// REMARK-DAG: fused launches 0..1 (_Z7scale_gPKfPfi, _Z7rev_ldgPKfPfi) of sequence 4 into __kfuse_fused_4_0_1: t through shared memory, with barriers
 
 // MANIFEST: group __kfuse_fused_0_0_1 2
 // MANIFEST: footprint 0.1 w 0 min(4*bx*gx,4*s2){{$}}
@@ -53,3 +62,5 @@ void rev(const float *x, float *t, float *o, int n) {
 // MANIFEST-NEXT: footprint 1.1 r 0 min(4*bx*gx,4*s3){{$}}
 // MANIFEST: disjoint 0.1 1.1{{$}}
 // MANIFEST: group __kfuse_fused_3_0_1 2
+// MANIFEST: footprint 0.1 r 0 4*min(bx*gx-1,max(s3,-s3)-1)+4{{$}}
+// MANIFEST: group __kfuse_fused_4_0_1 2
