@@ -11,6 +11,9 @@
  * y < 0, and o2 = t2 + 1 read after that store.
  * Sequence `early_exit`: t3[i] = x[i] unless x < 0 (return first); o3 = t3/2.
  * Sequence `even`: t4[i] = 3x for even i only; o4 = t4 / 2.
+ * Sequence `through_copy`: the producer writes through a local copy of t5
+ * (`float *out = t5;`), the consumer reads t5: the same buffer to the
+ * Clang plugin, so t5 is forwarded (the runtime's `equal` guard holds).
  *
  * Fused and unfused runs must agree bit for bit (tools/gpu-check), and with
  * the host reference below. */
@@ -104,12 +107,22 @@ static void even_seq(const float *x, float *t4, float *o4, int n, int block, cud
   half<<<grid, block, 0, s>>>(t4, o4, n);
 }
 
+static void through_copy_seq(const float *x, float *t5, float *o5, int n, int block,
+                             cudaStream_t s)
+{
+  unsigned grid = kfx::grid_for(n, block);
+  float *out = t5;
+  triple_even<<<grid, block, 0, s>>>(x, out, n);
+  half<<<grid, block, 0, s>>>(t5, o5, n);
+}
+
 int main(int argc, char **argv)
 {
   kfx::Args a = kfx::parse_args(argc, argv, "forwarding", 1 << 24);
   kfx::require_device("forwarding");
   const size_t n = (size_t)a.n;
-  kfx::Buf<float> x(n), y(n), t_init(n), t1(n), o1(n), t2(n), o2(n), t3(n), o3(n), t4(n), o4(n);
+  kfx::Buf<float> x(n), y(n), t_init(n), t1(n), o1(n), t2(n), o2(n), t3(n), o3(n), t4(n), o4(n),
+      t5(n), o5(n);
   kfx::fill_uniform(x.h, a.seed, 1, -2.0, 2.0);
   kfx::fill_uniform(y.h, a.seed, 2, -2.0, 2.0);
   kfx::fill_uniform(t_init.h, a.seed, 3, -2.0, 2.0);
@@ -150,19 +163,22 @@ int main(int argc, char **argv)
     ok = kfx::check_close("t3", t3.h.data(), r3.data(), n, 0) && ok;
     ok = kfx::check_close("o3", o3.h.data(), ro3.data(), n, 0) && ok;
     ok = kfx::check_close("t4", t4.h.data(), r4.data(), n, 0) && ok;
-    return kfx::check_close("o4", o4.h.data(), ro4.data(), n, 0) && ok;
+    ok = kfx::check_close("o4", o4.h.data(), ro4.data(), n, 0) && ok;
+    ok = kfx::check_close("t5", t5.h.data(), r4.data(), n, 0) && ok;
+    return kfx::check_close("o5", o5.h.data(), ro4.data(), n, 0) && ok;
   };
   int rc = kfx::run_and_report(
-      "forwarding", a, s, 14.0 * n * sizeof(float),
+      "forwarding", a, s, 17.0 * n * sizeof(float),
       [&] {
-        for (kfx::Buf<float> *t : {&t1, &t2, &t3, &t4})
+        for (kfx::Buf<float> *t : {&t1, &t2, &t3, &t4, &t5})
           KFX_CHECK(cudaMemcpyAsync(t->d, t_init.d, t_init.bytes(), cudaMemcpyDeviceToDevice, s));
         two_stores_seq(x.d, y.d, t1.d, o1.d, (int)n, a.block, s);
         self_read_seq(x.d, y.d, t2.d, o2.d, (int)n, a.block, s);
         early_exit_seq(x.d, t3.d, o3.d, (int)n, a.block, s);
         even_seq(x.d, t4.d, o4.d, (int)n, a.block, s);
+        through_copy_seq(x.d, t5.d, o5.d, (int)n, a.block, s);
       },
-      check, t1, o1, t2, o2, t3, o3, t4, o4);
+      check, t1, o1, t2, o2, t3, o3, t4, o4, t5, o5);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }
