@@ -113,6 +113,30 @@ __global__ void kDrev(const float *x, const float *y, float *t, float *o, int n)
   if (w < 0.0f) t[i] = w;
   o[i] = r + 1.0f;
 }
+// G: A with the store behind a uniform test of a dead-mask bit, as the
+// fused kernel has it.
+__global__ void kG(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
+  float v = x[i]; float r = 0; bool st = false;
+  if (v > 0.5f) { r = v * 2.0f; if (!(dead & 1)) t[i] = r; st = true; }
+  if (v < -0.5f) { r = v - 3.0f; if (!(dead & 1)) t[i] = r; st = true; }
+  float w = y[i];
+  if (w < 0.0f) { if (!(dead & 1)) t[i] = w; r = w; } else if (!st) r = t[i];
+  o[i] = r + 1.0f;
+}
+// H: G with the dead bit folded into the consumer store's condition.
+__global__ void kH(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
+  float v = x[i]; float r = 0; bool st = false;
+  if (v > 0.5f) { r = v * 2.0f; if (!(dead & 1)) t[i] = r; st = true; }
+  if (v < -0.5f) { r = v - 3.0f; if (!(dead & 1)) t[i] = r; st = true; }
+  float w = y[i];
+  bool keep = !(dead & 1);
+  if (w < 0.0f && keep) t[i] = w;
+  r = w < 0.0f ? w : (st ? r : t[i]);
+  o[i] = r + 1.0f;
+}
+typedef void (*K2)(const float *, const float *, float *, float *, int, unsigned long long);
 typedef void (*K)(const float *, const float *, float *, float *, int);
 int main() {
   const int n = 1 << 24; size_t b = n * sizeof(float);
@@ -132,6 +156,17 @@ int main() {
     }
     std::sort(ms.begin(), ms.end());
     printf("%-32s median %.1f us\n", names[k], ms[ms.size() / 2] * 1000);
+  }
+  K2 ks2[] = {kG, kH}; const char *names2[] = {"G store behind a dead-bit test", "H dead bit folded into the condition"};
+  for (int k = 0; k < 2; k++) {
+    std::vector<float> ms;
+    for (int r = 0; r < 25; r++) {
+      cudaMemcpy(t, t0, b, cudaMemcpyDeviceToDevice);
+      cudaEventRecord(e0); ks2[k]<<<n / 256, 256>>>(x, y, t, o, n, 0); cudaEventRecord(e1); cudaEventSynchronize(e1);
+      float m; cudaEventElapsedTime(&m, e0, e1); if (r >= 5) ms.push_back(m);
+    }
+    std::sort(ms.begin(), ms.end());
+    printf("%-32s median %.1f us\n", names2[k], ms[ms.size() / 2] * 1000);
   }
   cudaError_t err = cudaGetLastError(); printf("status %s\n", cudaGetErrorString(err));
 }

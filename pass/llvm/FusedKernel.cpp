@@ -76,6 +76,7 @@ private:
   void createStorage(IRBuilder<> &B);
   Value *barrier(IRBuilder<> &B);
   Value *sreg(IRBuilder<> &B, Intrinsic::ID ID);
+  void versionOnDead(BasicBlock *Entry, BasicBlock *Body);
   Value *inBlockOffset(Instruction *I, unsigned Stage, const Access &A);
   Value *guardValue(Instruction *Store, Value *V);
   void rewriteStore(StoreInst *SI, unsigned Stage, const Access &A, CarriedStorage &S,
@@ -270,6 +271,38 @@ void FusedKernelBuilder::rewriteLoad(LoadInst *LI, unsigned Stage, const Access 
   Phi->addIncoming(LI, ElseT->getParent());
 }
 
+/// Gives the body a second copy for a dead mask of 0, the usual case, in
+/// which every store is kept and so needs no test of its dead bit. Each
+/// test is a branch around a store, a region ptxas does not predicate; a
+/// divergent warp then runs whichever side ptxas puts first, and where the
+/// other side loads the same lines the stores can wait for those loads
+/// (bench/ldst_order.cu: 476 us with such a test, 150 us without;
+/// BENCHMARKS.md, GPU runs 13 and 14). The mask is a kernel parameter, so
+/// every thread takes the same copy and a staged group's barriers stay
+/// uniform.
+void FusedKernelBuilder::versionOnDead(BasicBlock *Entry, BasicBlock *Body) {
+  if (llvm::none_of(C.Carried, [](const Intermediate &I) { return I.DeadBit >= 0; }))
+    return;
+  Argument *Dead = Fused->getArg(Fused->arg_size() - 1);
+  SmallVector<BasicBlock *, 32> Blocks;
+  for (BasicBlock &BB : *Fused)
+    if (&BB != Entry)
+      Blocks.push_back(&BB);
+  ValueToValueMapTy VMap;
+  VMap[Dead] = ConstantInt::get(Dead->getType(), 0);
+  SmallVector<BasicBlock *, 32> Copies;
+  for (BasicBlock *BB : Blocks) {
+    BasicBlock *Copy = CloneBasicBlock(BB, VMap, ".kept", Fused);
+    VMap[BB] = Copy;
+    Copies.push_back(Copy);
+  }
+  remapInstructionsInBlocks(Copies, VMap);
+  Entry->getTerminator()->eraseFromParent();
+  IRBuilder<> B(Entry);
+  B.CreateCondBr(B.CreateICmpEQ(Dead, B.getInt64(0), "kfuse.nodead"),
+                 cast<BasicBlock>(VMap[Body]), Body);
+}
+
 void FusedKernelBuilder::cleanup(FunctionAnalysisManager &FAM) {
   FunctionPassManager FPM;
   FPM.addPass(SROAPass(SROAOptions::ModifyCFG));
@@ -286,6 +319,11 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
   BasicBlock *Entry = BasicBlock::Create(Ctx, "entry", Fused);
   IRBuilder<> B(Entry);
   createStorage(B);
+  // The stages start in a block of their own, so that the storage set-up
+  // stays shared when the body is versioned on the dead mask (versionOnDead).
+  BasicBlock *Body = BasicBlock::Create(Ctx, "body", Fused);
+  B.CreateBr(Body);
+  B.SetInsertPoint(Body);
 
   // One private clone per stage, its accesses tagged with (stage, index).
   SmallVector<CallInst *, 8> Calls;
@@ -375,6 +413,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     else
       rewriteLoad(cast<LoadInst>(T.I), T.Stage, *T.A, S, K);
   }
+  versionOnDead(Entry, Body);
   cleanup(FAM);
   return Fused;
 }

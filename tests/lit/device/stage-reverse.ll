@@ -12,17 +12,32 @@
 ; CHECK-NEXT: entry:
 ; CHECK: store i8 0, ptr addrspace(3)
 ; CHECK-NEXT: call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
+; The stages twice, after the shared set-up: with the dead-bit test around
+; t's global store, and for a dead mask of 0 without it.
+; CHECK: br i1 %kfuse.nodead, label %body.kept, label %body
+; CHECK: body:
 ; CHECK: icmp slt i32 {{.*}}, %l0.p3
 ; CHECK: br i1 {{.*}}, label {{.*}}, label %[[EXIT0:.*stage0.exit]]
 ; CHECK: store float %kfuse.fence, ptr addrspace(3)
 ; CHECK: store i8 1, ptr addrspace(3)
+; CHECK: br i1 %kfuse.keep,
 ; CHECK: [[EXIT0]]:
 ; CHECK-NEXT: call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
 ; CHECK: icmp slt i32 {{.*}}, %l0.p3
 ; CHECK: load i8, ptr addrspace(3)
 ; CHECK: %kfuse.tile = load float, ptr addrspace(3)
-; CHECK: stage1.exit:
+; CHECK: common.ret:
 ; CHECK-NEXT: ret void
+; CHECK: body.kept:
+; CHECK-NOT: kfuse.keep
+; CHECK: store float %kfuse.fence.kept, ptr addrspace(3)
+; CHECK: store i8 1, ptr addrspace(3)
+; CHECK: store float {{.*}}, ptr %
+; CHECK-NEXT: br label %[[EXIT1:.*stage0.exit.kept]]
+; CHECK: [[EXIT1]]:
+; CHECK-NEXT: call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
+; CHECK: %kfuse.tile.kept = load float, ptr addrspace(3)
+; CHECK: }
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

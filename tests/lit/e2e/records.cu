@@ -26,9 +26,11 @@
 // The fused matrix kernel loads A, B and v, 9 + 9 + 3 floats, each once and
 // through the read-only path (no stage writes them, and the runtime checks
 // them disjoint from what the group writes; unfused, mvmul33 reloads v for
-// every row), and never AB or ABv; it stores all four buffers.
+// every row), and never AB or ABv; it stores all four buffers. The stages
+// come twice (with the dead-bit tests, and for a dead mask of 0 without
+// them), so twice 21 loads.
 // CHECK-LABEL: .visible .entry __kfuse_fused_0_0_2(
-// CHECK-COUNT-21: ld.global.nc.b32
+// CHECK-COUNT-42: ld.global.nc.b32
 // CHECK-NOT: ld.global
 // CHECK: ret;
 
