@@ -29,7 +29,6 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
-#include "llvm/IR/Operator.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
@@ -159,10 +158,8 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
 Value *FusedKernelBuilder::inBlockOffset(Instruction *I, unsigned Stage, const Access &A) {
   IRBuilder<> B(I);
   // The generic address: through `__ldg`'s cast to the global space too.
-  Value *Addr = getLoadStorePointerOperand(I);
-  while (auto *Cast = dyn_cast<AddrSpaceCastOperator>(Addr))
-    Addr = Cast->getPointerOperand();
-  Value *Ptr = B.CreatePtrToInt(Addr, B.getInt64Ty());
+  Value *Ptr =
+      B.CreatePtrToInt(getLoadStorePointerOperand(I)->stripPointerCasts(), B.getInt64Ty());
   Value *Base = B.CreatePtrToInt(StageArgs[Stage][A.Param], B.getInt64Ty());
   Value *Ctaid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ctaid_x), B.getInt64Ty());
   Value *Ntid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ntid_x), B.getInt64Ty());
