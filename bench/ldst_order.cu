@@ -4,7 +4,9 @@
  * the loads in flight when the loads issue first (BENCHMARKS.md, GPU run 13).
  * Each kernel is one variant of forwarding.cu's two_stores -> store_then_read
  * group written by hand; 16M floats, 256 threads per block, median of 20
- * event-timed runs after 5 warm-ups. Build here, run on the GPU machine:
+ * event-timed runs after 5 warm-ups. Every kernel takes the dead mask (0)
+ * so that one loop times them all; only G and H read it. Build here, run on
+ * the GPU machine:
  *   clang++-22 -x cuda --cuda-path=/usr/local/cuda --cuda-gpu-arch=sm_90 \
  *     -Wno-unknown-cuda-version -O2 bench/ldst_order.cu -o ldst_order \
  *     -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lpthread */
@@ -14,7 +16,7 @@
 #include <cuda_runtime.h>
 
 // A: producer stores, the consumer store, then the fallback load (store first).
-__global__ void kA(const float *x, const float *y, float *t, float *o, int n) {
+__global__ void kA(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
   int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
   float v = x[i]; float r = 0; bool st = false;
   if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
@@ -24,7 +26,7 @@ __global__ void kA(const float *x, const float *y, float *t, float *o, int n) {
   o[i] = r + 1.0f;
 }
 // B: the fallback load before the consumer's store.
-__global__ void kB(const float *x, const float *y, float *t, float *o, int n) {
+__global__ void kB(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
   int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
   float v = x[i]; float r = 0; bool st = false;
   if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
@@ -35,7 +37,7 @@ __global__ void kB(const float *x, const float *y, float *t, float *o, int n) {
   o[i] = r + 1.0f;
 }
 // C: the fallback load first of all (before the producer's stores), when it may be needed.
-__global__ void kC(const float *x, const float *y, float *t, float *o, int n) {
+__global__ void kC(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
   int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
   float v = x[i]; float w = y[i];
   float m = (!(v > 0.5f) && !(v < -0.5f) && !(w < 0.0f)) ? t[i] : 0.0f;
@@ -46,14 +48,14 @@ __global__ void kC(const float *x, const float *y, float *t, float *o, int n) {
   o[i] = r + 1.0f;
 }
 // D: no producer stores; consumer store then load (the unfused consumer's order).
-__global__ void kD(const float *x, const float *y, float *t, float *o, int n) {
+__global__ void kD(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
   int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
   float w = y[i];
   if (w < 0.0f) t[i] = w;
   o[i] = t[i] + 1.0f;
 }
 // E: producer stores, then load of t where not stored, no consumer store (fused_0-like).
-__global__ void kE(const float *x, const float *y, float *t, float *o, int n) {
+__global__ void kE(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
   int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
   float v = x[i]; float r = 0; bool st = false;
   if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
@@ -64,7 +66,7 @@ __global__ void kE(const float *x, const float *y, float *t, float *o, int n) {
   o[i] = r * 0.5f;
 }
 // F: A with only one producer store (v > 0.5).
-__global__ void kF(const float *x, const float *y, float *t, float *o, int n) {
+__global__ void kF(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
   int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
   float v = x[i]; float r = 0; bool st = false;
   if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
@@ -75,7 +77,7 @@ __global__ void kF(const float *x, const float *y, float *t, float *o, int n) {
 
 __device__ __forceinline__ float ld_cg(const float *p) { float v; asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory"); return v; }
 // B with the fallback load through the non-coherent path.
-__global__ void kBnc(const float *x, const float *y, float *t, float *o, int n) {
+__global__ void kBnc(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
   int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
   float v = x[i]; float r = 0; bool st = false;
   if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
@@ -86,7 +88,7 @@ __global__ void kBnc(const float *x, const float *y, float *t, float *o, int n) 
   o[i] = r + 1.0f;
 }
 // B with the fallback load cached in L2 only.
-__global__ void kBcg(const float *x, const float *y, float *t, float *o, int n) {
+__global__ void kBcg(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
   int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
   float v = x[i]; float r = 0; bool st = false;
   if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
@@ -97,7 +99,7 @@ __global__ void kBcg(const float *x, const float *y, float *t, float *o, int n) 
   o[i] = r + 1.0f;
 }
 // B without the producer's stores: is the in-flight conflict alone enough?
-__global__ void kBnp(const float *x, const float *y, float *t, float *o, int n) {
+__global__ void kBnp(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
   int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
   float v = x[i]; float r = 0; bool st = v > 0.5f || v < -0.5f;
   float w = y[i];
@@ -106,7 +108,7 @@ __global__ void kBnp(const float *x, const float *y, float *t, float *o, int n) 
   o[i] = r + 1.0f;
 }
 // The unfused store_then_read written load-first: o = t + 1 read before the store.
-__global__ void kDrev(const float *x, const float *y, float *t, float *o, int n) {
+__global__ void kDrev(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
   int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
   float w = y[i];
   float r = w < 0.0f ? w : t[i];
@@ -136,8 +138,7 @@ __global__ void kH(const float *x, const float *y, float *t, float *o, int n, un
   r = w < 0.0f ? w : (st ? r : t[i]);
   o[i] = r + 1.0f;
 }
-typedef void (*K2)(const float *, const float *, float *, float *, int, unsigned long long);
-typedef void (*K)(const float *, const float *, float *, float *, int);
+typedef void (*K)(const float *, const float *, float *, float *, int, unsigned long long);
 int main() {
   const int n = 1 << 24; size_t b = n * sizeof(float);
   std::vector<float> h(n); unsigned s = 1;
@@ -145,28 +146,22 @@ int main() {
   float *x, *y, *t, *t0, *o; cudaMalloc(&x, b); cudaMalloc(&y, b); cudaMalloc(&t, b); cudaMalloc(&t0, b); cudaMalloc(&o, b);
   cudaMemcpy(x, h.data(), b, cudaMemcpyHostToDevice); std::reverse(h.begin(), h.end());
   cudaMemcpy(y, h.data(), b, cudaMemcpyHostToDevice); cudaMemcpy(t0, h.data(), b, cudaMemcpyHostToDevice);
-  K ks[] = {kA, kB, kC, kD, kE, kF, kBnc, kBcg, kBnp, kDrev}; const char *names[] = {"A store, then load", "B load, then store", "C load first", "D consumer only (store, load)", "E load, then dependent store", "F one producer store", "B with ld.global.nc", "B with ld.global.cg", "B without producer stores", "D load-first (select)"};
+  K ks[] = {kA, kB, kC, kD, kE, kF, kBnc, kBcg, kBnp, kDrev, kG, kH};
+  const char *names[] = {"A store, then load", "B load, then store", "C load first",
+                         "D consumer only (store, load)", "E load, then dependent store",
+                         "F one producer store", "B with ld.global.nc", "B with ld.global.cg",
+                         "B without producer stores", "D load-first (select)",
+                         "G store behind a dead-bit test", "H dead bit folded into the condition"};
   cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
-  for (int k = 0; k < 10; k++) {
+  for (int k = 0; k < 12; k++) {
     std::vector<float> ms;
     for (int r = 0; r < 25; r++) {
       cudaMemcpy(t, t0, b, cudaMemcpyDeviceToDevice);
-      cudaEventRecord(e0); ks[k]<<<n / 256, 256>>>(x, y, t, o, n); cudaEventRecord(e1); cudaEventSynchronize(e1);
+      cudaEventRecord(e0); ks[k]<<<n / 256, 256>>>(x, y, t, o, n, 0); cudaEventRecord(e1); cudaEventSynchronize(e1);
       float m; cudaEventElapsedTime(&m, e0, e1); if (r >= 5) ms.push_back(m);
     }
     std::sort(ms.begin(), ms.end());
-    printf("%-32s median %.1f us\n", names[k], ms[ms.size() / 2] * 1000);
-  }
-  K2 ks2[] = {kG, kH}; const char *names2[] = {"G store behind a dead-bit test", "H dead bit folded into the condition"};
-  for (int k = 0; k < 2; k++) {
-    std::vector<float> ms;
-    for (int r = 0; r < 25; r++) {
-      cudaMemcpy(t, t0, b, cudaMemcpyDeviceToDevice);
-      cudaEventRecord(e0); ks2[k]<<<n / 256, 256>>>(x, y, t, o, n, 0); cudaEventRecord(e1); cudaEventSynchronize(e1);
-      float m; cudaEventElapsedTime(&m, e0, e1); if (r >= 5) ms.push_back(m);
-    }
-    std::sort(ms.begin(), ms.end());
-    printf("%-32s median %.1f us\n", names2[k], ms[ms.size() / 2] * 1000);
+    printf("%-40s median %.1f us\n", names[k], ms[ms.size() / 2] * 1000);
   }
   cudaError_t err = cudaGetLastError(); printf("status %s\n", cudaGetErrorString(err));
 }
