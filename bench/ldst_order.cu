@@ -138,6 +138,54 @@ __global__ void kH(const float *x, const float *y, float *t, float *o, int n, un
   r = w < 0.0f ? w : (st ? r : t[i]);
   o[i] = r + 1.0f;
 }
+// S2: the fallback load made unconditional where it stands (the else side
+// of the consumer's own diamond): `flag ? slot : load` as a select.
+__global__ void kS2(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
+  float v = x[i]; float r = 0; bool st = false;
+  if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
+  if (v < -0.5f) { r = v - 3.0f; t[i] = r; st = true; }
+  float w = y[i];
+  if (w < 0.0f) { t[i] = w; r = w; } else { float m = t[i]; r = st ? r : m; }
+  o[i] = r + 1.0f;
+}
+__device__ __forceinline__ float ld_plain(const float *p) { float v; asm volatile("ld.global.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory"); return v; }
+// S3: the consumer's load where the unfused consumer has it, after its own
+// store, in every lane (the store not forwarded to it).
+__global__ void kS3(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
+  float v = x[i]; float r = 0; bool st = false;
+  if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
+  if (v < -0.5f) { r = v - 3.0f; t[i] = r; st = true; }
+  float w = y[i];
+  if (w < 0.0f) t[i] = w;
+  float m = ld_plain(&t[i]);
+  r = w < 0.0f ? w : (st ? r : m);
+  o[i] = r + 1.0f;
+}
+// S4: an unconditional load of t before any store of the group.
+__global__ void kS4(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
+  float m = t[i];
+  float v = x[i]; float r = 0; bool st = false;
+  if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
+  if (v < -0.5f) { r = v - 3.0f; t[i] = r; st = true; }
+  float w = y[i];
+  if (w < 0.0f) { t[i] = w; r = w; } else r = st ? r : m;
+  o[i] = r + 1.0f;
+}
+// S5: the fallback load right after the producer's stores, before the
+// consumer reads y (where the producer's "stored" flag is final).
+__global__ void kS5(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
+  float v = x[i]; float r = 0; bool st = false;
+  if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
+  if (v < -0.5f) { r = v - 3.0f; t[i] = r; st = true; }
+  if (!st) r = t[i];
+  float w = y[i];
+  if (w < 0.0f) { t[i] = w; r = w; }
+  o[i] = r + 1.0f;
+}
 typedef void (*K)(const float *, const float *, float *, float *, int, unsigned long long);
 int main() {
   const int n = 1 << 24; size_t b = n * sizeof(float);
@@ -146,14 +194,16 @@ int main() {
   float *x, *y, *t, *t0, *o; cudaMalloc(&x, b); cudaMalloc(&y, b); cudaMalloc(&t, b); cudaMalloc(&t0, b); cudaMalloc(&o, b);
   cudaMemcpy(x, h.data(), b, cudaMemcpyHostToDevice); std::reverse(h.begin(), h.end());
   cudaMemcpy(y, h.data(), b, cudaMemcpyHostToDevice); cudaMemcpy(t0, h.data(), b, cudaMemcpyHostToDevice);
-  K ks[] = {kA, kB, kC, kD, kE, kF, kBnc, kBcg, kBnp, kDrev, kG, kH};
+  K ks[] = {kA, kB, kC, kD, kE, kF, kBnc, kBcg, kBnp, kDrev, kG, kH, kS2, kS3, kS4, kS5};
   const char *names[] = {"A store, then load", "B load, then store", "C load first",
                          "D consumer only (store, load)", "E load, then dependent store",
                          "F one producer store", "B with ld.global.nc", "B with ld.global.cg",
                          "B without producer stores", "D load-first (select)",
-                         "G store behind a dead-bit test", "H dead bit folded into the condition"};
+                         "G store behind a dead-bit test", "H dead bit folded into the condition",
+                         "S2 fallback load as a select", "S3 load after the store, every lane",
+                         "S4 unconditional load before every store", "S5 fallback load after the producer"};
   cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < (int)(sizeof ks / sizeof *ks); k++) {
     std::vector<float> ms;
     for (int r = 0; r < 25; r++) {
       cudaMemcpy(t, t0, b, cudaMemcpyDeviceToDevice);

@@ -25,6 +25,9 @@
 //===----------------------------------------------------------------------===//
 #include "FusionCandidate.h"
 
+#include "llvm/Analysis/PostDominators.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
@@ -63,6 +66,8 @@ class FusedKernelBuilder {
   std::vector<unsigned> ArgBase;
   /// What each stage's parameters are bound to (see build()).
   std::vector<SmallVector<Value *, 8>> StageArgs;
+  /// The fused kernel's argument of every carried buffer.
+  SmallPtrSet<Value *, 4> CarriedBases;
 
 public:
   FusedKernelBuilder(Module &M, const FusionCandidate &C)
@@ -76,6 +81,7 @@ private:
   Value *barrier(IRBuilder<> &B);
   Value *sreg(IRBuilder<> &B, Intrinsic::ID ID);
   void versionOnDead(BasicBlock *Entry, BasicBlock *Body);
+  bool orderOneFallback();
   Value *inBlockOffset(Instruction *I, unsigned Stage, const Access &A);
   Value *guardValue(Instruction *Store, Value *V);
   void rewriteStore(StoreInst *SI, unsigned Stage, const Access &A, CarriedStorage &S,
@@ -300,6 +306,116 @@ void FusedKernelBuilder::versionOnDead(BasicBlock *Entry, BasicBlock *Body) {
                  cast<BasicBlock>(VMap[Body]), Body);
 }
 
+namespace {
+/// The blocks of a single-entry region: everything reachable from \p Head
+/// before \p Merge. Empty when \p Head is \p Merge, when the region has a
+/// second entry, or when it holds a convergent call (moving one would change
+/// which threads meet at it).
+SmallVector<BasicBlock *, 8> regionBlocks(BasicBlock *Head, BasicBlock *Merge,
+                                          const DominatorTree &DT) {
+  SmallVector<BasicBlock *, 8> Blocks;
+  if (Head == Merge || !Head->getSinglePredecessor())
+    return Blocks;
+  SmallPtrSet<BasicBlock *, 8> Seen{Head};
+  Blocks.push_back(Head);
+  for (unsigned I = 0; I < Blocks.size(); ++I) {
+    BasicBlock *BB = Blocks[I];
+    if (!DT.dominates(Head, BB))
+      return {};
+    for (Instruction &Inst : *BB)
+      if (auto *CB = dyn_cast<CallBase>(&Inst); CB && CB->isConvergent())
+        return {};
+    for (BasicBlock *Succ : successors(BB))
+      if (Succ != Merge && Seen.insert(Succ).second)
+        Blocks.push_back(Succ);
+  }
+  return Blocks;
+}
+
+/// Whether \p Blocks hold a load (\p Loads) or a store (otherwise) whose
+/// address lies in buffer \p Base.
+bool accessesBuffer(ArrayRef<BasicBlock *> Blocks, const Value *Base, bool Loads) {
+  for (BasicBlock *BB : Blocks)
+    for (Instruction &I : *BB)
+      if ((Loads ? isa<LoadInst>(I) : isa<StoreInst>(I)) &&
+          getUnderlyingObject(getLoadStorePointerOperand(&I)) == Base)
+        return true;
+  return false;
+}
+} // namespace
+
+/// Puts a carried buffer's store before the fallback load that shares a
+/// branch with it. After GVN a consumer's `if (c) t[i] = v; r = t[i];` is a
+/// diamond: one side stores t, the other loads t where this thread stored
+/// nothing. A divergent warp runs the side that falls through in the PTX
+/// first, and where that is the load, the other lanes' stores to the same
+/// lines issue while the load is in flight and wait for it: a group 3.6
+/// times slower than its launches (BENCHMARKS.md, GPU run 13;
+/// bench/ldst_order.cu). Each thread runs one side only, so running them one
+/// after the other, the store side first, computes the same:
+///
+///   H: br c, S, F        H: br c, S, J
+///   S: ... br M    =>    S: ... br J
+///   F: ... br M          J: br c, M, F      (phis of S's values)
+///                        F: ... br M
+///
+/// ptxas keeps a load after a store to the same address, so the store side
+/// issues first whichever way the blocks are laid out. Rewrites one branch;
+/// returns false when none is left.
+bool FusedKernelBuilder::orderOneFallback() {
+  if (CarriedBases.empty())
+    return false;
+  DominatorTree DT(*Fused);
+  PostDominatorTree PDT(*Fused);
+  for (Instruction &I : instructions(*Fused)) {
+    auto *LI = dyn_cast<LoadInst>(&I);
+    const Value *Base = LI ? getUnderlyingObject(LI->getPointerOperand()) : nullptr;
+    if (!Base || !CarriedBases.contains(Base))
+      continue;
+    for (DomTreeNode *N = DT.getNode(LI->getParent())->getIDom(); N; N = N->getIDom()) {
+      BasicBlock *H = N->getBlock();
+      auto *Br = dyn_cast<BranchInst>(H->getTerminator());
+      BasicBlock *M = PDT.findNearestCommonDominator(Br ? Br->getSuccessor(0) : nullptr,
+                                                     Br ? Br->getSuccessor(1) : nullptr);
+      if (!Br || !Br->isConditional() || Br->getSuccessor(0) == Br->getSuccessor(1) || !M)
+        continue;
+      unsigned LoadSide = DT.dominates(Br->getSuccessor(0), LI->getParent()) ? 0 : 1;
+      BasicBlock *F = Br->getSuccessor(LoadSide), *S = Br->getSuccessor(1 - LoadSide);
+      if (!DT.dominates(F, LI->getParent()))
+        continue;
+      SmallVector<BasicBlock *, 8> SBlocks = regionBlocks(S, M, DT);
+      SmallVector<BasicBlock *, 8> FBlocks = regionBlocks(F, M, DT);
+      if (SBlocks.empty() || FBlocks.empty() || !accessesBuffer(SBlocks, Base, false) ||
+          accessesBuffer(SBlocks, Base, true))
+        continue;
+
+      BasicBlock *J = BasicBlock::Create(Ctx, "kfuse.ordered", Fused, F);
+      SmallPtrSet<BasicBlock *, 8> InS(SBlocks.begin(), SBlocks.end());
+      for (PHINode &Phi : M->phis()) {
+        PHINode *JPhi = PHINode::Create(Phi.getType(), 0, Phi.getName() + ".s", J);
+        for (unsigned K = Phi.getNumIncomingValues(); K-- > 0;)
+          if (InS.contains(Phi.getIncomingBlock(K))) {
+            JPhi->addIncoming(Phi.getIncomingValue(K), Phi.getIncomingBlock(K));
+            Phi.removeIncomingValue(K, false);
+          }
+        JPhi->addIncoming(PoisonValue::get(Phi.getType()), H);
+        Phi.addIncoming(JPhi, J);
+      }
+      for (BasicBlock *BB : SBlocks)
+        BB->getTerminator()->replaceSuccessorWith(M, J);
+      Br->setSuccessor(LoadSide, J);
+      F->replacePhiUsesWith(H, J);
+      Value *C = Br->getCondition();
+      if (LoadSide == 0)
+        BranchInst::Create(F, M, C, J);
+      else
+        BranchInst::Create(M, F, C, J);
+      return true;
+    }
+  }
+  return false;
+}
+
 void FusedKernelBuilder::cleanup(FunctionAnalysisManager &FAM) {
   FunctionPassManager FPM;
   FPM.addPass(SROAPass(SROAOptions::ModifyCFG));
@@ -401,6 +517,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     if (It == Storage.end())
       continue;
     CarriedStorage &S = It->second;
+    CarriedBases.insert(StageArgs[T.Stage][T.A->Param]);
     int K = 0;
     if (S.I->Mech == Mechanism::Forward &&
         (K = FusionCandidate::slotOf(*S.I, C.valueOffset(T.Stage, *T.A))) < 0)
@@ -412,6 +529,8 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
   }
   versionOnDead(Entry, Body);
   cleanup(FAM);
+  for (unsigned Round = 0; Round < 64 && orderOneFallback(); ++Round)
+    ;
   return Fused;
 }
 
