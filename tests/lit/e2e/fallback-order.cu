@@ -20,6 +20,8 @@ KMAP void two_stores(const float *x, float *t, int n)
 KMAP void store_then_read(float *t, const float *y, float *o, int n)
 { IDX; if (i < n) { if (y[i] < 0.0f) t[i] = y[i]; o[i] = t[i] + 1.0f; } }
 KMAP void half(const float *t, float *o, int n) { IDX; if (i < n) o[i] = t[i] * 0.5f; }
+KMAP void both_read(float *t, const float *y, float *o, int n)
+{ IDX; if (i < n) { float w = y[i]; if (w < 0.0f) t[i] = t[i] + w; else o[i] = t[i]; } }
 
 void self_read(const float *x, const float *y, float *t, float *o, int n) {
   two_stores<<<n / 256, 256>>>(x, t, n);
@@ -29,9 +31,15 @@ void plain(const float *x, float *t, float *o, int n) {
   two_stores<<<n / 256, 256>>>(x, t, n);
   half<<<n / 256, 256>>>(t, o, n);
 }
+// Both sides load t (the store side's store needs its load): left as it is.
+void both(const float *x, const float *y, float *t, float *o, int n) {
+  two_stores<<<n / 256, 256>>>(x, t, n);
+  both_read<<<n / 256, 256>>>(t, y, o, n);
+}
 
 // REMARK: fused launches 0..1 (_Z10two_storesPKfPfi, _Z15store_then_readPfPKfS_i) of sequence 0 into __kfuse_fused_0_0_1: t in registers
 // REMARK: fused launches 0..1 (_Z10two_storesPKfPfi, _Z4halfPKfPfi) of sequence 1 into __kfuse_fused_1_0_1: t in registers
+// REMARK: fused launches 0..1 (_Z10two_storesPKfPfi, _Z9both_readPfPKfS_i) of sequence 2 into __kfuse_fused_2_0_1: t in registers
 
 // CHECK-LABEL: define ptx_kernel void @__kfuse_fused_0_0_1(
 // The copy that tests dead bits: y < 0 stores y (when t is not dead), then
@@ -64,5 +72,8 @@ void plain(const float *x, float *t, float *o, int n) {
 // CHECK-NEXT: br label %[[JOIN]]
 
 // CHECK-LABEL: define ptx_kernel void @__kfuse_fused_1_0_1(
+// CHECK-NOT: kfuse.ordered
+// CHECK: {{^}}}{{$}}
+// CHECK-LABEL: define ptx_kernel void @__kfuse_fused_2_0_1(
 // CHECK-NOT: kfuse.ordered
 // CHECK: {{^}}}{{$}}
