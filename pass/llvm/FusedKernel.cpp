@@ -372,12 +372,14 @@ bool FusedKernelBuilder::orderOneFallback() {
     const Value *Base = LI ? getUnderlyingObject(LI->getPointerOperand()) : nullptr;
     if (!Base || !CarriedBases.contains(Base))
       continue;
-    for (DomTreeNode *N = DT.getNode(LI->getParent())->getIDom(); N; N = N->getIDom()) {
+    DomTreeNode *Node = DT.getNode(LI->getParent());
+    for (DomTreeNode *N = Node ? Node->getIDom() : nullptr; N; N = N->getIDom()) {
       BasicBlock *H = N->getBlock();
       auto *Br = dyn_cast<BranchInst>(H->getTerminator());
-      BasicBlock *M = PDT.findNearestCommonDominator(Br ? Br->getSuccessor(0) : nullptr,
-                                                     Br ? Br->getSuccessor(1) : nullptr);
-      if (!Br || !Br->isConditional() || Br->getSuccessor(0) == Br->getSuccessor(1) || !M)
+      if (!Br || !Br->isConditional() || Br->getSuccessor(0) == Br->getSuccessor(1))
+        continue;
+      BasicBlock *M = PDT.findNearestCommonDominator(Br->getSuccessor(0), Br->getSuccessor(1));
+      if (!M)
         continue;
       unsigned LoadSide = DT.dominates(Br->getSuccessor(0), LI->getParent()) ? 0 : 1;
       BasicBlock *F = Br->getSuccessor(LoadSide), *S = Br->getSuccessor(1 - LoadSide);
@@ -392,7 +394,7 @@ bool FusedKernelBuilder::orderOneFallback() {
       BasicBlock *J = BasicBlock::Create(Ctx, "kfuse.ordered", Fused, F);
       SmallPtrSet<BasicBlock *, 8> InS(SBlocks.begin(), SBlocks.end());
       for (PHINode &Phi : M->phis()) {
-        PHINode *JPhi = PHINode::Create(Phi.getType(), 0, Phi.getName() + ".s", J);
+        PHINode *JPhi = PHINode::Create(Phi.getType(), 0, "kfuse.side", J);
         for (unsigned K = Phi.getNumIncomingValues(); K-- > 0;)
           if (InS.contains(Phi.getIncomingBlock(K))) {
             JPhi->addIncoming(Phi.getIncomingValue(K), Phi.getIncomingBlock(K));
