@@ -20,7 +20,9 @@
 // staged value goes through llvm.arithmetic.fence and its producing
 // instruction loses `contract`, so neither LLVM nor ptxas contracts across
 // the old kernel boundary. A small cleanup pipeline turns slots into
-// registers.
+// registers; last, where a branch stores a carried buffer on one side and
+// loads it on the other, the two sides run one after the other, the store
+// first (orderOneFallback).
 //
 //===----------------------------------------------------------------------===//
 #include "FusionCandidate.h"
