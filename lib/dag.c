@@ -98,7 +98,8 @@ int kf__dag_build(const kf_problem *p, kf__dag *d)
     }
   }
   /* Merge duplicate edges, OR-ing their kinds. */
-  qsort(e, (size_t)ne, sizeof *e, kf__edge_cmp);
+  if (ne > 1)
+    qsort(e, (size_t)ne, sizeof *e, kf__edge_cmp);
   int m = 0;
   for (int i = 0; i < ne; i++) {
     if (m && e[m - 1].from == e[i].from && e[m - 1].to == e[i].to)
@@ -124,7 +125,8 @@ int kf__dag_build(const kf_problem *p, kf__dag *d)
   for (int i = 0; i < ne; i++)
     if (kf__push(&s, &ns, &caps, e[i].from, e[i].to, 0))
       goto out;
-  qsort(s, (size_t)ns, sizeof *s, kf__edge_cmp);
+  if (ns > 1)
+    qsort(s, (size_t)ns, sizeof *s, kf__edge_cmp);
   m = 0;
   for (int i = 0; i < ns; i++)
     if (!m || s[m - 1].from != s[i].from || s[m - 1].to != s[i].to)

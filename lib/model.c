@@ -94,7 +94,7 @@ int kf_model_estimate(const kf_model *m, const kf_problem *p, const int *order,
     if (v[i]->smem > own)
       own = v[i]->smem;
   }
-  if (ipb * maxtpi > pr->max_threads_per_block)
+  if ((long long)ipb * maxtpi > pr->max_threads_per_block)
     ipb = pr->max_threads_per_block / maxtpi;
   out->time = INFINITY;
   if (ipb < 1)
@@ -111,12 +111,12 @@ int kf_model_estimate(const kf_model *m, const kf_problem *p, const int *order,
   out->threads_per_block = tpb;
   if (smem > pr->shared_per_block)
     return 0;
-  int warps_regs = ((regs + 7) / 8 * 8) * ((tpb + 31) / 32 * 32);
+  long long warps_regs = (long long)((regs + 7) / 8 * 8) * ((tpb + 31) / 32 * 32);
   int blocks = pr->max_blocks_per_sm;
   if (pr->max_threads_per_sm / tpb < blocks)
     blocks = pr->max_threads_per_sm / tpb;
   if (pr->regs_per_sm / warps_regs < blocks)
-    blocks = pr->regs_per_sm / warps_regs;
+    blocks = (int)(pr->regs_per_sm / warps_regs);
   if (smem > 0 && (int)(pr->shared_per_sm / smem) < blocks)
     blocks = (int)(pr->shared_per_sm / smem);
   if (blocks < 1)

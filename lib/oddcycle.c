@@ -165,7 +165,8 @@ int kf__separate_odd_cycles(const kf__cands *c, kf__rows *rows, const double *x,
         e[ne++] = (kf__oedge){ fr[i], fr[k], r, w > 0 ? w : 0 };
       }
   }
-  qsort(e, (size_t)ne, sizeof *e, kf__oedge_cmp);
+  if (ne > 1)
+    qsort(e, (size_t)ne, sizeof *e, kf__oedge_cmp);
   int m = 0;
   for (int i = 0; i < ne; i++)
     if (!m || e[m - 1].a != e[i].a || e[m - 1].b != e[i].b)

@@ -120,8 +120,10 @@ int kf_problem_add_variant(kf_problem *p, int launch, const kf_variant_t *v)
 {
   if (!p || !v || launch < 0 || launch >= p->nl)
     return KF_EINVAL;
-  if (v->threads_per_instance < 0 || v->instances_per_block < 0 ||
-      v->block_threads < 0 || v->registers < 0 || v->shared_bytes < 0 ||
+  if (v->threads_per_instance < 0 || v->threads_per_instance > KF_VARIANT_MAX_THREADS ||
+      v->instances_per_block < 0 || v->instances_per_block > KF_VARIANT_MAX_THREADS ||
+      v->block_threads < 0 || v->block_threads > KF_VARIANT_MAX_THREADS ||
+      v->registers < 0 || v->registers > KF_VARIANT_MAX_REGS || v->shared_bytes < 0 ||
       !(v->flops >= 0) || !isfinite(v->flops))
     return KF_EINVAL;
   kf__launch *l = &p->l[launch];

@@ -158,13 +158,16 @@ static int kf__line(kf_problem *p, kf__rules *rules, kf__pst *s, char **tok,
       const char *k = tok[i], *val = eq + 1;
       int bad = 0;
       if (strcmp(k, "tpi") == 0)
-        bad = kf__int(val, &v.threads_per_instance) || v.threads_per_instance < 1;
+        bad = kf__int(val, &v.threads_per_instance) || v.threads_per_instance < 1 ||
+              v.threads_per_instance > KF_VARIANT_MAX_THREADS;
       else if (strcmp(k, "ipb") == 0)
-        bad = kf__int(val, &v.instances_per_block) || v.instances_per_block < 1;
+        bad = kf__int(val, &v.instances_per_block) || v.instances_per_block < 1 ||
+              v.instances_per_block > KF_VARIANT_MAX_THREADS;
       else if (strcmp(k, "block") == 0)
-        bad = kf__int(val, &v.block_threads) || v.block_threads < 1;
+        bad = kf__int(val, &v.block_threads) || v.block_threads < 1 ||
+              v.block_threads > KF_VARIANT_MAX_THREADS;
       else if (strcmp(k, "regs") == 0)
-        bad = kf__int(val, &v.registers) || v.registers < 1;
+        bad = kf__int(val, &v.registers) || v.registers < 1 || v.registers > KF_VARIANT_MAX_REGS;
       else if (strcmp(k, "smem") == 0)
         bad = kf__int(val, &v.shared_bytes);
       else if (strcmp(k, "flops") == 0)

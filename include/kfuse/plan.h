@@ -32,6 +32,11 @@ typedef enum kf_dep_kind {
 
 /* One implementation of a launch's kernel (the seed paper's granularities:
  * 1, 3 or 9 threads for a 3x3 product). Zero fields take defaults. */
+/* Largest threads_per_instance, instances_per_block and block_threads, and
+ * largest registers, kf_problem_add_variant accepts. */
+#define KF_VARIANT_MAX_THREADS 32768
+#define KF_VARIANT_MAX_REGS 65536
+
 typedef struct kf_variant_s {
   const char *name;            /* copied; NULL gives "v<index>" */
   int threads_per_instance;    /* default 1 */

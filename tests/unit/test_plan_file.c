@@ -73,6 +73,9 @@ static const struct {
   { "kfuse-plan 1\nlaunch a\npsi r 0 0 1\n", KF_EPARSE, "line 3: expected 'psi" },
   { "kfuse-plan 1\n# nothing\n", KF_EPARSE, "no launches" },
   { "kfuse-plan 1\nlaunch a\nvariant v flops=1e999\n", KF_EPARSE, "line 3: bad value for 'flops'" },
+  { "kfuse-plan 1\nlaunch a\nvariant v ipb=1000000000\n", KF_EPARSE, "line 3: bad value for 'ipb'" },
+  { "kfuse-plan 1\nlaunch a\nvariant v tpi=32769\n", KF_EPARSE, "line 3: bad value for 'tpi'" },
+  { "kfuse-plan 1\nlaunch a\nvariant v regs=65537\n", KF_EPARSE, "line 3: bad value for 'regs'" },
 };
 
 static void test_malformed_files(void **state)
@@ -107,6 +110,100 @@ static void test_binary_garbage(void **state)
     else
       assert_non_null(strstr(err, "line "));
   }
+}
+
+/* Line- and token-level mutations of a good file (lines dropped,
+ * repeated or cut short, words swapped for hostile values): each parses or
+ * fails with a line-numbered message, and what parses plans without error. */
+static void test_mutations(void **state)
+{
+  (void)state;
+  static const char base[] =
+    "kfuse-plan 1\n"
+    "instances 4096\n"
+    "buffer x\nbuffer t dead\nbuffer u dead registers\nbuffer y\n"
+    "launch a\n  variant v1 tpi=3 ipb=32 regs=24 flops=10\n  variant v2 block=256 regs=40\n"
+    "  read x bytes=4\n  write t bytes=4\n"
+    "launch b instances=2048\n  read t bytes=4 psi=ld\n  write u bytes=8\n"
+    "launch c\n  read u bytes=8\n  readwrite y bytes=4\n"
+    "psi ld 32 0 1e-6\n"
+    "forbid a c\n";
+  static const char *const words[] = {
+    "-1", "0", "1e308", "nan", "inf", "x", "=", "bytes=", "tpi=0", "ipb=0", "regs=-5",
+    "flops=nan", "psi=", "#", "launch", "buffer", "read", "write", "variant", "dead", "t",
+    "bytes=4294967296", "ipb=1000000000", "instances=-3", "99999999999999999999", "",
+  };
+  enum { MAXL = 64 };
+  unsigned seed = 2024;
+  int parsed = 0, failed = 0;
+  for (int iter = 0; iter < 3000; iter++) {
+    char lines[MAXL][128];
+    int n = 0;
+    for (const char *q = base; *q && n < MAXL; n++) {
+      const char *e = strchr(q, '\n');
+      snprintf(lines[n], sizeof lines[n], "%.*s", (int)(e - q), q);
+      q = e + 1;
+    }
+    for (int k = 0; k < 1 + iter % 5; k++) {
+      seed = seed * 1103515245u + 12345u;
+      int i = (int)((seed >> 8) % (unsigned)n), op = (int)((seed >> 20) % 4);
+      if (op == 0 && n > 1) { /* drop a line */
+        memmove(lines[i], lines[i + 1], sizeof lines[0] * (size_t)(n - i - 1));
+        n--;
+      } else if (op == 1 && n < MAXL) { /* repeat one */
+        memmove(lines[i + 1], lines[i], sizeof lines[0] * (size_t)(n - i));
+        n++;
+      } else if (op == 2) { /* cut it short */
+        lines[i][(seed >> 12) % (strlen(lines[i]) + 1)] = 0;
+      } else { /* a word replaced */
+        char out[128] = "";
+        int w = 0, pick = (int)((seed >> 4) % 4);
+        size_t o = 0;
+        for (const char *q = lines[i]; *q;) {
+          size_t len = strcspn(q, " ");
+          if (len > 0) {
+            const char *put = q;
+            size_t plen = len;
+            if (w++ == pick) {
+              put = words[(seed >> 16) % (sizeof words / sizeof *words)];
+              plen = strlen(put);
+            }
+            if (o + plen + 2 < sizeof out)
+              o += (size_t)snprintf(out + o, sizeof out - o, "%s%.*s", o ? " " : "", (int)plen, put);
+          }
+          q += len + (q[len] == ' ');
+        }
+        snprintf(lines[i], sizeof lines[i], "%s", out);
+      }
+    }
+    char text[MAXL * 130];
+    size_t len = 0;
+    for (int i = 0; i < n; i++)
+      len += (size_t)snprintf(text + len, sizeof text - len, "%s\n", lines[i]);
+    kf_problem *p = NULL;
+    char err[200] = "";
+    int rc = kf_problem_parse(&p, text, len, err, sizeof err);
+    if (rc != 0) {
+      assert_null(p);
+      if (!strstr(err, "line ") && !strstr(err, "no launches"))
+        fail_msg("iteration %d: rc %d, message without a line: '%s'\n%s", iter, rc, err, text);
+      failed++;
+      continue;
+    }
+    parsed++;
+    kf_solve_options_t o;
+    kf_solve_options_init(&o);
+    o.time_limit = 2;
+    o.k_best = 1 + iter % 3;
+    kf_plan *pl = NULL;
+    rc = kf_plan_solve(p, NULL, &o, &pl);
+    if (rc != 0 && rc != KF_ETIMEDOUT)
+      fail_msg("iteration %d: a parsed file does not plan: rc %d\n%s", iter, rc, text);
+    assert_true(kf_plan_group_count(pl, 0) >= 1);
+    kf_plan_destroy(pl);
+    kf_problem_destroy(p);
+  }
+  assert_true(parsed > 300 && failed > 300);
 }
 
 static void test_profile(void **state)
@@ -164,6 +261,7 @@ int main(void)
     cmocka_unit_test(test_good_file),
     cmocka_unit_test(test_malformed_files),
     cmocka_unit_test(test_binary_garbage),
+    cmocka_unit_test(test_mutations),
     cmocka_unit_test(test_profile),
     cmocka_unit_test(test_example_file),
   };
