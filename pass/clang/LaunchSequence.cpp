@@ -171,6 +171,8 @@ const char *valueKind(QualType T) {
   return "other";
 }
 
+struct HelperCall;
+
 /// One launch sequence under construction: its launches and value table.
 class SequenceBuilder {
 public:
@@ -181,32 +183,9 @@ public:
 
   bool empty() const { return Launches.empty(); }
 
-  void addLaunch(const CUDAKernelCallExpr *K, const VersionMap &Versions) {
-    if (Launches.empty())
-      Site = K->getConfig()->getBeginLoc();
-    const CallExpr *Config = K->getConfig();
-    std::string Line;
-    llvm::raw_string_ostream OS(Line);
-    OS << "launch " << Launches.size() << ' '
-       << Names.getName(K->getDirectCallee());
-    static const char *const ConfigNames[] = {"grid", "block", "shmem",
-                                              "stream"};
-    for (unsigned I = 0; I < 4; ++I) {
-      // A configuration argument left out in the source is the literal 0.
-      const Expr *E = I < Config->getNumArgs() ? Config->getArg(I) : nullptr;
-      if (!E || isa<CXXDefaultArgExpr>(E))
-        E = Zero;
-      OS << ' ' << ConfigNames[I] << '=' << valueNumber(E, Versions);
-    }
-    OS << " args=";
-    for (unsigned I = 0, N = K->getNumArgs(); I < N; ++I) {
-      const Expr *E = K->getArg(I);
-      if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E))
-        E = DA->getExpr();
-      OS << (I ? "," : "") << valueNumber(E, Versions);
-    }
-    Launches.push_back(std::move(Line));
-  }
+  /// Adds launch K, written in place or, with \p H, as the helper call H.
+  void addLaunch(const CUDAKernelCallExpr *K, const VersionMap &Versions,
+                 const HelperCall *H = nullptr);
 
   /// Returns the finished record if there were two launches or more, and
   /// starts a new sequence.
@@ -243,11 +222,11 @@ private:
     std::string Text;
   };
 
-  unsigned valueNumber(const Expr *E, const VersionMap &Versions) {
-    // Implicit conversions (decay, qualification, the dim3 converting
-    // constructor, copies) do not change which value the source names, nor
-    // do explicit casts from a pointer to a pointer (`(const float *)t`):
-    // the address stays, whatever the pointee.
+  /// Implicit conversions (decay, qualification, the dim3 converting
+  /// constructor, copies) do not change which value the source names, nor
+  /// do explicit casts from a pointer to a pointer (`(const float *)t`): the
+  /// address stays, whatever the pointee.
+  static const Expr *spelledValue(const Expr *E) {
     E = E->IgnoreUnlessSpelledInSource();
     while (const auto *C = dyn_cast<ExplicitCastExpr>(E)) {
       const Expr *Sub = C->getSubExpr()->IgnoreUnlessSpelledInSource();
@@ -256,18 +235,33 @@ private:
         break;
       E = Sub;
     }
-    // A local copy that never changes names what it copies.
-    const Expr *Spelled = E;
-    E = Copies.resolve(E);
-    llvm::FoldingSetNodeID ID;
-    E->Profile(ID, Ctx, /*Canonical=*/true);
-    addVersions(E, Versions, ID);
+    return E;
+  }
+
+  unsigned number(const llvm::FoldingSetNodeID &ID, const Expr *E, const Expr *Spelled) {
     for (unsigned V = 0; V < Values.size(); ++V)
       if (Values[V].ID == ID)
         return V;
     Values.push_back({ID, valueKind(E->getType()), sourceText(Spelled)});
     return Values.size() - 1;
   }
+
+  unsigned valueNumber(const Expr *E, const VersionMap &Versions) {
+    E = spelledValue(E);
+    // A local copy that never changes names what it copies.
+    const Expr *Spelled = E;
+    E = Copies.resolve(E);
+    llvm::FoldingSetNodeID ID;
+    E->Profile(ID, Ctx, /*Canonical=*/true);
+    addVersions(E, Versions, ID);
+    return number(ID, E, Spelled);
+  }
+
+  unsigned valueIn(const Expr *E, const HelperCall &H, const VersionMap &Versions);
+  static bool readsHelper(const Stmt *S, const HelperCall &H);
+  unsigned callerArg(const HelperCall &H, const ParmVarDecl *P, const VersionMap &Versions);
+  bool hashIn(const Expr *E, const HelperCall &H, const VersionMap &Versions,
+              llvm::FoldingSetNodeID &ID);
 
   std::string sourceText(const Expr *E) {
     if (E == Zero)
@@ -296,6 +290,7 @@ private:
   SourceLocation Site;
   std::vector<std::string> Launches;
   std::vector<Value> Values;
+  unsigned Fresh = 0; ///< values that equal no other
 };
 
 /// The map-kernel launch that statement S is, or null.
@@ -309,6 +304,193 @@ const CUDAKernelCallExpr *asMapLaunch(const Stmt *S) {
   if (!K || !isMapKernel(K->getDirectCallee()))
     return nullptr;
   return K;
+}
+
+/// A statement that calls a launch helper: a host function whose body is a
+/// single map-kernel launch, with parameters taken by value
+/// (`void axpy(...) { k<<<g, b>>>(...); }`). The launch's configuration and
+/// arguments are read in the caller, the helper's parameters standing for
+/// the call's arguments.
+struct HelperCall {
+  const CallExpr *Call = nullptr;
+  const FunctionDecl *Helper = nullptr;
+  const CUDAKernelCallExpr *Launch = nullptr;
+};
+
+std::optional<HelperCall> asHelperCall(const Stmt *S) {
+  const auto *E = dyn_cast<Expr>(S);
+  if (!E)
+    return std::nullopt;
+  if (const auto *EWC = dyn_cast<ExprWithCleanups>(E))
+    E = EWC->getSubExpr();
+  const auto *Call = dyn_cast<CallExpr>(E->IgnoreParens());
+  if (!Call || isa<CUDAKernelCallExpr>(Call) || isa<CXXMemberCallExpr>(Call) ||
+      isa<CXXOperatorCallExpr>(Call) || !Call->getDirectCallee())
+    return std::nullopt;
+  const FunctionDecl *Def = nullptr;
+  if (!Call->getDirectCallee()->hasBody(Def) || !Def->getReturnType()->isVoidType() ||
+      Def->isVariadic() || Def->hasAttr<CUDAGlobalAttr>() ||
+      (Def->hasAttr<CUDADeviceAttr>() && !Def->hasAttr<CUDAHostAttr>()) ||
+      Call->getNumArgs() != Def->getNumParams())
+    return std::nullopt;
+  for (const ParmVarDecl *P : Def->parameters())
+    if (P->getType()->isReferenceType() || P->getType().isVolatileQualified())
+      return std::nullopt;
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+  if (!Body || Body->size() != 1)
+    return std::nullopt;
+  const CUDAKernelCallExpr *K = asMapLaunch(Body->body_front());
+  if (!K)
+    return std::nullopt;
+  return HelperCall{Call, Def, K};
+}
+
+void SequenceBuilder::addLaunch(const CUDAKernelCallExpr *K, const VersionMap &Versions,
+                                const HelperCall *H) {
+  if (Launches.empty())
+    Site = H ? H->Call->getBeginLoc() : K->getConfig()->getBeginLoc();
+  auto Number = [&](const Expr *E) {
+    return H ? valueIn(E, *H, Versions) : valueNumber(E, Versions);
+  };
+    const CallExpr *Config = K->getConfig();
+    std::string Line;
+    llvm::raw_string_ostream OS(Line);
+    OS << "launch " << Launches.size() << ' '
+       << Names.getName(K->getDirectCallee());
+    static const char *const ConfigNames[] = {"grid", "block", "shmem",
+                                              "stream"};
+    for (unsigned I = 0; I < 4; ++I) {
+      // A configuration argument left out in the source is the literal 0.
+      const Expr *E = I < Config->getNumArgs() ? Config->getArg(I) : nullptr;
+      if (!E || isa<CXXDefaultArgExpr>(E))
+        E = Zero;
+      OS << ' ' << ConfigNames[I] << '=' << Number(E);
+    }
+    OS << " args=";
+    for (unsigned I = 0, N = K->getNumArgs(); I < N; ++I) {
+      const Expr *E = K->getArg(I);
+      if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E))
+        E = DA->getExpr();
+      OS << (I ? "," : "") << Number(E);
+    }
+    Launches.push_back(std::move(Line));
+  }
+
+/// The value of the argument a helper call passes for parameter \p P.
+unsigned SequenceBuilder::callerArg(const HelperCall &H, const ParmVarDecl *P,
+                                    const VersionMap &Versions) {
+  const Expr *A = H.Call->getArg(P->getFunctionScopeIndex());
+  if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(A))
+    A = DA->getExpr();
+  return valueNumber(A, Versions);
+}
+
+/// The value number of \p E, an expression of helper H's launch. A
+/// parameter is the call's argument; anything else is compared by its
+/// structure with each parameter read as the argument's value number, and
+/// what hashIn cannot read equals no other value.
+unsigned SequenceBuilder::valueIn(const Expr *E, const HelperCall &H,
+                                  const VersionMap &Versions) {
+  const Expr *S = spelledValue(E);
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl());
+        P && P->getDeclContext() == static_cast<const DeclContext *>(H.Helper))
+      return callerArg(H, P, Versions);
+  // What reads nothing of the helper (a literal, a constant) means the same
+  // in the caller.
+  if (E == Zero || !readsHelper(E, H))
+    return valueNumber(E, Versions);
+  llvm::FoldingSetNodeID ID;
+  ID.AddString("kfuse.helper");
+  if (!hashIn(E, H, Versions, ID)) {
+    ID.AddString("kfuse.fresh");
+    ID.AddInteger(++Fresh);
+  }
+  unsigned V = number(ID, E, S);
+  if (Values[V].Text.find(" in ") == std::string::npos)
+    Values[V].Text += " in " + H.Helper->getNameAsString();
+  return V;
+}
+
+/// Whether \p S reads a parameter or local variable of helper H.
+bool SequenceBuilder::readsHelper(const Stmt *S, const HelperCall &H) {
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+        VD && VD->getDeclContext() == static_cast<const DeclContext *>(H.Helper))
+      return true;
+  for (const Stmt *Child : S->children())
+    if (Child && readsHelper(Child, H))
+      return true;
+  return false;
+}
+
+/// Adds the structure of \p E to \p ID: literals, enumerators, the
+/// helper's parameters (as the call's value numbers), casts, arithmetic,
+/// conditionals, and calls of trivial or constexpr constructors (dim3).
+/// False for anything else.
+bool SequenceBuilder::hashIn(const Expr *E, const HelperCall &H, const VersionMap &Versions,
+                             llvm::FoldingSetNodeID &ID) {
+  E = E->IgnoreParens();
+  ID.AddInteger(E->getStmtClass());
+  ID.AddPointer(E->getType().getCanonicalType().getAsOpaquePtr());
+  if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E))
+    return hashIn(DA->getExpr(), H, Versions, ID);
+  if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E))
+    return hashIn(MT->getSubExpr(), H, Versions, ID);
+  if (const auto *ST = dyn_cast<SubstNonTypeTemplateParmExpr>(E))
+    return hashIn(ST->getReplacement(), H, Versions, ID);
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl());
+        P && P->getDeclContext() == static_cast<const DeclContext *>(H.Helper)) {
+      ID.AddInteger(callerArg(H, P, Versions));
+      return true;
+    }
+    if (const auto *EC = dyn_cast<EnumConstantDecl>(DRE->getDecl())) {
+      ID.AddInteger(EC->getInitVal().getExtValue());
+      return true;
+    }
+    return false;
+  }
+  if (const auto *IL = dyn_cast<IntegerLiteral>(E)) {
+    ID.AddInteger(IL->getValue().getLimitedValue());
+    return true;
+  }
+  if (const auto *FL = dyn_cast<FloatingLiteral>(E)) {
+    ID.AddInteger(FL->getValue().bitcastToAPInt().getLimitedValue());
+    return true;
+  }
+  if (const auto *BL = dyn_cast<CXXBoolLiteralExpr>(E)) {
+    ID.AddBoolean(BL->getValue());
+    return true;
+  }
+  if (const auto *C = dyn_cast<CastExpr>(E)) {
+    ID.AddInteger(C->getCastKind());
+    return hashIn(C->getSubExpr(), H, Versions, ID);
+  }
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    ID.AddInteger(BO->getOpcode());
+    return !BO->isAssignmentOp() && hashIn(BO->getLHS(), H, Versions, ID) &&
+           hashIn(BO->getRHS(), H, Versions, ID);
+  }
+  if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+    ID.AddInteger(UO->getOpcode());
+    return !UO->isIncrementDecrementOp() && UO->getOpcode() != UO_AddrOf &&
+           UO->getOpcode() != UO_Deref && hashIn(UO->getSubExpr(), H, Versions, ID);
+  }
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E))
+    return hashIn(CO->getCond(), H, Versions, ID) && hashIn(CO->getTrueExpr(), H, Versions, ID) &&
+           hashIn(CO->getFalseExpr(), H, Versions, ID);
+  if (const auto *CC = dyn_cast<CXXConstructExpr>(E)) {
+    const CXXConstructorDecl *CD = CC->getConstructor();
+    if (!CD->isConstexpr() && !CD->isTrivial())
+      return false;
+    ID.AddPointer(CD->getCanonicalDecl());
+    for (const Expr *A : CC->arguments())
+      if (!hashIn(A, H, Versions, ID))
+        return false;
+    return true;
+  }
+  return false;
 }
 
 /// Decides whether a statement between two launches is a pure host
@@ -472,6 +654,10 @@ private:
     for (const Stmt *S : CS->body()) {
       if (const CUDAKernelCallExpr *K = asMapLaunch(S)) {
         Seq.addLaunch(K, Versions);
+        continue;
+      }
+      if (std::optional<HelperCall> H = asHelperCall(S)) {
+        Seq.addLaunch(H->Launch, Versions, &*H);
         continue;
       }
       if (Seq.empty() || Purity.isPureStmt(S))

@@ -78,6 +78,8 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
@@ -602,6 +604,61 @@ bool HostRewriter::run() {
   return !Runs.empty();
 }
 
+namespace {
+/// Whether \p F is a launch helper: a small void function holding exactly
+/// one launch, of a kfuse_map kernel (`void axpy(...) { k<<<g, b>>>(...); }`).
+bool isLaunchHelper(Function &F, AnnotatedStubs &Stubs) {
+  if (F.isDeclaration() || !F.getReturnType()->isVoidTy() || F.isVarArg() ||
+      F.getInstructionCount() > 200)
+    return false;
+  unsigned Found = 0;
+  for (Instruction &I : instructions(F)) {
+    if (!isPushCall(I))
+      continue;
+    Launch L;
+    if (++Found > 1 || !matchLaunch(cast<CallBase>(I), L) || !Stubs.lookup(L.stub()))
+      return false;
+  }
+  return Found == 1;
+}
+
+/// Inlines the launch helpers a function calls where it launches twice or
+/// more, counting the helpers' launches, so that launches written as helper
+/// calls in a row meet the conditions above as if written in place (the Clang
+/// plugin reads such calls the same way, docs/annotations.md). Returns
+/// whether anything was inlined.
+bool inlineLaunchHelpers(Function &F, AnnotatedStubs &Stubs,
+                         DenseMap<Function *, bool> &IsHelper) {
+  SmallVector<CallBase *, 8> Calls;
+  unsigned Launches = 0;
+  for (Instruction &I : instructions(F)) {
+    if (isPushCall(I)) {
+      ++Launches;
+      continue;
+    }
+    auto *CB = dyn_cast<CallBase>(&I);
+    Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+    if (!Callee || Callee == &F)
+      continue;
+    auto [It, New] = IsHelper.try_emplace(Callee, false);
+    if (New)
+      It->second = isLaunchHelper(*Callee, Stubs);
+    if (It->second) {
+      Calls.push_back(CB);
+      ++Launches;
+    }
+  }
+  if (Launches < 2 || Calls.empty())
+    return false;
+  bool Changed = false;
+  for (CallBase *CB : Calls) {
+    InlineFunctionInfo IFI;
+    Changed |= InlineFunction(*CB, IFI).isSuccess();
+  }
+  return Changed;
+}
+} // namespace
+
 PreservedAnalyses kfuse::HostRewritePass::run(Module &M,
                                               ModuleAnalysisManager &AM) {
   AnnotatedStubs Stubs(M);
@@ -609,6 +666,12 @@ PreservedAnalyses kfuse::HostRewritePass::run(Module &M,
     return PreservedAnalyses::all();
   auto &FAM = AM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
   bool Changed = false;
+  DenseMap<Function *, bool> IsHelper;
+  for (Function &F : M)
+    if (!F.isDeclaration() && inlineLaunchHelpers(F, Stubs, IsHelper)) {
+      Changed = true;
+      FAM.invalidate(F, PreservedAnalyses::none());
+    }
   for (Function &F : M) {
     if (F.isDeclaration())
       continue;

@@ -1,0 +1,87 @@
+// Launch helpers: a call of a host function whose whole body is one map
+// launch, its parameters taken by value, reads as that launch, each
+// parameter standing for the call's argument. A configuration computed in
+// the helper is compared by its structure, with the parameters read as the
+// caller's values. Helpers with more in them, or taking a reference, end
+// the sequence like any other call.
+// RUN: %clang_cuda --cuda-device-only -O0 -S -emit-llvm %kfuse_cuda_sdk -fplugin=%kfuse_clang_plugin %s -o - \
+// RUN:   | sed -e 's/\\0A/\n/g' | FileCheck %s
+
+__global__ __attribute__((kfuse_map)) void k1(const float *x, float *y, int n) {}
+__global__ __attribute__((kfuse_map)) void k2(const float *x, float *y, float a, int n) {}
+
+static void h1(const float *x, float *y, int n) { k1<<<(n + 255) / 256, 256>>>(x, y, n); }
+static void h2(const float *x, float *y, float a, int len) {
+  k2<<<(len + 255) / 256, 256>>>(x, y, a, len);
+}
+static void h1s(const float *x, float *y, int n, cudaStream_t s) { k1<<<n / 128, 128, 0, s>>>(x, y, n); }
+
+// Two helpers, the grid computed in each from the same n.
+void two(const float *x, float *t, float *o, int n) {
+  h1(x, t, n);
+  h2(t, o, 3.0f, n);
+}
+// CHECK: site {{.*}}seq-helpers.cu:21:3 _Z3twoPKfPfS1_i
+// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=1 block=2 shmem=3 stream=3 args=4,5,0
+// CHECK-NEXT: launch 1 _Z2k2PKfPffi grid=1 block=2 shmem=3 stream=3 args=5,6,7,0
+// CHECK-NEXT: value 0 int n
+// CHECK-NEXT: value 1 other (n + 255) / 256 in h1
+// CHECK-NEXT: value 2 int 256
+// CHECK-NEXT: value 3 int 0
+// CHECK-NEXT: value 4 ptr x
+// CHECK-NEXT: value 5 ptr t
+// CHECK-NEXT: value 6 ptr o
+// CHECK-NEXT: value 7 float 3.0f
+// CHECK-NEXT: \00"
+
+// A helper, a launch written in place, the same helper again with the
+// buffers swapped; the stream passed through. The grid the helper computes
+// and the one written in place are not recognised as equal (the device pass
+// does not fuse across them), the literals and the stream are.
+void mixed(float *a, float *b, int n, cudaStream_t s) {
+  h1s(a, b, n, s);
+  k1<<<n / 128, 128, 0, s>>>(b, a, n);
+  h1s(b, a, n, s);
+}
+// CHECK: site {{.*}}seq-helpers.cu:{{[0-9]+}}:3 _Z5mixedPfS_iP11CUstream_st
+// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=1 block=2 shmem=3 stream=4 args=5,6,0
+// CHECK-NEXT: launch 1 _Z2k1PKfPfi grid=7 block=2 shmem=3 stream=4 args=6,5,0
+// CHECK-NEXT: launch 2 _Z2k1PKfPfi grid=1 block=2 shmem=3 stream=4 args=6,5,0
+// CHECK-NEXT: value 0 int n
+// CHECK-NEXT: value 1 other n / 128 in h1s
+// CHECK-NEXT: value 2 int 128
+// CHECK-NEXT: value 3 int 0
+// CHECK-NEXT: value 4 other s
+// CHECK-NEXT: value 5 ptr a
+// CHECK-NEXT: value 6 ptr b
+// CHECK-NEXT: value 7 int n / 128
+
+// Different lengths: different grids.
+void lengths(const float *x, float *t, float *o, int n, int m) {
+  h1(x, t, n);
+  h1(t, o, m);
+}
+// CHECK: site {{.*}}seq-helpers.cu:{{[0-9]+}}:3 _Z7lengthsPKfPfS1_ii
+// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=1 block=2 shmem=3 stream=3 args=4,5,0
+// CHECK-NEXT: launch 1 _Z2k1PKfPfi grid=7 block=2 shmem=3 stream=3 args=5,8,6
+// CHECK: value 6 int m
+// CHECK-NEXT: value 7 other (n + 255) / 256 in h1
+
+// Not helpers: a second statement, a reference parameter, a non-void result.
+static void two_statements(const float *x, float *y, int n) {
+  k1<<<n / 256, 256>>>(x, y, n);
+  k1<<<n / 256, 256>>>(y, y, n);
+}
+static void by_reference(const float *x, float *y, const int &n) { k1<<<n / 256, 256>>>(x, y, n); }
+static int returns(const float *x, float *y, int n) { k1<<<n / 256, 256>>>(x, y, n); return 0; }
+void not_helpers(const float *x, float *t, float *o, int n) {
+  h1(x, t, n);
+  two_statements(t, o, n);
+  h1(x, t, n);
+  by_reference(t, o, n);
+  h1(x, t, n);
+  returns(t, o, n);
+}
+// The two statements of two_statements are a sequence of their own.
+// CHECK: site {{.*}}seq-helpers.cu:{{[0-9]+}}:5 _ZL14two_statementsPKfPfi
+// CHECK-NOT: _Z11not_helpersPKfPfS1_i

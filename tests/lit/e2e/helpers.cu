@@ -1,0 +1,37 @@
+// Launches written as calls of one-launch helper functions, compiled by
+// clang with both plugins: the device compilation fuses them (the grids
+// computed in the helpers from the same n are one value), the host
+// compilation inlines the helpers and hands the two launches to the runtime.
+// Different lengths are not fused.
+// REQUIRES: ptxas
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass=kfuse -Rpass-missed=kfuse %s -o %t.ptx 2>%t.remarks
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: FileCheck %s < %t.ptx
+// RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-host-only -O2 -S -emit-llvm -Rpass=kfuse %s -o %t.host.ll 2>%t.host.remarks
+// RUN: FileCheck %s --check-prefix=HOST < %t.host.remarks
+
+__global__ __attribute__((kfuse_map)) void scale(const float *x, float *t, float a, int n)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) t[i] = a * x[i]; }
+__global__ __attribute__((kfuse_map)) void axpy(const float *t, const float *y, float *o, int n)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) o[i] = t[i] + y[i]; }
+
+static void launch_scale(const float *x, float *t, float a, int n, cudaStream_t s)
+{ scale<<<(n + 255) / 256, 256, 0, s>>>(x, t, a, n); }
+static void launch_axpy(const float *t, const float *y, float *o, int len, cudaStream_t s)
+{ axpy<<<(len + 255) / 256, 256, 0, s>>>(t, y, o, len); }
+
+void run(const float *x, float *t, const float *y, float *o, int n, cudaStream_t s) {
+  launch_scale(x, t, 2.0f, n, s);
+  launch_axpy(t, y, o, n, s);
+}
+void lengths(const float *x, float *t, const float *y, float *o, int n, int m, cudaStream_t s) {
+  launch_scale(x, t, 2.0f, n, s);
+  launch_axpy(t, y, o, m, s);
+}
+
+// REMARK: remark: fused launches 0..1 (_Z5scalePKfPffi, _Z4axpyPKfS0_Pfi) of sequence 0 into __kfuse_fused_0_0_1: t in registers
+// REMARK: remark: launches 0..1 (_Z5scalePKfPffi, _Z4axpyPKfS0_Pfi) of sequence 1 at {{.*}}helpers.cu:29:3 _Z7lengthsPKfPfS0_S1_iiP11CUstream_st not fused: launches 0 and 1 differ in launch configuration
+// CHECK: .entry __kfuse_fused_0_0_1(
+// CHECK-NOT: .entry __kfuse_fused_1
+// HOST-COUNT-2: remark: handed 2 launches of scale, axpy to the runtime

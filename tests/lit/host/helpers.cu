@@ -1,0 +1,85 @@
+// Launch helpers (one launch each, docs/annotations.md) called in a row are
+// inlined into the caller, so their launches form one run and reach the
+// runtime as one kf_rt_launch_seq call, at -O0 and -O2. A helper called on
+// its own, and a function with more than one launch, are left as they are.
+// REQUIRES: cuda
+// RUN: %clang_cuda --cuda-host-only -O2 -fpass-plugin=%kfuse_llvm_plugin \
+// RUN:   -Rpass=kfuse -S -emit-llvm %s -o %t.ll 2> %t.remarks
+// RUN: FileCheck %s < %t.ll
+// RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
+// RUN: %clang_cuda --cuda-host-only -O0 -fpass-plugin=%kfuse_llvm_plugin \
+// RUN:   -Rpass=kfuse -S -emit-llvm %s -o %t0.ll 2> %t0.remarks
+// RUN: FileCheck --check-prefix=O0 %s < %t0.ll
+// RUN: FileCheck --check-prefix=REMARK %s < %t0.remarks
+
+#include <cuda_runtime.h>
+
+__global__ __attribute__((annotate("kfuse_map"))) void scale(const float *x, float *t, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    t[i] = a * x[i];
+}
+__global__ __attribute__((annotate("kfuse_map"))) void axpy(const float *t, const float *y, float *o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    o[i] = t[i] + y[i];
+}
+
+void launch_scale(const float *x, float *t, float a, int n, cudaStream_t s) {
+  // REMARK-DAG: helpers.cu:[[@LINE+1]]:3: remark: handed 2 launches of scale, axpy to the runtime [-Rpass=kfuse]
+  scale<<<(n + 255) / 256, 256, 0, s>>>(x, t, a, n);
+}
+void launch_axpy(const float *t, const float *y, float *o, int n, cudaStream_t s) {
+  axpy<<<(n + 255) / 256, 256, 0, s>>>(t, y, o, n);
+}
+void two_launches(const float *x, float *t, const float *y, float *o, int n, cudaStream_t s) {
+  // REMARK-DAG: helpers.cu:[[@LINE+1]]:3: remark: handed 2 launches of scale, axpy to the runtime [-Rpass=kfuse]
+  scale<<<(n + 255) / 256, 256, 0, s>>>(x, t, 2.0f, n);
+  axpy<<<(n + 255) / 256, 256, 0, s>>>(t, y, o, n);
+}
+
+// CHECK-LABEL: define {{.*}}void @_Z12launch_scalePKfPffiP11CUstream_st(
+// CHECK-NOT: kf_rt_launch_seq
+// CHECK: call {{.*}}@cudaLaunchKernel(
+// CHECK-NOT: kf_rt_launch_seq
+// CHECK: ret void
+
+// CHECK-LABEL: define {{.*}}void @_Z3runPKfPfS0_S1_iP11CUstream_st(
+// CHECK-NOT: call {{.*}}@_Z12launch_scale
+// CHECK-NOT: call {{.*}}@_Z11launch_axpy
+// CHECK-NOT: call {{.*}}__device_stub__
+// CHECK: call void @kf_rt_launch_seq(ptr nonnull @kfuse.site{{.*}}, ptr nonnull %{{[0-9]+}}, i32 2)
+// CHECK-NEXT: ret void
+// O0-LABEL: define {{.*}}void @_Z3runPKfPfS0_S1_iP11CUstream_st(
+// O0-NOT: call {{.*}}@_Z12launch_scale
+// O0: call void @kf_rt_launch_seq(
+// O0-NOT: call {{.*}}@_Z11launch_axpy
+// O0: ret void
+void run(const float *x, float *t, const float *y, float *o, int n, cudaStream_t s) {
+  launch_scale(x, t, 2.0f, n, s);
+  launch_axpy(t, y, o, n, s);
+}
+
+// CHECK-LABEL: define {{.*}}void @_Z4lonePKfPfiP11CUstream_st(
+// CHECK-NOT: kf_rt_launch_seq
+// CHECK: ret void
+// O0-LABEL: define {{.*}}void @_Z4lonePKfPfiP11CUstream_st(
+// O0: call void @_Z12launch_scalePKfPffiP11CUstream_st(
+// O0-NOT: kf_rt_launch_seq
+// O0: ret void
+void lone(const float *x, float *t, int n, cudaStream_t s) {
+  launch_scale(x, t, 2.0f, n, s);
+}
+
+// two_launches is no helper: calling it twice inlines nothing before the
+// runs are formed (at -O2 the inliner copies its own run twice later).
+// CHECK-LABEL: define {{.*}}void @_Z5twicePKfPfS0_S1_iP11CUstream_st(
+// CHECK: call void @kf_rt_launch_seq(ptr nonnull @kfuse.site, ptr nonnull %{{[0-9]+}}, i32 2)
+// CHECK: call void @kf_rt_launch_seq(ptr nonnull @kfuse.site, ptr nonnull %{{[0-9]+}}, i32 2)
+// O0-LABEL: define {{.*}}void @_Z5twicePKfPfS0_S1_iP11CUstream_st(
+// O0: call void @_Z12two_launchesPKfPfS0_S1_iP11CUstream_st(
+// O0: call void @_Z12two_launchesPKfPfS0_S1_iP11CUstream_st(
+void twice(const float *x, float *t, const float *y, float *o, int n, cudaStream_t s) {
+  two_launches(x, t, y, o, n, s);
+  two_launches(x, t, y, o, n, s);
+}
