@@ -11,6 +11,9 @@
 //   3. no assignment or increment of a pointer, or of anything reached through
 //      a pointer, reference, array subscript or the member of a non-local.
 //
+// A call of a launch helper (a void host function whose body is one map
+// launch, parameters by value) stands for that launch, read in the caller.
+//
 // Every configuration and argument expression gets a value number: equal
 // numbers mean structurally equal expressions (Expr::Profile, canonical) that
 // read every variable at the same version; an allowed assignment to a scalar

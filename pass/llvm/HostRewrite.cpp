@@ -35,6 +35,12 @@
 ///    anything that may throw, because an exception would skip the launches
 ///    already seen.
 ///
+/// Launches written as calls of launch helpers (a void function holding
+/// exactly one kfuse_map launch) are first made launches in place: each
+/// function that launches twice or more, counting its helper calls, gets
+/// those helpers inlined (inlineLaunchHelpers), and the conditions above
+/// then apply to the inlined code as to any other.
+///
 /// Under these conditions delaying L1..Ln-1 to the position of Ln changes
 /// nothing the program can observe: launches are asynchronous, and the code
 /// in between only computes host values. Each launch's configuration and
@@ -79,8 +85,8 @@
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
-#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
 
