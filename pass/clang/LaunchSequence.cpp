@@ -427,8 +427,9 @@ bool SequenceBuilder::readsHelper(const Stmt *S, const HelperCall &H) {
   return false;
 }
 
-/// Adds the structure of \p E to \p ID: literals, enumerators, the
-/// helper's parameters (as the call's value numbers), casts, arithmetic,
+/// Adds the structure of \p E to \p ID: literals, enumerators, template
+/// arguments, the helper's parameters (as the call's value numbers), other
+/// variables (as their value numbers in the caller), casts, arithmetic,
 /// conditionals, and calls of trivial or constexpr constructors (dim3).
 /// False for anything else.
 bool SequenceBuilder::hashIn(const Expr *E, const HelperCall &H, const VersionMap &Versions,
@@ -450,6 +451,12 @@ bool SequenceBuilder::hashIn(const Expr *E, const HelperCall &H, const VersionMa
     }
     if (const auto *EC = dyn_cast<EnumConstantDecl>(DRE->getDecl())) {
       ID.AddInteger(EC->getInitVal().getExtValue());
+      return true;
+    }
+    // A variable of the caller's scope (`constexpr int BLOCK = 256;`): its
+    // value there, version included.
+    if (isa<VarDecl>(DRE->getDecl())) {
+      ID.AddInteger(valueNumber(DRE, Versions));
       return true;
     }
     return false;

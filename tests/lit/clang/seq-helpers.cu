@@ -67,6 +67,18 @@ void lengths(const float *x, float *t, float *o, int n, int m) {
 // CHECK: value 6 int m
 // CHECK-NEXT: value 7 other (n + 255) / 256 in h1
 
+// A block size from a global constant, in the helpers and in the caller.
+constexpr int BLOCK = 128;
+static void hb1(const float *x, float *y, int n) { k1<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(x, y, n); }
+static void hb2(const float *x, float *y, int n) { k2<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(x, y, 1.0f, n); }
+void constant_block(const float *x, float *t, float *o, int n) {
+  hb1(x, t, n);
+  hb2(t, o, n);
+}
+// CHECK: site {{.*}}seq-helpers.cu:{{[0-9]+}}:3 _Z14constant_blockPKfPfS1_i
+// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=[[G:[0-9]+]] block=[[B:[0-9]+]] shmem=[[Z:[0-9]+]] stream=[[Z]] args=
+// CHECK-NEXT: launch 1 _Z2k2PKfPffi grid=[[G]] block=[[B]] shmem=[[Z]] stream=[[Z]] args=
+
 // Not helpers: a second statement, a reference parameter, a non-void result.
 static void two_statements(const float *x, float *y, int n) {
   k1<<<n / 256, 256>>>(x, y, n);
