@@ -15,9 +15,10 @@
 // launch, parameters by value) stands for that launch, read in the caller.
 //
 // Every configuration and argument expression gets a value number: equal
-// numbers mean structurally equal expressions (Expr::Profile, canonical) that
-// read every variable at the same version; an allowed assignment to a scalar
-// gives the variable a new version.
+// numbers mean structurally equal expressions (over the value numbers of the
+// variables they read, or Expr::Profile, canonical, where the structure has
+// calls or member accesses) that read every variable at the same version; an
+// allowed assignment to a scalar gives the variable a new version.
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchSequence.h"
@@ -255,6 +256,16 @@ private:
     const Expr *Spelled = E;
     E = Copies.resolve(E);
     llvm::FoldingSetNodeID ID;
+    // An expression is its structure over the values of the variables it
+    // reads (as a helper's expression is over its arguments' values), where
+    // hashIn can read it; otherwise Expr::Profile with the variables'
+    // versions.
+    if (!isa<DeclRefExpr>(E->IgnoreParens())) {
+      ID.AddString("kfuse.structure");
+      if (hashIn(E, nullptr, Versions, ID))
+        return number(ID, E, Spelled);
+      ID.clear();
+    }
     E->Profile(ID, Ctx, /*Canonical=*/true);
     addVersions(E, Versions, ID);
     return number(ID, E, Spelled);
@@ -263,7 +274,7 @@ private:
   unsigned valueIn(const Expr *E, const HelperCall &H, const VersionMap &Versions);
   static bool readsHelper(const Stmt *S, const HelperCall &H);
   unsigned callerArg(const HelperCall &H, const ParmVarDecl *P, const VersionMap &Versions);
-  bool hashIn(const Expr *E, const HelperCall &H, const VersionMap &Versions,
+  bool hashIn(const Expr *E, const HelperCall *H, const VersionMap &Versions,
               llvm::FoldingSetNodeID &ID);
 
   std::string sourceText(const Expr *E) {
@@ -404,12 +415,12 @@ unsigned SequenceBuilder::valueIn(const Expr *E, const HelperCall &H,
   if (E == Zero || !readsHelper(E, H))
     return valueNumber(E, Versions);
   llvm::FoldingSetNodeID ID;
-  ID.AddString("kfuse.helper");
-  if (!hashIn(E, H, Versions, ID)) {
+  ID.AddString("kfuse.structure");
+  if (!hashIn(S, &H, Versions, ID)) {
     ID.AddString("kfuse.fresh");
     ID.AddInteger(++Fresh);
   }
-  unsigned V = number(ID, E, S);
+  unsigned V = number(ID, S, S);
   if (Values[V].Text.find(" in ") == std::string::npos)
     Values[V].Text += " in " + H.Helper->getNameAsString();
   return V;
@@ -432,7 +443,7 @@ bool SequenceBuilder::readsHelper(const Stmt *S, const HelperCall &H) {
 /// variables (as their value numbers in the caller), casts, arithmetic,
 /// conditionals, and calls of trivial or constexpr constructors (dim3).
 /// False for anything else.
-bool SequenceBuilder::hashIn(const Expr *E, const HelperCall &H, const VersionMap &Versions,
+bool SequenceBuilder::hashIn(const Expr *E, const HelperCall *H, const VersionMap &Versions,
                              llvm::FoldingSetNodeID &ID) {
   E = E->IgnoreParens();
   ID.AddInteger(E->getStmtClass());
@@ -445,8 +456,8 @@ bool SequenceBuilder::hashIn(const Expr *E, const HelperCall &H, const VersionMa
     return hashIn(ST->getReplacement(), H, Versions, ID);
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
     if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl());
-        P && P->getDeclContext() == static_cast<const DeclContext *>(H.Helper)) {
-      ID.AddInteger(callerArg(H, P, Versions));
+        H && P && P->getDeclContext() == static_cast<const DeclContext *>(H->Helper)) {
+      ID.AddInteger(callerArg(*H, P, Versions));
       return true;
     }
     if (const auto *EC = dyn_cast<EnumConstantDecl>(DRE->getDecl())) {

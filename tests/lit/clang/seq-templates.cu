@@ -18,15 +18,15 @@ template void pipeline<float>(const float *, float *, float *, int);
 template void pipeline<double>(const double *, double *, double *, int);
 
 // CHECK: site {{.*}}seq-templates.cu:14:17 _Z8pipelineIfEvPKT_PS0_S3_i
-// CHECK-NEXT: launch 0 _ZN4blas5scaleIfEEvPKT_PS1_S1_i grid=0 block=1 shmem=2 stream=2 args=3,4,5,6
-// CHECK-NEXT: launch 1 _ZN4blas3addIfLi256EEEvPKT_S3_PS1_i grid=0 block=1 shmem=2 stream=2 args=4,3,7,1
-// CHECK-NEXT: value 0 int n / 256
-// CHECK-NEXT: value 1 int 256
-// CHECK-NEXT: value 2 int 0
-// CHECK-NEXT: value 3 ptr x
-// CHECK-NEXT: value 4 ptr t
-// CHECK-NEXT: value 5 float T(2)
-// CHECK-NEXT: value 6 int n
+// CHECK-NEXT: launch 0 _ZN4blas5scaleIfEEvPKT_PS1_S1_i grid=1 block=2 shmem=3 stream=3 args=4,5,6,0
+// CHECK-NEXT: launch 1 _ZN4blas3addIfLi256EEEvPKT_S3_PS1_i grid=1 block=2 shmem=3 stream=3 args=5,4,7,2
+// CHECK-NEXT: value 0 int n
+// CHECK-NEXT: value 1 int n / 256
+// CHECK-NEXT: value 2 int 256
+// CHECK-NEXT: value 3 int 0
+// CHECK-NEXT: value 4 ptr x
+// CHECK-NEXT: value 5 ptr t
+// CHECK-NEXT: value 6 float T(2)
 // CHECK-NEXT: value 7 ptr z
 // CHECK: site {{.*}}seq-templates.cu:14:17 _Z8pipelineIdEvPKT_PS0_S3_i
 // CHECK-NEXT: launch 0 _ZN4blas5scaleIdEEvPKT_PS1_S1_i

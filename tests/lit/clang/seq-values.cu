@@ -15,14 +15,14 @@ void in_loop(float *a, float *b, int n, int iters) {
   }
 }
 // CHECK: site {{.*}}seq-values.cu:13:7 _Z7in_loopPfS_ii
-// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,5
-// CHECK-NEXT: launch 1 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=4,3,5
-// CHECK-NEXT: value 0 int (n + 127) / 128
-// CHECK-NEXT: value 1 int 128
-// CHECK-NEXT: value 2 int 0
-// CHECK-NEXT: value 3 ptr a
-// CHECK-NEXT: value 4 ptr b
-// CHECK-NEXT: value 5 int n
+// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=1 block=2 shmem=3 stream=3 args=4,5,0
+// CHECK-NEXT: launch 1 _Z2k1PKfPfi grid=1 block=2 shmem=3 stream=3 args=5,4,0
+// CHECK-NEXT: value 0 int n
+// CHECK-NEXT: value 1 int (n + 127) / 128
+// CHECK-NEXT: value 2 int 128
+// CHECK-NEXT: value 3 int 0
+// CHECK-NEXT: value 4 ptr a
+// CHECK-NEXT: value 5 ptr b
 // CHECK-NEXT: \00"
 
 // Launches on different streams record different stream values.
@@ -46,14 +46,16 @@ void expressions(float *x, float *y, int off, int n) {
   k1<<<1, 128>>>(x + off + 1, y, n);
 }
 // CHECK: site {{.*}}seq-values.cu:44:5 _Z11expressionsPfS_ii
-// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,5
-// CHECK-NEXT: launch 1 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=4,3,5
-// CHECK-NEXT: launch 2 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=6,4,7
-// CHECK: value 3 ptr x + off
-// CHECK-NEXT: value 4 ptr y
-// CHECK-NEXT: value 5 int n - off
-// CHECK-NEXT: value 6 ptr x + off + 1
+// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=5,6,8
+// CHECK-NEXT: launch 1 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=6,5,8
+// CHECK-NEXT: launch 2 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=9,6,7
+// CHECK: value 3 ptr x
+// CHECK-NEXT: value 4 int off
+// CHECK-NEXT: value 5 ptr x + off
+// CHECK-NEXT: value 6 ptr y
 // CHECK-NEXT: value 7 int n
+// CHECK-NEXT: value 8 int n - off
+// CHECK-NEXT: value 9 ptr x + off + 1
 
 // A scalar reassigned between launches gets a new value number, and so does
 // everything that reads it; a member store to a local struct versions the
@@ -69,7 +71,7 @@ void reassigned(float *x, float *y, float a, int n) {
   p.n = 7;
   k2<<<1, 128>>>(x, y, p.a, p.n);
 }
-// CHECK: site {{.*}}seq-values.cu:64:5 _Z10reassignedPfS_fi
+// CHECK: site {{.*}}seq-values.cu:{{[0-9]+}}:5 _Z10reassignedPfS_fi
 // CHECK-NEXT: launch 0 _Z2k2PKfPffi grid=0 block=1 shmem=2 stream=2 args=3,4,5,6
 // CHECK-NEXT: launch 1 _Z2k2PKfPffi grid=0 block=1 shmem=2 stream=2 args=4,3,7,8
 // CHECK-NEXT: launch 2 _Z2k2PKfPffi grid=0 block=1 shmem=2 stream=2 args=3,4,9,10
@@ -101,12 +103,14 @@ void casts(float *a, float *b, unsigned long long addr, float f, int n) {
 // CHECK: site {{.*}}seq-values.cu:[[#@LINE-4]]:5 _Z5castsPfS_yfi
 // CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,5
 // CHECK-NEXT: launch 1 _Z2k3PKfPfi grid=0 block=1 shmem=2 stream=2 args=4,3,5
-// CHECK-NEXT: launch 2 _Z2k3PKfPfi grid=0 block=1 shmem=2 stream=2 args=6,4,7
+// CHECK-NEXT: launch 2 _Z2k3PKfPfi grid=0 block=1 shmem=2 stream=2 args=7,4,9
 // CHECK: value 3 ptr a
 // CHECK-NEXT: value 4 ptr b
 // CHECK-NEXT: value 5 int n
-// CHECK-NEXT: value 6 ptr reinterpret_cast<const float *>(addr)
-// CHECK-NEXT: value 7 int (int)f
+// CHECK-NEXT: value 6 int addr
+// CHECK-NEXT: value 7 ptr reinterpret_cast<const float *>(addr)
+// CHECK-NEXT: value 8 float f
+// CHECK-NEXT: value 9 int (int)f
 
 // A local copy that nothing in the function changes names what it copies
 // (through pointer casts too): tmp and ctmp are b, m is n, half is n / 2. A
@@ -136,19 +140,19 @@ void copies(float *a, float *b, float *c, long big, int n, int k) {
 // CHECK: site {{.*}}seq-values.cu:{{[0-9]+}}:5 _Z6copiesPfS_S_lii
 // CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,5
 // CHECK-NEXT: launch 1 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=4,3,5
-// CHECK-NEXT: launch 2 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=4,6,7
-// CHECK-NEXT: launch 3 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,8
-// CHECK-NEXT: launch 4 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,8
-// CHECK-NEXT: launch 5 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,9
-// CHECK-NEXT: launch 6 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,10
-// CHECK-NEXT: launch 7 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,11
+// CHECK-NEXT: launch 2 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=4,6,8
+// CHECK-NEXT: launch 3 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,9
+// CHECK-NEXT: launch 4 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,9
+// CHECK-NEXT: launch 5 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,10
+// CHECK-NEXT: launch 6 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,11
+// CHECK-NEXT: launch 7 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,7
 // CHECK: value 3 ptr a
 // CHECK-NEXT: value 4 ptr tmp
 // CHECK-NEXT: value 5 int n
 // CHECK-NEXT: value 6 ptr moved
-// CHECK-NEXT: value 7 int narrow
-// CHECK-NEXT: value 8 int half
-// CHECK-NEXT: value 9 int late
-// CHECK-NEXT: value 10 int k
-// CHECK-NEXT: value 11 int big
+// CHECK-NEXT: value 7 int big
+// CHECK-NEXT: value 8 int narrow
+// CHECK-NEXT: value 9 int half
+// CHECK-NEXT: value 10 int late
+// CHECK-NEXT: value 11 int k
 // CHECK-NEXT: \00"

@@ -2,7 +2,8 @@
 // clang with both plugins: the device compilation fuses them (the grids
 // computed in the helpers from the same n are one value), the host
 // compilation inlines the helpers and hands the two launches to the runtime.
-// Different lengths are not fused.
+// A helper call and a launch written in place with the same computed grid
+// fuse too; different lengths do not.
 // REQUIRES: ptxas
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass=kfuse -Rpass-missed=kfuse %s -o %t.ptx 2>%t.remarks
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
@@ -25,13 +26,19 @@ void run(const float *x, float *t, const float *y, float *o, int n, cudaStream_t
   launch_scale(x, t, 2.0f, n, s);
   launch_axpy(t, y, o, n, s);
 }
+void mixed(const float *x, float *t, const float *y, float *o, int n, cudaStream_t s) {
+  launch_scale(x, t, 2.0f, n, s);
+  axpy<<<(n + 255) / 256, 256, 0, s>>>(t, y, o, n);
+}
 void lengths(const float *x, float *t, const float *y, float *o, int n, int m, cudaStream_t s) {
   launch_scale(x, t, 2.0f, n, s);
   launch_axpy(t, y, o, m, s);
 }
 
 // REMARK: remark: fused launches 0..1 (_Z5scalePKfPffi, _Z4axpyPKfS0_Pfi) of sequence 0 into __kfuse_fused_0_0_1: t in registers
-// REMARK: remark: launches 0..1 (_Z5scalePKfPffi, _Z4axpyPKfS0_Pfi) of sequence 1 at {{.*}}helpers.cu:29:3 _Z7lengthsPKfPfS0_S1_iiP11CUstream_st not fused: launches 0 and 1 differ in launch configuration
+// REMARK: remark: fused launches 0..1 (_Z5scalePKfPffi, _Z4axpyPKfS0_Pfi) of sequence 1 into __kfuse_fused_1_0_1: t in registers
+// REMARK: remark: launches 0..1 (_Z5scalePKfPffi, _Z4axpyPKfS0_Pfi) of sequence 2 at {{.*}}helpers.cu:{{[0-9]+}}:3 _Z7lengthsPKfPfS0_S1_iiP11CUstream_st not fused: launches 0 and 1 differ in launch configuration
 // CHECK: .entry __kfuse_fused_0_0_1(
-// CHECK-NOT: .entry __kfuse_fused_1
-// HOST-COUNT-2: remark: handed 2 launches of scale, axpy to the runtime
+// CHECK: .entry __kfuse_fused_1_0_1(
+// CHECK-NOT: .entry __kfuse_fused_2
+// HOST-COUNT-3: remark: handed 2 launches of scale, axpy to the runtime
