@@ -420,8 +420,9 @@ unsigned SequenceBuilder::valueIn(const Expr *E, const HelperCall &H,
     ID.AddString("kfuse.fresh");
     ID.AddInteger(++Fresh);
   }
+  size_t Known = Values.size();
   unsigned V = number(ID, S, S);
-  if (Values[V].Text.find(" in ") == std::string::npos)
+  if (V == Known) // new: the text is the helper's
     Values[V].Text += " in " + H.Helper->getNameAsString();
   return V;
 }
