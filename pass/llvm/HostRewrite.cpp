@@ -447,15 +447,29 @@ GlobalVariable *HostRewriter::getSizesGlobal(StubLayout &S) {
   return S.SizesGlobal;
 }
 
+/// \p Loc in the function itself: for code of a launch helper inlined here,
+/// the helper's call. Null without a location.
+static const DILocation *outermost(const DILocation *Loc) {
+  while (Loc && Loc->getInlinedAt())
+    Loc = Loc->getInlinedAt();
+  return Loc;
+}
+
+/// Where launch \p L is in the function: its `<<<` (or the call of the
+/// launch helper it was inlined from).
+static const DILocation *launchLocation(const Launch &L) {
+  return outermost(L.Push->getDebugLoc() ? L.Push->getDebugLoc().get()
+                                         : L.StubCall->getDebugLoc().get());
+}
+
 /// The zero-initialised kf_site_t of \p R, named after the first launch.
 GlobalVariable *HostRewriter::createSite(const LaunchRun &R) {
   const Launch &First = *R.Launches.front();
   std::string Where;
-  const DebugLoc &Loc = First.Push->getDebugLoc() ? First.Push->getDebugLoc()
-                                                  : First.StubCall->getDebugLoc();
+  const DILocation *Loc = launchLocation(First);
   if (Loc)
-    Where = (Loc->getFilename() + ":" + Twine(Loc.getLine()) + ":" +
-             Twine(Loc.getCol()) + " " + F.getName())
+    Where = (Loc->getFilename() + ":" + Twine(Loc->getLine()) + ":" +
+             Twine(Loc->getColumn()) + " " + F.getName())
                 .str();
   else
     Where = (F.getName() + " launch " + Twine(First.Index)).str();
@@ -595,8 +609,10 @@ bool HostRewriter::run() {
     computeDeadMasks(R);
   for (LaunchRun &R : Runs) {
     ORE.emit([&] {
+      Instruction *First = R.Launches.front()->StubCall;
       OptimizationRemark Rem(DEBUG_TYPE, "LaunchesHanded",
-                             R.Launches.front()->StubCall);
+                             DiagnosticLocation(outermost(First->getDebugLoc().get())),
+                             First->getParent());
       Rem << "handed " << ore::NV("NumLaunches", unsigned(R.Launches.size()))
           << " launches of ";
       for (auto [K, L] : enumerate(R.Launches))

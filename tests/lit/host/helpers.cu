@@ -7,10 +7,12 @@
 // RUN:   -Rpass=kfuse -S -emit-llvm %s -o %t.ll 2> %t.remarks
 // RUN: FileCheck %s < %t.ll
 // RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
+// RUN: FileCheck --check-prefix=WHERE %s < %t.ll
 // RUN: %clang_cuda --cuda-host-only -O0 -fpass-plugin=%kfuse_llvm_plugin \
 // RUN:   -Rpass=kfuse -S -emit-llvm %s -o %t0.ll 2> %t0.remarks
 // RUN: FileCheck --check-prefix=O0 %s < %t0.ll
 // RUN: FileCheck --check-prefix=REMARK %s < %t0.remarks
+// RUN: FileCheck --check-prefix=WHERE %s < %t0.ll
 
 #include <cuda_runtime.h>
 
@@ -26,7 +28,6 @@ __global__ __attribute__((annotate("kfuse_map"))) void axpy(const float *t, cons
 }
 
 void launch_scale(const float *x, float *t, float a, int n, cudaStream_t s) {
-  // REMARK-DAG: helpers.cu:[[@LINE+1]]:3: remark: handed 2 launches of scale, axpy to the runtime [-Rpass=kfuse]
   scale<<<(n + 255) / 256, 256, 0, s>>>(x, t, a, n);
 }
 void launch_axpy(const float *t, const float *y, float *o, int n, cudaStream_t s) {
@@ -55,7 +56,11 @@ void two_launches(const float *x, float *t, const float *y, float *o, int n, cud
 // O0: call void @kf_rt_launch_seq(
 // O0-NOT: call {{.*}}@_Z11launch_axpy
 // O0: ret void
+// The run is named after the first helper call, in the remark and in the
+// site's `where`.
+// WHERE: @kfuse.where{{[.0-9]*}} = {{.*}}helpers.cu:[[#@LINE+3]]:3 _Z3runPKfPfS0_S1_iP11CUstream_st
 void run(const float *x, float *t, const float *y, float *o, int n, cudaStream_t s) {
+  // REMARK-DAG: helpers.cu:[[@LINE+1]]:3: remark: handed 2 launches of scale, axpy to the runtime [-Rpass=kfuse]
   launch_scale(x, t, 2.0f, n, s);
   launch_axpy(t, y, o, n, s);
 }
