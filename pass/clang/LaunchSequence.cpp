@@ -515,6 +515,34 @@ bool SequenceBuilder::hashIn(const Expr *E, const HelperCall *H, const VersionMa
   return false;
 }
 
+/// Gives each variable that launch statement \p S assigns or increments in
+/// its arguments (`k<<<g, b>>>(t, n++)`) a new version, so that later reads
+/// of it are other values.
+void bumpAssigned(const Stmt *S, VersionMap &Versions) {
+  if (!S)
+    return;
+  const Expr *Target = nullptr;
+  if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp())
+    Target = BO->getLHS();
+  else if (const auto *UO = dyn_cast<UnaryOperator>(S); UO && UO->isIncrementDecrementOp())
+    Target = UO->getSubExpr();
+  else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S); OC && OC->isAssignmentOp())
+    Target = OC->getArg(0);
+  while (Target) {
+    Target = Target->IgnoreParenImpCasts();
+    if (const auto *ME = dyn_cast<MemberExpr>(Target)) {
+      Target = ME->getBase();
+      continue;
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Target))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+        ++Versions[VD->getCanonicalDecl()];
+    break;
+  }
+  for (const Stmt *Child : S->children())
+    bumpAssigned(Child, Versions);
+}
+
 /// Decides whether a statement between two launches is a pure host
 /// computation, and bumps the version of each variable it assigns.
 class PurityCheck {
@@ -676,10 +704,12 @@ private:
     for (const Stmt *S : CS->body()) {
       if (const CUDAKernelCallExpr *K = asMapLaunch(S)) {
         Seq.addLaunch(K, Versions);
+        bumpAssigned(S, Versions);
         continue;
       }
       if (std::optional<HelperCall> H = asHelperCall(S)) {
         Seq.addLaunch(H->Launch, Versions, &*H);
+        bumpAssigned(S, Versions);
         continue;
       }
       if (Seq.empty() || Purity.isPureStmt(S))

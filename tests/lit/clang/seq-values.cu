@@ -156,3 +156,20 @@ void copies(float *a, float *b, float *c, long big, int n, int k) {
 // CHECK-NEXT: value 10 int late
 // CHECK-NEXT: value 11 int k
 // CHECK-NEXT: \00"
+
+// An increment inside a launch's arguments gives the variable a new version:
+// the n of the third launch is not the n of the first (n++ itself is a value
+// of its own).
+void bumped(float *a, float *b, int n) {
+  k1<<<1, 128>>>(a, b, n);
+  k1<<<1, 128>>>(b, a, n++);
+  k1<<<1, 128>>>(a, b, n);
+}
+// CHECK: site {{.*}}seq-values.cu:{{[0-9]+}}:5 _Z6bumpedPfS_i
+// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,5
+// CHECK-NEXT: launch 1 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=4,3,6
+// CHECK-NEXT: launch 2 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,7
+// CHECK: value 5 int n
+// CHECK-NEXT: value 6 int n++
+// CHECK-NEXT: value 7 int n
+// CHECK-NEXT: \00"
