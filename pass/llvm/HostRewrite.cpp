@@ -628,20 +628,30 @@ bool HostRewriter::run() {
 
 namespace {
 /// Whether \p F is a launch helper: a small void function holding exactly
-/// one launch, of a kfuse_map kernel (`void axpy(...) { k<<<g, b>>>(...); }`).
+/// one launch, of a kfuse_map kernel, and nothing that could end a run
+/// (`void axpy(...) { k<<<g, b>>>(...); }`).
 bool isLaunchHelper(Function &F, AnnotatedStubs &Stubs) {
   if (F.isDeclaration() || !F.getReturnType()->isVoidTy() || F.isVarArg() ||
       F.getInstructionCount() > 200)
     return false;
+  Launch L;
   unsigned Found = 0;
   for (Instruction &I : instructions(F)) {
     if (!isPushCall(I))
       continue;
-    Launch L;
     if (++Found > 1 || !matchLaunch(cast<CallBase>(I), L) || !Stubs.lookup(L.stub()))
       return false;
   }
-  return Found == 1;
+  if (Found != 1)
+    return false;
+  // Its control flow is the launch's own (the run's conditions check it
+  // again once it is inlined).
+  HostMemory Mem;
+  for (Instruction &I : instructions(F))
+    if (!I.isTerminator() && &I != L.Push && &I != L.Cmp && &I != L.StubCall &&
+        !Mem.hazard(I).empty())
+      return false;
+  return true;
 }
 
 /// Inlines the launch helpers a function calls where it launches twice or

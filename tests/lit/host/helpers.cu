@@ -88,3 +88,19 @@ void twice(const float *x, float *t, const float *y, float *o, int n, cudaStream
   two_launches(x, t, y, o, n, s);
   two_launches(x, t, y, o, n, s);
 }
+
+// A function with one launch and a synchronisation is no helper: nothing is
+// inlined into its caller (its launch could not join a run anyway).
+void launch_and_sync(const float *x, float *t, int n, cudaStream_t s) {
+  scale<<<(n + 255) / 256, 256, 0, s>>>(x, t, 2.0f, n);
+  cudaStreamSynchronize(s);
+}
+// O0-LABEL: define {{.*}}void @_Z9with_syncPKfPfS0_S1_iP11CUstream_st(
+// O0: call void @_Z15launch_and_syncPKfPfiP11CUstream_st(
+// O0: call void @_Z11launch_axpyPKfS0_PfiP11CUstream_st(
+// O0-NOT: kf_rt_launch_seq
+// O0: ret void
+void with_sync(const float *x, float *t, const float *y, float *o, int n, cudaStream_t s) {
+  launch_and_sync(x, t, n, s);
+  launch_axpy(t, y, o, n, s);
+}
