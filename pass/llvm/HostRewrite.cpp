@@ -36,7 +36,8 @@
 ///    already seen.
 ///
 /// Launches written as calls of launch helpers (a void function holding
-/// exactly one kfuse_map launch) are first made launches in place: each
+/// exactly one kfuse_map launch and nothing that could end a run) are first
+/// made launches in place: each
 /// function that launches twice or more, counting its helper calls, gets
 /// those helpers inlined (inlineLaunchHelpers), and the conditions above
 /// then apply to the inlined code as to any other.
