@@ -307,14 +307,20 @@ private:
   unsigned Fresh = 0; ///< values that equal no other
 };
 
-/// The map-kernel launch that statement S is, or null.
-const CUDAKernelCallExpr *asMapLaunch(const Stmt *S) {
+/// The expression an expression statement evaluates (cleanups and
+/// parentheses looked through), or null.
+const Expr *statementExpr(const Stmt *S) {
   const auto *E = dyn_cast<Expr>(S);
   if (!E)
     return nullptr;
   if (const auto *EWC = dyn_cast<ExprWithCleanups>(E))
     E = EWC->getSubExpr();
-  const auto *K = dyn_cast<CUDAKernelCallExpr>(E->IgnoreParens());
+  return E->IgnoreParens();
+}
+
+/// The map-kernel launch that statement S is, or null.
+const CUDAKernelCallExpr *asMapLaunch(const Stmt *S) {
+  const auto *K = dyn_cast_or_null<CUDAKernelCallExpr>(statementExpr(S));
   if (!K || !isMapKernel(K->getDirectCallee()))
     return nullptr;
   return K;
@@ -332,12 +338,7 @@ struct HelperCall {
 };
 
 std::optional<HelperCall> asHelperCall(const Stmt *S) {
-  const auto *E = dyn_cast<Expr>(S);
-  if (!E)
-    return std::nullopt;
-  if (const auto *EWC = dyn_cast<ExprWithCleanups>(E))
-    E = EWC->getSubExpr();
-  const auto *Call = dyn_cast<CallExpr>(E->IgnoreParens());
+  const auto *Call = dyn_cast_or_null<CallExpr>(statementExpr(S));
   if (!Call || isa<CUDAKernelCallExpr>(Call) || isa<CXXMemberCallExpr>(Call) ||
       isa<CXXOperatorCallExpr>(Call) || !Call->getDirectCallee())
     return std::nullopt;
@@ -515,6 +516,20 @@ bool SequenceBuilder::hashIn(const Expr *E, const HelperCall *H, const VersionMa
   return false;
 }
 
+/// The variable an assignment to \p Target writes (through member accesses;
+/// \p Arrow is set when one of them goes through a pointer), or null.
+const VarDecl *assignedVariable(const Expr *Target, bool &ThroughMember, bool &Arrow) {
+  ThroughMember = Arrow = false;
+  Target = Target->IgnoreParenImpCasts();
+  while (const auto *ME = dyn_cast<MemberExpr>(Target)) {
+    ThroughMember = true;
+    Arrow |= ME->isArrow();
+    Target = ME->getBase()->IgnoreParenImpCasts();
+  }
+  const auto *DRE = dyn_cast<DeclRefExpr>(Target);
+  return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+}
+
 /// Gives each variable that launch statement \p S assigns or increments in
 /// its arguments (`k<<<g, b>>>(t, n++)`) a new version, so that later reads
 /// of it are other values.
@@ -528,17 +543,9 @@ void bumpAssigned(const Stmt *S, VersionMap &Versions) {
     Target = UO->getSubExpr();
   else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S); OC && OC->isAssignmentOp())
     Target = OC->getArg(0);
-  while (Target) {
-    Target = Target->IgnoreParenImpCasts();
-    if (const auto *ME = dyn_cast<MemberExpr>(Target)) {
-      Target = ME->getBase();
-      continue;
-    }
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(Target))
-      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
-        ++Versions[VD->getCanonicalDecl()];
-    break;
-  }
+  bool ThroughMember, Arrow;
+  if (const VarDecl *VD = Target ? assignedVariable(Target, ThroughMember, Arrow) : nullptr)
+    ++Versions[VD->getCanonicalDecl()];
   for (const Stmt *Child : S->children())
     bumpAssigned(Child, Versions);
 }
@@ -588,19 +595,11 @@ private:
   /// Records an assignment to Target; false if the target is not a scalar
   /// local (or a member of a local struct) reached directly.
   bool assign(const Expr *Target) {
-    Target = Target->IgnoreParens();
-    if (Target->getType()->isPointerType())
+    if (Target->IgnoreParens()->getType()->isPointerType())
       return false;
-    bool ThroughMember = false;
-    while (const auto *ME = dyn_cast<MemberExpr>(Target)) {
-      if (ME->isArrow())
-        return false;
-      ThroughMember = true;
-      Target = ME->getBase()->IgnoreParens();
-    }
-    const auto *DRE = dyn_cast<DeclRefExpr>(Target);
-    const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-    if (!VD || VD->getType()->isReferenceType())
+    bool ThroughMember, Arrow;
+    const VarDecl *VD = assignedVariable(Target, ThroughMember, Arrow);
+    if (!VD || Arrow || VD->getType()->isReferenceType())
       return false;
     if (ThroughMember && !VD->hasLocalStorage())
       return false;
