@@ -15,30 +15,44 @@
 #include <vector>
 #include <cuda_runtime.h>
 
-// A: producer stores, the consumer store, then the fallback load (store first).
-__global__ void kA(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
-  float v = x[i]; float r = 0; bool st = false;
+// Every variant has this signature and stops threads past n.
+#define KERNEL(name)                                                                        \
+  __global__ void name(const float *x, const float *y, float *t, float *o, int n,             \
+                       unsigned long long dead)
+#define INDEX                                                                              \
+  int i = blockIdx.x * blockDim.x + threadIdx.x;                                           \
+  if (i >= n)                                                                              \
+    return
+
+// The producer, two_stores: t[i] = 2v where v > 0.5, v - 3 where v < -0.5;
+// returns the value stored and sets st where it stored.
+__device__ __forceinline__ float produce(float v, float *t, int i, bool &st) {
+  float r = 0;
   if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
   if (v < -0.5f) { r = v - 3.0f; t[i] = r; st = true; }
+  return r;
+}
+
+// A: producer stores, the consumer store, then the fallback load (store first).
+KERNEL(kA) {
+  INDEX;
+  bool st = false; float v = x[i], r = produce(v, t, i, st);
   float w = y[i];
   if (w < 0.0f) { t[i] = w; r = w; } else if (!st) r = t[i];
   o[i] = r + 1.0f;
 }
 // B: the fallback load before the consumer's store.
-__global__ void kB(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
-  float v = x[i]; float r = 0; bool st = false;
-  if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
-  if (v < -0.5f) { r = v - 3.0f; t[i] = r; st = true; }
+KERNEL(kB) {
+  INDEX;
+  bool st = false; float v = x[i], r = produce(v, t, i, st);
   float w = y[i];
   if (!(w < 0.0f) && !st) r = t[i];
   if (w < 0.0f) { t[i] = w; r = w; }
   o[i] = r + 1.0f;
 }
 // C: the fallback load first of all (before the producer's stores), when it may be needed.
-__global__ void kC(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
+KERNEL(kC) {
+  INDEX;
   float v = x[i]; float w = y[i];
   float m = (!(v > 0.5f) && !(v < -0.5f) && !(w < 0.0f)) ? t[i] : 0.0f;
   float r = m;
@@ -48,26 +62,24 @@ __global__ void kC(const float *x, const float *y, float *t, float *o, int n, un
   o[i] = r + 1.0f;
 }
 // D: no producer stores; consumer store then load (the unfused consumer's order).
-__global__ void kD(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
+KERNEL(kD) {
+  INDEX;
   float w = y[i];
   if (w < 0.0f) t[i] = w;
   o[i] = t[i] + 1.0f;
 }
 // E: producer stores, then load of t where not stored, no consumer store (fused_0-like).
-__global__ void kE(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
-  float v = x[i]; float r = 0; bool st = false;
-  if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
-  if (v < -0.5f) { r = v - 3.0f; t[i] = r; st = true; }
+KERNEL(kE) {
+  INDEX;
+  bool st = false; float v = x[i], r = produce(v, t, i, st);
   float w = y[i];
   if (!st) r = t[i];
   if (w > 0.0f) t[i] = r + w;
   o[i] = r * 0.5f;
 }
 // F: A with only one producer store (v > 0.5).
-__global__ void kF(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
+KERNEL(kF) {
+  INDEX;
   float v = x[i]; float r = 0; bool st = false;
   if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
   float w = y[i];
@@ -77,30 +89,26 @@ __global__ void kF(const float *x, const float *y, float *t, float *o, int n, un
 
 __device__ __forceinline__ float ld_cg(const float *p) { float v; asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory"); return v; }
 // B with the fallback load through the non-coherent path.
-__global__ void kBnc(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
-  float v = x[i]; float r = 0; bool st = false;
-  if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
-  if (v < -0.5f) { r = v - 3.0f; t[i] = r; st = true; }
+KERNEL(kBnc) {
+  INDEX;
+  bool st = false; float v = x[i], r = produce(v, t, i, st);
   float w = y[i];
   if (!(w < 0.0f) && !st) r = __ldg(&t[i]);
   if (w < 0.0f) { t[i] = w; r = w; }
   o[i] = r + 1.0f;
 }
 // B with the fallback load cached in L2 only.
-__global__ void kBcg(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
-  float v = x[i]; float r = 0; bool st = false;
-  if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
-  if (v < -0.5f) { r = v - 3.0f; t[i] = r; st = true; }
+KERNEL(kBcg) {
+  INDEX;
+  bool st = false; float v = x[i], r = produce(v, t, i, st);
   float w = y[i];
   if (!(w < 0.0f) && !st) r = ld_cg(&t[i]);
   if (w < 0.0f) { t[i] = w; r = w; }
   o[i] = r + 1.0f;
 }
 // B without the producer's stores: is the in-flight conflict alone enough?
-__global__ void kBnp(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
+KERNEL(kBnp) {
+  INDEX;
   float v = x[i]; float r = 0; bool st = v > 0.5f || v < -0.5f;
   float w = y[i];
   if (!(w < 0.0f) && !st) r = t[i];
@@ -108,8 +116,8 @@ __global__ void kBnp(const float *x, const float *y, float *t, float *o, int n, 
   o[i] = r + 1.0f;
 }
 // The unfused store_then_read written load-first: o = t + 1 read before the store.
-__global__ void kDrev(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
+KERNEL(kDrev) {
+  INDEX;
   float w = y[i];
   float r = w < 0.0f ? w : t[i];
   if (w < 0.0f) t[i] = w;
@@ -117,8 +125,8 @@ __global__ void kDrev(const float *x, const float *y, float *t, float *o, int n,
 }
 // G: A with the store behind a uniform test of a dead-mask bit, as the
 // fused kernel has it.
-__global__ void kG(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
+KERNEL(kG) {
+  INDEX;
   float v = x[i]; float r = 0; bool st = false;
   if (v > 0.5f) { r = v * 2.0f; if (!(dead & 1)) t[i] = r; st = true; }
   if (v < -0.5f) { r = v - 3.0f; if (!(dead & 1)) t[i] = r; st = true; }
@@ -127,8 +135,8 @@ __global__ void kG(const float *x, const float *y, float *t, float *o, int n, un
   o[i] = r + 1.0f;
 }
 // H: G with the dead bit folded into the consumer store's condition.
-__global__ void kH(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
+KERNEL(kH) {
+  INDEX;
   float v = x[i]; float r = 0; bool st = false;
   if (v > 0.5f) { r = v * 2.0f; if (!(dead & 1)) t[i] = r; st = true; }
   if (v < -0.5f) { r = v - 3.0f; if (!(dead & 1)) t[i] = r; st = true; }
@@ -140,11 +148,9 @@ __global__ void kH(const float *x, const float *y, float *t, float *o, int n, un
 }
 // S2: the fallback load made unconditional where it stands (the else side
 // of the consumer's own diamond): `flag ? slot : load` as a select.
-__global__ void kS2(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
-  float v = x[i]; float r = 0; bool st = false;
-  if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
-  if (v < -0.5f) { r = v - 3.0f; t[i] = r; st = true; }
+KERNEL(kS2) {
+  INDEX;
+  bool st = false; float v = x[i], r = produce(v, t, i, st);
   float w = y[i];
   if (w < 0.0f) { t[i] = w; r = w; } else { float m = t[i]; r = st ? r : m; }
   o[i] = r + 1.0f;
@@ -152,11 +158,9 @@ __global__ void kS2(const float *x, const float *y, float *t, float *o, int n, u
 __device__ __forceinline__ float ld_plain(const float *p) { float v; asm volatile("ld.global.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory"); return v; }
 // S3: the consumer's load where the unfused consumer has it, after its own
 // store, in every lane (the store not forwarded to it).
-__global__ void kS3(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
-  float v = x[i]; float r = 0; bool st = false;
-  if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
-  if (v < -0.5f) { r = v - 3.0f; t[i] = r; st = true; }
+KERNEL(kS3) {
+  INDEX;
+  bool st = false; float v = x[i], r = produce(v, t, i, st);
   float w = y[i];
   if (w < 0.0f) t[i] = w;
   float m = ld_plain(&t[i]);
@@ -164,23 +168,19 @@ __global__ void kS3(const float *x, const float *y, float *t, float *o, int n, u
   o[i] = r + 1.0f;
 }
 // S4: an unconditional load of t before any store of the group.
-__global__ void kS4(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
+KERNEL(kS4) {
+  INDEX;
   float m = t[i];
-  float v = x[i]; float r = 0; bool st = false;
-  if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
-  if (v < -0.5f) { r = v - 3.0f; t[i] = r; st = true; }
+  bool st = false; float v = x[i], r = produce(v, t, i, st);
   float w = y[i];
   if (w < 0.0f) { t[i] = w; r = w; } else r = st ? r : m;
   o[i] = r + 1.0f;
 }
 // S5: the fallback load right after the producer's stores, before the
 // consumer reads y (where the producer's "stored" flag is final).
-__global__ void kS5(const float *x, const float *y, float *t, float *o, int n, unsigned long long dead) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
-  float v = x[i]; float r = 0; bool st = false;
-  if (v > 0.5f) { r = v * 2.0f; t[i] = r; st = true; }
-  if (v < -0.5f) { r = v - 3.0f; t[i] = r; st = true; }
+KERNEL(kS5) {
+  INDEX;
+  bool st = false; float v = x[i], r = produce(v, t, i, st);
   if (!st) r = t[i];
   float w = y[i];
   if (w < 0.0f) { t[i] = w; r = w; }
