@@ -14,22 +14,9 @@
  * the host reference below. */
 #include "common.h"
 #include "kfuse_example.h"
+#include "map_kernels.h"
 
 #define IDX int i = blockIdx.x * blockDim.x + threadIdx.x
-
-__global__ KFUSE_MAP void scale(const float *x, float *t, float a, int n)
-{
-  IDX;
-  if (i < n)
-    t[i] = a * x[i];
-}
-
-__global__ KFUSE_MAP void add(const float *t, const float *y, float *o, int n)
-{
-  IDX;
-  if (i < n)
-    o[i] = t[i] + y[i];
-}
 
 __global__ KFUSE_MAP void square(const float *t, float *o, int n)
 {
