@@ -829,6 +829,54 @@ static int kf__best(kf__search *s, double deadline)
   }
 }
 
+/* The sweep's first limit on reduced costs, as a fraction of the
+ * relaxation's bound L, and its growth while it proves nothing. On the
+ * 142-kernel instances of BENCHMARKS.md the optimum lies 0.1-0.45 % above
+ * L, and the states grow 2- to 7-fold each time the limit doubles: the
+ * small first limits cost little, and a limit too large for the gap can
+ * cost more than all of them (1000 kernels: 0.1 % of L ran out of memory
+ * where 0.06 % proved the optimum). */
+#define KF__SWEEP_START 1e-4
+#define KF__SWEEP_GROW 2.0
+
+/* The best plan by the sweep (sweep.c) over the relaxation's reduced
+ * costs: the limit starts small, where the sweep is quick and finds plans
+ * close to the optimum, and grows until it covers the gap between the
+ * incumbent and L. Returns 0 when the incumbent is proven optimal, 1 when
+ * the sweep's states outgrew their memory (the other searches go on from
+ * the incumbent and bound it leaves), KF_ETIMEDOUT or KF_ENOMEM. */
+static int kf__sweep_best(kf__search *s, double deadline)
+{
+  double lower = s->k.lower, lam = KF__SWEEP_START * fabs(lower);
+  for (;;) {
+    double tol = KF__TOL * fabs(s->inc_cost), lim = fmin(lam, s->inc_cost - tol - lower);
+    if (!(lim > 0))
+      return 0; /* the incumbent is within the tolerance of the bound */
+    int nc;
+    double best, ts = kf__now();
+    long states;
+    int rc = kf__sweep(s->d, s->c, s->cost, s->k.d, lim, deadline, s->chosen, &nc, &best,
+                       &states);
+    s->pl->st.sweep_states += states;
+    if (getenv("KFPLAN_TRACE"))
+      fprintf(stderr, "kfplan: sweep below %.6g: %s, %ld states, plan %.6g in %.3f s\n", lim,
+              rc == 1 ? "out of memory budget" : rc ? kf_err_name(rc) : "OK", states, best,
+              kf__now() - ts);
+    if (rc)
+      return rc;
+    /* The sweep's plans are acyclic by construction; one that is not is
+     * not trusted, and the other searches take over. */
+    if (nc && (rc = kf__offer(s, s->chosen, nc, best)) <= 0)
+      return rc < 0 ? rc : 1;
+    /* Every plan the sweep did not see costs at least L + lim. */
+    if (s->inc_cost - tol <= lower + lim)
+      return 0;
+    if ((lower + lim) * 1e-6 > s->pl->bound)
+      s->pl->bound = (lower + lim) * 1e-6;
+    lam *= KF__SWEEP_GROW;
+  }
+}
+
 /* Ranks 2 and on: the next plans, each cut off by a no-good row once found
  * (the plan differs in at least one group). The core widens until it holds
  * every column a plan as cheap as the one found could use. Returns 0,
@@ -908,20 +956,33 @@ int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
     goto out;
   if ((rc = kf__relax(&s, deadline, &lp)) != 0)
     goto out;
+  int proven = 0;
   if (isfinite(s.k.lower)) {
     if (s.k.lower * 1e-6 > pl->bound)
       pl->bound = s.k.lower * 1e-6; /* the relaxation's bound */
+    /* The sweep first; where its states outgrow their memory, the dive and
+     * the core searches. */
+    if (kf__sweep_max_bytes > 0) {
+      rc = kf__sweep_best(&s, deadline);
+      if (rc < 0 && rc != KF_ETIMEDOUT)
+        goto out;
+      proven = rc == 0;
+    }
     double ts = kf__now();
-    if ((rc = kf__dive(&s, lp, deadline)) != 0)
+    if (!proven && (rc = kf__dive(&s, lp, deadline)) != 0)
       goto out;
-    kf__trace("dive", c->n, s.rows.n, 0, s.inc_cost, s.k.lower, kf__now() - ts);
+    if (!proven)
+      kf__trace("dive", c->n, s.rows.n, 0, s.inc_cost, s.k.lower, kf__now() - ts);
   }
   kf__lp_destroy(lp);
   lp = NULL;
-  rc = kf__best(&s, deadline);
+  rc = proven ? 0 : kf__best(&s, deadline);
   if (rc != 0 && rc != KF_ETIMEDOUT)
     goto out;
   int timed_out = rc == KF_ETIMEDOUT;
+  if (proven) /* the core for the next plans: what a plan as cheap could use */
+    kf__core_select(&s.k, c, n, s.inc_cost - s.k.lower + KF__TOL * fabs(s.inc_cost), s.inc,
+                    s.ninc);
   if ((rc = kf__plan_add_acyclic(&s, s.inc, s.ninc)) != 0)
     goto out;
   if (timed_out) {

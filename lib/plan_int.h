@@ -273,6 +273,26 @@ extern int kf__bb_max_cols;
 /* Nodes after which a proof by the branch and bound is handed to CBC. */
 extern long kf__bb_proof_nodes;
 
+/* The sweep (sweep.c): an exact search by dynamic programming over the
+ * launches in program order, pruned by reduced costs. rc: reduced costs
+ * from duals of rows that every acyclic partition satisfies, with the
+ * bound L they give (cost.x >= L + sum of max(rc, 0) over the chosen
+ * groups, see exact.c). Whenever some acyclic plan costs less than
+ * L + limit, the sweep returns an optimal plan; any plan it returns is
+ * acyclic with reduced costs summing below limit; so every plan costs at
+ * least the smaller of its plan's cost and L + limit. Returns 0 with the
+ * plan in chosen[0..*nc) and its cost in *best (*nc = 0 and *best
+ * infinite when it found none); 1 when its states would take more than
+ * kf__sweep_max_bytes; KF_ETIMEDOUT at the deadline; KF_ENOMEM. *states:
+ * the states it expanded. */
+int kf__sweep(const kf__dag *d, const kf__cands *c, const double *cost, const double *rc,
+              double limit, double deadline, int *chosen, int *nc, double *best,
+              long *states);
+/* Memory the sweep's states may take (tests set 0 to reach the other
+ * searches). */
+#define KF__SWEEP_BYTES ((size_t)256 << 20)
+extern size_t kf__sweep_max_bytes;
+
 /* Reads a whole file; *text is malloc'd. 0, KF_EIO or KF_ENOMEM. */
 int kf__read_file(const char *path, char **text, size_t *len);
 /* Reads @p path and hands its text to @p parse (kf_problem_parse or

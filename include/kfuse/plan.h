@@ -219,6 +219,8 @@ typedef struct kf_plan_stats_s {
   double seconds;     /* wall time of kf_plan_solve */
   long bb_nodes;      /* nodes of the planner's own branch and bound, which
                          searches small cores instead of CBC */
+  long sweep_states;  /* states the sweep expanded (the exact search by
+                         dynamic programming over the launches in order) */
 } kf_plan_stats_t;
 
 /** Fills @p out with the statistics of the solve that made @p plan.

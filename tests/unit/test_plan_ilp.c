@@ -321,7 +321,9 @@ static void test_plan_gap_on_timeout(void **state)
   o.solver = KF_SOLVE_EXACT;
   o.max_group = 3;
   int bb_cols = kf__bb_max_cols;
+  size_t sweep_bytes = kf__sweep_max_bytes;
   kf__bb_max_cols = 0; /* every core to CBC */
+  kf__sweep_max_bytes = 0;
   for (int with_lp = 0; with_lp < 2; with_lp++) {
     kf__cbc_api_t t = timing_out(with_lp);
     const kf__cbc_api_t *old = kf__cbc_set_api(&t);
@@ -344,6 +346,7 @@ static void test_plan_gap_on_timeout(void **state)
     kf_plan_destroy(pl);
   }
   kf__bb_max_cols = bb_cols;
+  kf__sweep_max_bytes = sweep_bytes;
   kf_model_destroy(m);
   kf_problem_destroy(p);
 }

@@ -107,11 +107,18 @@ static kf_plan *solve_vs_brute(kf_problem *p, kf_model *m, int n, int k, double 
   return pl;
 }
 
+/* Every instance twice: proven by the sweep, and by the searches that take
+ * over where the sweep runs out of memory. */
 static void test_random_vs_brute_force(void **state)
 {
   (void)state;
   kf_model *m;
   assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  size_t sweep_bytes = kf__sweep_max_bytes;
+  for (int sweep = 0; sweep < 2; sweep++) {
+  kf__sweep_max_bytes = sweep ? sweep_bytes : 0;
+  long states = 0;
+  int ilp = 0;
   for (unsigned seed = 1; seed <= 40; seed++) {
     int n = 4 + (int)(seed % 7); /* 4..10 */
     int k = 2 + (int)(seed % 3);
@@ -131,6 +138,8 @@ static void test_random_vs_brute_force(void **state)
     assert_int_equal(kf_plan_stats(pl, &st), 0);
     assert_true(st.candidates <= st.enumerated && st.candidates > n);
     cut += st.conflict_rows + st.cycle_cuts;
+    states += st.sweep_states;
+    ilp += st.ilp_solves + (st.bb_nodes > 0);
     kf_plan_destroy(pl);
     kf_problem_destroy(p);
   }
@@ -143,6 +152,132 @@ static void test_random_vs_brute_force(void **state)
     kf_plan_destroy(solve_vs_brute(p, m, n, 4, 1e-6, "synthetic", seed));
     kf_problem_destroy(p);
   }
+  /* The sweep proves every synthetic instance alone; without it, the
+   * searches run. */
+  if (sweep)
+    assert_true(states > 0 && ilp == 0);
+  else
+    assert_true(states == 0 && ilp > 0);
+  }
+  kf__sweep_max_bytes = sweep_bytes;
+  kf_model_destroy(m);
+}
+
+/* The sweep against every partition into candidates. Without pruning
+ * (reduced costs 0) it returns the acyclic optimum. With reduced costs d
+ * from random duals y of the partition rows and the bound L they give
+ * (cost.x >= L + sum of max(d, 0) over the chosen groups, as in exact.c),
+ * and a random limit, it returns the acyclic optimum whenever that costs
+ * less than L + limit; whatever it returns is an acyclic partition of its
+ * cost, its reduced costs below the limit. The instances have horizontal
+ * sharing, so some have cyclic partitions cheaper than any acyclic one,
+ * which it must pass over. */
+typedef struct sweep_ref {
+  const double *cost;
+  double all, acyclic;
+} sweep_ref;
+
+static void sweep_visit(void *user, const int *cands, int n, int acyclic)
+{
+  sweep_ref *r = user;
+  double t = 0;
+  for (int i = 0; i < n; i++)
+    t += r->cost[cands[i]];
+  r->all = fmin(r->all, t);
+  if (acyclic)
+    r->acyclic = fmin(r->acyclic, t);
+}
+
+static void test_sweep_vs_partitions(void **state)
+{
+  (void)state;
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  int cyclic_cheaper = 0, none = 0, found = 0, pruned = 0;
+  unsigned rs = 12345;
+  for (unsigned seed = 1; seed <= 120; seed++) {
+    int n = 6 + (int)(seed % 7), k = 3 + (int)(seed % 2); /* 6..12 launches */
+    kf_problem *p = seed % 5 ? tl_synthetic(n, 3 + n / 2, seed) : tl_random_problem(n, 3, seed);
+    kf__dag d;
+    kf__cands c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(kf__dag_build(p, &d), 0);
+    assert_int_equal(kf__cands_build(p, &d, m, k, &c), 0);
+    double *cost = malloc(sizeof(double) * (size_t)c.n), *rc = malloc(sizeof(double) * (size_t)c.n);
+    int chosen[32], nc;
+    sweep_ref r = { cost, INFINITY, INFINITY };
+    for (int j = 0; j < c.n; j++)
+      cost[j] = c.c[j].cost * 1e6;
+    tl_partitions(&d, &c, sweep_visit, &r);
+    cyclic_cheaper += r.all < r.acyclic - 1e-9 * r.acyclic;
+    for (int trial = 0; trial < 4; trial++) {
+      double lower = 0, limit = 1, y[32];
+      for (int v = 0; v < n; v++)
+        y[v] = cost[c.single[v]] * (0.3 + 0.8 * (double)(tl_rand(&rs) % 1000) / 1000.0);
+      for (int v = 0; v < n; v++)
+        lower += trial ? y[v] : 0;
+      for (int j = 0; j < c.n; j++) {
+        rc[j] = 0;
+        if (trial) {
+          rc[j] = cost[j];
+          for (int q = 0; q < c.c[j].n; q++)
+            rc[j] -= y[c.c[j].members[q]];
+          lower += fmin(rc[j], 0);
+        }
+      }
+      if (trial)
+        limit = (r.acyclic - lower) * (0.05 + 1.6 * (double)(tl_rand(&rs) % 1000) / 1000.0);
+      double best;
+      long states;
+      int src = kf__sweep(&d, &c, cost, rc, limit, kf__now() + 60, chosen, &nc, &best,
+                          &states);
+      assert_int_equal(src, 0);
+      assert_true(states > 0);
+      int must = !trial || r.acyclic < lower + limit;
+      if (must && fabs(best - r.acyclic) > 1e-9 * r.acyclic)
+        fail_msg("seed %u trial %d: sweep %.9g, acyclic optimum %.9g below L + limit %.9g",
+                 seed, trial, best, r.acyclic, lower + limit);
+      assert_true(best >= r.acyclic * (1 - 1e-9));
+      pruned += !must;
+      if (!isfinite(best)) {
+        assert_int_equal(nc, 0);
+        none++;
+        continue;
+      }
+      found++;
+      /* The plan itself: a partition, acyclic, of that cost, below the limit. */
+      int seen[32] = { 0 }, cyc[32], topo[32], clen;
+      double t = 0, dr = 0;
+      for (int i = 0; i < nc; i++) {
+        for (int q = 0; q < c.c[chosen[i]].n; q++)
+          seen[c.c[chosen[i]].members[q]]++;
+        t += cost[chosen[i]], dr += fmax(rc[chosen[i]], 0);
+      }
+      for (int v = 0; v < n; v++)
+        assert_int_equal(seen[v], 1);
+      assert_int_equal(kf__quotient_cycle(&d, &c, chosen, nc, cyc, &clen, topo), 0);
+      assert_true(fabs(t - best) <= 1e-9 * best && dr < limit);
+    }
+    /* Out of memory: says so, and the planner proves the optimum anyway. */
+    size_t sweep_bytes = kf__sweep_max_bytes;
+    kf__sweep_max_bytes = 256;
+    double best;
+    long states;
+    assert_int_equal(kf__sweep(&d, &c, cost, rc, INFINITY, kf__now() + 60, chosen, &nc,
+                               &best, &states), 1);
+    if (seed % 10 == 0)
+      kf_plan_destroy(solve_vs_brute(p, m, n, k, 1e-6, "sweep out of memory", seed));
+    kf__sweep_max_bytes = sweep_bytes;
+    free(cost);
+    free(rc);
+    kf__cands_free(&c);
+    kf__dag_free(&d);
+    kf_problem_destroy(p);
+  }
+  print_message("sweep: %d plans found, %d limits with none, %d limits below the optimum, "
+                "%d instances with a cyclic partition cheaper than the acyclic optimum\n",
+                found, none, pruned, cyclic_cheaper);
+  assert_true(cyclic_cheaper >= 5 && none >= 5 && pruned >= 50 && found >= 300);
   kf_model_destroy(m);
 }
 
@@ -220,7 +355,8 @@ static void test_rc_fix(void **state)
   }
 }
 
-/* The planner's own branch and bound against CBC: on synthetic instances
+/* The planner's own branch and bound against CBC, and both against the
+ * sweep: on synthetic instances
  * of 16 to 24 launches at k = 4 (sharing sets up to 8, relaxations that
  * end 1-5 % below the optimum, too many partitions for brute force), both
  * prove the same optimum, and the branch and bound does branch; so does
@@ -236,12 +372,15 @@ static void test_branch_and_bound_vs_cbc(void **state)
   o.max_group = 4;
   int bb_cols = kf__bb_max_cols, branched = 0, handovers = 0;
   long proof_nodes = kf__bb_proof_nodes;
+  size_t sweep_bytes = kf__sweep_max_bytes;
   long nodes = 0;
   for (unsigned seed = 1; seed <= 80; seed++) {
     int n = 16 + 4 * (int)(seed % 3);
     kf_problem *p = tl_synthetic_sharing(n, n / 2, 8, seed);
     assert_non_null(p);
-    kf_plan *ours, *cbc, *handed;
+    kf_plan *ours, *cbc, *handed, *swept;
+    assert_int_equal(kf_plan_solve(p, m, &o, &swept), 0);
+    kf__sweep_max_bytes = 0;
     kf__bb_max_cols = bb_cols;
     assert_int_equal(kf_plan_solve(p, m, &o, &ours), 0);
     kf__bb_max_cols = 0;
@@ -250,10 +389,14 @@ static void test_branch_and_bound_vs_cbc(void **state)
     kf__bb_proof_nodes = 1;
     assert_int_equal(kf_plan_solve(p, m, &o, &handed), 0);
     kf__bb_proof_nodes = proof_nodes;
+    kf__sweep_max_bytes = sweep_bytes;
     double a = kf_plan_time(ours, 0), b = kf_plan_time(cbc, 0), h = kf_plan_time(handed, 0);
-    if (fabs(a - b) > 1e-7 * b || fabs(h - b) > 1e-7 * b)
+    double w = kf_plan_time(swept, 0);
+    if (fabs(a - b) > 1e-7 * b || fabs(h - b) > 1e-7 * b || fabs(w - b) > 1e-7 * b)
       fail_msg("seed %u (%d launches): branch and bound %.9g s, handed to CBC %.9g s, CBC "
-               "%.9g s", seed, n, a, h, b);
+               "%.9g s, sweep %.9g s", seed, n, a, h, b, w);
+    check_groups_partition(swept, 0, n);
+    kf_plan_destroy(swept);
     kf_plan_stats_t hs;
     assert_int_equal(kf_plan_stats(handed, &hs), 0);
     handovers += hs.ilp_solves > 0;
@@ -419,6 +562,7 @@ int main(void)
     cmocka_unit_test(test_chain_fuses),
     cmocka_unit_test(test_legality_callback),
     cmocka_unit_test(test_random_vs_brute_force),
+    cmocka_unit_test(test_sweep_vs_partitions),
     cmocka_unit_test(test_rc_fix),
     cmocka_unit_test(test_branch_and_bound_vs_cbc),
     cmocka_unit_test(test_cyclic_quotient_rejected),
