@@ -839,42 +839,87 @@ static int kf__best(kf__search *s, double deadline)
 #define KF__SWEEP_START 1e-4
 #define KF__SWEEP_GROW 2.0
 
-/* The best plan by the sweep (sweep.c) over the relaxation's reduced
- * costs: the limit starts small, where the sweep is quick and finds plans
- * close to the optimum, and grows until it covers the gap between the
- * incumbent and L. Returns 0 when the incumbent is proven optimal, 1 when
- * the sweep's states outgrew their memory (the other searches go on from
- * the incumbent and bound it leaves), KF_ETIMEDOUT or KF_ENOMEM. */
-static int kf__sweep_best(kf__search *s, double deadline)
+/* The best plan, or the k_best best, by the sweep (sweep.c) over the
+ * relaxation's reduced costs: the limit starts small, where the sweep is
+ * quick and finds plans close to the optimum, and grows until it covers
+ * the gap between the incumbent (with k_best > 1, the k-th plan found) and
+ * L. The best plan found becomes the incumbent. Returns 0 when the
+ * incumbent is proven optimal (with k_best > 1, when the plans found, added
+ * to the plan in order, are proven the k_best best or all there are), 1
+ * when the sweep's states outgrew their memory (the other searches go on
+ * from the incumbent and bound it leaves), KF_ETIMEDOUT or KF_ENOMEM. */
+static int kf__sweep_best(kf__search *s, int k_best, double deadline)
 {
-  double lower = s->k.lower, lam = KF__SWEEP_START * fabs(lower);
+  int n = s->d->n, rc, found, *nc = malloc(sizeof(int) * (size_t)k_best);
+  int *chosen = malloc(sizeof(int) * (size_t)k_best * (size_t)n);
+  double *best = malloc(sizeof(double) * (size_t)k_best), *most = NULL;
+  double lower = s->k.lower, lam = fmax(KF__SWEEP_START * fabs(lower), 1e-3), all = 0;
+  if (!nc || !chosen || !best)
+    goto nomem;
+  if (k_best > 1) {
+    /* No plan's reduced costs sum above all (each group's is at most that
+     * of any of its launches' dearest group): past it the sweep sees every
+     * plan. */
+    if (!(most = calloc((size_t)n, sizeof(double))))
+      goto nomem;
+    for (int j = 0; j < s->c->n; j++)
+      for (int q = 0; q < s->c->c[j].n; q++)
+        most[s->c->c[j].members[q]] = fmax(most[s->c->c[j].members[q]], s->k.d[j]);
+    for (int v = 0; v < n; v++)
+      all += most[v];
+  }
   for (;;) {
-    double tol = KF__TOL * fabs(s->inc_cost), lim = fmin(lam, s->inc_cost - tol - lower);
-    if (!(lim > 0))
-      return 0; /* the incumbent is within the tolerance of the bound */
-    int nc;
-    double best, ts = kf__now();
+    double tol = KF__TOL * fabs(s->inc_cost), ts = kf__now();
+    double lim = k_best > 1 ? lam : fmin(lam, s->inc_cost - tol - lower);
+    if (!(lim > 0)) {
+      rc = 0; /* the incumbent is within the tolerance of the bound */
+      break;
+    }
     long states;
-    int rc = kf__sweep(s->d, s->c, s->cost, s->k.d, lim, deadline, s->chosen, &nc, &best,
-                       &states);
+    rc = kf__sweep(s->d, s->c, s->cost, s->k.d, lim, k_best, deadline, chosen, nc, best,
+                   &found, &states);
     s->pl->st.sweep_states += states;
     if (getenv("KFPLAN_TRACE"))
-      fprintf(stderr, "kfplan: sweep below %.6g: %s, %ld states, plan %.6g in %.3f s\n", lim,
-              rc == 1 ? "out of memory budget" : rc ? kf_err_name(rc) : "OK", states, best,
-              kf__now() - ts);
+      fprintf(stderr, "kfplan: sweep below %.6g: %s, %ld states, %d plans, best %.6g in %.3f s\n",
+              lim, rc == 1 ? "out of memory budget" : rc ? kf_err_name(rc) : "OK", states,
+              rc ? 0 : found, rc || !found ? INFINITY : best[0], kf__now() - ts);
     if (rc)
-      return rc;
+      break;
     /* The sweep's plans are acyclic by construction; one that is not is
      * not trusted, and the other searches take over. */
-    if (nc && (rc = kf__offer(s, s->chosen, nc, best)) <= 0)
-      return rc < 0 ? rc : 1;
-    /* Every plan the sweep did not see costs at least L + lim. */
-    if (s->inc_cost - tol <= lower + lim)
-      return 0;
-    if ((lower + lim) * 1e-6 > s->pl->bound)
-      s->pl->bound = (lower + lim) * 1e-6;
+    int clen, cyclic = 0;
+    for (int i = 0; i < found && !cyclic; i++)
+      cyclic = kf__quotient_cycle(s->d, s->c, chosen + (size_t)i * (size_t)n, nc[i], s->cyc,
+                                  &clen, s->topo) != 0;
+    if (cyclic) {
+      rc = 1;
+      break;
+    }
+    if (found && best[0] < s->inc_cost)
+      kf__incumbent(s, chosen, nc[0], best[0]);
+    /* Every plan the sweep did not return costs at least L + lim or as
+     * much as its last. */
+    if (k_best == 1 ? s->inc_cost - tol <= lower + lim
+                    : found == k_best ? best[k_best - 1] - tol <= lower + lim : lim > all) {
+      for (int i = 0; k_best > 1 && i < found && !rc; i++)
+        rc = kf__plan_add_acyclic(s, chosen + (size_t)i * (size_t)n, nc[i]);
+      break;
+    }
+    if (fmin(s->inc_cost, lower + lim) * 1e-6 > s->pl->bound)
+      s->pl->bound = fmin(s->inc_cost, lower + lim) * 1e-6;
     lam *= KF__SWEEP_GROW;
   }
+  free(nc);
+  free(chosen);
+  free(best);
+  free(most);
+  return rc;
+nomem:
+  free(nc);
+  free(chosen);
+  free(best);
+  free(most);
+  return KF_ENOMEM;
 }
 
 /* Ranks 2 and on: the next plans, each cut off by a no-good row once found
@@ -963,7 +1008,7 @@ int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
     /* The sweep first; where its states outgrow their memory, the dive and
      * the core searches. */
     if (kf__sweep_max_bytes > 0) {
-      rc = kf__sweep_best(&s, deadline);
+      rc = kf__sweep_best(&s, k_best, deadline);
       if (rc < 0 && rc != KF_ETIMEDOUT)
         goto out;
       proven = rc == 0;
@@ -980,9 +1025,10 @@ int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
   if (rc != 0 && rc != KF_ETIMEDOUT)
     goto out;
   int timed_out = rc == KF_ETIMEDOUT;
-  if (proven) /* the core for the next plans: what a plan as cheap could use */
-    kf__core_select(&s.k, c, n, s.inc_cost - s.k.lower + KF__TOL * fabs(s.inc_cost), s.inc,
-                    s.ninc);
+  if (proven && k_best > 1) { /* the sweep added the k best, or all there are */
+    pl->bound = pl->alt[0].time;
+    goto out;
+  }
   if ((rc = kf__plan_add_acyclic(&s, s.inc, s.ninc)) != 0)
     goto out;
   if (timed_out) {

@@ -274,20 +274,21 @@ extern int kf__bb_max_cols;
 extern long kf__bb_proof_nodes;
 
 /* The sweep (sweep.c): an exact search by dynamic programming over the
- * launches in program order, pruned by reduced costs. rc: reduced costs
- * from duals of rows that every acyclic partition satisfies, with the
- * bound L they give (cost.x >= L + sum of max(rc, 0) over the chosen
- * groups, see exact.c). Whenever some acyclic plan costs less than
- * L + limit, the sweep returns an optimal plan; any plan it returns is
- * acyclic with reduced costs summing below limit; so every plan costs at
- * least the smaller of its plan's cost and L + limit. Returns 0 with the
- * plan in chosen[0..*nc) and its cost in *best (*nc = 0 and *best
- * infinite when it found none); 1 when its states would take more than
+ * launches in program order, pruned by reduced costs, for the k best
+ * plans. rc: reduced costs from duals of rows that every acyclic partition
+ * satisfies, with the bound L they give (cost.x >= L + sum of max(rc, 0)
+ * over the chosen groups, see exact.c). Whenever the k-th best acyclic plan
+ * (or, with fewer plans, every plan) costs less than L + limit, the sweep
+ * returns the k best, cheapest first; any plan it returns is acyclic with
+ * reduced costs summing below limit; so every plan it does not return
+ * costs at least the smaller of its last plan's cost and L + limit.
+ * Returns 0 with *found plans: plan i in chosen[i * n ..] (n launches),
+ * nc[i] groups, cost best[i]; 1 when its states would take more than
  * kf__sweep_max_bytes; KF_ETIMEDOUT at the deadline; KF_ENOMEM. *states:
  * the states it expanded. */
 int kf__sweep(const kf__dag *d, const kf__cands *c, const double *cost, const double *rc,
-              double limit, double deadline, int *chosen, int *nc, double *best,
-              long *states);
+              double limit, int k, double deadline, int *chosen, int *nc, double *best,
+              int *found, long *states);
 /* Memory the sweep's states may take (tests set 0 to reach the other
  * searches). */
 #define KF__SWEEP_BYTES ((size_t)256 << 20)

@@ -45,9 +45,14 @@ size_t kf__sweep_max_bytes = KF__SWEEP_BYTES;
 typedef struct kf__sstate {
   size_t off;  /* key in the layer's arena: covered, count, (enter, reach)... */
   int len;     /* key words */
-  int rec;     /* record of the cheapest partial plan reaching the state */
-  double cost, rc;
+  int nent;    /* partial plans kept, at most k */
 } kf__sstate;
+
+/* A partial plan kept in a state: its cost, reduced cost and record. */
+typedef struct kf__sent {
+  double cost, rc;
+  int rec;
+} kf__sent;
 
 /* The states whose lowest uncovered launch is the same. */
 typedef struct kf__layer {
@@ -55,11 +60,14 @@ typedef struct kf__layer {
   size_t nkey, capkey;
   kf__sstate *st;
   int n, cap;
+  kf__sent *ent; /* k per state, cheapest first */
+  size_t capent;
   int *tab; /* open addressing over st, -1 empty; capacity a power of two */
   int tcap;
 } kf__layer;
 
 typedef struct kf__sweep_t {
+  int k;             /* partial plans kept per state */
   size_t bytes;      /* held by layers and records */
   kf__layer *layer;  /* n + 1 */
   int *parent, *col; /* records: the previous record and the group added */
@@ -147,9 +155,10 @@ static int kf__record(kf__sweep_t *s, int parent, int col)
 static void kf__layer_free(kf__sweep_t *s, kf__layer *l)
 {
   s->bytes -= l->capkey * sizeof(uint64_t) + (size_t)l->cap * sizeof(kf__sstate) +
-              (size_t)l->tcap * sizeof(int);
+              l->capent * sizeof(kf__sent) + (size_t)l->tcap * sizeof(int);
   free(l->key);
   free(l->st);
+  free(l->ent);
   free(l->tab);
   memset(l, 0, sizeof *l);
 }
@@ -177,40 +186,54 @@ static int kf__layer_rehash(kf__sweep_t *s, kf__layer *l)
   return 0;
 }
 
-/* Offers the partial plan (record parent + group col, cost, rc) in the
- * state key[0..len) to layer l. 0, 1 past the budget, or KF_ENOMEM. */
-static int kf__offer_state(kf__sweep_t *s, kf__layer *l, const uint64_t *key, int len,
-                           double cost, double rc, int parent, int col)
+/* The state key[0..len) of layer l, added (with no partial plan) if new:
+ * its index in *at. 0, 1 past the budget, or KF_ENOMEM. */
+static int kf__state(kf__sweep_t *s, kf__layer *l, const uint64_t *key, int len, int *at)
 {
   int r;
   if (2 * (l->n + 1) > l->tcap && (r = kf__layer_rehash(s, l)) != 0)
     return r;
   size_t h = (size_t)kf__hash(key, len) & (size_t)(l->tcap - 1);
   for (; l->tab[h] >= 0; h = (h + 1) & (size_t)(l->tcap - 1)) {
-    kf__sstate *t = &l->st[l->tab[h]];
-    if (t->len != len || memcmp(l->key + t->off, key, sizeof(uint64_t) * (size_t)len))
-      continue;
-    if (cost >= t->cost)
+    const kf__sstate *t = &l->st[l->tab[h]];
+    if (t->len == len && !memcmp(l->key + t->off, key, sizeof(uint64_t) * (size_t)len)) {
+      *at = l->tab[h];
       return 0;
-    if ((r = kf__record(s, parent, col)) != 0)
-      return r;
-    t->cost = cost;
-    t->rc = rc;
-    t->rec = s->nrec - 1;
-    return 0;
+    }
   }
   size_t cap = (size_t)l->cap;
   if ((r = kf__sgrow(s, (void **)&l->key, &l->capkey, l->nkey + (size_t)len,
                      sizeof(uint64_t))) != 0 ||
+      (r = kf__sgrow(s, (void **)&l->ent, &l->capent, (size_t)(l->n + 1) * (size_t)s->k,
+                     sizeof(kf__sent))) != 0 ||
       (r = kf__sgrow(s, (void **)&l->st, &cap, (size_t)l->n + 1, sizeof(kf__sstate))) != 0)
     return r;
   l->cap = (int)cap;
+  memcpy(l->key + l->nkey, key, sizeof(uint64_t) * (size_t)len);
+  l->st[l->n] = (kf__sstate){ l->nkey, len, 0 };
+  l->nkey += (size_t)len;
+  *at = l->n;
+  l->tab[h] = l->n++;
+  return 0;
+}
+
+/* Offers the partial plan (record parent + group col, cost, rc) to state
+ * at of layer l, which keeps its k cheapest. 0, 1 past the budget, or
+ * KF_ENOMEM. */
+static int kf__offer_plan(kf__sweep_t *s, kf__layer *l, int at, double cost, double rc,
+                          int parent, int col)
+{
+  kf__sent *e = l->ent + (size_t)at * (size_t)s->k;
+  int *nent = &l->st[at].nent, i = *nent < s->k ? *nent : s->k - 1, r;
+  if (*nent == s->k && cost >= e[s->k - 1].cost)
+    return 0;
   if ((r = kf__record(s, parent, col)) != 0)
     return r;
-  memcpy(l->key + l->nkey, key, sizeof(uint64_t) * (size_t)len);
-  l->st[l->n] = (kf__sstate){ l->nkey, len, s->nrec - 1, cost, rc };
-  l->tab[h] = l->n++;
-  l->nkey += (size_t)len;
+  for (; i > 0 && e[i - 1].cost > cost; i--)
+    e[i] = e[i - 1];
+  e[i] = (kf__sent){ cost, rc, s->nrec - 1 };
+  if (*nent < s->k)
+    ++*nent;
   return 0;
 }
 
@@ -270,15 +293,15 @@ static void kf__unpack(const uint64_t *key, int w, int base, uint64_t *full)
 }
 
 int kf__sweep(const kf__dag *d, const kf__cands *c, const double *cost, const double *rc,
-              double limit, double deadline, int *chosen, int *nc, double *best,
-              long *states)
+              double limit, int k, double deadline, int *chosen, int *nc, double *best,
+              int *found, long *states)
 {
-  int n = d->n, w = d->words, r = KF_ENOMEM;
+  int n = d->n, w = d->words, r = KF_ENOMEM, at;
   long done = 0;
-  *nc = 0;
-  *best = INFINITY;
+  *found = 0;
   kf__sweep_t s;
   memset(&s, 0, sizeof s);
+  s.k = k;
   /* The groups below the limit, by lowest launch, cheapest reduced cost
    * first; each with its members and its dependents' reach. */
   int *start = calloc((size_t)n + 2, sizeof(int));
@@ -304,18 +327,19 @@ int kf__sweep(const kf__dag *d, const kf__cands *c, const double *cost, const do
     start[v + 1] += start[v];
   qsort(order, (size_t)ng, sizeof *order, kf__group_cmp);
   for (int i = 0; i < ng; i++) {
-    const kf__cand *k = &c->c[order[i].j];
+    const kf__cand *cand = &c->c[order[i].j];
     uint64_t *m = gm + (size_t)i * (size_t)w, *re = gr + (size_t)i * (size_t)w;
-    for (int q = 0; q < k->n; q++)
-      m[k->members[q] / 64] |= 1ull << (k->members[q] % 64);
-    for (int q = 0; q < k->n; q++)
+    for (int q = 0; q < cand->n; q++)
+      m[cand->members[q] / 64] |= 1ull << (cand->members[q] % 64);
+    for (int q = 0; q < cand->n; q++)
       for (int x = 0; x < w; x++)
-        re[x] |= d->desc[(size_t)k->members[q] * (size_t)w + (size_t)x];
+        re[x] |= d->desc[(size_t)cand->members[q] * (size_t)w + (size_t)x];
     for (int x = 0; x < w; x++)
       re[x] &= ~m[x];
   }
   memset(key, 0, sizeof(uint64_t) * (size_t)(w + 1));
-  if ((r = kf__offer_state(&s, &s.layer[0], key, w + 1, 0, 0, -1, -1)) != 0)
+  if ((r = kf__state(&s, &s.layer[0], key, w + 1, &at)) != 0 ||
+      (r = kf__offer_plan(&s, &s.layer[0], at, 0, 0, -1, -1)) != 0)
     goto out; /* the root: record 0 */
   for (int m = 0; m < n; m++) {
     kf__layer *l = &s.layer[m];
@@ -325,14 +349,17 @@ int kf__sweep(const kf__dag *d, const kf__cands *c, const double *cost, const do
         goto out;
       }
       kf__sstate st = l->st[si];
+      const kf__sent *es = l->ent + (size_t)si * (size_t)k;
+      double least = INFINITY; /* reduced cost */
+      for (int e = 0; e < st.nent; e++)
+        least = fmin(least, es[e].rc);
       kf__unpack(l->key + st.off, w, m / 64, cur);
       const uint64_t *cov = cur;
       int nopen = (int)cov[w];
       const uint64_t *open = cov + w + 1;
       for (int gi = start[m]; gi < start[m + 1]; gi++) {
         int j = order[gi].j;
-        double nrc = st.rc + order[gi].r;
-        if (!(nrc < limit))
+        if (!(least + order[gi].r < limit))
           break;
         const uint64_t *g = gm + (size_t)gi * (size_t)w, *re = gr + (size_t)gi * (size_t)w;
         if (kf__any(g, cov, w))
@@ -374,25 +401,31 @@ int kf__sweep(const kf__dag *d, const kf__cands *c, const double *cost, const do
             kf__open_insert(list, &cnt, tmpe, tmpr, w);
         }
         nk[w] = (uint64_t)cnt;
-        r = kf__offer_state(&s, &s.layer[m2], pk, kf__pack(nk, w, m2 / 64, pk),
-                            st.cost + cost[j], nrc, st.rec, j);
-        if (r)
+        if ((r = kf__state(&s, &s.layer[m2], pk, kf__pack(nk, w, m2 / 64, pk), &at)) != 0)
           goto out;
+        for (int e = 0; e < st.nent; e++)
+          if (es[e].rc + order[gi].r < limit &&
+              (r = kf__offer_plan(&s, &s.layer[m2], at, es[e].cost + cost[j],
+                                  es[e].rc + order[gi].r, es[e].rec, j)) != 0)
+            goto out;
       }
     }
     kf__layer_free(&s, l);
   }
   r = 0;
-  if (s.layer[n].n) {
-    *best = s.layer[n].st[0].cost;
-    for (int q = s.layer[n].st[0].rec; s.col[q] >= 0; q = s.parent[q])
-      chosen[(*nc)++] = s.col[q];
+  for (int e = 0; s.layer[n].n && e < s.layer[n].st[0].nent; e++) {
+    const kf__sent *es = s.layer[n].ent + e;
+    best[e] = es->cost;
+    nc[e] = 0;
+    for (int q = es->rec; s.col[q] >= 0; q = s.parent[q])
+      chosen[(size_t)e * (size_t)n + (size_t)nc[e]++] = s.col[q];
+    ++*found;
   }
 out:
   *states = done;
   if (s.layer)
     for (int m = 0; m <= n; m++)
-      free(s.layer[m].key), free(s.layer[m].st), free(s.layer[m].tab);
+      free(s.layer[m].key), free(s.layer[m].st), free(s.layer[m].ent), free(s.layer[m].tab);
   free(s.layer);
   free(s.parent);
   free(s.col);

@@ -193,7 +193,7 @@ static void test_sweep_vs_partitions(void **state)
   (void)state;
   kf_model *m;
   assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
-  int cyclic_cheaper = 0, none = 0, found = 0, pruned = 0, oom = 0;
+  int cyclic_cheaper = 0, none = 0, plans = 0, pruned = 0, oom = 0;
   unsigned rs = 12345;
   for (unsigned seed = 1; seed <= 120; seed++) {
     int n = 6 + (int)(seed % 7), k = 3 + (int)(seed % 2); /* 6..12 launches */
@@ -227,24 +227,24 @@ static void test_sweep_vs_partitions(void **state)
       }
       if (trial)
         limit = (r.acyclic - lower) * (0.05 + 1.6 * (double)(tl_rand(&rs) % 1000) / 1000.0);
-      double best;
+      double best = INFINITY;
       long states;
-      int src = kf__sweep(&d, &c, cost, rc, limit, kf__now() + 60, chosen, &nc, &best,
-                          &states);
+      int found;
+      int src = kf__sweep(&d, &c, cost, rc, limit, 1, kf__now() + 60, chosen, &nc, &best,
+                          &found, &states);
       assert_int_equal(src, 0);
-      assert_true(states > 0);
+      assert_true(states > 0 && (found == 1 || (found == 0 && !isfinite(best))));
       int must = !trial || r.acyclic < lower + limit;
       if (must && fabs(best - r.acyclic) > 1e-9 * r.acyclic)
         fail_msg("seed %u trial %d: sweep %.9g, acyclic optimum %.9g below L + limit %.9g",
                  seed, trial, best, r.acyclic, lower + limit);
       assert_true(best >= r.acyclic * (1 - 1e-9));
       pruned += !must;
-      if (!isfinite(best)) {
-        assert_int_equal(nc, 0);
+      if (!found) {
         none++;
         continue;
       }
-      found++;
+      plans++;
       /* The plan itself: a partition, acyclic, of that cost, below the limit. */
       int seen[32] = { 0 }, cyc[32], topo[32], clen;
       double t = 0, dr = 0;
@@ -261,13 +261,15 @@ static void test_sweep_vs_partitions(void **state)
     /* Out of memory, at once or part way: says so (or, with room enough,
      * proves the optimum), and the planner proves the optimum anyway. */
     size_t sweep_bytes = kf__sweep_max_bytes;
-    for (size_t budget = 256; budget <= 65536; budget *= 16) {
+    for (size_t budget = 256; budget <= 65536; budget *= 4) {
       kf__sweep_max_bytes = budget;
       double best;
       long states;
+      int found;
       for (int j = 0; j < c.n; j++)
         rc[j] = 0;
-      int src = kf__sweep(&d, &c, cost, rc, 1, kf__now() + 60, chosen, &nc, &best, &states);
+      int src = kf__sweep(&d, &c, cost, rc, 1, 1, kf__now() + 60, chosen, &nc, &best, &found,
+                          &states);
       assert_true(src == 1 || (src == 0 && fabs(best - r.acyclic) <= 1e-9 * r.acyclic));
       if (budget == 256)
         assert_int_equal(src, 1);
@@ -282,10 +284,11 @@ static void test_sweep_vs_partitions(void **state)
     kf__dag_free(&d);
     kf_problem_destroy(p);
   }
-  print_message("sweep: %d plans found, %d limits with none, %d limits below the optimum, "
+  print_message("sweep: %d plans found, %d limits with none, %d limits below the optimum, %d "
+                "out of memory part way, "
                 "%d instances with a cyclic partition cheaper than the acyclic optimum\n",
-                found, none, pruned, cyclic_cheaper);
-  assert_true(cyclic_cheaper >= 5 && none >= 5 && pruned >= 50 && found >= 300 && oom >= 20);
+                plans, none, pruned, oom, cyclic_cheaper);
+  assert_true(cyclic_cheaper >= 5 && none >= 5 && pruned >= 50 && plans >= 300 && oom >= 20);
   kf_model_destroy(m);
 }
 
@@ -481,6 +484,160 @@ static void test_cyclic_quotient_rejected(void **state)
   kf_problem_destroy(p);
 }
 
+/* The k best plans against every acyclic partition: the sweep alone
+ * (without pruning, and with reduced costs from random duals and a random
+ * limit: the k best whenever the k-th costs less than L + limit), and
+ * kf_plan_solve with and without the sweep (no-good rows and CBC). */
+typedef struct costs_ref {
+  const double *cost;
+  double *t;
+  int n, cap;
+} costs_ref;
+
+static void costs_visit(void *user, const int *cands, int n, int acyclic)
+{
+  costs_ref *r = user;
+  if (!acyclic)
+    return;
+  if (r->n == r->cap) {
+    r->cap = r->cap ? 2 * r->cap : 64;
+    r->t = realloc(r->t, sizeof(double) * (size_t)r->cap);
+    assert_non_null(r->t);
+  }
+  double t = 0;
+  for (int i = 0; i < n; i++)
+    t += r->cost[cands[i]];
+  r->t[r->n++] = t;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Nonzero if the partitions a[0..na) and b[0..nb) (candidate indices) are
+ * the same set of groups. */
+static int same_partition(const int *a, int na, const int *b, int nb)
+{
+  if (na != nb)
+    return 0;
+  for (int i = 0; i < na; i++) {
+    int in = 0;
+    for (int j = 0; j < nb; j++)
+      in |= a[i] == b[j];
+    if (!in)
+      return 0;
+  }
+  return 1;
+}
+
+static void test_k_best_vs_partitions(void **state)
+{
+  (void)state;
+  kf_model *m;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
+  enum { K = 6 };
+  unsigned rs = 777;
+  int exact = 0, fewer = 0;
+  for (unsigned seed = 1; seed <= 60; seed++) {
+    /* 2 or 3 launches every 20th: fewer plans than asked */
+    int n = seed % 20 ? 5 + (int)(seed % 7) : 2 + (int)(seed / 20 % 2);
+    int k = 2 + (int)(seed % 3), kb = seed % 20 ? 2 + (int)(seed % (K - 1)) : K;
+    kf_problem *p = seed % 4 ? tl_synthetic(n, 3 + n / 2, seed) : tl_random_problem(n, 3, seed);
+    kf__dag d;
+    kf__cands c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(kf__dag_build(p, &d), 0);
+    assert_int_equal(kf__cands_build(p, &d, m, k, &c), 0);
+    double *cost = malloc(sizeof(double) * (size_t)c.n), *rc = malloc(sizeof(double) * (size_t)c.n);
+    for (int j = 0; j < c.n; j++)
+      cost[j] = c.c[j].cost * 1e6;
+    costs_ref r = { cost, NULL, 0, 0 };
+    tl_partitions(&d, &c, costs_visit, &r);
+    qsort(r.t, (size_t)r.n, sizeof(double), dbl_cmp);
+    fewer += r.n < kb;
+    for (int trial = 0; trial < 3; trial++) {
+      double lower = 0, limit = 1e30, y[32];
+      for (int v = 0; v < n; v++)
+        y[v] = trial ? cost[c.single[v]] * (0.3 + 0.8 * (double)(tl_rand(&rs) % 1000) / 1000.0) : 0;
+      for (int v = 0; v < n; v++)
+        lower += y[v];
+      for (int j = 0; j < c.n; j++) {
+        rc[j] = cost[j];
+        for (int q = 0; q < c.c[j].n; q++)
+          rc[j] -= y[c.c[j].members[q]];
+        lower += fmin(rc[j], 0);
+      }
+      double kth = r.t[(r.n < kb ? r.n : kb) - 1];
+      if (trial)
+        limit = (kth - lower) * (0.5 + (double)(tl_rand(&rs) % 1000) / 1000.0);
+      int chosen[K * 32], nc[K], found;
+      double best[K];
+      long states;
+      assert_int_equal(kf__sweep(&d, &c, cost, rc, limit, kb, kf__now() + 60, chosen, nc, best,
+                                 &found, &states), 0);
+      int must = kth < lower + limit;
+      exact += must;
+      if (must)
+        assert_int_equal(found, r.n < kb ? r.n : kb);
+      for (int i = 0; i < found; i++) {
+        /* plan i: the i-th cost when the k-th is below L + limit, never
+         * cheaper than it; acyclic, a partition, distinct from the others */
+        const int *pi = chosen + (size_t)i * (size_t)n;
+        int seen[32] = { 0 }, cyc[32], topo[32], clen;
+        double t = 0;
+        for (int g = 0; g < nc[i]; g++) {
+          t += cost[pi[g]];
+          for (int q = 0; q < c.c[pi[g]].n; q++)
+            seen[c.c[pi[g]].members[q]]++;
+        }
+        for (int v = 0; v < n; v++)
+          assert_int_equal(seen[v], 1);
+        assert_int_equal(kf__quotient_cycle(&d, &c, pi, nc[i], cyc, &clen, topo), 0);
+        assert_true(fabs(t - best[i]) <= 1e-9 * t && (i == 0 || best[i] >= best[i - 1]));
+        assert_true(best[i] >= r.t[i] * (1 - 1e-9));
+        if (must && fabs(best[i] - r.t[i]) > 1e-9 * r.t[i])
+          fail_msg("seed %u trial %d: plan %d of %d costs %.9g, the %d-th partition %.9g", seed,
+                   trial, i + 1, kb, best[i], i + 1, r.t[i]);
+        for (int h = 0; h < i; h++)
+          assert_false(same_partition(pi, nc[i], chosen + (size_t)h * (size_t)n, nc[h]));
+      }
+    }
+    /* Through kf_plan_solve, with the sweep and without. */
+    size_t sweep_bytes = kf__sweep_max_bytes;
+    for (int sweep = 0; sweep < 2; sweep++) {
+      kf__sweep_max_bytes = sweep ? sweep_bytes : 0;
+      kf_solve_options_t o = opts(k, kb);
+      kf_plan *pl;
+      assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
+      assert_int_equal(kf_plan_count(pl), r.n < kb ? r.n : kb);
+      for (int i = 0; i < kf_plan_count(pl); i++) {
+        double t = kf_plan_time(pl, i) * 1e6;
+        if (fabs(t - r.t[i]) > 1e-7 * r.t[i])
+          fail_msg("seed %u (%s): plan %d of %d costs %.9g, the %d-th partition %.9g", seed,
+                   sweep ? "sweep" : "no-good rows", i + 1, kb, t, i + 1, r.t[i]);
+        check_groups_partition(pl, i, n);
+      }
+      kf_plan_stats_t st;
+      assert_int_equal(kf_plan_stats(pl, &st), 0);
+      assert_true(sweep ? st.ilp_solves == 0 : st.sweep_states == 0);
+      kf_plan_destroy(pl);
+    }
+    kf__sweep_max_bytes = sweep_bytes;
+    free(r.t);
+    free(cost);
+    free(rc);
+    kf__cands_free(&c);
+    kf__dag_free(&d);
+    kf_problem_destroy(p);
+  }
+  print_message("k best: %d sweeps with the k-th plan below L + limit, %d instances with "
+                "fewer plans than asked\n", exact, fewer);
+  assert_true(exact >= 100 && fewer >= 1);
+  kf_model_destroy(m);
+}
+
 static void test_k_best(void **state)
 {
   (void)state;
@@ -575,6 +732,7 @@ int main(void)
     cmocka_unit_test(test_branch_and_bound_vs_cbc),
     cmocka_unit_test(test_cyclic_quotient_rejected),
     cmocka_unit_test(test_k_best),
+    cmocka_unit_test(test_k_best_vs_partitions),
     cmocka_unit_test(test_heuristic_valid),
     cmocka_unit_test(test_bad_arguments),
   };
