@@ -163,6 +163,34 @@ static void test_random_vs_brute_force(void **state)
   kf_model_destroy(m);
 }
 
+/* An instance for the sweep's tests: its DAG, candidates, their costs in
+ * microseconds and room for reduced costs. */
+typedef struct sweep_inst {
+  kf__dag d;
+  kf__cands c;
+  double *cost, *rc;
+} sweep_inst;
+
+static void sweep_inst_open(sweep_inst *in, const kf_problem *p, const kf_model *m, int k)
+{
+  memset(in, 0, sizeof *in);
+  assert_int_equal(kf__dag_build(p, &in->d), 0);
+  assert_int_equal(kf__cands_build(p, &in->d, m, k, &in->c), 0);
+  in->cost = malloc(sizeof(double) * (size_t)in->c.n);
+  in->rc = malloc(sizeof(double) * (size_t)in->c.n);
+  assert_true(in->cost && in->rc);
+  for (int j = 0; j < in->c.n; j++)
+    in->cost[j] = in->c.c[j].cost * 1e6;
+}
+
+static void sweep_inst_close(sweep_inst *in)
+{
+  free(in->cost);
+  free(in->rc);
+  kf__cands_free(&in->c);
+  kf__dag_free(&in->d);
+}
+
 /* The sweep against every partition into candidates. Without pruning
  * (reduced costs 0) it returns the acyclic optimum. With reduced costs d
  * from random duals y of the partition rows and the bound L they give
@@ -198,30 +226,27 @@ static void test_sweep_vs_partitions(void **state)
   for (unsigned seed = 1; seed <= 120; seed++) {
     int n = 6 + (int)(seed % 7), k = 3 + (int)(seed % 2); /* 6..12 launches */
     kf_problem *p = seed % 5 ? tl_synthetic(n, 3 + n / 2, seed) : tl_random_problem(n, 3, seed);
-    kf__dag d;
-    kf__cands c;
-    memset(&c, 0, sizeof c);
-    assert_int_equal(kf__dag_build(p, &d), 0);
-    assert_int_equal(kf__cands_build(p, &d, m, k, &c), 0);
-    double *cost = malloc(sizeof(double) * (size_t)c.n), *rc = malloc(sizeof(double) * (size_t)c.n);
+    sweep_inst in;
+    sweep_inst_open(&in, p, m, k);
+    const kf__dag *d = &in.d;
+    const kf__cands *c = &in.c;
+    double *cost = in.cost, *rc = in.rc;
     int chosen[32], nc;
     sweep_ref r = { cost, INFINITY, INFINITY };
-    for (int j = 0; j < c.n; j++)
-      cost[j] = c.c[j].cost * 1e6;
-    tl_partitions(&d, &c, sweep_visit, &r);
+    tl_partitions(d, c, sweep_visit, &r);
     cyclic_cheaper += r.all < r.acyclic - 1e-9 * r.acyclic;
     for (int trial = 0; trial < 4; trial++) {
       double lower = 0, limit = 1, y[32];
       for (int v = 0; v < n; v++)
-        y[v] = cost[c.single[v]] * (0.3 + 0.8 * (double)(tl_rand(&rs) % 1000) / 1000.0);
+        y[v] = cost[c->single[v]] * (0.3 + 0.8 * (double)(tl_rand(&rs) % 1000) / 1000.0);
       for (int v = 0; v < n; v++)
         lower += trial ? y[v] : 0;
-      for (int j = 0; j < c.n; j++) {
+      for (int j = 0; j < c->n; j++) {
         rc[j] = 0;
         if (trial) {
           rc[j] = cost[j];
-          for (int q = 0; q < c.c[j].n; q++)
-            rc[j] -= y[c.c[j].members[q]];
+          for (int q = 0; q < c->c[j].n; q++)
+            rc[j] -= y[c->c[j].members[q]];
           lower += fmin(rc[j], 0);
         }
       }
@@ -230,7 +255,7 @@ static void test_sweep_vs_partitions(void **state)
       double best = INFINITY;
       long states;
       int found;
-      int src = kf__sweep(&d, &c, cost, rc, limit, 1, kf__now() + 60, chosen, &nc, &best,
+      int src = kf__sweep(d, c, cost, rc, limit, 1, kf__now() + 60, chosen, &nc, &best,
                           &found, &states);
       assert_int_equal(src, 0);
       assert_true(states > 0 && (found == 1 || (found == 0 && !isfinite(best))));
@@ -249,13 +274,13 @@ static void test_sweep_vs_partitions(void **state)
       int seen[32] = { 0 }, cyc[32], topo[32], clen;
       double t = 0, dr = 0;
       for (int i = 0; i < nc; i++) {
-        for (int q = 0; q < c.c[chosen[i]].n; q++)
-          seen[c.c[chosen[i]].members[q]]++;
+        for (int q = 0; q < c->c[chosen[i]].n; q++)
+          seen[c->c[chosen[i]].members[q]]++;
         t += cost[chosen[i]], dr += fmax(rc[chosen[i]], 0);
       }
       for (int v = 0; v < n; v++)
         assert_int_equal(seen[v], 1);
-      assert_int_equal(kf__quotient_cycle(&d, &c, chosen, nc, cyc, &clen, topo), 0);
+      assert_int_equal(kf__quotient_cycle(d, c, chosen, nc, cyc, &clen, topo), 0);
       assert_true(fabs(t - best) <= 1e-9 * best && dr < limit);
     }
     /* Out of memory, at once or part way: says so (or, with room enough,
@@ -266,9 +291,9 @@ static void test_sweep_vs_partitions(void **state)
       double best;
       long states;
       int found;
-      for (int j = 0; j < c.n; j++)
+      for (int j = 0; j < c->n; j++)
         rc[j] = 0;
-      int src = kf__sweep(&d, &c, cost, rc, 1, 1, kf__now() + 60, chosen, &nc, &best, &found,
+      int src = kf__sweep(d, c, cost, rc, 1, 1, kf__now() + 60, chosen, &nc, &best, &found,
                           &states);
       assert_true(src == 1 || (src == 0 && fabs(best - r.acyclic) <= 1e-9 * r.acyclic));
       if (budget == 256)
@@ -278,10 +303,7 @@ static void test_sweep_vs_partitions(void **state)
     if (seed % 10 == 0)
       kf_plan_destroy(solve_vs_brute(p, m, n, k, 1e-6, "sweep out of memory", seed));
     kf__sweep_max_bytes = sweep_bytes;
-    free(cost);
-    free(rc);
-    kf__cands_free(&c);
-    kf__dag_free(&d);
+    sweep_inst_close(&in);
     kf_problem_destroy(p);
   }
   print_message("sweep: %d plans found, %d limits with none, %d limits below the optimum, %d "
@@ -545,28 +567,26 @@ static void test_k_best_vs_partitions(void **state)
     int n = seed % 20 ? 5 + (int)(seed % 7) : 2 + (int)(seed / 20 % 2);
     int k = 2 + (int)(seed % 3), kb = seed % 20 ? 2 + (int)(seed % (K - 1)) : K;
     kf_problem *p = seed % 4 ? tl_synthetic(n, 3 + n / 2, seed) : tl_random_problem(n, 3, seed);
-    kf__dag d;
-    kf__cands c;
-    memset(&c, 0, sizeof c);
-    assert_int_equal(kf__dag_build(p, &d), 0);
-    assert_int_equal(kf__cands_build(p, &d, m, k, &c), 0);
-    double *cost = malloc(sizeof(double) * (size_t)c.n), *rc = malloc(sizeof(double) * (size_t)c.n);
-    for (int j = 0; j < c.n; j++)
-      cost[j] = c.c[j].cost * 1e6;
+    sweep_inst in;
+    sweep_inst_open(&in, p, m, k);
+    const kf__dag *d = &in.d;
+    const kf__cands *c = &in.c;
+    double *cost = in.cost, *rc = in.rc;
     costs_ref r = { cost, NULL, 0, 0 };
-    tl_partitions(&d, &c, costs_visit, &r);
+    tl_partitions(d, c, costs_visit, &r);
     qsort(r.t, (size_t)r.n, sizeof(double), dbl_cmp);
     fewer += r.n < kb;
     for (int trial = 0; trial < 3; trial++) {
       double lower = 0, limit = 1e30, y[32];
       for (int v = 0; v < n; v++)
-        y[v] = trial ? cost[c.single[v]] * (0.3 + 0.8 * (double)(tl_rand(&rs) % 1000) / 1000.0) : 0;
+        y[v] = trial ? cost[c->single[v]] * (0.3 + 0.8 * (double)(tl_rand(&rs) % 1000) / 1000.0)
+                     : 0;
       for (int v = 0; v < n; v++)
         lower += y[v];
-      for (int j = 0; j < c.n; j++) {
+      for (int j = 0; j < c->n; j++) {
         rc[j] = cost[j];
-        for (int q = 0; q < c.c[j].n; q++)
-          rc[j] -= y[c.c[j].members[q]];
+        for (int q = 0; q < c->c[j].n; q++)
+          rc[j] -= y[c->c[j].members[q]];
         lower += fmin(rc[j], 0);
       }
       double kth = r.t[(r.n < kb ? r.n : kb) - 1];
@@ -575,7 +595,7 @@ static void test_k_best_vs_partitions(void **state)
       int chosen[K * 32], nc[K], found;
       double best[K];
       long states;
-      assert_int_equal(kf__sweep(&d, &c, cost, rc, limit, kb, kf__now() + 60, chosen, nc, best,
+      assert_int_equal(kf__sweep(d, c, cost, rc, limit, kb, kf__now() + 60, chosen, nc, best,
                                  &found, &states), 0);
       int must = kth < lower + limit;
       exact += must;
@@ -589,12 +609,12 @@ static void test_k_best_vs_partitions(void **state)
         double t = 0;
         for (int g = 0; g < nc[i]; g++) {
           t += cost[pi[g]];
-          for (int q = 0; q < c.c[pi[g]].n; q++)
-            seen[c.c[pi[g]].members[q]]++;
+          for (int q = 0; q < c->c[pi[g]].n; q++)
+            seen[c->c[pi[g]].members[q]]++;
         }
         for (int v = 0; v < n; v++)
           assert_int_equal(seen[v], 1);
-        assert_int_equal(kf__quotient_cycle(&d, &c, pi, nc[i], cyc, &clen, topo), 0);
+        assert_int_equal(kf__quotient_cycle(d, c, pi, nc[i], cyc, &clen, topo), 0);
         assert_true(fabs(t - best[i]) <= 1e-9 * t && (i == 0 || best[i] >= best[i - 1]));
         assert_true(best[i] >= r.t[i] * (1 - 1e-9));
         if (must && fabs(best[i] - r.t[i]) > 1e-9 * r.t[i])
@@ -626,10 +646,7 @@ static void test_k_best_vs_partitions(void **state)
     }
     kf__sweep_max_bytes = sweep_bytes;
     free(r.t);
-    free(cost);
-    free(rc);
-    kf__cands_free(&c);
-    kf__dag_free(&d);
+    sweep_inst_close(&in);
     kf_problem_destroy(p);
   }
   print_message("k best: %d sweeps with the k-th plan below L + limit, %d instances with "
