@@ -1025,7 +1025,7 @@ int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
   if (rc != 0 && rc != KF_ETIMEDOUT)
     goto out;
   int timed_out = rc == KF_ETIMEDOUT;
-  if (proven && k_best > 1) { /* the sweep added the k best, or all there are */
+  if (proven && k_best > 1 && pl->nalt > 0) { /* the sweep added the k best, or all */
     pl->bound = pl->alt[0].time;
     goto out;
   }
