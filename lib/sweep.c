@@ -32,8 +32,11 @@
  * state's cheapest gives a plan no dearer, hence optimal, hence with
  * reduced costs below the limit, so it survives the pruning. The sweep
  * thus returns an optimal plan whenever one costs less than L + limit, and
- * otherwise some plan or none. How many states there are grows fast with
- * the limit; the caller raises it step by step from a small value.
+ * otherwise some plan or none. For the k best plans a state keeps its k
+ * cheapest partial plans (distinct plans: a partition reaches each state
+ * along one path), and a plan among the k best that a state drops has k
+ * cheaper plans through that state. How many states there are grows fast
+ * with the limit; the caller raises it step by step from a small value.
  */
 #include <math.h>
 #include <stdlib.h>
