@@ -10,18 +10,7 @@
 // RUN: FileCheck %s < %t.ll
 // RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
-#include <cuda_runtime.h>
-
-__global__ __attribute__((annotate("kfuse_map"))) void scale(const float *x, float *t, float a, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    t[i] = a * x[i];
-}
-__global__ __attribute__((annotate("kfuse_map"))) void axpy(const float *t, const float *y, float *o, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    o[i] = t[i] + y[i];
-}
+#include "Inputs/scale-axpy.cuh"
 
 // CHECK: define {{.*}}void @_Z20__device_stub__scalePKfPffi(
 // CHECK-LABEL: define {{.*}}void @_Z3runPKfPfS0_S1_iP11CUstream_st(

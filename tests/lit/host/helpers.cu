@@ -14,18 +14,7 @@
 // RUN: FileCheck --check-prefix=REMARK %s < %t0.remarks
 // RUN: FileCheck --check-prefix=WHERE %s < %t0.ll
 
-#include <cuda_runtime.h>
-
-__global__ __attribute__((annotate("kfuse_map"))) void scale(const float *x, float *t, float a, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    t[i] = a * x[i];
-}
-__global__ __attribute__((annotate("kfuse_map"))) void axpy(const float *t, const float *y, float *o, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    o[i] = t[i] + y[i];
-}
+#include "Inputs/scale-axpy.cuh"
 
 void launch_scale(const float *x, float *t, float a, int n, cudaStream_t s) {
   scale<<<(n + 255) / 256, 256, 0, s>>>(x, t, a, n);
