@@ -854,14 +854,15 @@ static int kf__sweep_best(kf__search *s, int k_best, double deadline)
   int *chosen = malloc(sizeof(int) * (size_t)k_best * (size_t)n);
   double *best = malloc(sizeof(double) * (size_t)k_best), *most = NULL;
   double lower = s->k.lower, lam = fmax(KF__SWEEP_START * fabs(lower), 1e-3), all = 0;
+  rc = KF_ENOMEM;
   if (!nc || !chosen || !best)
-    goto nomem;
+    goto done;
   if (k_best > 1) {
     /* No plan's reduced costs sum above all (each group's is at most that
      * of any of its launches' dearest group): past it the sweep sees every
      * plan. */
     if (!(most = calloc((size_t)n, sizeof(double))))
-      goto nomem;
+      goto done;
     for (int j = 0; j < s->c->n; j++)
       for (int q = 0; q < s->c->c[j].n; q++)
         most[s->c->c[j].members[q]] = fmax(most[s->c->c[j].members[q]], s->k.d[j]);
@@ -909,17 +910,12 @@ static int kf__sweep_best(kf__search *s, int k_best, double deadline)
       s->pl->bound = fmin(s->inc_cost, lower + lim) * 1e-6;
     lam *= KF__SWEEP_GROW;
   }
+done:
   free(nc);
   free(chosen);
   free(best);
   free(most);
   return rc;
-nomem:
-  free(nc);
-  free(chosen);
-  free(best);
-  free(most);
-  return KF_ENOMEM;
 }
 
 /* Ranks 2 and on: the next plans, each cut off by a no-good row once found
@@ -1013,11 +1009,12 @@ int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
         goto out;
       proven = rc == 0;
     }
-    double ts = kf__now();
-    if (!proven && (rc = kf__dive(&s, lp, deadline)) != 0)
-      goto out;
-    if (!proven)
+    if (!proven) {
+      double ts = kf__now();
+      if ((rc = kf__dive(&s, lp, deadline)) != 0)
+        goto out;
       kf__trace("dive", c->n, s.rows.n, 0, s.inc_cost, s.k.lower, kf__now() - ts);
+    }
   }
   kf__lp_destroy(lp);
   lp = NULL;
