@@ -117,7 +117,6 @@ STATISTIC(NumKernelGlobal, "Kernels rejected: global variable access");
 STATISTIC(NumKernelIndirect, "Kernels rejected: indirect addressing");
 STATISTIC(NumKernelIndex, "Kernels rejected: non-affine or unknown index");
 STATISTIC(NumKernelVolatile, "Kernels rejected: volatile access");
-STATISTIC(NumKernelMultidim, "Kernels rejected: y/z coordinates");
 STATISTIC(NumKernelOptNone, "Kernels rejected: optnone (-O0)");
 STATISTIC(NumRejectKernel, "Pairs rejected: a kernel is unanalysable");
 STATISTIC(NumRejectRecord, "Pairs rejected: record does not match the kernel");
@@ -171,7 +170,6 @@ static void countKernelRejection(StringRef Key) {
   else if (Key == "indirect") ++NumKernelIndirect;
   else if (Key == "index") ++NumKernelIndex;
   else if (Key == "volatile") ++NumKernelVolatile;
-  else if (Key == "multidim") ++NumKernelMultidim;
   else if (Key == "optnone") ++NumKernelOptNone;
 }
 

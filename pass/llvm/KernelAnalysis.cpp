@@ -166,26 +166,25 @@ std::optional<std::pair<IndexPoly, IndexPoly>> IndexPoly::gridRange() const {
   return std::make_pair(Lo, Hi);
 }
 
-/// The symbol an sreg read stands for; -1 for the y/z ones and others.
-static int sregSymbol(const Value *V, bool &OtherDim) {
+/// The symbol an sreg read stands for (a thread or block coordinate or
+/// extent of any dimension), -1 for any other value.
+static int sregSymbol(const Value *V) {
   auto *II = dyn_cast<IntrinsicInst>(V);
   if (!II)
     return -1;
   switch (II->getIntrinsicID()) {
-  case Intrinsic::nvvm_read_ptx_sreg_tid_x: return SymTid;
-  case Intrinsic::nvvm_read_ptx_sreg_ntid_x: return SymNtid;
-  case Intrinsic::nvvm_read_ptx_sreg_ctaid_x: return SymCtaid;
-  case Intrinsic::nvvm_read_ptx_sreg_nctaid_x: return SymNctaid;
-  case Intrinsic::nvvm_read_ptx_sreg_tid_y:
-  case Intrinsic::nvvm_read_ptx_sreg_tid_z:
-  case Intrinsic::nvvm_read_ptx_sreg_ntid_y:
-  case Intrinsic::nvvm_read_ptx_sreg_ntid_z:
-  case Intrinsic::nvvm_read_ptx_sreg_ctaid_y:
-  case Intrinsic::nvvm_read_ptx_sreg_ctaid_z:
-  case Intrinsic::nvvm_read_ptx_sreg_nctaid_y:
-  case Intrinsic::nvvm_read_ptx_sreg_nctaid_z:
-    OtherDim = true;
-    return -1;
+  case Intrinsic::nvvm_read_ptx_sreg_tid_x: return symTid(0);
+  case Intrinsic::nvvm_read_ptx_sreg_tid_y: return symTid(1);
+  case Intrinsic::nvvm_read_ptx_sreg_tid_z: return symTid(2);
+  case Intrinsic::nvvm_read_ptx_sreg_ntid_x: return symNtid(0);
+  case Intrinsic::nvvm_read_ptx_sreg_ntid_y: return symNtid(1);
+  case Intrinsic::nvvm_read_ptx_sreg_ntid_z: return symNtid(2);
+  case Intrinsic::nvvm_read_ptx_sreg_ctaid_x: return symCtaid(0);
+  case Intrinsic::nvvm_read_ptx_sreg_ctaid_y: return symCtaid(1);
+  case Intrinsic::nvvm_read_ptx_sreg_ctaid_z: return symCtaid(2);
+  case Intrinsic::nvvm_read_ptx_sreg_nctaid_x: return symNctaid(0);
+  case Intrinsic::nvvm_read_ptx_sreg_nctaid_y: return symNctaid(1);
+  case Intrinsic::nvvm_read_ptx_sreg_nctaid_z: return symNctaid(2);
   default:
     return -1;
   }
@@ -200,8 +199,7 @@ std::optional<IndexPoly> kfuse::polyOf(const Function &F, ScalarEvolution &SE,
   }
   if (auto *U = dyn_cast<SCEVUnknown>(S)) {
     Value *V = U->getValue();
-    bool OtherDim = false;
-    int Sym = sregSymbol(V, OtherDim);
+    int Sym = sregSymbol(V);
     if (Sym >= 0)
       return IndexPoly::symbol(Sym);
     if (auto *A = dyn_cast<Argument>(V))
@@ -546,12 +544,8 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
                      "call");
         continue;
       }
-      bool OtherDim = false;
-      if (sregSymbol(CB, OtherDim) >= 0)
-        continue;
-      if (OtherDim) {
-        K.invalidate("reads y/z thread or block coordinates (only 1-D kernels are analysed)",
-                     "multidim");
+      if (int Sym = sregSymbol(CB); Sym >= 0) {
+        K.DimsRead |= 1u << symDim(Sym);
         continue;
       }
       Intrinsic::ID ID = Callee->getIntrinsicID();

@@ -28,16 +28,33 @@ class Type;
 
 namespace kfuse {
 
-/// Symbols of an index polynomial. Only the x coordinates exist: kernels that
-/// read y or z coordinates are not analysed (see KernelInfo::Reason).
+/// Symbols of an index polynomial. The thread and block coordinates of
+/// dimension d (0 = x, 1 = y, 2 = z) are Sym*(d): SymTid + SymDimStride * d
+/// and so on; the x ones keep the short names.
 enum Symbol : int {
   SymTid = 0,   ///< threadIdx.x, in [0, bx)
   SymNtid = 1,  ///< blockDim.x (manifest `bx`)
   SymCtaid = 2, ///< blockIdx.x, in [0, gx)
   SymNctaid = 3, ///< gridDim.x (manifest `gx`)
+  SymDimStride = 4, ///< the y symbols are the x ones + 4, the z ones + 8
   SymParam0 = 16, ///< SymParam0 + p: integer scalar parameter p of the launch
   SymValue0 = 1 << 20, ///< SymValue0 + v: value number v of a sequence record
+  /// SymQuot0 + k: the k-th distinct quotient `a / b` of a kernel's indices.
+  /// Only inside polyOf: a quotient that does not cancel (`(a / b) * b + a % b`
+  /// is a) leaves the index without a polynomial.
+  SymQuot0 = 1 << 28,
 };
+
+constexpr int symTid(unsigned D) { return SymTid + SymDimStride * int(D); }
+constexpr int symNtid(unsigned D) { return SymNtid + SymDimStride * int(D); }
+constexpr int symCtaid(unsigned D) { return SymCtaid + SymDimStride * int(D); }
+constexpr int symNctaid(unsigned D) { return SymNctaid + SymDimStride * int(D); }
+/// Whether \p S is a thread or block coordinate (tid.*, ctaid.*).
+constexpr bool isCoordinate(int S) {
+  return S < SymParam0 && (S % SymDimStride == SymTid || S % SymDimStride == SymCtaid);
+}
+/// The dimension (0..2) of a coordinate or extent symbol.
+constexpr unsigned symDim(int S) { return unsigned(S / SymDimStride); }
 
 /// An integer polynomial over Symbol, with int64 coefficients: the byte
 /// offset of an access from its base pointer. Products of symbols are kept
@@ -127,6 +144,7 @@ struct KernelInfo : Verdict {
   std::vector<Access> Accesses;
   unsigned Flops = 0;
   unsigned BytesPerThread = 0; ///< bytes loaded + stored by one thread
+  unsigned DimsRead = 0; ///< bit d: reads a coordinate or extent of dimension d
 };
 
 /// Manifest expression for min(H, K * p), p the unsigned integer parameter

@@ -155,6 +155,12 @@ void kfuse::checkCandidate(FusionCandidate &C) {
                    "kernel");
       return;
     }
+    if (C.Stages[S]->DimsRead & ~1u) {
+      C.invalidate("kernel '" + La.Kernel +
+                       "' reads y/z thread or block coordinates (only 1-D kernels are fused)",
+                   "multidim");
+      return;
+    }
     if (La.Args.size() != C.Stages[S]->Params.size()) {
       C.invalidate("launch " + std::to_string(La.Index) + " passes " +
                        std::to_string(La.Args.size()) + " arguments to a kernel of " +
