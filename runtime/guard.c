@@ -223,6 +223,13 @@ kf_fallback_t kf__guards_check_pure(const kf__group_t *g, const kf_launch_t *l, 
     for (uint32_t i = 0; i < g->nlaunches; i++)
       if (l[i].shmem != g->dynshmem)
         return KF_FALLBACK_SHMEM;
+  for (uint32_t i = 0; i < g->nle; i++) {
+    const kf__le_t *le = &g->le[i];
+    int64_t a, b;
+    if (le->lhs == NULL || kf__expr_eval(le->lhs, &l[le->launch], &a) != 0 ||
+        kf__expr_eval(le->rhs, &l[le->launch], &b) != 0 || a > b)
+      return KF_FALLBACK_LAYOUT;
+  }
   for (uint32_t i = 0; i < g->nequal; i++)
     if (!kf__args_equal(l, g->equal[i]))
       return kf__param_is_pointer(g, l, g->equal[i].a) || kf__param_is_pointer(g, l, g->equal[i].b)

@@ -139,6 +139,11 @@ static void kf__group_clear(kf__group_t *g)
     kf__expr_free(g->footprints[i].lo);
     kf__expr_free(g->footprints[i].hi);
   }
+  for (uint32_t i = 0; i < g->nle; i++) {
+    kf__expr_free(g->le[i].lhs);
+    kf__expr_free(g->le[i].rhs);
+  }
+  free(g->le);
   free(g->disjoint_fp);
   free(g->lo_src);
   free(g->hi_src);
@@ -401,6 +406,30 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
     if (rc != 0) {
       kf__expr_free(fp.lo);
       kf__expr_free(fp.hi);
+    }
+    return rc;
+  }
+  if (kf__field_is(f[0], "le")) {
+    kf__le_t le = {0, NULL, NULL};
+    if (nf != 4)
+      return KF_EPARSE;
+    if ((rc = kf__parse_u32(f[1], KF__MANIFEST_MAX_LAUNCHES, &le.launch)) != 0)
+      return rc == KF_ERANGE ? KF_EPARSE : rc;
+    if (le.launch >= g->nlaunches)
+      return KF_EPARSE;
+    /* As for footprints: an expression that does not compile only makes
+     * this guard fail. */
+    (void)kf__expr_compile(f[2].s, f[2].n, &le.lhs);
+    (void)kf__expr_compile(f[3].s, f[3].n, &le.rhs);
+    if (le.lhs == NULL || le.rhs == NULL) {
+      kf__expr_free(le.lhs);
+      kf__expr_free(le.rhs);
+      le.lhs = le.rhs = NULL;
+    }
+    rc = kf__append(&g->le, &g->nle, sizeof le, &le);
+    if (rc != 0) {
+      kf__expr_free(le.lhs);
+      kf__expr_free(le.rhs);
     }
     return rc;
   }

@@ -43,6 +43,13 @@ typedef struct kf__pair {
   kf__param_ref_t b;
 } kf__pair_t;
 
+/** `le <a> <lhs> <rhs>`: lhs <= rhs, both evaluated for launch a. */
+typedef struct kf__le {
+  uint32_t launch;
+  kf__expr_t *lhs; /**< NULL: the text did not compile; the guard then fails */
+  kf__expr_t *rhs;
+} kf__le_t;
+
 typedef struct kf__dead {
   uint32_t bit;
   kf__param_ref_t ref;
@@ -60,7 +67,8 @@ typedef struct kf__group {
   uint32_t grid_launch;
   uint32_t block_launch;
   uint32_t shared_bytes;
-  uint32_t nequal, ndisjoint, nfootprints, ndead;
+  uint32_t nequal, ndisjoint, nfootprints, ndead, nle;
+  kf__le_t *le;
   kf__pair_t *equal;
   kf__pair_t *disjoint;
   kf__footprint_t *footprints;

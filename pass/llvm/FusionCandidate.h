@@ -13,6 +13,8 @@
 
 #include "llvm/IR/PassManager.h"
 
+#include <set>
+
 namespace kfuse {
 
 /// How a buffer's values reach the later stages that read them.
@@ -49,6 +51,9 @@ struct FusionCandidate : Verdict {
   std::vector<const KernelInfo *> Stages;
   std::vector<Intermediate> Carried;
   bool NeedsBarrier = false;
+  /// Manifest `le` lines: the layouts the fused code relies on that only the
+  /// runtime can check (a row pitch at least the row's width, say).
+  std::set<std::string> Layout;
   unsigned TileBytes = 0;   ///< static shared memory per block
   uint64_t DynShmem = 0;
   std::string Name;         ///< fused kernel name

@@ -103,17 +103,21 @@ IndexPoly IndexPoly::rename(const std::map<int, int> &Map) const {
 }
 
 static std::string symbolName(int S) {
-  switch (S) {
-  case SymTid: return "tid";
-  case SymNtid: return "bx";
-  case SymCtaid: return "ctaid";
-  case SymNctaid: return "gx";
-  default:
-    break;
-  }
+  if (S >= SymQuot0)
+    return "q" + std::to_string(S - SymQuot0);
   if (S >= SymValue0)
     return "v" + std::to_string(S - SymValue0);
-  return "s" + std::to_string(S - SymParam0);
+  if (S >= SymParam0)
+    return "s" + std::to_string(S - SymParam0);
+  static const char *const Extents[] = {"bx", "by", "bz", "gx", "gy", "gz"};
+  static const char *const Dims[] = {"", ".y", ".z"};
+  unsigned D = symDim(S);
+  switch (S % SymDimStride) {
+  case SymTid: return std::string("tid") + Dims[D];
+  case SymCtaid: return std::string("ctaid") + Dims[D];
+  case SymNtid: return Extents[D];
+  default: return Extents[3 + D];
+  }
 }
 
 std::string IndexPoly::str() const {
@@ -137,16 +141,20 @@ std::string IndexPoly::str() const {
 
 std::string IndexPoly::toExpr() const { return str(); }
 
+/// The largest value of coordinate \p S over the grid: its extent - 1.
+static IndexPoly coordinateMax(int S) {
+  return IndexPoly::symbol(S + 1) - IndexPoly::constant(1); // tid.d -> ntid.d
+}
+
 std::optional<std::pair<IndexPoly, IndexPoly>> IndexPoly::gridRange() const {
   IndexPoly Lo, Hi;
   for (auto &[M, C] : Terms) {
     IndexPoly Upper = constant(C);
     bool Varies = false, HasParam = false;
     for (int S : M) {
-      if (S == SymTid || S == SymCtaid) {
+      if (isCoordinate(S)) {
         Varies = true;
-        int Extent = S == SymTid ? SymNtid : SymNctaid;
-        Upper = Upper * (symbol(Extent) - constant(1));
+        Upper = Upper * coordinateMax(S);
       } else {
         HasParam |= S >= SymParam0;
         Upper = Upper * symbol(S);
@@ -164,6 +172,84 @@ std::optional<std::pair<IndexPoly, IndexPoly>> IndexPoly::gridRange() const {
     }
   }
   return std::make_pair(Lo, Hi);
+}
+
+std::pair<std::string, std::string> IndexPoly::gridRangeExpr() const {
+  // Terms whose sign is known go through gridRange(); the others are each
+  // bounded by 0 and their value at the coordinates' maxima, whichever is
+  // smaller: every coordinate factor is non-negative, so the term's sign is
+  // that of its coordinate-free factor, the same over the whole grid.
+  IndexPoly Known;
+  std::string MixedLo, MixedHi;
+  for (auto &[M, C] : Terms) {
+    bool Varies = false, HasParam = false;
+    for (int S : M) {
+      Varies |= isCoordinate(S);
+      HasParam |= S >= SymParam0;
+    }
+    if (!Varies || !HasParam) {
+      Known.Terms[M] = C;
+      continue;
+    }
+    IndexPoly Upper = constant(C);
+    for (int S : M)
+      Upper = Upper * (isCoordinate(S) ? coordinateMax(S) : symbol(S));
+    std::string T = Upper.toExpr();
+    MixedLo += "+min(0," + T + ")";
+    MixedHi += "+max(0," + T + ")";
+  }
+  auto R = Known.gridRange(); // no mixed term is left
+  std::string Lo = R->first.toExpr(), Hi = R->second.toExpr();
+  if (!MixedLo.empty()) {
+    Lo = Lo == "0" ? MixedLo.substr(1) : Lo + MixedLo;
+    Hi = Hi == "0" ? MixedHi.substr(1) : Hi + MixedHi;
+  }
+  return {Lo, Hi};
+}
+
+IndexPoly IndexDigit::extent() const {
+  IndexPoly Threads = IndexPoly::symbol(symNtid(Dim));
+  IndexPoly Blocks = IndexPoly::symbol(symNctaid(Dim));
+  return K == Global ? Threads * Blocks : K == Thread ? Threads : Blocks;
+}
+
+std::optional<DigitForm> kfuse::digitsOf(const IndexPoly &O) {
+  // Per dimension, the coefficient of tid.d and of ctaid.d.
+  IndexPoly OfTid[3], OfCtaid[3];
+  DigitForm Form;
+  for (auto &[M, C] : O.Terms) {
+    int Coord = -1;
+    IndexPoly::Monomial Rest;
+    for (int S : M) {
+      if (!isCoordinate(S)) {
+        Rest.push_back(S);
+        continue;
+      }
+      if (Coord >= 0)
+        return std::nullopt;
+      Coord = S;
+    }
+    IndexPoly Coef;
+    Coef.Terms[Rest] = C;
+    if (Coord < 0)
+      Form.Rest = Form.Rest + Coef;
+    else if (Coord % SymDimStride == SymTid)
+      OfTid[symDim(Coord)] = OfTid[symDim(Coord)] + Coef;
+    else
+      OfCtaid[symDim(Coord)] = OfCtaid[symDim(Coord)] + Coef;
+  }
+  for (unsigned D = 0; D < 3; ++D) {
+    bool HasTid = !OfTid[D].Terms.empty(), HasCtaid = !OfCtaid[D].Terms.empty();
+    if (HasTid && HasCtaid && OfCtaid[D] == OfTid[D] * IndexPoly::symbol(symNtid(D))) {
+      Form.Digits.push_back({IndexDigit::Global, D, OfTid[D]});
+      continue;
+    }
+    if (HasTid)
+      Form.Digits.push_back({IndexDigit::Thread, D, OfTid[D]});
+    if (HasCtaid)
+      Form.Digits.push_back({IndexDigit::Block, D, OfCtaid[D]});
+  }
+  return Form;
 }
 
 /// The symbol an sreg read stands for (a thread or block coordinate or
@@ -190,13 +276,33 @@ static int sregSymbol(const Value *V) {
   }
 }
 
-std::optional<IndexPoly> kfuse::polyOf(const Function &F, ScalarEvolution &SE,
-                                       const SCEV *S) {
+namespace {
+/// Opaque quotients met while converting one index: `a / b` and `a /u b`,
+/// each its own symbol SymQuot0 + k, keyed by signedness and operands.
+using QuotientTable = std::map<std::tuple<bool, const SCEV *, const SCEV *>, int>;
+} // namespace
+
+static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &SE,
+                                           const SCEV *S, QuotientTable &Q, unsigned Depth);
+
+/// The symbol of quotient (\p A / \p B); every index that names the same
+/// quotient gets the same symbol, so `(a / b) * b + a % b` cancels to a.
+static IndexPoly quotient(QuotientTable &Q, bool Signed, const SCEV *A, const SCEV *B) {
+  auto [It, New] = Q.try_emplace({Signed, A, B}, SymQuot0 + int(Q.size()));
+  return IndexPoly::symbol(It->second);
+}
+
+static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &SE,
+                                           const SCEV *S, QuotientTable &Q, unsigned Depth) {
+  if (Depth > 32)
+    return std::nullopt;
   if (auto *C = dyn_cast<SCEVConstant>(S)) {
     if (C->getAPInt().getSignificantBits() > 64)
       return std::nullopt;
     return IndexPoly::constant(C->getAPInt().getSExtValue());
   }
+  if (auto *UD = dyn_cast<SCEVUDivExpr>(S))
+    return quotient(Q, false, UD->getLHS(), UD->getRHS());
   if (auto *U = dyn_cast<SCEVUnknown>(S)) {
     Value *V = U->getValue();
     int Sym = sregSymbol(V);
@@ -205,7 +311,21 @@ std::optional<IndexPoly> kfuse::polyOf(const Function &F, ScalarEvolution &SE,
     if (auto *A = dyn_cast<Argument>(V))
       if (A->getParent() == &F && A->getType()->isIntegerTy())
         return IndexPoly::symbol(SymParam0 + A->getArgNo());
-    return std::nullopt;
+    // A signed quotient is a symbol of its own; a signed remainder is
+    // a - (a / b) * b, exactly (C's division truncates), so a row and column
+    // taken from a linear index by / and % rebuild it: row * b + col = a.
+    auto *BO = dyn_cast<BinaryOperator>(V);
+    if (!BO || (BO->getOpcode() != Instruction::SDiv && BO->getOpcode() != Instruction::SRem) ||
+        !SE.isSCEVable(BO->getType()))
+      return std::nullopt;
+    const SCEV *A = SE.getSCEV(BO->getOperand(0)), *B = SE.getSCEV(BO->getOperand(1));
+    IndexPoly Quot = quotient(Q, true, A, B);
+    if (BO->getOpcode() == Instruction::SDiv)
+      return Quot;
+    auto PA = polyOfImpl(F, SE, A, Q, Depth + 1), PB = polyOfImpl(F, SE, B, Q, Depth + 1);
+    if (!PA || !PB)
+      return std::nullopt;
+    return *PA - Quot * *PB;
   }
   if (auto *Cast = dyn_cast<SCEVIntegralCastExpr>(S)) {
     // Truncation to fewer than 32 bits is a mask (`i & 15`, an unsigned
@@ -213,19 +333,31 @@ std::optional<IndexPoly> kfuse::polyOf(const Function &F, ScalarEvolution &SE,
     // type: no polynomial, or the load would be taken to read t[i].
     if (isa<SCEVTruncateExpr>(Cast) && Cast->getType()->getScalarSizeInBits() < 32)
       return std::nullopt;
-    return polyOf(F, SE, Cast->getOperand());
+    return polyOfImpl(F, SE, Cast->getOperand(), Q, Depth + 1);
   }
   bool IsAdd = isa<SCEVAddExpr>(S), IsMul = isa<SCEVMulExpr>(S);
   if (!IsAdd && !IsMul)
     return std::nullopt;
   IndexPoly R = IndexPoly::constant(IsAdd ? 0 : 1);
   for (const SCEV *Op : cast<SCEVNAryExpr>(S)->operands()) {
-    auto P = polyOf(F, SE, Op);
+    auto P = polyOfImpl(F, SE, Op, Q, Depth + 1);
     if (!P)
       return std::nullopt;
     R = IsAdd ? R + *P : R * *P;
   }
   return R;
+}
+
+std::optional<IndexPoly> kfuse::polyOf(const Function &F, ScalarEvolution &SE,
+                                       const SCEV *S) {
+  QuotientTable Q;
+  auto P = polyOfImpl(F, SE, S, Q, 0);
+  if (!P)
+    return std::nullopt;
+  for (auto &[M, C] : P->Terms)
+    if (!M.empty() && M.back() >= SymQuot0)
+      return std::nullopt; // a quotient that does not cancel: no polynomial
+  return P;
 }
 
 namespace {
@@ -440,47 +572,66 @@ static const SCEV *offsetFromParam(ScalarEvolution &SE, Value *Ptr, const Argume
   return nullptr;
 }
 
-/// Finds a dominating bounds check `idx < s<p>` whose index, scaled by the
-/// access size, is the access offset.
-static std::optional<unsigned> findBound(Function &F, ScalarEvolution &SE,
-                                         DominatorTree &DT, const Access &A, bool &Unsigned) {
+/// Records, from the branches that dominate \p A, the bounds checks
+/// `idx < s<p>` (or `idx >= s<p>` on the branch's false side, as in
+/// `if (x >= w || y >= h) return;`): A.BoundParam when idx, scaled by the
+/// access size, is the access offset; A.GlobalBound[d] when idx is the global
+/// coordinate ctaid.d*ntid.d + tid.d.
+static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT, Access &A) {
   BasicBlock *BB = A.Inst->getParent();
   for (DomTreeNode *N = DT.getNode(BB); N && N->getIDom(); N = N->getIDom()) {
     BasicBlock *D = N->getIDom()->getBlock();
     auto *Br = dyn_cast<BranchInst>(D->getTerminator());
-    if (!Br || !Br->isConditional() ||
-        !DT.dominates(BasicBlockEdge(D, Br->getSuccessor(0)), BB))
+    if (!Br || !Br->isConditional() || Br->getSuccessor(0) == Br->getSuccessor(1))
       continue;
-    SmallVector<Value *, 4> Work{Br->getCondition()};
+    bool Taken;
+    if (DT.dominates(BasicBlockEdge(D, Br->getSuccessor(0)), BB))
+      Taken = true;
+    else if (DT.dominates(BasicBlockEdge(D, Br->getSuccessor(1)), BB))
+      Taken = false;
+    else
+      continue;
+    // (condition, the value it has on the way to the access)
+    SmallVector<std::pair<Value *, bool>, 4> Work{{Br->getCondition(), Taken}};
     while (!Work.empty()) {
-      Value *C = Work.pop_back_val();
+      auto [C, Holds] = Work.pop_back_val();
       Value *L, *R;
       using namespace PatternMatch;
-      if (match(C, m_LogicalAnd(m_Value(L), m_Value(R)))) {
-        Work.push_back(L);
-        Work.push_back(R);
+      if ((Holds && match(C, m_LogicalAnd(m_Value(L), m_Value(R)))) ||
+          (!Holds && match(C, m_LogicalOr(m_Value(L), m_Value(R))))) {
+        Work.push_back({L, Holds});
+        Work.push_back({R, Holds});
         continue;
       }
       CmpPredicate Pred;
       if (!match(C, m_ICmp(Pred, m_Value(L), m_Value(R))))
         continue;
-      if (Pred == ICmpInst::ICMP_SGT || Pred == ICmpInst::ICMP_UGT) {
+      ICmpInst::Predicate P =
+          Holds ? ICmpInst::Predicate(Pred) : ICmpInst::getInversePredicate(Pred);
+      if (P == ICmpInst::ICMP_SGT || P == ICmpInst::ICMP_UGT) {
         std::swap(L, R);
-        Pred = ICmpInst::getSwappedPredicate(Pred);
+        P = ICmpInst::getSwappedPredicate(P);
       }
-      if (Pred != ICmpInst::ICMP_SLT && Pred != ICmpInst::ICMP_ULT)
+      if (P != ICmpInst::ICMP_SLT && P != ICmpInst::ICMP_ULT)
         continue;
       auto *Bound = dyn_cast<Argument>(R);
-      if (!Bound || !SE.isSCEVable(L->getType()))
+      if (!Bound || Bound->getParent() != &F || !SE.isSCEVable(L->getType()))
         continue;
       auto Idx = polyOf(F, SE, SE.getSCEV(L));
-      if (Idx && *Idx * IndexPoly::constant(A.Bytes) == A.Offset) {
-        Unsigned = Pred == ICmpInst::ICMP_ULT;
-        return Bound->getArgNo();
+      if (!Idx)
+        continue;
+      bool Unsigned = P == ICmpInst::ICMP_ULT;
+      if (!A.BoundParam && *Idx * IndexPoly::constant(A.Bytes) == A.Offset) {
+        A.BoundParam = Bound->getArgNo();
+        A.BoundUnsigned = Unsigned;
       }
+      for (unsigned Dim = 0; Dim < 3; ++Dim)
+        if (!A.GlobalBound[Dim] &&
+            *Idx == IndexPoly::symbol(symCtaid(Dim)) * IndexPoly::symbol(symNtid(Dim)) +
+                        IndexPoly::symbol(symTid(Dim)))
+          A.GlobalBound[Dim] = Access::CoordBound{Bound->getArgNo(), Unsigned};
     }
   }
-  return std::nullopt;
 }
 
 /// Checks a pointer parameter is only used to form addresses of loads and
@@ -545,7 +696,8 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
         continue;
       }
       if (int Sym = sregSymbol(CB); Sym >= 0) {
-        K.DimsRead |= 1u << symDim(Sym);
+        if (isCoordinate(Sym))
+          K.CoordsRead |= 1u << Sym;
         continue;
       }
       Intrinsic::ID ID = Callee->getIntrinsicID();
@@ -631,7 +783,7 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     }
     if (Off) {
       A.Offset = *Off;
-      A.BoundParam = findBound(F, SE, DT, A, A.BoundUnsigned);
+      findBounds(F, SE, DT, A);
     } else {
       // A gather. Harmless as long as nothing in the fused group writes the
       // buffer: the fused kernel then reads the same bytes the unfused one

@@ -82,11 +82,47 @@ public:
   /// Debug and remark text, any symbols.
   std::string str() const;
 
-  /// Bounds over all threads of the grid ([0,bx) x [0,gx)), as polynomials
-  /// over bx, gx and params; std::nullopt when a term mixes a thread
-  /// coordinate with a parameter (its sign is unknown).
+  /// Bounds over all threads of the grid (tid.d in [0, ntid.d), ctaid.d in
+  /// [0, nctaid.d)), as polynomials over the extents and params;
+  /// std::nullopt when a term mixes a coordinate with a parameter (its sign
+  /// is unknown).
   std::optional<std::pair<IndexPoly, IndexPoly>> gridRange() const;
+  /// The same bounds as manifest expressions, also where a term mixes a
+  /// coordinate with parameters: such a term T*c, c in [0, C], lies in
+  /// [min(0, T*C), max(0, T*C)].
+  std::pair<std::string, std::string> gridRangeExpr() const;
 };
+
+/// A coordinate an index is linear in, seen as one digit of a mixed-radix
+/// number: the global coordinate ctaid.d*ntid.d + tid.d of dimension d, or
+/// tid.d or ctaid.d alone where the index does not combine them so.
+struct IndexDigit {
+  enum Kind { Global, Thread, Block };
+  Kind K = Global;
+  unsigned Dim = 0;
+  IndexPoly Coef; ///< free of coordinates
+  bool operator==(const IndexDigit &O) const {
+    return K == O.K && Dim == O.Dim && Coef == O.Coef;
+  }
+  bool operator!=(const IndexDigit &O) const { return !(*this == O); }
+  /// Whether the digit stands for coordinate symbol \p Sym.
+  bool covers(int Sym) const {
+    return symDim(Sym) == Dim &&
+           (K == Global || (K == Thread) == (Sym % SymDimStride == SymTid));
+  }
+  /// How many values the digit takes over the grid: ntid.d*nctaid.d, ntid.d
+  /// or nctaid.d.
+  IndexPoly extent() const;
+};
+
+/// An offset as sum(Coef * digit) + Rest, Rest free of coordinates; digits
+/// in x, y, z order, Global before Thread before Block. std::nullopt when a
+/// term holds two coordinates (tid.x*tid.y, tid.x*tid.x).
+struct DigitForm {
+  std::vector<IndexDigit> Digits;
+  IndexPoly Rest;
+};
+std::optional<DigitForm> digitsOf(const IndexPoly &O);
 
 /// One load or store through a pointer parameter.
 struct Access {
@@ -111,6 +147,17 @@ struct Access {
   /// The check compares unsigned: the manifest reads s<p> sign-extended, so
   /// a bound of 2^31 or more (a 4-byte parameter) reads negative there.
   bool BoundUnsigned = false;
+  /// Per dimension d, a dominating check `ctaid.d*ntid.d + tid.d < s<p>`
+  /// (`x < width`): only threads whose global coordinate is below s<p>
+  /// make the access.
+  struct CoordBound {
+    unsigned Param = 0;
+    bool Unsigned = false;
+    bool operator==(const CoordBound &O) const {
+      return Param == O.Param && Unsigned == O.Unsigned;
+    }
+  };
+  std::optional<CoordBound> GlobalBound[3];
 };
 
 struct ParamInfo {
@@ -144,7 +191,8 @@ struct KernelInfo : Verdict {
   std::vector<Access> Accesses;
   unsigned Flops = 0;
   unsigned BytesPerThread = 0; ///< bytes loaded + stored by one thread
-  unsigned DimsRead = 0; ///< bit d: reads a coordinate or extent of dimension d
+  /// Bit S for every coordinate symbol S (tid.d, ctaid.d) the kernel reads.
+  unsigned CoordsRead = 0;
 };
 
 /// Manifest expression for min(H, K * p), p the unsigned integer parameter

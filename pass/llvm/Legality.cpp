@@ -13,6 +13,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Function.h"
 
+#include <set>
+#include <tuple>
+
 using namespace llvm;
 using namespace kfuse;
 
@@ -28,32 +31,6 @@ IndexPoly FusionCandidate::valueOffset(unsigned Stage, const Access &A) const {
   for (unsigned P = 0; P < La.Args.size(); ++P)
     Rename[SymParam0 + P] = SymValue0 + La.Args[P];
   return A.Offset.rename(Rename);
-}
-
-/// Offset = c*(ctaid*ntid + tid) + r with r free of the thread coordinates:
-/// returns c and r.
-static std::optional<std::pair<int64_t, IndexPoly>> splitGlobalId(const IndexPoly &O) {
-  auto Tid = O.Terms.find({SymTid});
-  auto Global = O.Terms.find({SymNtid, SymCtaid});
-  if (Tid == O.Terms.end() || Global == O.Terms.end() || Tid->second != Global->second)
-    return std::nullopt;
-  IndexPoly R;
-  for (auto &[M, Coef] : O.Terms) {
-    if (M == IndexPoly::Monomial{SymTid} || M == IndexPoly::Monomial{SymNtid, SymCtaid})
-      continue;
-    if (llvm::is_contained(M, SymTid) || llvm::is_contained(M, SymCtaid))
-      return std::nullopt;
-    R.Terms[M] = Coef;
-  }
-  return std::make_pair(Tid->second, R);
-}
-
-/// Offset = c*(ctaid*ntid + tid) + r with |c| >= Bytes and r free of the
-/// thread coordinates: distinct threads touch distinct, non-overlapping
-/// elements.
-static bool isInjective(const IndexPoly &O, unsigned Bytes) {
-  auto S = splitGlobalId(O);
-  return S && (S->first < 0 ? -S->first : S->first) >= (int64_t)Bytes;
 }
 
 /// The in-block byte offset L of Offset = Bytes*ctaid*ntid + L when every
@@ -90,36 +67,179 @@ struct StagedAccess {
 };
 } // namespace
 
-/// Thread records: every access is at Offset = c*(ctaid*ntid + tid) + r0 + d
-/// with one stride c for all, one base r0 free of the thread coordinates and
-/// a constant d per access, and the accesses of one thread span at most |c|
-/// bytes. Then each thread touches a record of its own (an element, or the
-/// fields of a struct or a small matrix stored instance by instance) and no
-/// other thread's: every hazard between stages is within one thread. Returns
-/// d for each access, or std::nullopt when the buffer is not laid out so.
+/// Whether \p P >= 0 whatever the launch's extents (each at least 1): it
+/// names no parameter, and with every extent e written as 1 + e' every
+/// coefficient is non-negative.
+static bool nonNegativeOverGrid(const IndexPoly &P) {
+  IndexPoly Shifted;
+  for (auto &[M, C] : P.Terms) {
+    IndexPoly T = IndexPoly::constant(C);
+    for (int S : M) {
+      if (S >= SymParam0 || isCoordinate(S))
+        return false;
+      T = T * (IndexPoly::symbol(S) + IndexPoly::constant(1));
+    }
+    Shifted = Shifted + T;
+  }
+  for (auto &[M, C] : Shifted.Terms)
+    if (C < 0)
+      return false;
+  return true;
+}
+
+/// |P| as a polynomial when its sign is known over every launch (no
+/// parameter, all coefficients of one sign).
+static std::optional<IndexPoly> staticAbs(const IndexPoly &P) {
+  bool Pos = true, Neg = true;
+  for (auto &[M, C] : P.Terms) {
+    for (int S : M)
+      if (S >= SymParam0)
+        return std::nullopt;
+    Pos &= C > 0;
+    Neg &= C < 0;
+  }
+  if (Pos)
+    return P;
+  if (Neg)
+    return IndexPoly::constant(-1) * P;
+  return std::nullopt;
+}
+
+static std::string absExpr(const IndexPoly &P) {
+  if (auto A = staticAbs(P))
+    return A->toExpr();
+  return "max(" + P.toExpr() + ",-(" + P.toExpr() + "))";
+}
+
+/// How many values a digit takes among the threads that make every access
+/// of \p Accs: a Global digit's extent ntid.d*nctaid.d, or, when every
+/// access is under a check `ctaid.d*ntid.d + tid.d < w` with one value w,
+/// min(extent, w) (an unsigned w of 2^31 or more reads negative in the
+/// manifest and bounds nothing: minUnsignedParam). Expressions of the
+/// launch of Accs[0], whose parameters the check names.
+static std::string extentExpr(const FusionCandidate &C, const std::vector<StagedAccess> &Accs,
+                              const IndexDigit &D) {
+  std::string Ext = D.extent().toExpr();
+  if (D.K != IndexDigit::Global)
+    return Ext;
+  const auto &B0 = Accs[0].A->GlobalBound[D.Dim];
+  for (const StagedAccess &X : Accs) {
+    const auto &B = X.A->GlobalBound[D.Dim];
+    if (!B0 || !B || B->Unsigned != B0->Unsigned ||
+        C.arg(X.Stage, B->Param) != C.arg(Accs[0].Stage, B0->Param))
+      return Ext;
+  }
+  if (B0->Unsigned)
+    return minUnsignedParam(Ext, 1, B0->Param);
+  return "max(min(" + Ext + ",s" + std::to_string(B0->Param) + "),1)";
+}
+
+/// Whether distinct threads of the group's launch never touch overlapping
+/// bytes through \p Accs, each thread touching only its record of \p Span
+/// bytes at sum(Coef * digit) + Rest (digitsOf; every access has the same
+/// digits, in value numbers). The digits, smallest coefficient first, must
+/// form a mixed-radix number: |Coef_k| >= sum_{j<k} |Coef_j| (extent_j - 1)
+/// + Span; then two threads that differ in their highest differing digit k
+/// are at least |Coef_k| - sum_{j<k} |Coef_j| (extent_j - 1) >= Span bytes
+/// apart. And a coordinate the group's threads differ in but no digit holds
+/// must have extent 1. Each condition is proven here or left to the runtime
+/// as a manifest `le` line, added to \p Guards; false when the accesses do
+/// not have this form.
+static bool disjointRecords(const FusionCandidate &C, const std::vector<StagedAccess> &Accs,
+                            int64_t Span, std::set<std::string> &Guards) {
+  std::optional<DigitForm> Ref = digitsOf(Accs[0].A->Offset);
+  std::optional<DigitForm> RefV = digitsOf(Accs[0].Offset);
+  if (!Ref || !RefV || Ref->Digits.empty())
+    return false;
+  for (const StagedAccess &X : Accs) {
+    auto F = digitsOf(X.Offset);
+    if (!F || F->Digits != RefV->Digits)
+      return false;
+  }
+  std::string Launch = std::to_string(Accs[0].Stage);
+  std::set<std::string> New;
+  // The threads of a launch differ in tid.x and ctaid.x, and in the y and z
+  // coordinates a stage reads; threads that differ only in coordinates no
+  // stage reads run the same code on the same elements.
+  unsigned Coords = (1u << SymTid) | (1u << SymCtaid);
+  for (const KernelInfo *K : C.Stages)
+    if (K) // inThreadRecords() asks about groups with unanalysable launches too
+      Coords |= K->CoordsRead;
+  for (int S = 0; S < SymParam0; ++S) {
+    if (!(Coords >> S & 1) || !isCoordinate(S))
+      continue;
+    if (llvm::none_of(Ref->Digits, [&](const IndexDigit &D) { return D.covers(S); }))
+      New.insert("le " + Launch + " " + IndexPoly::symbol(S + 1).toExpr() + " 1");
+  }
+  std::vector<size_t> Order(Ref->Digits.size());
+  for (size_t I = 0; I < Order.size(); ++I)
+    Order[I] = I;
+  // Smallest coefficient first, as far as the polynomials tell: fewer
+  // parameters, then lower degree, then a smaller constant; x before y
+  // before z. A wrong guess only makes a guard fail at run time.
+  auto Key = [&](size_t I) {
+    const IndexPoly &P = Ref->Digits[I].Coef;
+    unsigned Params = 0, Degree = 0;
+    for (auto &[M, K] : P.Terms) {
+      Degree = std::max<unsigned>(Degree, M.size());
+      Params = std::max<unsigned>(
+          Params, llvm::count_if(M, [](int S) { return S >= SymParam0; }));
+    }
+    int64_t Lead = P.Terms.empty() ? 0 : P.Terms.rbegin()->second;
+    return std::make_tuple(Params, Degree, Lead < 0 ? -Lead : Lead, I);
+  };
+  llvm::stable_sort(Order, [&](size_t A, size_t B) { return Key(A) < Key(B); });
+  IndexPoly Below = IndexPoly::constant(Span); // static sum, while it is one
+  bool Static = true;
+  std::string BelowExpr = std::to_string(Span);
+  for (size_t K : Order) {
+    const IndexDigit &D = Ref->Digits[K];
+    std::optional<IndexPoly> Abs = staticAbs(D.Coef);
+    Static &= Abs.has_value();
+    if (Static && (*Abs - Below).isConstant() && (*Abs - Below).constantTerm() < 0)
+      return false; // never holds: records overlap (t[i] and t[i+1])
+    if (!(Static && nonNegativeOverGrid(*Abs - Below)))
+      New.insert("le " + Launch + " " + BelowExpr + " " + absExpr(D.Coef));
+    if (Static)
+      Below = Below + *Abs * (D.extent() - IndexPoly::constant(1));
+    BelowExpr += "+" + absExpr(D.Coef) + "*(" + extentExpr(C, Accs, D) + "-1)";
+  }
+  Guards.insert(New.begin(), New.end());
+  return true;
+}
+
+/// Thread records: every access is at Offset = sum(Coef * digit) + r0 + d
+/// with one set of digits for all, one base r0 free of the coordinates and
+/// a constant d per access, and distinct threads' records, the bytes each
+/// thread's accesses span, never overlap (disjointRecords). Then each thread
+/// touches a record of its own (an element, or the fields of a struct or a
+/// small matrix stored instance by instance) and no other thread's: every
+/// hazard between stages is within one thread. Returns d for each access,
+/// or std::nullopt when the buffer is not laid out so; the guards the
+/// layout needs at run time go to \p Guards.
 static std::optional<std::vector<int64_t>>
-threadRecords(const std::vector<StagedAccess> &Accs) {
-  std::optional<std::pair<int64_t, IndexPoly>> First;
+threadRecords(const FusionCandidate &C, const std::vector<StagedAccess> &Accs,
+              std::set<std::string> &Guards) {
   std::vector<int64_t> D;
   int64_t Lo = 0, Hi = 0;
+  std::optional<IndexPoly> Base;
   for (const StagedAccess &X : Accs) {
     if (X.A->UnknownIndex)
       return std::nullopt;
-    auto S = splitGlobalId(X.Offset);
-    if (!S || S->first == 0)
+    auto F = digitsOf(X.Offset);
+    if (!F)
       return std::nullopt;
-    if (!First)
-      First = S;
-    IndexPoly Delta = S->second - First->second;
-    if (S->first != First->first || !Delta.isConstant())
+    if (!Base)
+      Base = F->Rest;
+    IndexPoly Delta = F->Rest - *Base;
+    if (!Delta.isConstant())
       return std::nullopt;
     int64_t Dk = Delta.constantTerm();
     Lo = D.empty() ? Dk : std::min(Lo, Dk);
     Hi = D.empty() ? Dk + X.A->Bytes : std::max(Hi, Dk + (int64_t)X.A->Bytes);
     D.push_back(Dk);
   }
-  int64_t Stride = First->first < 0 ? -First->first : First->first;
-  if (Hi - Lo > Stride)
+  if (!disjointRecords(C, Accs, Hi - Lo, Guards))
     return std::nullopt;
   return D;
 }
@@ -134,7 +254,8 @@ bool kfuse::inThreadRecords(const FusionCandidate &C, unsigned V) {
       if (C.arg(S, A.Param) == V)
         Accs.push_back({S, &A, C.valueOffset(S, A)});
   }
-  return !Accs.empty() && threadRecords(Accs).has_value();
+  std::set<std::string> Guards;
+  return !Accs.empty() && threadRecords(C, Accs, Guards).has_value();
 }
 
 static std::string describe(const FusionCandidate &C, const StagedAccess &S) {
@@ -153,12 +274,6 @@ void kfuse::checkCandidate(FusionCandidate &C) {
     if (!C.Stages[S]->isValid()) {
       C.invalidate("kernel '" + La.Kernel + "' cannot be fused: " + C.Stages[S]->Reason,
                    "kernel");
-      return;
-    }
-    if (C.Stages[S]->DimsRead & ~1u) {
-      C.invalidate("kernel '" + La.Kernel +
-                       "' reads y/z thread or block coordinates (only 1-D kernels are fused)",
-                   "multidim");
       return;
     }
     if (La.Args.size() != C.Stages[S]->Params.size()) {
@@ -188,6 +303,11 @@ void kfuse::checkCandidate(FusionCandidate &C) {
   }
 
   // Conditions 5 and 6: every cross-stage hazard is same-thread or same-block.
+  // Staging tiles are indexed by tid.x: only where no stage reads a y or z
+  // coordinate.
+  bool OneDimensional = llvm::none_of(C.Stages, [](const KernelInfo *K) {
+    return K->CoordsRead & ~((1u << SymTid) | (1u << SymCtaid));
+  });
   std::map<unsigned, std::vector<StagedAccess>> ByValue;
   for (unsigned S = 0; S < C.size(); ++S)
     for (const Access &A : C.Stages[S]->Accesses)
@@ -228,7 +348,8 @@ void kfuse::checkCandidate(FusionCandidate &C) {
     }
     if (FirstStore < 0)
       continue; // read only: no hazard
-    std::optional<std::vector<int64_t>> Rec = threadRecords(Accs);
+    std::set<std::string> Guards;
+    std::optional<std::vector<int64_t>> Rec = threadRecords(C, Accs, Guards);
     bool Conflict = false;
     for (size_t IX = 0; IX < Accs.size(); ++IX)
       for (size_t IY = 0; IY < Accs.size(); ++IY) {
@@ -255,8 +376,8 @@ void kfuse::checkCandidate(FusionCandidate &C) {
         Conflict = true;
         RAW |= X.A->IsStore && !Y.A->IsStore;
         bool SameThread = X.Offset == Y.Offset && X.A->Bytes == Y.A->Bytes &&
-                          isInjective(X.Offset, X.A->Bytes);
-        bool SameBlock = blockLocalOffset(X.Offset, X.A->Bytes) &&
+                          disjointRecords(C, {X, Y}, X.A->Bytes, Guards);
+        bool SameBlock = OneDimensional && blockLocalOffset(X.Offset, X.A->Bytes) &&
                          blockLocalOffset(Y.Offset, Y.A->Bytes) &&
                          X.A->Bytes == Y.A->Bytes;
         SameThreadOnly &= SameThread;
@@ -264,13 +385,17 @@ void kfuse::checkCandidate(FusionCandidate &C) {
           C.invalidate("buffer '" + R.Values.at(V).Text + "': " + describe(C, X) +
                            " and " + describe(C, Y) +
                            "; neither the same thread nor the same block (access "
-                           "across blocks or unrelated indices)",
+                           "across blocks or unrelated indices" +
+                           (OneDimensional ? std::string(")")
+                                           : "; shared-memory staging is implemented for "
+                                             "launches whose kernels read x coordinates only)"),
                        "cross-block");
           return;
         }
       }
     if (!Conflict)
       continue;
+    C.Layout.insert(Guards.begin(), Guards.end());
     if (!SameThreadOnly)
       C.NeedsBarrier = true;
     if (!RAW)

@@ -29,6 +29,57 @@ static std::string ref(unsigned Launch, unsigned Param) {
   return std::to_string(Launch) + "." + std::to_string(Param);
 }
 
+/// The bytes [lo, hi) an access at sum(Coef * digit) + Rest touches
+/// (digitsOf): each digit ranges over [0, extent - 1], a Global digit under
+/// a `ctaid.d*ntid.d + tid.d < s<p>` check over [0, min(extent, s<p>) - 1];
+/// a coefficient of unknown sign contributes [min(0, T), max(0, T)].
+static std::optional<std::pair<std::string, std::string>> digitRange(const Access &A) {
+  std::optional<DigitForm> F = digitsOf(A.Offset);
+  if (!F)
+    return std::nullopt;
+  std::string Lo = F->Rest.toExpr(), Hi = Lo;
+  auto Add = [](std::string &Sum, const std::string &T) {
+    Sum = Sum == "0" ? T : Sum + "+" + T;
+  };
+  for (const IndexDigit &D : F->Digits) {
+    std::string Ext = D.extent().toExpr();
+    if (D.K == IndexDigit::Global && A.GlobalBound[D.Dim]) {
+      const Access::CoordBound &B = *A.GlobalBound[D.Dim];
+      Ext = B.Unsigned ? minUnsignedParam(Ext, 1, B.Param)
+                       : "max(min(" + Ext + ",s" + std::to_string(B.Param) + "),1)";
+    }
+    std::string Coef = D.Coef.toExpr();
+    if (Coef.find_first_of("+-", 1) != std::string::npos)
+      Coef = "(" + Coef + ")";
+    std::string T = Coef + "*(" + Ext + "-1)";
+    bool Pos = true, Neg = true, Param = false;
+    for (auto &[M, C] : D.Coef.Terms) {
+      Pos &= C > 0;
+      Neg &= C < 0;
+      for (int S : M)
+        Param |= S >= SymParam0;
+    }
+    if (!Param && Pos) {
+      Add(Hi, T);
+    } else if (!Param && Neg) {
+      Add(Lo, T);
+    } else {
+      Add(Lo, "min(0," + T + ")");
+      Add(Hi, "max(0," + T + ")");
+    }
+  }
+  Add(Hi, std::to_string(A.Bytes));
+  return std::make_pair(Lo, Hi);
+}
+
+/// Whether \p P names a y or z coordinate.
+static bool usesYZ(const IndexPoly &P) {
+  for (unsigned D = 1; D < 3; ++D)
+    if (P.uses(symTid(D)) || P.uses(symCtaid(D)))
+      return true;
+  return false;
+}
+
 /// `<lo> <hi>` of the bytes launch-stage \p S touches through param \p P, or
 /// "" when some access has no bounded range.
 static std::string footprint(const FusionCandidate &C, unsigned S, unsigned P) {
@@ -44,8 +95,14 @@ static std::string footprint(const FusionCandidate &C, unsigned S, unsigned P) {
       continue;
     }
     auto R = A.Offset.gridRange();
-    if (!R)
-      return "";
+    if (!R || usesYZ(A.Offset)) {
+      auto D = digitRange(A);
+      if (!D)
+        return "";
+      Lo.insert(D->first);
+      Hi.insert(D->second);
+      continue;
+    }
     std::string H = (R->second + IndexPoly::constant(A.Bytes)).toExpr();
     if (A.BoundParam && A.BoundUnsigned)
       H = minUnsignedParam(H, A.Bytes, *A.BoundParam);
@@ -117,6 +174,8 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
            std::to_string(C.Stages[S]->Params.size()) + "\n";
   Out += "shape same\nstream same\n";
   Out += "dynshmem " + std::to_string(C.DynShmem) + "\n";
+  for (const std::string &L : C.Layout)
+    Out += L + "\n";
   Out += "launch 0 0 " + std::to_string(C.DynShmem) + "\n";
 
   // Wiring and scalar equalities: every later occurrence of a pointer or

@@ -286,6 +286,49 @@ static void test_overlap(void **state)
   assert_int_equal(check(&w), KF_FALLBACK_COUNT);
 }
 
+/* `le` lines: an index layout the fused code relies on (rows of a pitched
+ * image that do not overlap: the row's extent is at most the pitch). */
+static void test_layout(void **state)
+{
+  static const char text[] = MHDR "group f 2\nkernel 0 scale 4\nkernel 1 axpy 4\nshape same\n"
+                                  "le 0 4*bx*gx max(4*s3,-(4*s3))\n"
+                                  "le 1 by*gy 1\nlaunch 0 0 0\nend\n";
+  kf__manifest_t *m = parse_ok(text);
+  two_t w;
+  (void)state;
+  assert_int_equal(m->groups[0].nle, 2);
+  two_init(&w); /* a row of bx*gx = N floats, pitch n0 = N */
+  assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_COUNT);
+  w.n0 = N - 1; /* rows overlap */
+  assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_LAYOUT);
+  w.n0 = -N; /* rows laid out downwards: |pitch| counts */
+  assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_COUNT);
+  two_init(&w);
+  w.l[0].grid[1] = w.l[1].grid[1] = 2; /* threads differ in y, no index does */
+  assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_LAYOUT);
+  kf__manifest_free(m);
+
+  /* An expression that does not compile fails the guard, not the parse. */
+  m = parse_ok(MHDR "group f 2\nkernel 0 scale 4\nkernel 1 axpy 4\nle 0 4*q 1\nlaunch 0 0 0\nend\n");
+  two_init(&w);
+  assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_LAYOUT);
+  kf__manifest_free(m);
+
+  /* A launch out of range, or a field missing, is malformed. */
+  {
+    kf__manifest_t *bad = NULL;
+    unsigned line = 0;
+    static const char *const texts[] = {
+        MHDR "group f 2\nkernel 0 scale 4\nkernel 1 axpy 4\nle 2 1 1\nlaunch 0 0 0\nend\n",
+        MHDR "group f 2\nkernel 0 scale 4\nkernel 1 axpy 4\nle 0 1\nlaunch 0 0 0\nend\n",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+      assert_int_equal(kf__manifest_parse(texts[i], strlen(texts[i]), &bad, &line), KF_EPARSE);
+      assert_int_equal(line, 5);
+    }
+  }
+}
+
 static void test_footprint_errors_fail_safe(void **state)
 {
   two_t w;
@@ -396,6 +439,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_stream, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_dynshmem, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_overlap, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_layout, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_footprint_errors_fail_safe, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_missing_footprint_uses_allocation, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_dead_mask, guard_setup, guard_teardown),
