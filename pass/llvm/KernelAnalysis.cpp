@@ -394,7 +394,10 @@ static std::string timesExpr(uint64_t K, const std::string &A) {
 }
 
 std::string kfuse::minUnsignedParam(const std::string &H, unsigned K, unsigned Param) {
-  std::string P = "s" + std::to_string(Param);
+  return minUnsignedExpr(H, K, "s" + std::to_string(Param));
+}
+
+std::string kfuse::minUnsignedExpr(const std::string &H, unsigned K, const std::string &P) {
   std::string KP = K == 1 ? P : std::to_string(K) + "*" + P;
   return "max(min(" + H + "," + KP + "),min(" + H + ",-" + P + "*(" + H + ")))";
 }

@@ -200,6 +200,8 @@ struct KernelInfo : Verdict {
 /// more (4 bytes) reads negative, and then the bound is H alone:
 /// max(min(H,K*s),min(H,-s*(H))).
 std::string minUnsignedParam(const std::string &H, unsigned K, unsigned Param);
+/// The same for any expression \p P in place of s<p>.
+std::string minUnsignedExpr(const std::string &H, unsigned K, const std::string &P);
 
 /// Analyses \p F. Never fails: an unanalysable kernel comes back !isValid()
 /// with the reason.

@@ -13,6 +13,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Function.h"
 
+#include <map>
+#include <regex>
 #include <set>
 #include <tuple>
 
@@ -115,8 +117,8 @@ static std::string absExpr(const IndexPoly &P) {
 /// of \p Accs: a Global digit's extent ntid.d*nctaid.d, or, when every
 /// access is under a check `ctaid.d*ntid.d + tid.d < w` with one value w,
 /// min(extent, w) (an unsigned w of 2^31 or more reads negative in the
-/// manifest and bounds nothing: minUnsignedParam). Expressions of the
-/// launch of Accs[0], whose parameters the check names.
+/// manifest and bounds nothing: minUnsignedParam). Value numbers stand for
+/// the parameters (see launchExpr).
 static std::string extentExpr(const FusionCandidate &C, const std::vector<StagedAccess> &Accs,
                               const IndexDigit &D) {
   std::string Ext = D.extent().toExpr();
@@ -129,9 +131,40 @@ static std::string extentExpr(const FusionCandidate &C, const std::vector<Staged
         C.arg(X.Stage, B->Param) != C.arg(Accs[0].Stage, B0->Param))
       return Ext;
   }
+  std::string W = IndexPoly::symbol(SymValue0 + C.arg(Accs[0].Stage, B0->Param)).toExpr();
   if (B0->Unsigned)
-    return minUnsignedParam(Ext, 1, B0->Param);
-  return "max(min(" + Ext + ",s" + std::to_string(B0->Param) + "),1)";
+    return minUnsignedExpr(Ext, 1, W);
+  return "max(min(" + Ext + "," + W + "),1)";
+}
+
+/// \p Guard, an expression over value numbers (`v<k>`), as a manifest `le`
+/// line over the integer parameters of the first launch that passes every
+/// one of them; "" when no launch does.
+static std::string launchExpr(const FusionCandidate &C, const std::string &Guard) {
+  static const std::regex Value("v([0-9]+)");
+  std::set<unsigned> Values;
+  for (auto It = std::sregex_iterator(Guard.begin(), Guard.end(), Value);
+       It != std::sregex_iterator(); ++It)
+    Values.insert(std::stoul((*It)[1]));
+  for (unsigned S = 0; S < C.size(); ++S) {
+    std::map<unsigned, unsigned> ParamOf;
+    for (unsigned P = C.Stages[S]->Params.size(); P-- > 0;)
+      if (C.Stages[S]->Params[P].IsInteger)
+        ParamOf[C.arg(S, P)] = P;
+    if (llvm::any_of(Values, [&](unsigned V) { return !ParamOf.count(V); }))
+      continue;
+    std::string Out;
+    auto Last = Guard.cbegin();
+    for (auto It = std::sregex_iterator(Guard.begin(), Guard.end(), Value);
+         It != std::sregex_iterator(); ++It) {
+      Out.append(Last, Guard.cbegin() + It->position());
+      Out += "s" + std::to_string(ParamOf[std::stoul((*It)[1])]);
+      Last = Guard.cbegin() + It->position() + It->length();
+    }
+    Out.append(Last, Guard.cend());
+    return "le " + std::to_string(S) + " " + Out;
+  }
+  return "";
 }
 
 /// Whether distinct threads of the group's launch never touch overlapping
@@ -147,17 +180,15 @@ static std::string extentExpr(const FusionCandidate &C, const std::vector<Staged
 /// not have this form.
 static bool disjointRecords(const FusionCandidate &C, const std::vector<StagedAccess> &Accs,
                             int64_t Span, std::set<std::string> &Guards) {
-  std::optional<DigitForm> Ref = digitsOf(Accs[0].A->Offset);
-  std::optional<DigitForm> RefV = digitsOf(Accs[0].Offset);
-  if (!Ref || !RefV || Ref->Digits.empty())
+  std::optional<DigitForm> Ref = digitsOf(Accs[0].Offset);
+  if (!Ref || Ref->Digits.empty())
     return false;
   for (const StagedAccess &X : Accs) {
     auto F = digitsOf(X.Offset);
-    if (!F || F->Digits != RefV->Digits)
+    if (!F || F->Digits != Ref->Digits)
       return false;
   }
-  std::string Launch = std::to_string(Accs[0].Stage);
-  std::set<std::string> New;
+  std::set<std::string> New; // `lhs rhs` over value numbers
   // The threads of a launch differ in tid.x and ctaid.x, and in the y and z
   // coordinates a stage reads; threads that differ only in coordinates no
   // stage reads run the same code on the same elements.
@@ -169,7 +200,7 @@ static bool disjointRecords(const FusionCandidate &C, const std::vector<StagedAc
     if (!(Coords >> S & 1) || !isCoordinate(S))
       continue;
     if (llvm::none_of(Ref->Digits, [&](const IndexDigit &D) { return D.covers(S); }))
-      New.insert("le " + Launch + " " + IndexPoly::symbol(S + 1).toExpr() + " 1");
+      New.insert(IndexPoly::symbol(S + 1).toExpr() + " 1");
   }
   std::vector<size_t> Order(Ref->Digits.size());
   for (size_t I = 0; I < Order.size(); ++I)
@@ -199,12 +230,17 @@ static bool disjointRecords(const FusionCandidate &C, const std::vector<StagedAc
     if (Static && (*Abs - Below).isConstant() && (*Abs - Below).constantTerm() < 0)
       return false; // never holds: records overlap (t[i] and t[i+1])
     if (!(Static && nonNegativeOverGrid(*Abs - Below)))
-      New.insert("le " + Launch + " " + BelowExpr + " " + absExpr(D.Coef));
+      New.insert(BelowExpr + " " + absExpr(D.Coef));
     if (Static)
       Below = Below + *Abs * (D.extent() - IndexPoly::constant(1));
     BelowExpr += "+" + absExpr(D.Coef) + "*(" + extentExpr(C, Accs, D) + "-1)";
   }
-  Guards.insert(New.begin(), New.end());
+  for (const std::string &G : New) {
+    std::string Line = launchExpr(C, G);
+    if (Line.empty())
+      return false;
+    Guards.insert(Line);
+  }
   return true;
 }
 
