@@ -28,15 +28,23 @@
 ///  5. for every buffer (value number) and every pair of accesses to it from
 ///     different stages where at least one is a store, either
 ///     - every access to the buffer lies in a record of its thread's own:
-///       offset c*(ctaid.x*ntid.x + tid.x) + r + d, one stride c, one base r,
-///       a constant d per access, each thread's accesses within |c| bytes (an
-///       element, a struct, a 3x3 matrix per instance), and the pair is at
-///       the same d and size (register forwarding, one register per stored
-///       field) or at disjoint bytes of the record (no hazard); a partial
-///       overlap is not fused; or
+///       offset sum(c_k * digit_k) + r + d, the digits being the global
+///       coordinates ctaid.d*ntid.d + tid.d (or tid.d and ctaid.d alone), the
+///       same coefficients c_k and base r for every access, a constant d per
+///       access; the digits, smallest |c_k| first, form a mixed-radix number
+///       whose lowest place holds the record (|c_k| >= sum_{j<k} |c_j|
+///       (extent_j - 1) + the bytes each thread's accesses span), and every
+///       coordinate a stage reads that no digit holds has extent 1, so
+///       distinct threads touch distinct records (an element, a struct, a
+///       3x3 matrix per instance; a pixel of a pitched image). What only
+///       the launch's values decide (pitch >= width, with the extent bounded
+///       by a dominating `x < w` check) becomes a manifest `le` guard. The
+///       pair is at the same d and size (register forwarding, one register
+///       per stored field) or at disjoint bytes of the record (no hazard); a
+///       partial overlap is not fused; or
 ///     - both offsets are block-local (the element belongs to the same block
 ///       in both stages: shared-memory staging, with a barrier between every
-///       two stages);
+///       two stages), for groups whose kernels read x coordinates only;
 ///  6. a forwarded field is stored and loaded with one element type, and a
 ///     staged buffer is accessed with one element type;
 ///  7. the staging tiles fit in 48 KB of static shared memory per block;
