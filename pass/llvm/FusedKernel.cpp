@@ -25,6 +25,7 @@
 // first (orderOneFallback).
 //
 //===----------------------------------------------------------------------===//
+#include "CallEffects.h"
 #include "FusionCandidate.h"
 
 #include "llvm/Analysis/PostDominators.h"
@@ -32,7 +33,9 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
@@ -86,9 +89,10 @@ private:
   bool orderOneFallback();
   Value *inBlockOffset(Instruction *I, unsigned Stage, const Access &A);
   Value *guardValue(Instruction *Store, Value *V);
-  void rewriteStore(StoreInst *SI, unsigned Stage, const Access &A, CarriedStorage &S,
+  Value *roundedProduct(IRBuilder<> &B, BinaryOperator *Mul);
+  void rewriteStore(Instruction *SI, unsigned Stage, const Access &A, CarriedStorage &S,
                     unsigned K);
-  void rewriteLoad(LoadInst *LI, unsigned Stage, const Access &A, CarriedStorage &S,
+  void rewriteLoad(Instruction *LI, unsigned Stage, const Access &A, CarriedStorage &S,
                    unsigned K);
   void cleanup(FunctionAnalysisManager &FAM);
 };
@@ -166,8 +170,7 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
 Value *FusedKernelBuilder::inBlockOffset(Instruction *I, unsigned Stage, const Access &A) {
   IRBuilder<> B(I);
   // The generic address: through `__ldg`'s cast to the global space too.
-  Value *Ptr =
-      B.CreatePtrToInt(getLoadStorePointerOperand(I)->stripPointerCasts(), B.getInt64Ty());
+  Value *Ptr = B.CreatePtrToInt(accessPointer(*I)->stripPointerCasts(), B.getInt64Ty());
   Value *Base = B.CreatePtrToInt(StageArgs[Stage][A.Param], B.getInt64Ty());
   Value *Ctaid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ctaid_x), B.getInt64Ty());
   Value *Ntid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ntid_x), B.getInt64Ty());
@@ -178,18 +181,25 @@ Value *FusedKernelBuilder::inBlockOffset(Instruction *I, unsigned Stage, const A
 /// The value that crosses the old boundary keeps the rounding it had when it
 /// went through memory. Two things could change it: LLVM contracting the
 /// producer's last operation with a consumer operation (the fence stops that),
-/// and ptxas doing the same with a plain `mul.f32`/`mul.f64`, which is what
-/// NVPTX prints for every multiply under clang's default -ffp-contract=fast,
-/// whatever the instruction's own flags say. So a forwarded product is
-/// recomputed as an explicit round-to-nearest multiply (`mul.rn`), which
-/// ptxas never contracts; the original multiply stays for the producer's own
-/// uses, so the producer contracts internally exactly as it did unfused.
-/// Products of an fneg are handled the same way; sums and differences need
-/// nothing, since a contraction needs the multiply on the producing side.
+/// and ptxas doing the same with a plain `mul.f32`/`mul.f64`/`mul.f16`, which
+/// is what NVPTX prints for every multiply under clang's default
+/// -ffp-contract=fast, whatever the instruction's own flags say, and what
+/// cuda_fp16.h's and cuda_bf16.h's `__hmul` write in their asm. So a
+/// forwarded product is recomputed as an explicit round-to-nearest multiply
+/// (`mul.rn`), which ptxas never contracts; the original multiply stays for
+/// the producer's own uses, so the producer contracts internally exactly as it
+/// did unfused. Products of an fneg are handled the same way; sums and
+/// differences need nothing, since a contraction needs the multiply on the
+/// producing side. A value computed by inline asm is opaque to LLVM; its
+/// copy with `mul.rn` (roundedAsmCopy) crosses instead where its text
+/// multiplies without a rounding mode.
 Value *FusedKernelBuilder::guardValue(Instruction *Store, Value *V) {
+  IRBuilder<> B(Store);
+  if (auto *CI = dyn_cast<CallInst>(V); CI && CI->isInlineAsm())
+    if (CallInst *Rounded = roundedAsmCopy(*CI))
+      V = Rounded;
   if (!V->getType()->isFPOrFPVectorTy())
     return V;
-  IRBuilder<> B(Store);
   Value *Crossing = V;
   Instruction *Neg = nullptr;
   Value *Prod = V;
@@ -198,32 +208,48 @@ Value *FusedKernelBuilder::guardValue(Instruction *Store, Value *V) {
     Prod = N->getOperand(0);
   }
   if (auto *Mul = dyn_cast<BinaryOperator>(Prod); Mul && Mul->getOpcode() == Instruction::FMul) {
-    Intrinsic::ID RN = Intrinsic::not_intrinsic;
-    if (Mul->getType()->isFloatTy()) {
-      bool FTZ = Mul->getFunction()->getDenormalMode(APFloat::IEEEsingle()).Output ==
-                 DenormalMode::PreserveSign;
-      RN = FTZ ? Intrinsic::nvvm_mul_rn_ftz_f : Intrinsic::nvvm_mul_rn_f;
-    } else if (Mul->getType()->isDoubleTy()) {
-      RN = Intrinsic::nvvm_mul_rn_d;
-    }
-    if (RN != Intrinsic::not_intrinsic) {
-      Value *Exact = B.CreateIntrinsic(RN, {}, {Mul->getOperand(0), Mul->getOperand(1)},
-                                       nullptr, "kfuse.rn");
+    Value *Exact = roundedProduct(B, Mul);
+    if (Exact)
       Crossing = Neg ? B.CreateFNeg(Exact) : Exact;
-    } else {
-      // Half precision and vectors: at least keep LLVM from contracting.
-      Mul->setHasAllowContract(false);
-    }
+    else
+      Mul->setHasAllowContract(false); // vectors: at least keep LLVM from contracting
   }
   return B.CreateArithmeticFence(Crossing, Crossing->getType(), "kfuse.fence");
 }
 
+/// \p Mul's product rounded to nearest by an instruction ptxas does not
+/// contract: the NVVM intrinsics for float and double, PTX asm for half and
+/// bfloat (`fma.rn.bf16` with a -0.0 addend is the product, rounded once, on
+/// sm_80 too). Null for vectors.
+Value *FusedKernelBuilder::roundedProduct(IRBuilder<> &B, BinaryOperator *Mul) {
+  Type *Ty = Mul->getType();
+  Value *X = Mul->getOperand(0), *Y = Mul->getOperand(1);
+  if (Ty->isFloatTy()) {
+    bool FTZ = Mul->getFunction()->getDenormalMode(APFloat::IEEEsingle()).Output ==
+               DenormalMode::PreserveSign;
+    return B.CreateIntrinsic(FTZ ? Intrinsic::nvvm_mul_rn_ftz_f : Intrinsic::nvvm_mul_rn_f, {},
+                             {X, Y}, nullptr, "kfuse.rn");
+  }
+  if (Ty->isDoubleTy())
+    return B.CreateIntrinsic(Intrinsic::nvvm_mul_rn_d, {}, {X, Y}, nullptr, "kfuse.rn");
+  if (!Ty->isHalfTy() && !Ty->isBFloatTy())
+    return nullptr;
+  Type *I16 = B.getInt16Ty();
+  auto *FTy = FunctionType::get(I16, {I16, I16}, false);
+  const char *Text = Ty->isHalfTy()
+                         ? "mul.rn.f16 $0, $1, $2;"
+                         : "{ .reg .b16 z; mov.b16 z, 0x8000; fma.rn.bf16 $0, $1, $2, z; }";
+  Value *R = B.CreateCall(InlineAsm::get(FTy, Text, "=h,h,h", false),
+                          {B.CreateBitCast(X, I16), B.CreateBitCast(Y, I16)}, "kfuse.rn");
+  return B.CreateBitCast(R, Ty);
+}
+
 /// Rewrites a store to carried buffer S; K is the forward slot (0 for a
 /// staged buffer).
-void FusedKernelBuilder::rewriteStore(StoreInst *SI, unsigned Stage, const Access &A,
+void FusedKernelBuilder::rewriteStore(Instruction *SI, unsigned Stage, const Access &A,
                                       CarriedStorage &S, unsigned K) {
   const Intermediate &I = *S.I;
-  Value *V = guardValue(SI, SI->getValueOperand());
+  Value *V = guardValue(SI, memoryAccessOf(*SI)->Stored);
   IRBuilder<> B(SI);
   if (I.Mech == Mechanism::Forward) {
     B.CreateStore(V, S.Slot[K]);
@@ -244,7 +270,9 @@ void FusedKernelBuilder::rewriteStore(StoreInst *SI, unsigned Stage, const Acces
   }
 }
 
-void FusedKernelBuilder::rewriteLoad(LoadInst *LI, unsigned Stage, const Access &A,
+/// Rewrites a load (or a cache-hint asm load, which stays as it is on the
+/// fallback path, its hint kept) from carried buffer S.
+void FusedKernelBuilder::rewriteLoad(Instruction *LI, unsigned Stage, const Access &A,
                                      CarriedStorage &S, unsigned K) {
   const Intermediate &I = *S.I;
   IRBuilder<> B(LI);
@@ -311,8 +339,10 @@ void FusedKernelBuilder::versionOnDead(BasicBlock *Entry, BasicBlock *Body) {
 namespace {
 /// The blocks of a single-entry region: everything reachable from \p Head
 /// before \p Merge. Empty when \p Head is \p Merge, when the region has a
-/// second entry, or when it holds a convergent call (moving one would change
-/// which threads meet at it).
+/// second entry, or when it holds a convergent intrinsic (moving one would
+/// change which threads meet at it). Inline asm and calls of defined
+/// functions are convergent for clang too, but the kernel analysis accepted
+/// only asm and callees without a collective (CallEffects.cpp): they may move.
 SmallVector<BasicBlock *, 8> regionBlocks(BasicBlock *Head, BasicBlock *Merge,
                                           const DominatorTree &DT) {
   SmallVector<BasicBlock *, 8> Blocks;
@@ -325,7 +355,7 @@ SmallVector<BasicBlock *, 8> regionBlocks(BasicBlock *Head, BasicBlock *Merge,
     if (!DT.dominates(Head, BB))
       return {};
     for (Instruction &Inst : *BB)
-      if (auto *CB = dyn_cast<CallBase>(&Inst); CB && CB->isConvergent())
+      if (auto *CB = dyn_cast<IntrinsicInst>(&Inst); CB && CB->isConvergent())
         return {};
     for (BasicBlock *Succ : successors(BB))
       if (Succ != Merge && Seen.insert(Succ).second)
@@ -334,13 +364,13 @@ SmallVector<BasicBlock *, 8> regionBlocks(BasicBlock *Head, BasicBlock *Merge,
   return Blocks;
 }
 
-/// Whether \p Blocks hold a load (\p Loads) or a store (otherwise) whose
-/// address lies in buffer \p Base.
+/// Whether \p Blocks hold a load (\p Loads) or a store (otherwise), plain or
+/// cache-hint asm, whose address lies in buffer \p Base.
 bool accessesBuffer(ArrayRef<BasicBlock *> Blocks, const Value *Base, bool Loads) {
   for (BasicBlock *BB : Blocks)
     for (Instruction &I : *BB)
-      if ((Loads ? isa<LoadInst>(I) : isa<StoreInst>(I)) &&
-          getUnderlyingObject(getLoadStorePointerOperand(&I)) == Base)
+      if (auto M = memoryAccessOf(I);
+          M && M->IsStore != Loads && getUnderlyingObject(M->Ptr) == Base)
         return true;
   return false;
 }
@@ -371,8 +401,9 @@ bool FusedKernelBuilder::orderOneFallback() {
   DominatorTree DT(*Fused);
   PostDominatorTree PDT(*Fused);
   for (Instruction &I : instructions(*Fused)) {
-    auto *LI = dyn_cast<LoadInst>(&I);
-    const Value *Base = LI ? getUnderlyingObject(LI->getPointerOperand()) : nullptr;
+    auto M = memoryAccessOf(I);
+    Instruction *LI = M && !M->IsStore ? &I : nullptr;
+    const Value *Base = LI ? getUnderlyingObject(M->Ptr) : nullptr;
     if (!Base || !CarriedBases.contains(Base))
       continue;
     DomTreeNode *Node = DT.getNode(LI->getParent());
@@ -518,6 +549,11 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     // earlier stage's stores.
     if (isa<LoadInst>(T.I) && readOnlyValue(C, C.arg(T.Stage, T.A->Param)))
       T.I->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
+    // A cache-hint asm load is memory(none) for LLVM, as clang marks every
+    // asm without a memory clobber; in one kernel with other stages' stores
+    // it must not move across them, so it says what it does.
+    if (auto *CB = dyn_cast<CallBase>(T.I); CB && !T.A->IsStore)
+      CB->setMemoryEffects(MemoryEffects::argMemOnly(ModRefInfo::Ref));
     auto It = Storage.find(C.arg(T.Stage, T.A->Param));
     if (It == Storage.end())
       continue;
@@ -527,10 +563,10 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     if (S.I->Mech == Mechanism::Forward &&
         (K = FusionCandidate::slotOf(*S.I, C.valueOffset(T.Stage, *T.A))) < 0)
       continue; // a field no stage stores: it stays a load from memory
-    if (auto *SI = dyn_cast<StoreInst>(T.I))
-      rewriteStore(SI, T.Stage, *T.A, S, K);
+    if (T.A->IsStore)
+      rewriteStore(T.I, T.Stage, *T.A, S, K);
     else
-      rewriteLoad(cast<LoadInst>(T.I), T.Stage, *T.A, S, K);
+      rewriteLoad(T.I, T.Stage, *T.A, S, K);
   }
   versionOnDead(Entry, Body);
   cleanup(FAM);

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelAnalysis.h"
+#include "CallEffects.h"
 
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
@@ -652,6 +653,13 @@ static bool onlyAddresses(Value *V) {
     if (auto *SI = dyn_cast<StoreInst>(U))
       if (SI->getPointerOperand() == V)
         continue;
+    // Inline asm and calls are judged by the instruction walk
+    // (CallEffects.cpp): the address of a cache-hint access (`__ldcs(&t[i])`)
+    // is an address; any other asm or call that gets the pointer makes the
+    // kernel unanalysable there, with a remark that names it.
+    if (auto *CB = dyn_cast<CallBase>(U))
+      if (Function *Callee = CB->getCalledFunction(); !Callee || !Callee->isIntrinsic())
+        continue;
     // Atomics are addresses too; the instruction walk rejects them by name.
     if (isa<AtomicRMWInst>(U) || isa<AtomicCmpXchgInst>(U))
       continue;
@@ -682,45 +690,22 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
   if (F.isVarArg())
     K.invalidate("is variadic", "call");
 
+  CallEffects Calls;
   for (Instruction &I : instructions(F)) {
     if (auto *CB = dyn_cast<CallBase>(&I)) {
-      if (CB->isInlineAsm()) {
-        K.invalidate("contains inline asm", "asm");
-        continue;
-      }
-      Function *Callee = CB->getCalledFunction();
-      if (!Callee) {
-        K.invalidate("makes an indirect call", "call");
-        continue;
-      }
-      if (!Callee->isIntrinsic()) {
-        K.invalidate("calls non-intrinsic function '" + Callee->getName().str() + "'",
-                     "call");
-        continue;
-      }
       if (int Sym = sregSymbol(CB); Sym >= 0) {
         if (isCoordinate(Sym))
           K.CoordsRead |= 1u << Sym;
         continue;
       }
-      Intrinsic::ID ID = Callee->getIntrinsicID();
-      if (ID == Intrinsic::lifetime_start || ID == Intrinsic::lifetime_end ||
-          ID == Intrinsic::assume || isa<DbgInfoIntrinsic>(CB))
+      // Math, conversions, register asm and analysable calls are pure;
+      // a cache-hint asm (`__ldcs`, `__stwt`) is a load or store, below.
+      CallEffect E = Calls.of(*CB);
+      if (E.K == CallEffect::Refused)
+        K.invalidate(E.Reason, E.Stat);
+      K.Flops += E.Flops;
+      if (E.K != CallEffect::Access)
         continue;
-      if (CB->isConvergent()) {
-        K.invalidate("uses a barrier or warp-collective intrinsic '" +
-                         Callee->getName().str() + "'",
-                     "barrier");
-        continue;
-      }
-      if (!CB->doesNotAccessMemory()) {
-        K.invalidate("uses memory-accessing intrinsic '" + Callee->getName().str() + "'",
-                     "call");
-        continue;
-      }
-      if (CB->getType()->isFPOrFPVectorTy())
-        K.Flops += ID == Intrinsic::fma || ID == Intrinsic::fmuladd ? 2 : 1;
-      continue;
     }
     if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I) || isa<FenceInst>(I)) {
       K.invalidate("uses atomics or fences", "atomic");
@@ -729,22 +714,21 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     if (isa<BinaryOperator>(I) || isa<UnaryOperator>(I))
       if (I.getType()->isFPOrFPVectorTy())
         ++K.Flops;
-    if (!isa<LoadInst>(I) && !isa<StoreInst>(I))
+    std::optional<MemoryAccess> MA = memoryAccessOf(I);
+    if (!MA)
       continue;
 
-    Value *Ptr = getLoadStorePointerOperand(&I);
-    bool IsStore = isa<StoreInst>(I);
-    if ((IsStore && cast<StoreInst>(I).isVolatile()) ||
-        (!IsStore && cast<LoadInst>(I).isVolatile())) {
+    Value *Ptr = MA->Ptr;
+    bool IsStore = MA->IsStore;
+    if (MA->Volatile) {
       K.invalidate("has a volatile access", "volatile");
       continue;
     }
-    if ((IsStore && !cast<StoreInst>(I).isSimple()) ||
-        (!IsStore && !cast<LoadInst>(I).isSimple())) {
+    if (!MA->Simple) {
       K.invalidate("uses atomic loads or stores", "atomic");
       continue;
     }
-    if (IsStore && cast<StoreInst>(I).getValueOperand()->getType()->isPointerTy()) {
+    if (IsStore && MA->Stored->getType()->isPointerTy()) {
       K.invalidate("stores a pointer to memory", "escape");
       continue;
     }
@@ -772,14 +756,15 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     A.Inst = &I;
     A.Param = Base->getArgNo();
     A.IsStore = IsStore;
-    A.Ty = getLoadStoreType(&I);
+    A.Ty = MA->Ty;
     A.Bytes = F.getDataLayout().getTypeStoreSize(A.Ty).getFixedValue();
     const SCEV *D = offsetFromParam(SE, Ptr, Base);
     std::optional<IndexPoly> Off;
     if (D)
       Off = polyOf(F, SE, D);
     if (!Off && IsStore) {
-      K.invalidate(std::string("has a non-affine or unknown index (") + I.getOpcodeName() +
+      K.invalidate(std::string("has a non-affine or unknown index (") +
+                       (IsStore ? "store" : "load") +
                        std::string(" through parameter ") + std::to_string(A.Param) + ")",
                    "index");
       continue;

@@ -1,12 +1,14 @@
-; callk calls a device function the analysis cannot see through.
+; callk calls helper(), a __noinline__ device function defined in the module
+; that only computes: the analysis looks through it, the launches fuse and the
+; fused kernel keeps the call.
 ; RUN: llvm-link %S/Inputs/kernels.ll %s -S \
 ; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse 2>%t.remarks | FileCheck %s --check-prefix=IR
 ; RUN: FileCheck %s < %t.remarks
-; IR-NOT: __kfuse_fused
-; IR-NOT: __kfuse_manifest
-; IR-NOT: __kfuse_seq_
-; CHECK: remark: {{.*}}kernel _Z5callkPKfPfi cannot be fused: calls non-intrinsic function '_Z6helperf'
-; CHECK: not fused: kernel '_Z5callkPKfPfi' cannot be fused
+; IR-LABEL: define ptx_kernel void @__kfuse_fused_0_0_1(
+; IR: call {{.*}}float @_Z6helperf(
+; CHECK-NOT: _Z5callkPKfPfi cannot be fused
+; CHECK: kernel _Z5callkPKfPfi: 8 bytes and 2 flops per element
+; CHECK: fused launches 0..1 (_Z5scalePKfPffi, _Z5callkPKfPfi) of sequence 0 into __kfuse_fused_0_0_1: t in registers
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

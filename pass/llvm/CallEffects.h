@@ -1,0 +1,102 @@
+//===- CallEffects.h - what a call or inline asm does to memory -*- C++ -*-===//
+//
+// Decides, for the kernel analysis, whether a call, an intrinsic or an
+// inline asm statement in a map kernel keeps the kernel analysable: pure
+// arithmetic, a cache-hint load or store the analysis treats like a plain
+// one, or something fusion cannot reason about (with the remark text).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_PASS_LLVM_CALLEFFECTS_H
+#define KFUSE_PASS_LLVM_CALLEFFECTS_H
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace llvm {
+class CallBase;
+class CallInst;
+class Function;
+class InlineAsm;
+class Instruction;
+class Type;
+class Value;
+} // namespace llvm
+
+namespace kfuse {
+
+/// A cache-hint load or store written as inline asm by the CUDA headers
+/// (`__ldcs`, `__ldcg`, `__ldca`, `__ldlu`, `__ldcv`, `__stwt`, `__stcs`,
+/// ...): exactly one `ld.global[.hint].<type> $0, [$1];` or
+/// `st.global[.hint].<type> [$0], $1;` of one scalar whose PTX type is as
+/// wide as its LLVM type.
+struct AsmAccess {
+  bool IsStore = false;
+  unsigned PtrArg = 0;   ///< call operand holding the address
+  unsigned ValueArg = 0; ///< call operand holding the stored value (stores)
+};
+std::optional<AsmAccess> asmAccess(const llvm::CallBase &CB);
+
+/// A load, a store or a cache-hint asm access, seen the same way.
+struct MemoryAccess {
+  llvm::Value *Ptr = nullptr;
+  llvm::Type *Ty = nullptr;        ///< loaded or stored type
+  llvm::Value *Stored = nullptr;   ///< stores: the value
+  bool IsStore = false;
+  bool Volatile = false;
+  bool Simple = true;              ///< not atomic (and not volatile)
+};
+std::optional<MemoryAccess> memoryAccessOf(llvm::Instruction &I);
+
+/// The pointer operand of a load, store or cache-hint asm access; null for
+/// any other instruction.
+llvm::Value *accessPointer(llvm::Instruction &I);
+
+/// What a call does, as far as fusion is concerned.
+struct CallEffect {
+  enum Kind { Pure, Access, Refused };
+  Kind K = Pure;
+  std::string Reason; ///< Refused: remark text
+  std::string Stat;   ///< Refused: statistics key ("asm", "call", "barrier")
+  unsigned Flops = 0; ///< floating-point operations per call
+};
+
+/// Classifies the calls of one kernel. Calls to functions defined in the
+/// module are analysed through, each callee once: a callee may compute,
+/// read constant globals and use memory of its own (its allocas and what its
+/// pointer arguments reach, where every caller passes thread-private memory
+/// there), nothing else.
+class CallEffects {
+public:
+  CallEffect of(const llvm::CallBase &CB);
+
+private:
+  struct Summary {
+    bool Valid = true;
+    bool InProgress = false;
+    std::string Reason, Stat;
+    unsigned Flops = 0;
+  };
+  std::map<const llvm::Function *, Summary> Callees;
+
+  CallEffect ofIntrinsic(const llvm::CallBase &CB, const llvm::Function &Callee);
+  CallEffect ofDefined(const llvm::CallBase &CB, const llvm::Function &Callee);
+  const Summary &summarize(const llvm::Function &G);
+};
+
+/// The asm text on one line, shortened for a remark.
+std::string asmSnippet(const llvm::InlineAsm &IA);
+
+/// Whether \p CB is inline asm that only computes on registers (what
+/// CallEffects accepts besides the cache-hint accesses).
+bool isRegisterAsm(const llvm::CallBase &CB);
+
+/// A copy of the asm call \p CI, before it, in which every floating-point
+/// `mul` without a rounding modifier rounds to nearest (`mul.rn`): the same
+/// value, which ptxas cannot contract with a later add. Null when the text
+/// has no such `mul`.
+llvm::CallInst *roundedAsmCopy(llvm::CallInst &CI);
+
+} // namespace kfuse
+
+#endif
