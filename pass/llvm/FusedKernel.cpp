@@ -549,11 +549,13 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     // earlier stage's stores.
     if (isa<LoadInst>(T.I) && readOnlyValue(C, C.arg(T.Stage, T.A->Param)))
       T.I->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
-    // A cache-hint asm load is memory(none) for LLVM, as clang marks every
-    // asm without a memory clobber; in one kernel with other stages' stores
-    // it must not move across them, so it says what it does.
-    if (auto *CB = dyn_cast<CallBase>(T.I); CB && !T.A->IsStore)
-      CB->setMemoryEffects(MemoryEffects::argMemOnly(ModRefInfo::Ref));
+    // A cache-hint asm is memory(none) for LLVM where it has no memory
+    // clobber, as clang marks every such asm; in one kernel with other
+    // stages' accesses it must neither move across them nor, a store, go
+    // away, so it says what it does: read or write through its pointer.
+    if (auto *CB = dyn_cast<CallBase>(T.I))
+      CB->setMemoryEffects(
+          MemoryEffects::argMemOnly(T.A->IsStore ? ModRefInfo::Mod : ModRefInfo::Ref));
     auto It = Storage.find(C.arg(T.Stage, T.A->Param));
     if (It == Storage.end())
       continue;
