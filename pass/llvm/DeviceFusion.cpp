@@ -14,10 +14,17 @@
 ///  1. every launch is of a kfuse_map kernel defined in this module, with as
 ///     many arguments as it has parameters;
 ///  2. every kernel is analysable (KernelAnalysis.cpp): it uses no shared
-///     memory, barriers, warp collectives, atomics, fences, volatile
-///     accesses, inline asm or calls other than side-effect-free
-///     intrinsics; reads only x thread coordinates; its pointer parameters
-///     are only used as addresses; every global access goes through a
+///     memory, barriers, warp collectives, atomics, fences or volatile
+///     accesses; every call is to a side-effect-free intrinsic, to inline
+///     asm that only computes on registers (judged by its text, not by the
+///     `convergent` and `memory(none)` clang puts on every CUDA asm), to a
+///     one-scalar cache-hint load or store in asm (`__ldcs`, `__stwt`: an
+///     access like a plain one, CallEffects.cpp), or to a function defined
+///     in the module whose body, recursively, only computes, uses its own
+///     or the caller's thread-private memory and reads constants (a
+///     `__noinline__` helper, libdevice's slow paths; a call that gets a
+///     kernel pointer is refused); reads only x thread coordinates; its
+///     pointer parameters are only used as addresses; every global access goes through a
 ///     pointer parameter, every store at a byte offset that is a polynomial
 ///     in tid.x, ntid.x, ctaid.x, nctaid.x and integer parameters (a load
 ///     may have any index: a gather, see 8);
