@@ -318,10 +318,6 @@ static std::string asmRefusal(const CallBase &CB) {
   return "";
 }
 
-bool kfuse::isRegisterAsm(const CallBase &CB) {
-  return CB.isInlineAsm() && asmRefusal(CB).empty();
-}
-
 /// Floating-point operations of a register asm: its statements with a
 /// floating-point type.
 static unsigned asmFlops(const CallBase &CB) {

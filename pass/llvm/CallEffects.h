@@ -87,10 +87,6 @@ private:
 /// The asm text on one line, shortened for a remark.
 std::string asmSnippet(const llvm::InlineAsm &IA);
 
-/// Whether \p CB is inline asm that only computes on registers (what
-/// CallEffects accepts besides the cache-hint accesses).
-bool isRegisterAsm(const llvm::CallBase &CB);
-
 /// A copy of the asm call \p CI, before it, in which every floating-point
 /// `mul` without a rounding modifier rounds to nearest (`mul.rn`): the same
 /// value, which ptxas cannot contract with a later add. Null when the text
