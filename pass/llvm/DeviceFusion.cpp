@@ -101,6 +101,7 @@
 #include "PlanBridge.h"
 
 #include "llvm/ADT/Statistic.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/Dominators.h"
@@ -141,6 +142,7 @@ STATISTIC(NumRejectType, "Pairs rejected: carried buffer with several element ty
 STATISTIC(NumRejectResources, "Pairs rejected: shared-memory tiles too large");
 STATISTIC(NumRejectGather, "Pairs rejected: a stage writes a gathered buffer");
 STATISTIC(NumRejectOverlap, "Pairs rejected: accesses to a per-thread record overlap in part");
+STATISTIC(NumRejectLoop, "Pairs rejected: grid-stride loops over different iterations");
 STATISTIC(NumGathers, "Loads at an unknown index (gathers) in analysed kernels");
 STATISTIC(NumPlannedSeqs, "Sequences planned by the planning library");
 STATISTIC(NumPlanFallbacks, "Sequences planned greedily after a planner failure");
@@ -197,6 +199,7 @@ static void countGroupRejection(StringRef Key) {
   else if (Key == "resources") ++NumRejectResources;
   else if (Key == "gather") ++NumRejectGather;
   else if (Key == "partial-overlap") ++NumRejectOverlap;
+  else if (Key == "loop") ++NumRejectLoop;
 }
 
 namespace {
@@ -563,7 +566,8 @@ bool DeviceFuser::run() {
     if (F->getCallingConv() != CallingConv::PTX_Kernel)
       continue;
     KernelInfo K = analyzeKernel(*F, FAM.getResult<ScalarEvolutionAnalysis>(*F),
-                                 FAM.getResult<DominatorTreeAnalysis>(*F));
+                                 FAM.getResult<DominatorTreeAnalysis>(*F),
+                                 FAM.getResult<LoopAnalysis>(*F));
     if (!K.isValid()) {
       countKernelRejection(K.Stat);
       ore(*F).emit([&] {

@@ -27,6 +27,7 @@
 //===----------------------------------------------------------------------===//
 #include "CallEffects.h"
 #include "FusionCandidate.h"
+#include "LoopJam.h"
 
 #include "llvm/Analysis/PostDominators.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -65,7 +66,7 @@ class FusedKernelBuilder {
   const FusionCandidate &C;
   LLVMContext &Ctx;
   Function *Fused = nullptr;
-  unsigned AccessKind;
+  unsigned AccessKind, GridKind;
   std::map<unsigned, CarriedStorage> Storage;
   /// First fused-kernel argument of each stage.
   std::vector<unsigned> ArgBase;
@@ -76,7 +77,8 @@ class FusedKernelBuilder {
 
 public:
   FusedKernelBuilder(Module &M, const FusionCandidate &C)
-      : M(M), C(C), Ctx(M.getContext()), AccessKind(Ctx.getMDKindID("kfuse.access")) {}
+      : M(M), C(C), Ctx(M.getContext()), AccessKind(Ctx.getMDKindID("kfuse.access")),
+        GridKind(Ctx.getMDKindID("kfuse.grid")) {}
 
   Function *build(FunctionAnalysisManager &FAM);
 
@@ -486,6 +488,9 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     Clone->setLinkage(GlobalValue::InternalLinkage);
     Clone->setCallingConv(CallingConv::C);
     Clone->removeFnAttr(Attribute::NoInline);
+    if (K.Grid)
+      cast<Instruction>(VMap[K.Grid->IV])
+          ->setMetadata(GridKind, MDNode::get(Ctx, {ConstantAsMetadata::get(B.getInt32(S))}));
     for (unsigned Idx = 0; Idx < K.Accesses.size(); ++Idx) {
       auto *I = cast<Instruction>(VMap[K.Accesses[Idx].Inst]);
       I->setMetadata(AccessKind,
@@ -527,6 +532,30 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
   for (Function *Clone : Clones)
     Clone->eraseFromParent();
 
+  // Grid-stride stages: one loop where they run the same iterations.
+  std::vector<PHINode *> IVs(C.size(), nullptr);
+  for (Instruction &I : instructions(*Fused))
+    if (MDNode *MD = I.getMetadata(GridKind)) {
+      IVs[mdconst::extract<ConstantInt>(MD->getOperand(0))->getZExtValue()] = cast<PHINode>(&I);
+      I.setMetadata(GridKind, nullptr);
+    }
+  std::vector<int> Jam = jamGridLoops(*Fused, IVs);
+  // A buffer carried between grid-stride stages moves through registers only
+  // within one jammed loop, whose iterations then reset its forward flags;
+  // elsewhere a thread reads what it stored itself, through memory, and
+  // every store stays.
+  std::set<unsigned> ThroughMemory;
+  std::map<unsigned, int> LoopOf; // carried value -> first stage of its loop
+  for (const Intermediate &I : C.Carried)
+    for (unsigned S = 0; S < C.size(); ++S)
+      for (const Access &A : C.Stages[S]->Accesses) {
+        if (C.arg(S, A.Param) != I.Value || !A.Offset.uses(SymIter))
+          continue;
+        auto [It, New] = LoopOf.try_emplace(I.Value, Jam[S]);
+        if (Jam[S] < 0 || It->second != Jam[S])
+          ThroughMemory.insert(I.Value);
+      }
+
   struct Tagged {
     Instruction *I;
     unsigned Stage;
@@ -557,7 +586,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
       CB->setMemoryEffects(
           MemoryEffects::argMemOnly(T.A->IsStore ? ModRefInfo::Mod : ModRefInfo::Ref));
     auto It = Storage.find(C.arg(T.Stage, T.A->Param));
-    if (It == Storage.end())
+    if (It == Storage.end() || ThroughMemory.count(It->first))
       continue;
     CarriedStorage &S = It->second;
     CarriedBases.insert(StageArgs[T.Stage][T.A->Param]);
@@ -569,6 +598,13 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
       rewriteStore(T.I, T.Stage, *T.A, S, K);
     else
       rewriteLoad(T.I, T.Stage, *T.A, S, K);
+  }
+  for (auto &[V, Head] : LoopOf) {
+    if (ThroughMemory.count(V) || !Storage.count(V))
+      continue;
+    IRBuilder<> H(&*IVs[Head]->getParent()->getFirstInsertionPt());
+    for (Value *Flag : Storage[V].Flag)
+      H.CreateStore(H.getFalse(), Flag);
   }
   versionOnDead(Entry, Body);
   cleanup(FAM);

@@ -15,6 +15,7 @@
 #include "KernelAnalysis.h"
 #include "CallEffects.h"
 
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -104,6 +105,8 @@ IndexPoly IndexPoly::rename(const std::map<int, int> &Map) const {
 }
 
 static std::string symbolName(int S) {
+  if (S == SymIter)
+    return "iter";
   if (S >= SymQuot0)
     return "q" + std::to_string(S - SymQuot0);
   if (S >= SymValue0)
@@ -148,6 +151,8 @@ static IndexPoly coordinateMax(int S) {
 }
 
 std::optional<std::pair<IndexPoly, IndexPoly>> IndexPoly::gridRange() const {
+  if (uses(SymIter))
+    return std::nullopt;
   IndexPoly Lo, Hi;
   for (auto &[M, C] : Terms) {
     IndexPoly Upper = constant(C);
@@ -175,39 +180,6 @@ std::optional<std::pair<IndexPoly, IndexPoly>> IndexPoly::gridRange() const {
   return std::make_pair(Lo, Hi);
 }
 
-std::pair<std::string, std::string> IndexPoly::gridRangeExpr() const {
-  // Terms whose sign is known go through gridRange(); the others are each
-  // bounded by 0 and their value at the coordinates' maxima, whichever is
-  // smaller: every coordinate factor is non-negative, so the term's sign is
-  // that of its coordinate-free factor, the same over the whole grid.
-  IndexPoly Known;
-  std::string MixedLo, MixedHi;
-  for (auto &[M, C] : Terms) {
-    bool Varies = false, HasParam = false;
-    for (int S : M) {
-      Varies |= isCoordinate(S);
-      HasParam |= S >= SymParam0;
-    }
-    if (!Varies || !HasParam) {
-      Known.Terms[M] = C;
-      continue;
-    }
-    IndexPoly Upper = constant(C);
-    for (int S : M)
-      Upper = Upper * (isCoordinate(S) ? coordinateMax(S) : symbol(S));
-    std::string T = Upper.toExpr();
-    MixedLo += "+min(0," + T + ")";
-    MixedHi += "+max(0," + T + ")";
-  }
-  auto R = Known.gridRange(); // no mixed term is left
-  std::string Lo = R->first.toExpr(), Hi = R->second.toExpr();
-  if (!MixedLo.empty()) {
-    Lo = Lo == "0" ? MixedLo.substr(1) : Lo + MixedLo;
-    Hi = Hi == "0" ? MixedHi.substr(1) : Hi + MixedHi;
-  }
-  return {Lo, Hi};
-}
-
 IndexPoly IndexDigit::extent() const {
   IndexPoly Threads = IndexPoly::symbol(symNtid(Dim));
   IndexPoly Blocks = IndexPoly::symbol(symNctaid(Dim));
@@ -216,13 +188,13 @@ IndexPoly IndexDigit::extent() const {
 
 std::optional<DigitForm> kfuse::digitsOf(const IndexPoly &O) {
   // Per dimension, the coefficient of tid.d and of ctaid.d.
-  IndexPoly OfTid[3], OfCtaid[3];
+  IndexPoly OfTid[3], OfCtaid[3], OfIter;
   DigitForm Form;
   for (auto &[M, C] : O.Terms) {
     int Coord = -1;
     IndexPoly::Monomial Rest;
     for (int S : M) {
-      if (!isCoordinate(S)) {
+      if (!isCoordinate(S) && S != SymIter) {
         Rest.push_back(S);
         continue;
       }
@@ -234,6 +206,8 @@ std::optional<DigitForm> kfuse::digitsOf(const IndexPoly &O) {
     Coef.Terms[Rest] = C;
     if (Coord < 0)
       Form.Rest = Form.Rest + Coef;
+    else if (Coord == SymIter)
+      OfIter = OfIter + Coef;
     else if (Coord % SymDimStride == SymTid)
       OfTid[symDim(Coord)] = OfTid[symDim(Coord)] + Coef;
     else
@@ -250,6 +224,8 @@ std::optional<DigitForm> kfuse::digitsOf(const IndexPoly &O) {
     if (HasCtaid)
       Form.Digits.push_back({IndexDigit::Block, D, OfCtaid[D]});
   }
+  if (!OfIter.Terms.empty())
+    Form.Digits.push_back({IndexDigit::Iteration, 0, OfIter});
   return Form;
 }
 
@@ -284,7 +260,8 @@ using QuotientTable = std::map<std::tuple<bool, const SCEV *, const SCEV *>, int
 } // namespace
 
 static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &SE,
-                                           const SCEV *S, QuotientTable &Q, unsigned Depth);
+                                           const SCEV *S, QuotientTable &Q, const Loop *Grid,
+                                           unsigned Depth);
 
 /// The symbol of quotient (\p A / \p B); every index that names the same
 /// quotient gets the same symbol, so `(a / b) * b + a % b` cancels to a.
@@ -294,9 +271,20 @@ static IndexPoly quotient(QuotientTable &Q, bool Signed, const SCEV *A, const SC
 }
 
 static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &SE,
-                                           const SCEV *S, QuotientTable &Q, unsigned Depth) {
+                                           const SCEV *S, QuotientTable &Q, const Loop *Grid,
+                                           unsigned Depth) {
   if (Depth > 32)
     return std::nullopt;
+  if (auto *AR = dyn_cast<SCEVAddRecExpr>(S)) {
+    // {a,+,b} over the grid-stride loop: a + b * k, k its iteration count.
+    if (!Grid || AR->getLoop() != Grid || !AR->isAffine())
+      return std::nullopt;
+    auto A = polyOfImpl(F, SE, AR->getStart(), Q, Grid, Depth + 1);
+    auto B = polyOfImpl(F, SE, AR->getStepRecurrence(SE), Q, Grid, Depth + 1);
+    if (!A || !B)
+      return std::nullopt;
+    return *A + *B * IndexPoly::symbol(SymIter);
+  }
   if (auto *C = dyn_cast<SCEVConstant>(S)) {
     if (C->getAPInt().getSignificantBits() > 64)
       return std::nullopt;
@@ -323,7 +311,7 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
     IndexPoly Quot = quotient(Q, true, A, B);
     if (BO->getOpcode() == Instruction::SDiv)
       return Quot;
-    auto PA = polyOfImpl(F, SE, A, Q, Depth + 1), PB = polyOfImpl(F, SE, B, Q, Depth + 1);
+    auto PA = polyOfImpl(F, SE, A, Q, Grid, Depth + 1), PB = polyOfImpl(F, SE, B, Q, Grid, Depth + 1);
     if (!PA || !PB)
       return std::nullopt;
     return *PA - Quot * *PB;
@@ -334,14 +322,14 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
     // type: no polynomial, or the load would be taken to read t[i].
     if (isa<SCEVTruncateExpr>(Cast) && Cast->getType()->getScalarSizeInBits() < 32)
       return std::nullopt;
-    return polyOfImpl(F, SE, Cast->getOperand(), Q, Depth + 1);
+    return polyOfImpl(F, SE, Cast->getOperand(), Q, Grid, Depth + 1);
   }
   bool IsAdd = isa<SCEVAddExpr>(S), IsMul = isa<SCEVMulExpr>(S);
   if (!IsAdd && !IsMul)
     return std::nullopt;
   IndexPoly R = IndexPoly::constant(IsAdd ? 0 : 1);
   for (const SCEV *Op : cast<SCEVNAryExpr>(S)->operands()) {
-    auto P = polyOfImpl(F, SE, Op, Q, Depth + 1);
+    auto P = polyOfImpl(F, SE, Op, Q, Grid, Depth + 1);
     if (!P)
       return std::nullopt;
     R = IsAdd ? R + *P : R * *P;
@@ -350,9 +338,9 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
 }
 
 std::optional<IndexPoly> kfuse::polyOf(const Function &F, ScalarEvolution &SE,
-                                       const SCEV *S) {
+                                       const SCEV *S, const Loop *Grid) {
   QuotientTable Q;
-  auto P = polyOfImpl(F, SE, S, Q, 0);
+  auto P = polyOfImpl(F, SE, S, Q, Grid, 0);
   if (!P)
     return std::nullopt;
   for (auto &[M, C] : P->Terms)
@@ -668,7 +656,73 @@ static bool onlyAddresses(Value *V) {
   return true;
 }
 
-KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree &DT) {
+/// The kernel's grid-stride loop: the one top-level loop whose induction
+/// variable starts at the global x coordinate ctaid.x*ntid.x + tid.x, grows by
+/// a product of extents (blockDim.x*gridDim.x), runs while below an integer
+/// parameter and leaves only from its latch. Null when there is none.
+static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridStride &G) {
+  Loop *Found = nullptr;
+  IndexPoly Global = IndexPoly::symbol(symCtaid(0)) * IndexPoly::symbol(symNtid(0)) +
+                     IndexPoly::symbol(symTid(0));
+  for (Loop *L : LI) {
+    // A rotated loop: the latch tests the incremented variable against n.
+    BasicBlock *Header = L->getHeader(), *Latch = L->getLoopLatch();
+    auto *Br = Latch ? dyn_cast<BranchInst>(Latch->getTerminator()) : nullptr;
+    if (!Br || !Br->isConditional() || L->getExitingBlock() != Latch ||
+        !L->getLoopPreheader())
+      continue;
+    auto *Cmp = dyn_cast<ICmpInst>(Br->getCondition());
+    if (!Cmp)
+      continue;
+    ICmpInst::Predicate P = Br->getSuccessor(0) == Header
+                                ? Cmp->getPredicate()
+                                : Cmp->getInversePredicate(); // while P holds
+    Value *Next = Cmp->getOperand(0), *Final = Cmp->getOperand(1);
+    if (!L->isLoopInvariant(Final)) {
+      std::swap(Next, Final);
+      P = ICmpInst::getSwappedPredicate(P);
+    }
+    if ((P != ICmpInst::ICMP_ULT && P != ICmpInst::ICMP_SLT) || !L->isLoopInvariant(Final) ||
+        !SE.isSCEVable(Next->getType()))
+      continue;
+    PHINode *IV = nullptr;
+    const SCEVAddRecExpr *AR = nullptr;
+    for (PHINode &Phi : Header->phis()) {
+      if (!SE.isSCEVable(Phi.getType()))
+        continue;
+      auto *R = dyn_cast<SCEVAddRecExpr>(SE.getSCEV(&Phi));
+      if (R && R->getLoop() == L && R->isAffine() &&
+          SE.getSCEV(Next) == R->getPostIncExpr(SE)) {
+        IV = &Phi;
+        AR = R;
+      }
+    }
+    if (!IV)
+      continue;
+    while (auto *Cast = dyn_cast<CastInst>(Final))
+      Final = Cast->getOperand(0);
+    auto *N = dyn_cast<Argument>(Final);
+    auto Start = polyOf(F, SE, AR->getStart());
+    auto Step = polyOf(F, SE, AR->getStepRecurrence(SE));
+    if (!N || N->getParent() != &F || !N->getType()->isIntegerTy() || !Start ||
+        *Start != Global || !Step || Step->isConstant())
+      continue;
+    bool Extents = true;
+    for (auto &[M, C] : Step->Terms)
+      for (int S : M)
+        Extents &= S < SymParam0 && !isCoordinate(S) && S != SymIter;
+    if (!Extents)
+      continue;
+    if (Found)
+      return nullptr; // two of them: which one would a stage's thread be in?
+    Found = L;
+    G = GridStride{IV, *Start, *Step, N->getArgNo(), P == ICmpInst::ICMP_ULT};
+  }
+  return Found;
+}
+
+KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree &DT,
+                                LoopInfo &LI) {
   KernelInfo K;
   K.F = &F;
   // At -O0 clang marks every function optnone: parameters live in allocas and
@@ -690,6 +744,10 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
   if (F.isVarArg())
     K.invalidate("is variadic", "call");
 
+  GridStride G;
+  Loop *Grid = findGridLoop(F, SE, LI, G);
+  if (Grid)
+    K.Grid = G;
   CallEffects Calls;
   for (Instruction &I : instructions(F)) {
     if (auto *CB = dyn_cast<CallBase>(&I)) {
@@ -761,11 +819,23 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     const SCEV *D = offsetFromParam(SE, Ptr, Base);
     std::optional<IndexPoly> Off;
     if (D)
-      Off = polyOf(F, SE, D);
+      Off = polyOf(F, SE, D, Grid);
+    if (Grid && !Grid->contains(&I)) {
+      K.invalidate("accesses parameter " + std::to_string(A.Param) +
+                       " outside its grid-stride loop",
+                   "index");
+      continue;
+    }
     if (!Off && IsStore) {
+      bool InLoop = D && SCEVExprContains(D, [](const SCEV *X) { return isa<SCEVAddRecExpr>(X); });
       K.invalidate(std::string("has a non-affine or unknown index (") +
                        (IsStore ? "store" : "load") +
-                       std::string(" through parameter ") + std::to_string(A.Param) + ")",
+                       std::string(" through parameter ") + std::to_string(A.Param) + ")" +
+                       (InLoop && !Grid
+                            ? "; it varies in a loop that is not a grid-stride loop "
+                              "(for (i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
+                              "i += blockDim.x * gridDim.x), one per kernel)"
+                            : ""),
                    "index");
       continue;
     }

@@ -23,6 +23,9 @@ class ScalarEvolution;
 class DominatorTree;
 class Instruction;
 class SCEV;
+class Loop;
+class LoopInfo;
+class PHINode;
 class Type;
 } // namespace llvm
 
@@ -37,6 +40,9 @@ enum Symbol : int {
   SymCtaid = 2, ///< blockIdx.x, in [0, gx)
   SymNctaid = 3, ///< gridDim.x (manifest `gx`)
   SymDimStride = 4, ///< the y symbols are the x ones + 4, the z ones + 8
+  /// The iteration count k = 0, 1, ... of the kernel's grid-stride loop
+  /// (KernelInfo::Grid): its induction variable is Start + Step * k.
+  SymIter = 15,
   SymParam0 = 16, ///< SymParam0 + p: integer scalar parameter p of the launch
   SymValue0 = 1 << 20, ///< SymValue0 + v: value number v of a sequence record
   /// SymQuot0 + k: the k-th distinct quotient `a / b` of a kernel's indices.
@@ -85,19 +91,17 @@ public:
   /// Bounds over all threads of the grid (tid.d in [0, ntid.d), ctaid.d in
   /// [0, nctaid.d)), as polynomials over the extents and params;
   /// std::nullopt when a term mixes a coordinate with a parameter (its sign
-  /// is unknown).
+  /// is unknown) or counts loop iterations.
   std::optional<std::pair<IndexPoly, IndexPoly>> gridRange() const;
-  /// The same bounds as manifest expressions, also where a term mixes a
-  /// coordinate with parameters: such a term T*c, c in [0, C], lies in
-  /// [min(0, T*C), max(0, T*C)].
-  std::pair<std::string, std::string> gridRangeExpr() const;
 };
 
 /// A coordinate an index is linear in, seen as one digit of a mixed-radix
 /// number: the global coordinate ctaid.d*ntid.d + tid.d of dimension d, or
 /// tid.d or ctaid.d alone where the index does not combine them so.
 struct IndexDigit {
-  enum Kind { Global, Thread, Block };
+  /// Iteration: the grid-stride loop's iteration count (SymIter), of no
+  /// known extent.
+  enum Kind { Global, Thread, Block, Iteration };
   Kind K = Global;
   unsigned Dim = 0;
   IndexPoly Coef; ///< free of coordinates
@@ -107,7 +111,7 @@ struct IndexDigit {
   bool operator!=(const IndexDigit &O) const { return !(*this == O); }
   /// Whether the digit stands for coordinate symbol \p Sym.
   bool covers(int Sym) const {
-    return symDim(Sym) == Dim &&
+    return K != Iteration && symDim(Sym) == Dim &&
            (K == Global || (K == Thread) == (Sym % SymDimStride == SymTid));
   }
   /// How many values the digit takes over the grid: ntid.d*nctaid.d, ntid.d
@@ -185,8 +189,21 @@ struct Verdict {
 };
 
 /// Everything the fuser needs to know about one kernel.
+/// A grid-stride loop, `for (i = blockIdx.x*blockDim.x + threadIdx.x; i < n;
+/// i += blockDim.x*gridDim.x)`: every thread runs its own iterations, Start +
+/// Step * k below the bound, k = 0, 1, ...
+struct GridStride {
+  llvm::PHINode *IV = nullptr; ///< the induction variable, in the loop's header
+  IndexPoly Start, Step;       ///< over the coordinates and extents
+  unsigned BoundParam = 0;     ///< n, an integer parameter
+  bool Unsigned = false;       ///< the loop continues while i <u n (else i <s n)
+};
+
 struct KernelInfo : Verdict {
   llvm::Function *F = nullptr;
+  /// The kernel's accesses lie in this loop and their offsets count its
+  /// iterations (SymIter).
+  std::optional<GridStride> Grid;
   std::vector<ParamInfo> Params;
   std::vector<Access> Accesses;
   unsigned Flops = 0;
@@ -206,12 +223,13 @@ std::string minUnsignedExpr(const std::string &H, unsigned K, const std::string 
 /// Analyses \p F. Never fails: an unanalysable kernel comes back !isValid()
 /// with the reason.
 KernelInfo analyzeKernel(llvm::Function &F, llvm::ScalarEvolution &SE,
-                         llvm::DominatorTree &DT);
+                         llvm::DominatorTree &DT, llvm::LoopInfo &LI);
 
 /// The SCEV-to-polynomial conversion the analysis uses, exposed for the
 /// transform (which recomputes nothing, but names symbols the same way).
+/// An add recurrence of \p Grid, {a,+,b}, is a + b * SymIter.
 std::optional<IndexPoly> polyOf(const llvm::Function &F, llvm::ScalarEvolution &SE,
-                                const llvm::SCEV *S);
+                                const llvm::SCEV *S, const llvm::Loop *Grid = nullptr);
 
 } // namespace kfuse
 

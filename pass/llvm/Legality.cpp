@@ -217,7 +217,10 @@ static bool disjointRecords(const FusionCandidate &C, const std::vector<StagedAc
           Params, llvm::count_if(M, [](int S) { return S >= SymParam0; }));
     }
     int64_t Lead = P.Terms.empty() ? 0 : P.Terms.rbegin()->second;
-    return std::make_tuple(Params, Degree, Lead < 0 ? -Lead : Lead, I);
+    // A grid-stride loop's iteration count has no known extent: it must be
+    // the highest place.
+    bool Iter = Ref->Digits[I].K == IndexDigit::Iteration;
+    return std::make_tuple(Iter, Params, Degree, Lead < 0 ? -Lead : Lead, I);
   };
   llvm::stable_sort(Order, [&](size_t A, size_t B) { return Key(A) < Key(B); });
   IndexPoly Below = IndexPoly::constant(Span); // static sum, while it is one
@@ -231,6 +234,8 @@ static bool disjointRecords(const FusionCandidate &C, const std::vector<StagedAc
       return false; // never holds: records overlap (t[i] and t[i+1])
     if (!(Static && nonNegativeOverGrid(*Abs - Below)))
       New.insert(BelowExpr + " " + absExpr(D.Coef));
+    if (D.K == IndexDigit::Iteration)
+      break;
     if (Static)
       Below = Below + *Abs * (D.extent() - IndexPoly::constant(1));
     BelowExpr += "+" + absExpr(D.Coef) + "*(" + extentExpr(C, Accs, D) + "-1)";
@@ -384,6 +389,27 @@ void kfuse::checkCandidate(FusionCandidate &C) {
     }
     if (FirstStore < 0)
       continue; // read only: no hazard
+    // Values cross from one grid-stride loop to the next only in the same
+    // iteration of the same thread: both loops must run the same iterations.
+    const StagedAccess *LoopRef = nullptr;
+    for (const StagedAccess &X : Accs) {
+      if (!X.Offset.uses(SymIter))
+        continue;
+      if (!LoopRef) {
+        LoopRef = &X;
+        continue;
+      }
+      const GridStride &A = *C.Stages[LoopRef->Stage]->Grid, &B = *C.Stages[X.Stage]->Grid;
+      if (A.Start != B.Start || A.Step != B.Step || A.Unsigned != B.Unsigned ||
+          C.arg(LoopRef->Stage, A.BoundParam) != C.arg(X.Stage, B.BoundParam)) {
+        C.invalidate("buffer '" + R.Values.at(V).Text + "': the grid-stride loops of launches " +
+                         std::to_string(C.First + LoopRef->Stage) + " and " +
+                         std::to_string(C.First + X.Stage) +
+                         " run different iterations (start, step or bound differ)",
+                     "loop");
+        return;
+      }
+    }
     std::set<std::string> Guards;
     std::optional<std::vector<int64_t>> Rec = threadRecords(C, Accs, Guards);
     bool Conflict = false;

@@ -35,7 +35,7 @@ static std::string ref(unsigned Launch, unsigned Param) {
 /// a coefficient of unknown sign contributes [min(0, T), max(0, T)].
 static std::optional<std::pair<std::string, std::string>> digitRange(const Access &A) {
   std::optional<DigitForm> F = digitsOf(A.Offset);
-  if (!F)
+  if (!F || A.Offset.uses(SymIter))
     return std::nullopt;
   std::string Lo = F->Rest.toExpr(), Hi = Lo;
   auto Add = [](std::string &Sum, const std::string &T) {
@@ -72,6 +72,33 @@ static std::optional<std::pair<std::string, std::string>> digitRange(const Acces
   return std::make_pair(Lo, Hi);
 }
 
+/// The bytes [lo, hi) an access in the grid-stride loop \p G touches: at
+/// c * i + Rest, i the loop's variable, which runs over [0, n) (it starts at
+/// a thread's global x coordinate and continues while below n). A 4-byte n
+/// compared unsigned may be 2^31 or more, which the manifest reads negative:
+/// no bound then.
+static std::optional<std::pair<std::string, std::string>>
+loopRange(const KernelInfo &K, const Access &A) {
+  const GridStride &G = *K.Grid;
+  std::optional<DigitForm> F = digitsOf(A.Offset);
+  if (!F || F->Digits.size() != 2 || F->Digits[0].K != IndexDigit::Global ||
+      F->Digits[0].Dim != 0 || F->Digits[1].K != IndexDigit::Iteration)
+    return std::nullopt;
+  const IndexPoly &Coef = F->Digits[0].Coef;
+  bool Param = false;
+  for (auto &[M, C] : Coef.Terms)
+    Param |= !M.empty();
+  if (Param || !Coef.isConstant() || Coef.constantTerm() <= 0 ||
+      F->Digits[1].Coef != Coef * G.Step)
+    return std::nullopt;
+  if (G.Unsigned && K.F->getArg(G.BoundParam)->getType()->getIntegerBitWidth() < 64)
+    return std::nullopt;
+  std::string Rest = F->Rest.toExpr();
+  std::string Top = std::to_string(Coef.constantTerm()) + "*(max(s" +
+                    std::to_string(G.BoundParam) + ",1)-1)+" + std::to_string(A.Bytes);
+  return std::make_pair(Rest, Rest == "0" ? Top : Rest + "+" + Top);
+}
+
 /// Whether \p P names a y or z coordinate.
 static bool usesYZ(const IndexPoly &P) {
   for (unsigned D = 1; D < 3; ++D)
@@ -96,7 +123,7 @@ static std::string footprint(const FusionCandidate &C, unsigned S, unsigned P) {
     }
     auto R = A.Offset.gridRange();
     if (!R || usesYZ(A.Offset)) {
-      auto D = digitRange(A);
+      auto D = A.Offset.uses(SymIter) ? loopRange(*C.Stages[S], A) : digitRange(A);
       if (!D)
         return "";
       Lo.insert(D->first);

@@ -1,0 +1,291 @@
+//===- LoopJam.cpp - one loop for the grid-stride loops of a fused kernel -===//
+//
+// Grid-stride kernels (`for (i = blockIdx.x*blockDim.x + threadIdx.x; i < n;
+// i += blockDim.x*gridDim.x)`) inlined one after the other into a fused
+// kernel run their loops one after the other. That is already correct when
+// the loops run the same iterations (a thread reads what it wrote itself),
+// but every value still crosses through memory. Jamming the loops into one,
+// stage by stage within an iteration, lets the fused kernel keep a value in
+// a register from the stage that computes it to the stage that uses it.
+//
+// Two adjacent loops L0 (earlier) and L1 are jammed when:
+//  1. both are top-level, in simplified form, with one latch that is their
+//     only exiting block, one exit block, and one header phi: the induction
+//     variable, an affine recurrence with the same start and step in both;
+//  2. both latches continue while `next <pred> n`, next the incremented
+//     variable, with the same predicate and the same n;
+//  3. both loops are guarded by `start <pred'> n` with the same predicate
+//     and operands, or neither is guarded;
+//  4. the code from L0's exit to L1's preheader (the next stage's start,
+//     where L0's guard also leads) has no effect and no call (a barrier
+//     between the stages must stay where every thread meets it), and what
+//     L1 uses of it reads no memory (it is cloned before L0).
+// Then L0's latch branches to L1's header, L1's latch back to L0's header,
+// L1's variable is L0's, and L1's guard, reached only where L0's failed,
+// skips L1. Every thread runs the same iterations as before, the stages of
+// one iteration in the order of the launches.
+//
+//===----------------------------------------------------------------------===//
+#include "LoopJam.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
+
+#include <functional>
+
+#include <map>
+
+using namespace llvm;
+using namespace kfuse;
+
+namespace {
+
+/// The analyses of the fused kernel, rebuilt after every jam.
+struct Analyses {
+  TargetLibraryInfoImpl TLII;
+  TargetLibraryInfo TLI;
+  AssumptionCache AC;
+  DominatorTree DT;
+  LoopInfo LI;
+  ScalarEvolution SE;
+  explicit Analyses(Function &F)
+      : TLII(F.getParent()->getTargetTriple()), TLI(TLII), AC(F), DT(F), LI(DT),
+        SE(F, TLI, AC, DT, LI) {}
+};
+
+/// What one loop looks like, as conditions 1 to 3 need it.
+struct LoopShape {
+  Loop *L = nullptr;
+  PHINode *IV = nullptr;
+  BasicBlock *Preheader = nullptr, *Latch = nullptr, *Exit = nullptr;
+  BranchInst *LatchBr = nullptr;
+  ICmpInst::Predicate Pred = ICmpInst::BAD_ICMP_PREDICATE; ///< while it holds
+  const SCEV *Bound = nullptr;
+  BranchInst *Guard = nullptr; ///< the branch around the loop, or null
+};
+
+/// `A <P> B` as (P, SCEV(A), SCEV(B)) with the operands in a canonical order.
+std::tuple<ICmpInst::Predicate, const SCEV *, const SCEV *>
+comparison(ScalarEvolution &SE, ICmpInst::Predicate P, Value *A, Value *B) {
+  const SCEV *SA = SE.getSCEV(A), *SB = SE.getSCEV(B);
+  if (SA > SB) { // pointers: canonical within one ScalarEvolution
+    std::swap(SA, SB);
+    P = ICmpInst::getSwappedPredicate(P);
+  }
+  return {P, SA, SB};
+}
+
+std::optional<LoopShape> shapeOf(Analyses &A, PHINode *IV) {
+  LoopShape S;
+  S.IV = IV;
+  S.L = A.LI.getLoopFor(IV->getParent());
+  if (!S.L || S.L->getParentLoop() || S.L->getHeader() != IV->getParent())
+    return std::nullopt;
+  S.Preheader = S.L->getLoopPreheader();
+  S.Latch = S.L->getLoopLatch();
+  S.Exit = S.L->getExitBlock();
+  if (!S.Preheader || !S.Latch || !S.Exit || S.L->getExitingBlock() != S.Latch ||
+      &*S.L->getHeader()->phis().begin() != IV || std::next(S.L->getHeader()->phis().begin()) !=
+                                                      S.L->getHeader()->phis().end())
+    return std::nullopt;
+  S.LatchBr = dyn_cast<BranchInst>(S.Latch->getTerminator());
+  if (!S.LatchBr || !S.LatchBr->isConditional() || !A.SE.isSCEVable(IV->getType()))
+    return std::nullopt;
+  auto *AR = dyn_cast<SCEVAddRecExpr>(A.SE.getSCEV(IV));
+  auto *Cmp = dyn_cast<ICmpInst>(S.LatchBr->getCondition());
+  if (!AR || AR->getLoop() != S.L || !AR->isAffine() || !Cmp)
+    return std::nullopt;
+  S.Pred = S.LatchBr->getSuccessor(0) == S.L->getHeader() ? Cmp->getPredicate()
+                                                           : Cmp->getInversePredicate();
+  Value *Next = Cmp->getOperand(0), *Bound = Cmp->getOperand(1);
+  if (!S.L->isLoopInvariant(Bound)) {
+    std::swap(Next, Bound);
+    S.Pred = ICmpInst::getSwappedPredicate(S.Pred);
+  }
+  if (!S.L->isLoopInvariant(Bound) || A.SE.getSCEV(Next) != AR->getPostIncExpr(A.SE))
+    return std::nullopt;
+  S.Bound = A.SE.getSCEV(Bound);
+  if (BasicBlock *G = S.Preheader->getSinglePredecessor()) {
+    auto *Br = dyn_cast<BranchInst>(G->getTerminator());
+    if (Br && Br->isConditional()) {
+      if (!isa<ICmpInst>(Br->getCondition()) || Br->getSuccessor(0) == Br->getSuccessor(1))
+        return std::nullopt;
+      S.Guard = Br;
+    }
+  }
+  return S;
+}
+
+/// The guard's condition as the comparison under which the loop runs.
+std::tuple<ICmpInst::Predicate, const SCEV *, const SCEV *> guardOf(Analyses &A,
+                                                                   const LoopShape &S) {
+  auto *Cmp = cast<ICmpInst>(S.Guard->getCondition());
+  ICmpInst::Predicate P = S.Guard->getSuccessor(0) == S.Preheader ? Cmp->getPredicate()
+                                                                   : Cmp->getInversePredicate();
+  return comparison(A.SE, P, Cmp->getOperand(0), Cmp->getOperand(1));
+}
+
+/// Pure code between the loops that \p L1 uses, each instruction after its
+/// operands (condition 4); false when L1 uses something else.
+bool collectClones(Analyses &A, const LoopShape &S0, const LoopShape &S1,
+                   SetVector<Instruction *> &Clones) {
+  Instruction *Point = S0.Preheader->getTerminator();
+  std::function<bool(Value *)> Need = [&](Value *V) -> bool {
+    auto *I = dyn_cast<Instruction>(V);
+    if (!I || S1.L->contains(I) || A.DT.dominates(I, Point) || Clones.contains(I))
+      return true;
+    if (isa<PHINode>(I) || !isSafeToSpeculativelyExecute(I) || I->mayReadOrWriteMemory() ||
+        S0.L->contains(I))
+      return false;
+    for (Value *Op : I->operands())
+      if (!Need(Op))
+        return false;
+    Clones.insert(I);
+    return true;
+  };
+  for (BasicBlock *BB : S1.L->blocks())
+    for (Instruction &I : *BB)
+      for (Value *Op : I.operands())
+        if (!isa<BasicBlock>(Op) && !Need(Op))
+          return false;
+  return true;
+}
+
+/// The blocks on paths from L0's exit to L1's preheader, which the jammed
+/// loop no longer passes: nothing in them may be a call or have an effect
+/// (condition 4).
+bool pureBetween(const LoopShape &S0, const LoopShape &S1) {
+  // Backwards from L1's preheader to L0's exit.
+  SmallVector<BasicBlock *, 8> Work{S1.Preheader};
+  SmallPtrSet<BasicBlock *, 8> Seen{S1.Preheader};
+  while (!Work.empty()) {
+    BasicBlock *BB = Work.pop_back_val();
+    if (S0.L->contains(BB) || BB->isEntryBlock())
+      return false; // a way into L1 that does not come from L0's exit
+    for (Instruction &I : *BB)
+      if (isa<CallBase>(I) || I.mayHaveSideEffects())
+        return false;
+    if (BB == S0.Exit)
+      continue;
+    for (BasicBlock *Pred : predecessors(BB))
+      if (Seen.insert(Pred).second)
+        Work.push_back(Pred);
+  }
+  return true;
+}
+
+bool jam(Function &F, PHINode *IV0, PHINode *IV1) {
+  Analyses A(F);
+  std::optional<LoopShape> S0 = shapeOf(A, IV0), S1 = shapeOf(A, IV1);
+  if (!S0 || !S1 || S0->L == S1->L)
+    return false;
+
+  auto *AR0 = cast<SCEVAddRecExpr>(A.SE.getSCEV(IV0));
+  auto *AR1 = cast<SCEVAddRecExpr>(A.SE.getSCEV(IV1));
+  if (AR0->getStart() != AR1->getStart() || AR0->getStepRecurrence(A.SE) !=
+                                                AR1->getStepRecurrence(A.SE) ||
+      S0->Pred != S1->Pred || S0->Bound != S1->Bound || !S0->Guard != !S1->Guard)
+    return false;
+  if (S0->Guard && guardOf(A, *S0) != guardOf(A, *S1))
+    return false;
+  SetVector<Instruction *> Clones;
+  if (!pureBetween(*S0, *S1) || !collectClones(A, *S0, *S1, Clones))
+    return false;
+
+  // Code L1 needs, computed before L0 instead of after it.
+  ValueToValueMapTy VMap;
+  Instruction *Point = S0->Preheader->getTerminator();
+  for (Instruction *I : Clones) { // operands first: collectClones' order
+    Instruction *C = I->clone();
+    C->insertBefore(Point->getIterator());
+    RemapInstruction(C, VMap, RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
+    VMap[I] = C;
+  }
+  for (BasicBlock *BB : S1->L->blocks())
+    for (Instruction &I : *BB)
+      RemapInstruction(&I, VMap, RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
+
+  BasicBlock *H0 = S0->L->getHeader(), *H1 = S1->L->getHeader();
+  // L0's latch runs L1's body next; L1's latch goes back to L0's header.
+  S0->Exit->removePredecessor(S0->Latch);
+  BranchInst::Create(H1, S0->LatchBr->getIterator());
+  S0->LatchBr->eraseFromParent();
+  Value *Next0 = IV0->getIncomingValueForBlock(S0->Latch);
+  IV0->setIncomingBlock(IV0->getBasicBlockIndex(S0->Latch), S1->Latch);
+  IV0->setIncomingValue(IV0->getBasicBlockIndex(S1->Latch), Next0);
+  S1->LatchBr->replaceSuccessorWith(H1, H0);
+  IV1->replaceAllUsesWith(IV0);
+  IV1->eraseFromParent();
+  // L1's guard is reached only where L0's failed, and it is the same test.
+  if (S1->Guard) {
+    BasicBlock *Skip = S1->Guard->getSuccessor(0) == S1->Preheader ? S1->Guard->getSuccessor(1)
+                                                                   : S1->Guard->getSuccessor(0);
+    S1->Preheader->removePredecessor(S1->Guard->getParent());
+    BranchInst::Create(Skip, S1->Guard->getIterator());
+    S1->Guard->eraseFromParent();
+  }
+  H1->removePredecessor(S1->Preheader);
+  S1->Preheader->getTerminator()->eraseFromParent();
+  new UnreachableInst(F.getContext(), S1->Preheader);
+  return true;
+}
+
+/// One read of each special register, at the top of the entry block: the
+/// stages' starts and steps then are the same values to ScalarEvolution.
+void shareSpecialRegisters(Function &F) {
+  std::map<Intrinsic::ID, CallInst *> First;
+  SmallVector<CallInst *, 16> Reads;
+  for (Instruction &I : instructions(F))
+    if (auto *II = dyn_cast<IntrinsicInst>(&I))
+      if (StringRef(II->getCalledFunction()->getName()).starts_with("llvm.nvvm.read.ptx.sreg.") &&
+          II->arg_size() == 0 && II->doesNotAccessMemory())
+        Reads.push_back(II);
+  BasicBlock &Entry = F.getEntryBlock();
+  for (CallInst *CI : Reads) {
+    auto [It, New] = First.try_emplace(CI->getIntrinsicID(), CI);
+    if (New) {
+      CI->moveBefore(Entry, Entry.getFirstInsertionPt());
+      continue;
+    }
+    CI->replaceAllUsesWith(It->second);
+    CI->eraseFromParent();
+  }
+}
+
+} // namespace
+
+std::vector<int> kfuse::jamGridLoops(Function &Fused, ArrayRef<PHINode *> IVs) {
+  std::vector<int> Group(IVs.size(), -1);
+  if (llvm::count_if(IVs, [](PHINode *P) { return P != nullptr; }) < 2)
+    return Group;
+  shareSpecialRegisters(Fused);
+  for (unsigned S = 0; S < IVs.size(); ++S) {
+    if (!IVs[S])
+      continue;
+    unsigned Head = S;
+    // Jam into the loop of the previous stage when that one is a loop too.
+    if (S > 0 && IVs[S - 1] && Group[S - 1] >= 0)
+      Head = unsigned(Group[S - 1]);
+    else if (S > 0 && IVs[S - 1])
+      Head = S - 1;
+    if (Head != S && jam(Fused, IVs[Head], IVs[S])) {
+      Group[Head] = int(Head);
+      Group[S] = int(Head);
+    }
+  }
+  return Group;
+}

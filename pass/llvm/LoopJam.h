@@ -1,0 +1,32 @@
+//===- LoopJam.h - one loop for the grid-stride loops of a fused kernel -*- C++ -*-===//
+//
+// Jams the grid-stride loops of consecutive stages of a fused kernel into
+// one loop (LoopJam.cpp), so a value crosses from stage to stage within an
+// iteration.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_PASS_LLVM_LOOPJAM_H
+#define KFUSE_PASS_LLVM_LOOPJAM_H
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <vector>
+
+namespace llvm {
+class Function;
+class PHINode;
+} // namespace llvm
+
+namespace kfuse {
+
+/// \p IVs holds, per stage of \p Fused (inlined, in launch order), the
+/// induction variable of its grid-stride loop, or null. Jams each loop into
+/// the previous stage's where the two run the same iterations (LoopJam.cpp
+/// lists the conditions). Returns per stage the first stage of the loop it
+/// now runs in, -1 for a stage whose loop stayed alone or that has none;
+/// the induction variable of that first stage is the jammed loop's.
+std::vector<int> jamGridLoops(llvm::Function &Fused, llvm::ArrayRef<llvm::PHINode *> IVs);
+
+} // namespace kfuse
+
+#endif

@@ -1,0 +1,73 @@
+// Grid-stride loops: `for (i = blockIdx.x*blockDim.x + threadIdx.x; i < n;
+// i += blockDim.x*gridDim.x)`, size_t and int. Consecutive launches whose
+// loops run the same iterations fuse; the fused kernel runs one loop, the
+// stages of an iteration in launch order, values in registers. Loops over
+// other bounds, loops of another shape and accesses outside the loop are
+// refused with a remark that says so.
+// REQUIRES: cuda
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm -Rpass=kfuse -Rpass-missed=kfuse %s -o %t.ll 2>%t.remarks
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: FileCheck %s --check-prefix=IR < %t.ll
+// RUN: grep '^@__kfuse_manifest' %t.ll | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=MANIFEST
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S %s -o %t.ptx 2>/dev/null
+// RUN: %ptxas -arch=%cuda_arch %t.ptx -o /dev/null
+
+#define KMAP __global__ __attribute__((kfuse_map))
+#define GRID_STRIDE(T, i, n) \
+  for (T i = blockIdx.x * (T)blockDim.x + threadIdx.x; i < n; i += (T)blockDim.x * gridDim.x)
+
+KMAP void scale(const float *x, float *t, float a, size_t n) { GRID_STRIDE(size_t, i, n) t[i] = a * x[i]; }
+KMAP void add(const float *t, const float *y, float *o, size_t n) { GRID_STRIDE(size_t, i, n) o[i] = t[i] + y[i]; }
+KMAP void square_pos(const float *o, float *p, size_t n)
+{ GRID_STRIDE(size_t, i, n) { float v = o[i]; if (v > 0.f) p[i] = v * v; } }
+void chain(const float *x, float *t, const float *y, float *o, float *p, size_t n)
+{
+  scale<<<264, 256>>>(x, t, 2.f, n);
+  add<<<264, 256>>>(t, y, o, n);
+  square_pos<<<264, 256>>>(o, p, n);
+}
+// REMARK-DAG: fused launches 0..2 (_Z5scalePKfPffm, _Z3addPKfS0_Pfm, _Z10square_posPKfPfm) of sequence [[CHAIN:[0-9]+]] into __kfuse_fused_[[CHAIN]]_0_2: t in registers, o in registers
+// One loop, in each of the two copies of the body (dead mask 0 or not):
+// one back edge each, where three loops would have three.
+// IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9]+}}_0_2(
+// IR: call float @llvm.nvvm.mul.rn.f(
+// IR: br i1 %{{[0-9]+}}, label %{{[0-9]+}}, label %{{[0-9]+}}{{.*}}, !llvm.loop
+// IR: call float @llvm.nvvm.mul.rn.f(
+// IR: br i1 %{{[0-9]+}}, label %{{[0-9]+}}, label %{{[0-9]+}}{{.*}}, !llvm.loop
+// IR-NOT: !llvm.loop
+// IR: {{^}$}}
+// The footprints are the loop's bound, n elements.
+// MANIFEST: kernel 0 _Z5scalePKfPffm 4
+// MANIFEST: footprint 0.1 w 0 4*(max(s3,1)-1)+4{{$}}
+// MANIFEST: end
+
+KMAP void twice(const double *a, double *b, int n) { GRID_STRIDE(int, i, n) b[i] = a[i] * 2.0; }
+KMAP void plus_one(const double *b, double *c, int n) { GRID_STRIDE(int, i, n) c[i] = b[i] + 1.0; }
+void int_loops(const double *a, double *b, double *c, int n)
+{
+  twice<<<528, 256>>>(a, b, n);
+  plus_one<<<528, 256>>>(b, c, n);
+}
+// REMARK-DAG: fused launches 0..1 (_Z5twicePKdPdi, _Z8plus_onePKdPdi) of sequence {{[0-9]+}} into {{.*}}: b in registers
+
+// Two bounds: a thread's later iterations are not the same elements.
+void two_bounds(const float *x, float *t, const float *y, float *o, size_t n, size_t m)
+{
+  scale<<<264, 256>>>(x, t, 2.f, n);
+  add<<<264, 256>>>(t, y, o, m);
+}
+// REMARK-DAG: launches 0..1 (_Z5scalePKfPffm, _Z3addPKfS0_Pfm) of sequence {{[0-9]+}} at {{.*}} not fused: buffer 't': the grid-stride loops of launches 0 and 1 run different iterations (start, step or bound differ)
+
+// A loop that strides by a constant is no grid-stride loop.
+KMAP void by_block(const float *x, float *t, size_t n)
+{ for (size_t i = threadIdx.x; i < n; i += 256) t[i] = x[i]; }
+// REMARK-DAG: kernel _Z8by_blockPKfPfm cannot be fused: has a non-affine or unknown index (store through parameter 1); it varies in a loop that is not a grid-stride loop
+// An access after the loop.
+KMAP void with_tail(const float *x, float *t, size_t n)
+{ GRID_STRIDE(size_t, i, n) t[i] = x[i]; if (threadIdx.x == 0) t[0] = 0.f; }
+// REMARK-DAG: kernel _Z9with_tailPKfPfm cannot be fused: accesses parameter 1 outside its grid-stride loop
+void refused(const float *x, float *t, float *u, size_t n)
+{
+  by_block<<<1, 256>>>(x, t, n);
+  with_tail<<<1, 256>>>(t, u, n);
+}
