@@ -131,11 +131,94 @@ void mapped_f_hand_run(void *const *in, void *const *out, int n, int block, cuda
                                                            o[1], o[2], o[3], o[4], o[5], n);
 }
 
+/* The image, field, grid-stride and activation workloads by hand: one
+ * kernel each, in the same shape as the workload's (dim3 launches, a
+ * grid-stride loop), writing every output. */
+__global__ void image2d_hand(const float *in, float *t, float *u, float *o, int w, int h)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h)
+    return;
+  size_t c = (size_t)y * w + x;
+  float a = in[c] * 1.25f - 0.1f, b = (a - 0.5f) * 1.5f + 0.5f;
+  t[c] = a;
+  u[c] = b;
+  o[c] = b < 0.0f ? 0.0f : (b > 1.0f ? 1.0f : b);
+}
+
+void image2d_hand_run(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  int w = kb_img_w, h = n / kb_img_w;
+  dim3 b(32, 8), g((w + 31) / 32, (h + 7) / 8);
+  (void)block;
+  image2d_hand<<<g, b, 0, s>>>((const float *)in[0], (float *)out[0], (float *)out[1],
+                               (float *)out[2], w, h);
+}
+
+__global__ void field3d_hand(const double *u, const double *v, double *r, double *u1, int nx,
+                             int ny, int nz)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y,
+      k = blockIdx.z * blockDim.z + threadIdx.z;
+  if (i >= nx || j >= ny || k >= nz)
+    return;
+  size_t c = ((size_t)k * ny + j) * nx + i;
+  double x = u[c], q = 2.5 * x * (1.0 - x);
+  r[c] = q;
+  u1[c] = x + 0.01 * (q - 0.75 * v[c]);
+}
+
+void field3d_hand_run(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  int nx = kb_fld_nx, ny = kb_fld_ny, nz = n / (kb_fld_nx * kb_fld_ny);
+  dim3 b(32, 4, 2), g((nx + 31) / 32, (ny + 3) / 4, (nz + 1) / 2);
+  (void)block;
+  field3d_hand<<<g, b, 0, s>>>((const double *)in[0], (const double *)in[1], (double *)out[0],
+                               (double *)out[1], nx, ny, nz);
+}
+
+__global__ void gridstride_hand(const float *x, const float *y, float *t, float *o, float *p,
+                                int n)
+{
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    float yv = y[i], a = (float)kb_coef[0] * x[i] + yv, b = a * yv + (float)kb_coef[1];
+    t[i] = a;
+    o[i] = b;
+    p[i] = b * b;
+  }
+}
+
+void gridstride_hand_run(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  gridstride_hand<<<kb_grid_stride_blocks(), block, 0, s>>>(
+      (const float *)in[0], (const float *)in[1], (float *)out[0], (float *)out[1],
+      (float *)out[2], n);
+}
+
+__global__ void activation_hand(const float *x, float *h, float *g, float *o, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float xv = x[i], a = sinf(xv) * 0.5f + xv, b = tanhf(a);
+  h[i] = a;
+  g[i] = b;
+  o[i] = expf(b) * xv;
+}
+
+void activation_hand_run(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  activation_hand<<<kfx::grid_for(n, block), block, 0, s>>>(
+      (const float *)in[0], (float *)out[0], (float *)out[1], (float *)out[2], n);
+}
+
 /* In the order of the workload table (kfuse_bench_workloads.cu). */
 const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
     chain_hand_run<float, 2>,  chain_hand_run<float, 4>,  chain_hand_run<float, 8>,
     chain_hand_run<double, 2>, chain_hand_run<double, 4>, chain_hand_run<double, 8>,
     blas1_hand_run,            epilogue_hand_run,         mapped_f_hand_run,
+    image2d_hand_run,          field3d_hand_run,          gridstride_hand_run,
+    activation_hand_run,
 };
 
 /* Instances of w the main table runs for n. */

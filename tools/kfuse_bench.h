@@ -44,7 +44,23 @@ static constexpr float kb_epi_s = 0.5f;
  * floats per instance of A, B, v, C, D, then AB, ABv, nrm, CD, CDC, F. */
 static constexpr unsigned char kb_mapped_f_width[11] = {9, 9, 3, 25, 25, 9, 3, 1, 25, 25, 25};
 
-#define KB_NWORKLOADS 9
+/* The 2-D image is kb_img_w wide, the 3-D field kb_fld_nx x kb_fld_ny in
+ * its planes (n must be a multiple of each); the grid-stride workload runs
+ * kb_grid_stride_blocks() blocks, 4 per SM. */
+static constexpr int kb_img_w = 4096, kb_fld_nx = 256, kb_fld_ny = 256;
+inline unsigned kb_grid_stride_blocks()
+{
+  static unsigned blocks = [] {
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+      sms = 132;
+    return 4u * (unsigned)sms;
+  }();
+  return blocks;
+}
+
+#define KB_NWORKLOADS 13
 
 /* The same table of KB_NWORKLOADS entries, compiled twice; the entries
  * differ only in `run`. */

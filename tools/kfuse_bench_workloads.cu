@@ -134,6 +134,125 @@ static void mapped_f32(void *const *in, void *const *out, int n, int block, cuda
   mf_launch(i[0], i[1], i[2], i[3], i[4], o[0], o[1], o[2], o[3], o[4], o[5], n, block, s);
 }
 
+/* A pitched 2-D image pipeline in float (width kb_img_w, n / kb_img_w rows,
+ * pitch = width): brighten -> contrast -> clamp, dim3 grid and block. */
+#define KB_XY                                                                                \
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y
+__global__ KFUSE_MAP void img_brighten(const float *in, float *t, int w, int h, int pitch)
+{
+  KB_XY;
+  if (x < w && y < h)
+    t[y * pitch + x] = in[y * pitch + x] * 1.25f - 0.1f;
+}
+__global__ KFUSE_MAP void img_contrast(const float *t, float *u, int w, int h, int pitch)
+{
+  KB_XY;
+  if (x < w && y < h)
+    u[y * pitch + x] = (t[y * pitch + x] - 0.5f) * 1.5f + 0.5f;
+}
+__global__ KFUSE_MAP void img_clamp(const float *u, float *o, int w, int h, int pitch)
+{
+  KB_XY;
+  if (x >= w || y >= h)
+    return;
+  float v = u[y * pitch + x];
+  o[y * pitch + x] = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+}
+static void image2d_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  int w = kb_img_w, h = n / kb_img_w;
+  dim3 b(32, 8), g((w + 31) / 32, (h + 7) / 8);
+  (void)block;
+  img_brighten<<<g, b, 0, s>>>((const float *)in[0], (float *)out[0], w, h, w);
+  img_contrast<<<g, b, 0, s>>>((const float *)out[0], (float *)out[1], w, h, w);
+  img_clamp<<<g, b, 0, s>>>((const float *)out[1], (float *)out[2], w, h, w);
+}
+
+/* A 3-D field update in double (kb_fld_nx x kb_fld_ny x n / (nx * ny)). */
+#define KB_IJK                                                                               \
+  int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y,    \
+      k = blockIdx.z * blockDim.z + threadIdx.z
+__global__ KFUSE_MAP void fld_rate(const double *u, double *r, int nx, int ny, int nz)
+{
+  KB_IJK;
+  if (i < nx && j < ny && k < nz) {
+    size_t c = ((size_t)k * ny + j) * nx + i;
+    r[c] = 2.5 * u[c] * (1.0 - u[c]);
+  }
+}
+__global__ KFUSE_MAP void fld_update(const double *u, const double *r, const double *v,
+                                    double *u1, int nx, int ny, int nz)
+{
+  KB_IJK;
+  if (i < nx && j < ny && k < nz) {
+    size_t c = ((size_t)k * ny + j) * nx + i;
+    u1[c] = u[c] + 0.01 * (r[c] - 0.75 * v[c]);
+  }
+}
+static void field3d_f64(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  int nx = kb_fld_nx, ny = kb_fld_ny, nz = n / (kb_fld_nx * kb_fld_ny);
+  dim3 b(32, 4, 2), g((nx + 31) / 32, (ny + 3) / 4, (nz + 1) / 2);
+  (void)block;
+  const double *u = (const double *)in[0], *v = (const double *)in[1];
+  fld_rate<<<g, b, 0, s>>>(u, (double *)out[0], nx, ny, nz);
+  fld_update<<<g, b, 0, s>>>(u, (const double *)out[0], v, (double *)out[1], nx, ny, nz);
+}
+
+/* Grid-stride loops on a fixed grid of kb_gs_blocks_per_sm blocks per SM:
+ * t = a*x + y; o = t*y + b; p = o*o. */
+#define KB_GRID_STRIDE(i, n)                                                                 \
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
+__global__ KFUSE_MAP void gs_axpb(const float *x, const float *y, float *t, int n)
+{
+  KB_GRID_STRIDE(i, n) t[i] = (float)kb_coef[0] * x[i] + y[i];
+}
+__global__ KFUSE_MAP void gs_mad(const float *t, const float *y, float *o, int n)
+{
+  KB_GRID_STRIDE(i, n) o[i] = t[i] * y[i] + (float)kb_coef[1];
+}
+__global__ KFUSE_MAP void gs_sq(const float *o, float *p, int n)
+{
+  KB_GRID_STRIDE(i, n) p[i] = o[i] * o[i];
+}
+static void gridstride_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  unsigned g = kb_grid_stride_blocks();
+  const float *x = (const float *)in[0], *y = (const float *)in[1];
+  gs_axpb<<<g, block, 0, s>>>(x, y, (float *)out[0], n);
+  gs_mad<<<g, block, 0, s>>>((const float *)out[0], y, (float *)out[1], n);
+  gs_sq<<<g, block, 0, s>>>((const float *)out[1], (float *)out[2], n);
+}
+
+/* Transcendental activations in float: h1 = sin(x) * 0.5 + x; h2 = tanh(h1);
+ * o = exp(h2) * x. */
+__global__ KFUSE_MAP void act_sin(const float *x, float *h, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    h[i] = sinf(x[i]) * 0.5f + x[i];
+}
+__global__ KFUSE_MAP void act_tanh(const float *h, float *g, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    g[i] = tanhf(h[i]);
+}
+__global__ KFUSE_MAP void act_exp(const float *g, const float *x, float *o, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    o[i] = expf(g[i]) * x[i];
+}
+static void activation_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  unsigned g = grid_for(n, block);
+  const float *x = (const float *)in[0];
+  act_sin<<<g, block, 0, s>>>(x, (float *)out[0], n);
+  act_tanh<<<g, block, 0, s>>>((const float *)out[0], (float *)out[1], n);
+  act_exp<<<g, block, 0, s>>>((const float *)out[1], x, (float *)out[2], n);
+}
+
 /* A host function, not a namespace-scope table: clang would also emit a
  * constant-initialised global for the device, where host function addresses
  * do not exist. */
@@ -150,6 +269,10 @@ const kb_workload *workloads()
       {"epilogue", "epilogue_f32", "f32", 4, 3, 4, 4, 4 * 6.0, epilogue_f32, nullptr, 0},
       {"mapped-f", "mf_launch", "f32", 4, 5, 6, 6, 4 * (71.0 + 88.0), mapped_f32,
        kb_mapped_f_width, 16},
+      {"image2d", "image2d_f32", "f32", 4, 1, 3, 3, 4 * 4.0, image2d_f32, nullptr, 0},
+      {"field3d", "field3d_f64", "f64", 8, 2, 2, 2, 8 * 4.0, field3d_f64, nullptr, 0},
+      {"gridstride", "gridstride_f32", "f32", 4, 2, 3, 3, 4 * 5.0, gridstride_f32, nullptr, 0},
+      {"activation", "activation_f32", "f32", 4, 1, 3, 3, 4 * 4.0, activation_f32, nullptr, 0},
   };
   return table;
 }
