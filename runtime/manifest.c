@@ -327,6 +327,20 @@ static int kf__parse_kernel_line(kf__parser_t *ps, const kf__field_t *f, int nf)
   return 0;
 }
 
+/* Compiles the two expressions of a footprint or `le` line. One that does
+ * not compile leaves both NULL: the manifest stays usable and only the guards
+ * that need the line fail. */
+static void kf__compile_pair(kf__field_t a, kf__field_t b, kf__expr_t **x, kf__expr_t **y)
+{
+  (void)kf__expr_compile(a.s, a.n, x);
+  (void)kf__expr_compile(b.s, b.n, y);
+  if (*x == NULL || *y == NULL) {
+    kf__expr_free(*x);
+    kf__expr_free(*y);
+    *x = *y = NULL;
+  }
+}
+
 static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
 {
   kf__group_t *g = ps->g;
@@ -393,15 +407,7 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
       fp.mode = KF__FP_READ | KF__FP_WRITE;
     else
       return KF_EPARSE;
-    /* An expression that does not compile leaves NULL: the manifest stays
-     * usable and only this footprint's guards fail. */
-    (void)kf__expr_compile(f[3].s, f[3].n, &fp.lo);
-    (void)kf__expr_compile(f[4].s, f[4].n, &fp.hi);
-    if (fp.lo == NULL || fp.hi == NULL) {
-      kf__expr_free(fp.lo);
-      kf__expr_free(fp.hi);
-      fp.lo = fp.hi = NULL;
-    }
+    kf__compile_pair(f[3], f[4], &fp.lo, &fp.hi);
     rc = kf__append(&g->footprints, &g->nfootprints, sizeof fp, &fp);
     if (rc != 0) {
       kf__expr_free(fp.lo);
@@ -417,15 +423,7 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
       return rc == KF_ERANGE ? KF_EPARSE : rc;
     if (le.launch >= g->nlaunches)
       return KF_EPARSE;
-    /* As for footprints: an expression that does not compile only makes
-     * this guard fail. */
-    (void)kf__expr_compile(f[2].s, f[2].n, &le.lhs);
-    (void)kf__expr_compile(f[3].s, f[3].n, &le.rhs);
-    if (le.lhs == NULL || le.rhs == NULL) {
-      kf__expr_free(le.lhs);
-      kf__expr_free(le.rhs);
-      le.lhs = le.rhs = NULL;
-    }
+    kf__compile_pair(f[2], f[3], &le.lhs, &le.rhs);
     rc = kf__append(&g->le, &g->nle, sizeof le, &le);
     if (rc != 0) {
       kf__expr_free(le.lhs);
