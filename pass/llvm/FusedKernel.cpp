@@ -90,6 +90,8 @@ private:
   void versionOnDead(BasicBlock *Entry, BasicBlock *Body);
   bool orderOneFallback();
   Value *inBlockOffset(Instruction *I, unsigned Stage, const Access &A);
+  Value *tileOffset(Instruction *I, unsigned Stage, const Access &A, const Intermediate &In);
+  Value *emitPoly(IRBuilder<> &B, const IndexPoly &P);
   Value *guardValue(Instruction *Store, Value *V);
   Value *roundedProduct(IRBuilder<> &B, BinaryOperator *Mul);
   void rewriteStore(Instruction *SI, unsigned Stage, const Access &A, CarriedStorage &S,
@@ -157,8 +159,15 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
       S.Slot.push_back(Tile);
       S.Flag.push_back(Flags);
       // Each thread clears its own flag; the barrier below orders the clears
-      // before any stage's stores.
-      Value *Tid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_tid_x), B.getInt64Ty());
+      // before any stage's stores. A 2-D or 3-D tile's slots are the
+      // block's linear thread indices.
+      Value *Tid =
+          I.TileSlot.empty()
+              ? B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_tid_x), B.getInt64Ty())
+              : emitPoly(B, IndexPoly::symbol(symTid(0)) +
+                                IndexPoly::symbol(symNtid(0)) *
+                                    (IndexPoly::symbol(symTid(1)) +
+                                     IndexPoly::symbol(symNtid(1)) * IndexPoly::symbol(symTid(2))));
       B.CreateStore(B.getInt8(0), B.CreateInBoundsGEP(B.getInt8Ty(), Flags, Tid));
       Staged = true;
     }
@@ -178,6 +187,40 @@ Value *FusedKernelBuilder::inBlockOffset(Instruction *I, unsigned Stage, const A
   Value *Ntid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ntid_x), B.getInt64Ty());
   Value *BlockBase = B.CreateMul(B.CreateMul(Ctaid, Ntid), B.getInt64(A.Bytes));
   return B.CreateSub(B.CreateSub(Ptr, Base), BlockBase, "kfuse.local");
+}
+
+/// \p P, a polynomial in the thread and block coordinates and extents, as
+/// an i64 computed from the special registers.
+Value *FusedKernelBuilder::emitPoly(IRBuilder<> &B, const IndexPoly &P) {
+  static const Intrinsic::ID Regs[3][4] = {
+      {Intrinsic::nvvm_read_ptx_sreg_tid_x, Intrinsic::nvvm_read_ptx_sreg_ntid_x,
+       Intrinsic::nvvm_read_ptx_sreg_ctaid_x, Intrinsic::nvvm_read_ptx_sreg_nctaid_x},
+      {Intrinsic::nvvm_read_ptx_sreg_tid_y, Intrinsic::nvvm_read_ptx_sreg_ntid_y,
+       Intrinsic::nvvm_read_ptx_sreg_ctaid_y, Intrinsic::nvvm_read_ptx_sreg_nctaid_y},
+      {Intrinsic::nvvm_read_ptx_sreg_tid_z, Intrinsic::nvvm_read_ptx_sreg_ntid_z,
+       Intrinsic::nvvm_read_ptx_sreg_ctaid_z, Intrinsic::nvvm_read_ptx_sreg_nctaid_z}};
+  Value *Sum = B.getInt64(0);
+  for (auto &[M, K] : P.Terms) {
+    Value *T = B.getInt64(K);
+    for (int S : M) {
+      assert(S < SymParam0 && S != SymIter && "a coordinate or an extent");
+      T = B.CreateMul(T, B.CreateZExt(sreg(B, Regs[symDim(S)][S % SymDimStride]), B.getInt64Ty()));
+    }
+    Sum = B.CreateAdd(Sum, T);
+  }
+  return Sum;
+}
+
+/// The byte offset of \p I's element in its staging tile: the in-block
+/// offset of the address (1-D), or the slot Legality.cpp found for the
+/// access times the element size (2-D and 3-D).
+Value *FusedKernelBuilder::tileOffset(Instruction *I, unsigned Stage, const Access &A,
+                                      const Intermediate &In) {
+  auto It = In.TileSlot.find(&A);
+  if (It == In.TileSlot.end())
+    return inBlockOffset(I, Stage, A);
+  IRBuilder<> B(I);
+  return B.CreateMul(emitPoly(B, It->second), B.getInt64(In.Bytes), "kfuse.local");
 }
 
 /// The value that crosses the old boundary keeps the rounding it had when it
@@ -257,7 +300,7 @@ void FusedKernelBuilder::rewriteStore(Instruction *SI, unsigned Stage, const Acc
     B.CreateStore(V, S.Slot[K]);
     B.CreateStore(B.getTrue(), S.Flag[K]);
   } else {
-    Value *L = inBlockOffset(SI, Stage, A);
+    Value *L = tileOffset(SI, Stage, A, I);
     B.SetInsertPoint(SI);
     B.CreateAlignedStore(V, B.CreateInBoundsGEP(B.getInt8Ty(), S.Slot[K], L), Align(I.Bytes));
     Value *Elt = B.CreateUDiv(L, B.getInt64(I.Bytes));
@@ -282,7 +325,7 @@ void FusedKernelBuilder::rewriteLoad(Instruction *LI, unsigned Stage, const Acce
   if (I.Mech == Mechanism::Forward) {
     Set = B.CreateLoad(B.getInt1Ty(), S.Flag[K], "kfuse.set");
   } else {
-    L = inBlockOffset(LI, Stage, A);
+    L = tileOffset(LI, Stage, A, I);
     B.SetInsertPoint(LI);
     Elt = B.CreateUDiv(L, B.getInt64(I.Bytes));
     Set = B.CreateICmpNE(

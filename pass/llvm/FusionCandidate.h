@@ -42,6 +42,10 @@ struct Intermediate {
   int DeadBit = -1;         ///< bit of the dead mask, or -1
   unsigned DeadLaunch = 0, DeadParam = 0; ///< the writer the dead line names
   unsigned SavedBytes = 0;  ///< bytes per thread no longer loaded
+  /// Stage, in a group that reads y or z coordinates: each access's tile
+  /// slot, a polynomial in tid.* and ntid.* (Legality.cpp blockLocalSlots);
+  /// empty for the 1-D tile indexed by the in-block offset.
+  std::map<const Access *, IndexPoly> TileSlot;
 };
 
 /// Consecutive launches First..Last of one sequence record.

@@ -249,6 +249,103 @@ static bool disjointRecords(const FusionCandidate &C, const std::vector<StagedAc
   return true;
 }
 
+/// Whether monomial \p C (one term) divides the term (\p M, \p K): the
+/// quotient, or std::nullopt.
+static std::optional<IndexPoly> divideTerm(const IndexPoly::Monomial &M, int64_t K,
+                                           const IndexPoly &C) {
+  if (C.Terms.size() != 1)
+    return std::nullopt;
+  auto &[CM, CK] = *C.Terms.begin();
+  if (CK == 0 || K % CK)
+    return std::nullopt;
+  IndexPoly::Monomial Rest = M;
+  for (int S : CM) {
+    auto It = llvm::find(Rest, S);
+    if (It == Rest.end())
+      return std::nullopt;
+    Rest.erase(It);
+  }
+  IndexPoly Q;
+  Q.Terms[Rest] = K / CK;
+  return Q;
+}
+
+/// Shared-memory staging in 2-D and 3-D: the buffer's element (x, y, z) of a
+/// store of \p Accs in global-coordinate form (digitsOf: Global digits with
+/// coefficients C_d, base r) belongs to the block holding that element.
+/// Every access must be at sum_d C_d * (ctaid.d * ntid.d + l_d) + r, l_d a
+/// polynomial in the thread's tid and ntid with 0 <= l_d < ntid.d: the
+/// element of its own block at in-block coordinates l. Returns per access
+/// (in \p Accs order) its tile slot l_x + ntid.x * (l_y + ntid.y * l_z);
+/// std::nullopt when the accesses are not so. Ranges only the launch's
+/// extents decide, and the layout's injectivity (an element belongs to one
+/// block only), become `le` guards in \p Guards.
+static std::optional<std::vector<IndexPoly>>
+blockLocalSlots(const FusionCandidate &C, const std::vector<StagedAccess> &Accs,
+                std::set<std::string> &Guards) {
+  const StagedAccess *Ref = nullptr;
+  for (const StagedAccess &X : Accs)
+    if (X.A->IsStore && !Ref)
+      Ref = &X;
+  std::optional<DigitForm> RF = Ref ? digitsOf(Ref->Offset) : std::nullopt;
+  if (!RF || RF->Digits.empty() ||
+      llvm::any_of(RF->Digits, [](const IndexDigit &D) { return D.K != IndexDigit::Global; }))
+    return std::nullopt;
+  // Larger coefficients first, so a term goes to the highest place it fits.
+  std::vector<IndexDigit> Places = RF->Digits;
+  std::reverse(Places.begin(), Places.end());
+  std::vector<IndexPoly> Slots;
+  std::set<std::string> New;
+  for (const StagedAccess &X : Accs) {
+    if (X.A->UnknownIndex || X.A->Bytes != Ref->A->Bytes)
+      return std::nullopt;
+    IndexPoly T = X.Offset - RF->Rest;
+    IndexPoly L[3];
+    for (const IndexDigit &D : Places)
+      T = T - D.Coef * IndexPoly::symbol(symNtid(D.Dim)) * IndexPoly::symbol(symCtaid(D.Dim));
+    for (auto &[M, K] : T.Terms) {
+      bool Placed = false;
+      for (const IndexDigit &D : Places) {
+        auto Q = divideTerm(M, K, D.Coef);
+        if (!Q)
+          continue;
+        L[D.Dim] = L[D.Dim] + *Q;
+        Placed = true;
+        break;
+      }
+      if (!Placed)
+        return std::nullopt;
+    }
+    IndexPoly Slot;
+    for (unsigned D = 3; D-- > 0;) {
+      for (auto &[M, K] : L[D].Terms)
+        for (int S : M)
+          if (S >= SymParam0 || S % SymDimStride == SymCtaid || S % SymDimStride == SymNctaid)
+            return std::nullopt; // in-block coordinates of tid and ntid only
+      bool Used = llvm::any_of(RF->Digits, [&](const IndexDigit &Dg) { return Dg.Dim == D; });
+      if (!Used && !L[D].Terms.empty())
+        return std::nullopt;
+      // 0 <= l_d <= ntid.d - 1 over the block's threads.
+      auto R = L[D].gridRange();
+      IndexPoly Top = IndexPoly::symbol(symNtid(D)) - IndexPoly::constant(1);
+      if (!R || !R->first.isConstant() || R->first.constantTerm() < 0)
+        return std::nullopt;
+      IndexPoly Slack = Top - R->second;
+      if (Slack.isConstant() && Slack.constantTerm() < 0)
+        return std::nullopt;
+      if (Used && !nonNegativeOverGrid(Slack))
+        New.insert("le " + std::to_string(X.Stage) + " " + R->second.toExpr() + " " + Top.toExpr());
+      Slot = Slot * IndexPoly::symbol(symNtid(D)) + L[D];
+    }
+    Slots.push_back(Slot);
+  }
+  // One block per element: distinct threads' stores at distinct elements.
+  if (!disjointRecords(C, {*Ref}, Ref->A->Bytes, New))
+    return std::nullopt;
+  Guards.insert(New.begin(), New.end());
+  return Slots;
+}
+
 /// Thread records: every access is at Offset = sum(Coef * digit) + r0 + d
 /// with one set of digits for all, one base r0 free of the coordinates and
 /// a constant d per access, and distinct threads' records, the bytes each
@@ -344,8 +441,9 @@ void kfuse::checkCandidate(FusionCandidate &C) {
   }
 
   // Conditions 5 and 6: every cross-stage hazard is same-thread or same-block.
-  // Staging tiles are indexed by tid.x: only where no stage reads a y or z
-  // coordinate.
+  // Where no stage reads a y or z coordinate, a staged element's tile slot
+  // is its in-block offset (blockLocalOffset); otherwise its in-block
+  // coordinates (blockLocalSlots).
   bool OneDimensional = llvm::none_of(C.Stages, [](const KernelInfo *K) {
     return K->CoordsRead & ~((1u << SymTid) | (1u << SymCtaid));
   });
@@ -377,6 +475,10 @@ void kfuse::checkCandidate(FusionCandidate &C) {
       return;
     }
     bool SameThreadOnly = true, AllBlockLocal = true, RAW = false;
+    // 2-D and 3-D staging: the tile slot of every access, or none.
+    std::set<std::string> SlotGuards;
+    std::optional<std::vector<IndexPoly>> Slots =
+        OneDimensional ? std::nullopt : blockLocalSlots(C, Accs, SlotGuards);
     Type *Ty = nullptr;
     bool OneType = true;
     int FirstStore = -1;
@@ -385,7 +487,8 @@ void kfuse::checkCandidate(FusionCandidate &C) {
         FirstStore = X.Stage;
       Ty = Ty ? Ty : X.A->Ty;
       OneType &= X.A->Ty == Ty;
-      AllBlockLocal &= blockLocalOffset(X.Offset, X.A->Bytes).has_value();
+      AllBlockLocal &= OneDimensional ? blockLocalOffset(X.Offset, X.A->Bytes).has_value()
+                                      : Slots.has_value();
     }
     if (FirstStore < 0)
       continue; // read only: no hazard
@@ -439,18 +542,16 @@ void kfuse::checkCandidate(FusionCandidate &C) {
         RAW |= X.A->IsStore && !Y.A->IsStore;
         bool SameThread = X.Offset == Y.Offset && X.A->Bytes == Y.A->Bytes &&
                           disjointRecords(C, {X, Y}, X.A->Bytes, Guards);
-        bool SameBlock = OneDimensional && blockLocalOffset(X.Offset, X.A->Bytes) &&
-                         blockLocalOffset(Y.Offset, Y.A->Bytes) &&
-                         X.A->Bytes == Y.A->Bytes;
+        bool SameBlock = OneDimensional ? blockLocalOffset(X.Offset, X.A->Bytes) &&
+                                              blockLocalOffset(Y.Offset, Y.A->Bytes) &&
+                                              X.A->Bytes == Y.A->Bytes
+                                        : Slots.has_value();
         SameThreadOnly &= SameThread;
         if (!SameThread && !SameBlock) {
           C.invalidate("buffer '" + R.Values.at(V).Text + "': " + describe(C, X) +
                            " and " + describe(C, Y) +
                            "; neither the same thread nor the same block (access "
-                           "across blocks or unrelated indices" +
-                           (OneDimensional ? std::string(")")
-                                           : "; shared-memory staging is implemented for "
-                                             "launches whose kernels read x coordinates only)"),
+                           "across blocks or unrelated indices)",
                        "cross-block");
           return;
         }
@@ -494,6 +595,11 @@ void kfuse::checkCandidate(FusionCandidate &C) {
         return;
       }
       I.Mech = Mechanism::Stage;
+      if (Slots) {
+        for (size_t K = 0; K < Accs.size(); ++K)
+          I.TileSlot[Accs[K].A] = (*Slots)[K];
+        C.Layout.insert(SlotGuards.begin(), SlotGuards.end());
+      }
       I.Ty = Ty;
       I.Bytes = Accs.front().A->Bytes;
       C.TileBytes += TileElements * I.Bytes + TileElements; // tile + written flags

@@ -9,7 +9,13 @@
  *
  * The four launches fuse into one kernel with t1..t3 in registers; the
  * manifest's `le` guard checks that the image's width does not exceed the
- * pitch (rows of different threads never overlap). --n is the pixel count:
+ * pitch (rows of different threads never overlap).
+ *
+ * A second sequence on 16x16 blocks reads other threads' pixels of the same
+ * block: s = in * 2; a = s transposed within each block; b = s mirrored in
+ * x within each block. It fuses through a shared-memory tile indexed by the
+ * pixel's in-block coordinates, with barriers; `le` guards require square
+ * blocks. A pixel whose partner lies outside the image is left alone. --n is the pixel count:
  * the image is W = 3001 wide, ceil(n / W) rows, pitch 3072 floats.
  * Fused and unfused must agree bit for bit (tools/gpu-check); the padding
  * stays as poisoned. */
@@ -54,6 +60,39 @@ __global__ KFUSE_MAP void blend(const float *t3, const float *other, float *out,
   }
 }
 
+__global__ KFUSE_MAP void twice(const float *in, float *t, int w, int h, int pitch)
+{
+  XY;
+  if (x < w && y < h)
+    t[y * pitch + x] = in[y * pitch + x] * 2.0f;
+}
+
+__global__ KFUSE_MAP void block_transpose(const float *t, float *a, int w, int h, int pitch)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.y, y = blockIdx.y * blockDim.y + threadIdx.x;
+  int ox = blockIdx.x * blockDim.x + threadIdx.x, oy = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h && ox < w && oy < h)
+    a[oy * pitch + ox] = t[y * pitch + x];
+}
+
+__global__ KFUSE_MAP void block_mirror(const float *t, float *b, int w, int h, int pitch)
+{
+  int x = blockIdx.x * blockDim.x + (blockDim.x - 1 - threadIdx.x);
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int ox = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < w && y < h && ox < w)
+    b[y * pitch + ox] = t[y * pitch + x];
+}
+
+static void tiles(const float *in, float *t, float *a, float *b, int w, int h, int pitch,
+                  cudaStream_t s)
+{
+  dim3 block(16, 16), grid((w + 15) / 16, (h + 15) / 16);
+  twice<<<grid, block, 0, s>>>(in, t, w, h, pitch);
+  block_transpose<<<grid, block, 0, s>>>(t, a, w, h, pitch);
+  block_mirror<<<grid, block, 0, s>>>(t, b, w, h, pitch);
+}
+
 static void pipeline(const float *in, const float *other, float *t1, float *t2, float *t3,
                      float *out, int w, int h, int pitch, cudaStream_t s)
 {
@@ -72,7 +111,8 @@ int main(int argc, char **argv)
   const int w = 3001, pitch = 3072;
   const int h = (int)((a.n + w - 1) / w);
   const size_t cells = (size_t)pitch * h;
-  kfx::Buf<float> in(cells), other(cells), t1(cells), t2(cells), t3(cells), out(cells);
+  kfx::Buf<float> in(cells), other(cells), t1(cells), t2(cells), t3(cells), out(cells), st(cells),
+      ta(cells), tb(cells);
   kfx::fill_uniform(in.h, a.seed, 1, 0.0, 1.0);
   kfx::fill_uniform(other.h, a.seed, 2, 0.0, 1.0);
   in.upload();
@@ -109,12 +149,40 @@ int main(int argc, char **argv)
     size_t padding = (size_t)(pitch - w) * h;
     printf("check padding untouched=%zu of %zu %s\n", untouched, padding,
            untouched == padding ? "ok" : "FAIL");
-    return ok && untouched == padding;
+    // The tiles sequence, exactly: a copy, a transpose and a mirror of
+    // floats; a pixel no thread writes keeps the poison's bits.
+    const uint32_t poison = 0xffffffffu;
+    size_t wrong = 0;
+    auto bits = [](float f) {
+      uint32_t b;
+      memcpy(&b, &f, 4);
+      return b;
+    };
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < pitch; x++) {
+        size_t i = (size_t)y * pitch + x;
+        uint32_t ws = x < w ? bits(in.h[i] * 2.0f) : poison, wa = poison, wb = poison;
+        int bx0 = x / 16 * 16, by0 = y / 16 * 16, tx = x - bx0, ty = y - by0;
+        int sx = bx0 + ty, sy = by0 + tx; // a[y][x] = s[sy][sx]
+        if (x < w && sx < w && sy < h)
+          wa = bits(in.h[(size_t)sy * pitch + sx] * 2.0f);
+        int mx = bx0 + 15 - tx;
+        if (x < w && mx < w)
+          wb = bits(in.h[(size_t)y * pitch + mx] * 2.0f);
+        wrong += bits(st.h[i]) != ws;
+        wrong += bits(ta.h[i]) != wa;
+        wrong += bits(tb.h[i]) != wb;
+      }
+    printf("check tiles wrong=%zu %s\n", wrong, wrong ? "FAIL" : "ok");
+    return ok && untouched == padding && wrong == 0;
   };
   int rc = kfx::run_and_report(
-      "image2d", a, s, 2.0 * 3.0 * w * h * sizeof(float),
-      [&] { pipeline(in.d, other.d, t1.d, t2.d, t3.d, out.d, w, h, pitch, s); }, check, t1, t2, t3,
-      out);
+      "image2d", a, s, 10.0 * w * h * sizeof(float),
+      [&] {
+        pipeline(in.d, other.d, t1.d, t2.d, t3.d, out.d, w, h, pitch, s);
+        tiles(in.d, st.d, ta.d, tb.d, w, h, pitch, s);
+      },
+      check, t1, t2, t3, out, st, ta, tb);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

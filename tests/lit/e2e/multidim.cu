@@ -111,6 +111,33 @@ void rows(const float *in, float *t, float *u, int n)
 // MANIFEST: le 0 by 1{{$}}
 // MANIFEST: end
 
+// Another thread's element of the same block: staged in shared memory. A
+// transpose within the block (square blocks: `le` guards bx <= by and
+// by <= bx) and a mirror in x within the block; the tile slot is the
+// element's in-block coordinates.
+KMAP void block_transpose(const float *t, float *u, int w, int h, int pitch)
+{ int x = blockIdx.x * blockDim.x + threadIdx.y, y = blockIdx.y * blockDim.y + threadIdx.x;
+  int ox = blockIdx.x * blockDim.x + threadIdx.x, oy = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h && ox < w && oy < h) u[oy * pitch + ox] = t[y * pitch + x]; }
+KMAP void block_mirror(const float *t, float *u, int w, int h, int pitch)
+{ int x = blockIdx.x * blockDim.x + (blockDim.x - 1 - threadIdx.x), y = blockIdx.y * blockDim.y + threadIdx.y;
+  int ox = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < w && y < h && ox < w) u[y * pitch + ox] = t[y * pitch + x]; }
+void staged(const float *in, float *t, float *u, float *v, int w, int h, int pitch)
+{
+  dim3 block(16, 16), grid((w + 15) / 16, (h + 15) / 16);
+  brighten<<<grid, block>>>(in, t, w, h, pitch, 2.f);
+  block_transpose<<<grid, block>>>(t, u, w, h, pitch);
+  block_mirror<<<grid, block>>>(t, v, w, h, pitch);
+}
+// REMARK-DAG: fused launches 0..2 (_Z8brightenPKfPfiiif, _Z15block_transposePKfPfiii, _Z12block_mirrorPKfPfiii) of sequence {{[0-9]+}} into {{.*}}: t through shared memory, with barriers
+// MANIFEST: kernel 0 _Z8brightenPKfPfiiif 6
+// MANIFEST-NEXT: kernel 1 _Z15block_transposePKfPfiii 5
+// MANIFEST: le 0 4+4*(max(min(bx*gx,s2),1)-1) max(4*s4,-(4*s4)){{$}}
+// MANIFEST-NEXT: le 1 bx-1 by-1{{$}}
+// MANIFEST-NEXT: le 1 by-1 bx-1{{$}}
+// MANIFEST: end
+
 // Refused: another thread's element (a transposed read, the row below).
 KMAP void transposed(const float *t, float *u, int w, int h, int pitch)
 { XY; if (x < w && y < h) u[y * pitch + x] = t[x * pitch + y]; }
@@ -124,5 +151,5 @@ void refused(const float *in, float *t, float *u, int w, int h, int pitch)
   brighten<<<grid, block>>>(in, t, w, h, pitch, 2.f);
   below<<<grid, block>>>(t, u, w, h, pitch);
 }
-// REMARK-DAG: launches 0..1 (_Z8brightenPKfPfiiif, _Z10transposedPKfPfiii) of sequence {{[0-9]+}} at {{.*}} not fused: buffer 't': launch 0 (_Z8brightenPKfPfiiif) writes it at byte offset 4*by*ctaid.y*v{{[0-9]+}}+4*tid.y*v{{[0-9]+}}+4*bx*ctaid+4*tid and launch 1 (_Z10transposedPKfPfiii) reads it at byte offset 4*by*ctaid.y+4*tid.y+4*bx*ctaid*v{{[0-9]+}}+4*tid*v{{[0-9]+}}; neither the same thread nor the same block (access across blocks or unrelated indices; shared-memory staging is implemented for launches whose kernels read x coordinates only)
+// REMARK-DAG: launches 0..1 (_Z8brightenPKfPfiiif, _Z10transposedPKfPfiii) of sequence {{[0-9]+}} at {{.*}} not fused: buffer 't': launch 0 (_Z8brightenPKfPfiiif) writes it at byte offset 4*by*ctaid.y*v{{[0-9]+}}+4*tid.y*v{{[0-9]+}}+4*bx*ctaid+4*tid and launch 1 (_Z10transposedPKfPfiii) reads it at byte offset 4*by*ctaid.y+4*tid.y+4*bx*ctaid*v{{[0-9]+}}+4*tid*v{{[0-9]+}}; neither the same thread nor the same block (access across blocks or unrelated indices)
 // REMARK-DAG: launches 2..3 (_Z8brightenPKfPfiiif, _Z5belowPKfPfiii) of sequence {{[0-9]+}} at {{.*}} not fused: buffer 't': {{.*}}; neither the same thread nor the same block
