@@ -51,7 +51,11 @@
 ///       partial overlap is not fused; or
 ///     - both offsets are block-local (the element belongs to the same block
 ///       in both stages: shared-memory staging, with a barrier between every
-///       two stages), for groups whose kernels read x coordinates only;
+///       two stages): in 1-D the offset lies in the block's own bytes; in
+///       2-D and 3-D every access is at sum_d C_d*(ctaid.d*ntid.d + l_d) + r
+///       with the store's coefficients C_d and in-block coordinates
+///       0 <= l_d < ntid.d, and the tile slot is l (a transpose within
+///       square blocks, a mirror within the block);
 ///  6. a forwarded field is stored and loaded with one element type, and a
 ///     staged buffer is accessed with one element type;
 ///  7. the staging tiles fit in 48 KB of static shared memory per block;
