@@ -15,7 +15,7 @@ typedef void (*kb_seq_fn)(void *const *in, void *const *out, int n, int block, c
 struct kb_workload {
   const char *name;
   const char *fn;         /* the function that launches the sequence (remarks name it) */
-  const char *dtype;      /* "f32" or "f64" */
+  const char *dtype;      /* "f16", "f32" or "f64" */
   int elem;               /* bytes per element */
   int nin, nout;          /* input and output arrays (at most KB_MAXIN, KB_MAXOUT) */
   int launches;           /* kernels in the sequence */
@@ -60,7 +60,7 @@ inline unsigned kb_grid_stride_blocks()
   return blocks;
 }
 
-#define KB_NWORKLOADS 13
+#define KB_NWORKLOADS 14
 
 /* The same table of KB_NWORKLOADS entries, compiled twice; the entries
  * differ only in `run`. */

@@ -4,6 +4,8 @@
 #include "kfuse_bench.h"
 #include "kfuse_example.h"
 
+#include <cuda_fp16.h>
+
 #ifndef KB_NS
 #error "compile with -DKB_NS=kb_fused, kb_small or kb_unfused"
 #endif
@@ -253,6 +255,35 @@ static void activation_f32(void *const *in, void *const *out, int n, int block, 
   act_exp<<<g, block, 0, s>>>((const float *)out[1], x, (float *)out[2], n);
 }
 
+/* Half precision through cuda_fp16.h: t = fma(x, 2, y); u = t * x;
+ * o = u + y. */
+__global__ KFUSE_MAP void h_fma(const __half *x, const __half *y, __half *t, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    t[i] = __hfma(x[i], __float2half(2.0f), y[i]);
+}
+__global__ KFUSE_MAP void h_mul(const __half *t, const __half *x, __half *u, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    u[i] = __hmul(t[i], x[i]);
+}
+__global__ KFUSE_MAP void h_add(const __half *u, const __half *y, __half *o, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    o[i] = __hadd(u[i], y[i]);
+}
+static void half_f16(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  unsigned g = grid_for(n, block);
+  const __half *x = (const __half *)in[0], *y = (const __half *)in[1];
+  h_fma<<<g, block, 0, s>>>(x, y, (__half *)out[0], n);
+  h_mul<<<g, block, 0, s>>>((const __half *)out[0], x, (__half *)out[1], n);
+  h_add<<<g, block, 0, s>>>((const __half *)out[1], y, (__half *)out[2], n);
+}
+
 /* A host function, not a namespace-scope table: clang would also emit a
  * constant-initialised global for the device, where host function addresses
  * do not exist. */
@@ -273,6 +304,7 @@ const kb_workload *workloads()
       {"field3d", "field3d_f64", "f64", 8, 2, 2, 2, 8 * 4.0, field3d_f64, nullptr, 0},
       {"gridstride", "gridstride_f32", "f32", 4, 2, 3, 3, 4 * 5.0, gridstride_f32, nullptr, 0},
       {"activation", "activation_f32", "f32", 4, 1, 3, 3, 4 * 4.0, activation_f32, nullptr, 0},
+      {"half", "half_f16", "f16", 2, 2, 3, 3, 2 * 5.0, half_f16, nullptr, 0},
   };
   return table;
 }
