@@ -15,7 +15,10 @@ write_basic_package_version_file(
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/kfuseConfig.cmake ${PROJECT_BINARY_DIR}/kfuseConfigVersion.cmake
         DESTINATION ${KFUSE_INSTALL_CMAKEDIR})
-install(PROGRAMS ${PROJECT_BINARY_DIR}/bin/kfuse-clang++ DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The wrapper made for the install tree (tools/CMakeLists.txt), not the
+# build tree's, which names the build's plugins and the source's headers.
+install(PROGRAMS ${PROJECT_BINARY_DIR}/kfuse-clang++.install DESTINATION ${CMAKE_INSTALL_BINDIR}
+        RENAME kfuse-clang++)
 if(TARGET kfuse_rt)
   install(TARGETS kfuse_rt ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()

@@ -1,7 +1,7 @@
 /* blas1: a BLAS-1 sequence in double, AXPY -> WAXPBY -> SCAL, each result
  * consumed by the next routine (the Fousek et al. setting). */
 #include "common.h"
-#include "kfuse_example.h"
+#include <kfuse/kfuse.h>
 
 __global__ KFUSE_MAP void daxpy(const double *x, const double *y, double *w, double a, int n)
 {

@@ -2,7 +2,7 @@
  * each block, so a fused kernel must stage it in shared memory (a barrier
  * between the stages), not forward it in a register. */
 #include "common.h"
-#include "kfuse_example.h"
+#include <kfuse/kfuse.h>
 
 __global__ KFUSE_MAP void affine(const float *x, float *t, float a, float b, int n)
 {

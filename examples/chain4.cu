@@ -1,7 +1,7 @@
 /* chain4: four element-wise kernels over 32M-float arrays (128 MB each), with
  * three intermediates; the last kernel also reads the first intermediate. */
 #include "common.h"
-#include "kfuse_example.h"
+#include <kfuse/kfuse.h>
 #include "map_kernels.h"
 
 __global__ KFUSE_MAP void axpy(const float *t3, const float *t1, float *o, float b, int n)

@@ -1,7 +1,7 @@
 /* epilogue: the element-wise tail of a dense layer, as frameworks launch it:
  * bias add (per column) -> GELU (erf form) -> scale -> residual add. */
 #include "common.h"
-#include "kfuse_example.h"
+#include <kfuse/kfuse.h>
 #include "epilogue_kernels.h"
 #include "map_kernels.h"
 

@@ -5,7 +5,7 @@
 #ifndef KFUSE_EXAMPLES_EPILOGUE_KERNELS_H
 #define KFUSE_EXAMPLES_EPILOGUE_KERNELS_H
 
-#include "kfuse_example.h"
+#include <kfuse/kfuse.h>
 
 /* h = x + bias[column], row-major with `cols` columns */
 __global__ KFUSE_MAP void bias_add(const float *x, const float *bias, float *h, int cols, int n)

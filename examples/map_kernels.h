@@ -3,7 +3,7 @@
 #ifndef KFUSE_EXAMPLES_MAP_KERNELS_H
 #define KFUSE_EXAMPLES_MAP_KERNELS_H
 
-#include "kfuse_example.h"
+#include <kfuse/kfuse.h>
 
 /* t = a * x */
 __global__ KFUSE_MAP void scale(const float *x, float *t, float a, int n)

@@ -5,7 +5,7 @@
  * intermediate is a per-instance record of 1 to 25 floats; fused, each
  * crosses to the next kernel in registers, one per float. */
 #include "common.h"
-#include "kfuse_example.h"
+#include <kfuse/kfuse.h>
 #include "mapped_f_kernels.h"
 
 #include <cmath>

@@ -12,7 +12,7 @@
 #ifndef KFUSE_EXAMPLES_MAPPED_F_KERNELS_H
 #define KFUSE_EXAMPLES_MAPPED_F_KERNELS_H
 
-#include "kfuse_example.h"
+#include <kfuse/kfuse.h>
 
 /* Floats per instance of each array. */
 enum { MF_M33 = 9, MF_V3 = 3, MF_M55 = 25 };

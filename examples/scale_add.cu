@@ -2,7 +2,7 @@
  * map_kernels.h). The second launch reads the first one's output at the same
  * index: register forwarding. */
 #include "common.h"
-#include "kfuse_example.h"
+#include <kfuse/kfuse.h>
 #include "map_kernels.h"
 
 /* The launch sequence: adjacent launches, same grid, block and stream. */

@@ -1,10 +1,16 @@
 // A two-kernel chain built through kfuse_enable(); only compiled and linked.
+// The kernels are marked with the installed header's KFUSE_MAP.
 #include <cuda_runtime.h>
+#include <kfuse/kfuse.h>
 #include <stdio.h>
 
-__global__ __attribute__((kfuse_map)) void scale(const float *x, float *t, float a, int n)
+#if !KFUSE_ENABLED
+#error "kfuse_enable() should load the kfuse Clang plugin"
+#endif
+
+__global__ KFUSE_MAP void scale(const float *x, float *t, float a, int n)
 { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) t[i] = a * x[i]; }
-__global__ __attribute__((kfuse_map)) void add(const float *t, const float *y, float *o, int n)
+__global__ KFUSE_MAP void add(const float *t, const float *y, float *o, int n)
 { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) o[i] = t[i] + y[i]; }
 
 int main(void)

@@ -1,0 +1,46 @@
+/* kfuse: what user code writes to mark map kernels. One source then builds
+ * fused (with the kfuse plugins) and unfused (any other compiler), warning-free. */
+#ifndef KFUSE_KFUSE_H
+#define KFUSE_KFUSE_H
+
+/* __has_attribute also sees the attributes that Clang plugins register, so
+ * only a compilation with -fplugin=libkfuse_clang.so (kfuse-clang++,
+ * kfuse_enable()) gets the real attribute; elsewhere the marks expand to
+ * nothing and clang, gcc and nvcc have no unknown attribute to warn about. */
+#if defined(__has_attribute)
+#if __has_attribute(kfuse_map)
+#define KFUSE__HAS_MAP 1
+#endif
+#endif
+
+/**
+ * KFUSE_ENABLED: 1 when this compilation runs the kfuse Clang plugin, 0
+ * otherwise. For code that reports which build it is; launches fuse or not
+ * without it.
+ */
+#ifdef KFUSE__HAS_MAP
+#define KFUSE_ENABLED 1
+#else
+#define KFUSE_ENABLED 0
+#endif
+
+/**
+ * KFUSE_MAP: marks a `__global__ void` kernel as a map kernel that kfuse may
+ * fuse with the launches of other map kernels around its launches:
+ *
+ *   __global__ KFUSE_MAP void scale(const float *x, float *t, float a, int n);
+ *
+ * Expands to `__attribute__((kfuse_map))` under the kfuse plugin and to
+ * nothing otherwise. Defining KFUSE_MAP before this header is included
+ * overrides it. The plugin rejects the mark on anything but a `__global__`
+ * function (README.md, "Using kfuse on your code").
+ */
+#ifndef KFUSE_MAP
+#ifdef KFUSE__HAS_MAP
+#define KFUSE_MAP __attribute__((kfuse_map))
+#else
+#define KFUSE_MAP
+#endif
+#endif
+
+#endif

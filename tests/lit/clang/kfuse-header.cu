@@ -1,0 +1,33 @@
+// <kfuse/kfuse.h>: KFUSE_MAP is the kfuse_map attribute under the Clang
+// plugin and nothing without it, so one source builds both ways with no
+// "unknown attribute" warning; KFUSE_ENABLED says which build this is.
+// Without the plugin: no diagnostic at all, in either compilation, in CUDA,
+// C++ and C.
+// RUN: %clang_cuda --cuda-device-only -fsyntax-only %kfuse_cuda_sdk -I%kfuse_src_root/include -Wall -Wextra -Xclang -verify %s
+// RUN: %clang_cuda --cuda-host-only -fsyntax-only -I%kfuse_src_root/include -Wall -Wextra -Xclang -verify %s
+// RUN: %clang_cuda --cuda-device-only -fsyntax-only %kfuse_cuda_sdk -I%kfuse_src_root/include -Wall -Wextra -Xclang -verify -DEXPECT_ENABLED=0 %s
+// RUN: clang -x c -std=c11 -fsyntax-only -I%kfuse_src_root/include -Wall -Wextra -Xclang -verify -DEXPECT_ENABLED=0 %S/Inputs/kfuse-header.c
+// With the plugin: the kernel carries the mark in both modules.
+// RUN: %clang_cuda --cuda-device-only -O0 -S -emit-llvm %kfuse_cuda_sdk -fplugin=%kfuse_clang_plugin -I%kfuse_src_root/include -Wall -Wextra -DEXPECT_ENABLED=1 %s -o - 2>%t.dev.err | FileCheck %s --check-prefix=DEV
+// RUN: count 0 < %t.dev.err
+// RUN: %clang_cuda --cuda-host-only -O0 -S -emit-llvm %kfuse_cuda_sdk -fplugin=%kfuse_clang_plugin -I%kfuse_src_root/include -Wall -Wextra -DEXPECT_ENABLED=1 %s -o - 2>%t.host.err | FileCheck %s --check-prefix=HOST
+// RUN: count 0 < %t.host.err
+// expected-no-diagnostics
+
+#include <kfuse/kfuse.h>
+
+#if defined(EXPECT_ENABLED) && KFUSE_ENABLED != EXPECT_ENABLED
+#error "KFUSE_ENABLED is wrong"
+#endif
+
+__global__ KFUSE_MAP void scale(const float *x, float *t, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    t[i] = a * x[i];
+}
+__global__ void plain(float *p) { *p = 0; }
+
+// DEV: @llvm.global.annotations = appending global [1 x
+// DEV-SAME: { ptr @_Z5scalePKfPffi, ptr @{{.*}}, ptr @{{.*}}, i32 {{[0-9]+}}, ptr null }
+// HOST: @llvm.global.annotations = appending global [1 x
+// HOST-SAME: { ptr @_Z20__device_stub__scalePKfPffi, ptr @{{.*}}, ptr @{{.*}}, i32 {{[0-9]+}}, ptr null }
