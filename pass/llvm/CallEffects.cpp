@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CallEffects.h"
+#include "RemarkText.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSet.h"
@@ -415,7 +416,7 @@ CallEffect CallEffects::ofDefined(const CallBase &CB, const Function &Callee) {
     if (!U->getType()->isPointerTy() || isPrivatePointer(U, Caller, false))
       continue;
     if (auto *A = dyn_cast<Argument>(getUnderlyingObject(U, 0)); A && A->getParent() == &Caller)
-      return refused("passes pointer parameter " + std::to_string(A->getArgNo()) + " to " +
+      return refused("passes pointer " + paramText(Caller, A->getArgNo()) + " to " +
                          Name +
                          ", which is not inlined; kfuse analyses the accesses through a "
                          "pointer parameter only in the kernel itself: let the compiler "

@@ -103,6 +103,7 @@
 #include "FusionCandidate.h"
 #include "Passes.h"
 #include "PlanBridge.h"
+#include "RemarkText.h"
 
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -257,8 +258,9 @@ FusionCandidate DeviceFuser::candidate(const SeqRecord &R, unsigned First, unsig
   for (unsigned I = First; I <= Last; ++I) {
     auto It = Kernels.find(R.Launches[I].Kernel);
     if (It == Kernels.end()) {
-      C.invalidate("'" + R.Launches[I].Kernel +
-                       "' is not a kfuse_map kernel defined in this module",
+      C.invalidate("'" + shortName(R.Launches[I].Kernel) +
+                       "' is not a kfuse_map kernel defined in this module; mark it "
+                       "__attribute__((kfuse_map)) and define it in this translation unit",
                    "record");
       return C;
     }
@@ -321,7 +323,8 @@ void DeviceFuser::remarkPlan(const SeqRecord &R, StringRef Name, const Twine &Te
     Where = anyDefinition();
   if (!Where)
     return;
-  std::string Msg = "sequence " + std::to_string(R.Id) + " at " + R.Site + ": " + Text.str();
+  std::string Msg =
+      "sequence " + std::to_string(R.Id) + " at " + siteText(R.Site) + ": " + Text.str();
   if (Missed)
     ore(*Where).emit([&] {
       return OptimizationRemarkMissed(DEBUG_TYPE, Name, Where) << Msg;
@@ -511,12 +514,17 @@ void DeviceFuser::remarkMissed(const FusionCandidate &C) {
   Function &F = *Where;
   std::string Kernels;
   for (unsigned I = C.First; I <= C.Last; ++I)
-    Kernels += (I == C.First ? "" : ", ") + C.Seq->Launches[I].Kernel;
-  ore(F).emit([&] {
-    return OptimizationRemarkMissed(DEBUG_TYPE, "NotFused", &F)
-           << "launches " << std::to_string(C.First) << ".." << std::to_string(C.Last)
-           << " (" << Kernels << ") of sequence " << std::to_string(C.Seq->Id) << " at "
-           << C.Seq->Site << " not fused: " << C.Reason;
+    Kernels += (I == C.First ? "" : ", ") + shortName(C.Seq->Launches[I].Kernel);
+  // At the access or call that blocks the group where it has a source line,
+  // else at the first kernel.
+  const Instruction *At = locatedAt(C.At);
+  Function &AtF = At ? *const_cast<Function *>(At->getFunction()) : F;
+  ore(AtF).emit([&] {
+    auto Rem = At ? OptimizationRemarkMissed(DEBUG_TYPE, "NotFused", At)
+                  : OptimizationRemarkMissed(DEBUG_TYPE, "NotFused", &F);
+    return Rem << "launches " << std::to_string(C.First) << ".." << std::to_string(C.Last)
+               << " (" << Kernels << ") of sequence " << std::to_string(C.Seq->Id) << " at "
+               << siteText(C.Seq->Site) << " not fused: " << C.Reason;
   });
 }
 
@@ -532,7 +540,7 @@ void DeviceFuser::fuse(FusionCandidate &C) {
   std::string Kernels, Mechs;
   unsigned Saved = 0, Bytes = 0, Flops = 0;
   for (const KernelInfo *K : C.Stages) {
-    Kernels += (Kernels.empty() ? "" : ", ") + K->F->getName().str();
+    Kernels += (Kernels.empty() ? "" : ", ") + shortName(K->F->getName());
     Bytes += K->BytesPerThread;
     Flops += K->Flops;
   }
@@ -572,31 +580,36 @@ bool DeviceFuser::run() {
     KernelInfo K = analyzeKernel(*F, FAM.getResult<ScalarEvolutionAnalysis>(*F),
                                  FAM.getResult<DominatorTreeAnalysis>(*F),
                                  FAM.getResult<LoopAnalysis>(*F));
+    std::string Name = "kernel '" + signature(F->getName()) + "'";
     if (!K.isValid()) {
       countKernelRejection(K.Stat);
+      // At the store, call or asm that blocks the kernel where it has a
+      // source line, else at the kernel.
+      const Instruction *At = locatedAt(K.At);
       ore(*F).emit([&] {
-        return OptimizationRemarkMissed(DEBUG_TYPE, "KernelNotAnalysable", F)
-               << "kernel " << F->getName() << " cannot be fused: " << K.Reason;
+        auto Rem = At ? OptimizationRemarkMissed(DEBUG_TYPE, "KernelNotAnalysable", At)
+                      : OptimizationRemarkMissed(DEBUG_TYPE, "KernelNotAnalysable", F);
+        return Rem << Name << " cannot be fused: " << K.Reason;
       });
     } else {
       std::string Gathers, Bounded;
       for (const Access &A : K.Accesses)
         if (A.UnknownIndex) {
           ++NumGathers;
-          std::string P = std::to_string(A.Param);
+          std::string P = paramText(*F, A.Param);
           if (!A.GatherHi.empty()) {
-            Bounded += "; gathers through parameter " + P + " within bytes [" + A.GatherLo +
-                       ", " + A.GatherHi + ")";
+            Bounded += "; gathers through " + P + " within bytes [" +
+                       exprText(A.GatherLo, F) + ", " + exprText(A.GatherHi, F) + ")";
           } else if (Gathers.find(" " + P + ",") == std::string::npos) {
             Gathers += " " + P + ",";
           }
         }
       if (!Gathers.empty())
-        Gathers = "; gathers (unknown index) through parameter" + Gathers.substr(0, Gathers.size() - 1);
+        Gathers = "; gathers (unknown index) through" + Gathers.substr(0, Gathers.size() - 1);
       Gathers += Bounded;
       ore(*F).emit([&] {
         return OptimizationRemarkAnalysis(DEBUG_TYPE, "KernelSummary", F)
-               << "kernel " << F->getName() << ": " << std::to_string(K.BytesPerThread)
+               << Name << ": " << std::to_string(K.BytesPerThread)
                << " bytes and " << std::to_string(K.Flops) << " flops per element" << Gathers;
       });
     }

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "HostLaunch.h"
+#include "RemarkText.h"
 
-#include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -52,13 +52,13 @@ StringRef cudaApiName(const Function *F) {
 }
 
 std::string kernelName(const Function &Stub) {
-  std::string D = demangle(Stub.getName().str());
+  // The device pass names the kernel itself the same way (RemarkText.h).
+  std::string D = shortName(Stub.getName());
   static constexpr StringRef Prefix = "__device_stub__";
   size_t At = D.find(Prefix.data());
-  if (At == std::string::npos)
-    return D;
-  D = D.substr(At + Prefix.size());
-  return D.substr(0, D.find('('));
+  if (At != std::string::npos)
+    D.erase(At, Prefix.size());
+  return D;
 }
 
 /// Walks the straight-line code that starts at \p From, following

@@ -98,7 +98,8 @@ bool isStubCall(const llvm::Instruction &I);
 /// for the cuda_runtime.h template wrapper `_Z10cudaMallocIfE...`), or "".
 llvm::StringRef cudaApiName(const llvm::Function *F);
 
-/// "scale" for `_Z20__device_stub__scalePKfPffi`, for remarks.
+/// "scale" for `_Z20__device_stub__scalePKfPffi`, "img::scale<float>" for a
+/// template in a namespace, for remarks.
 std::string kernelName(const llvm::Function &Stub);
 
 /// The x86-64 layouts of kf_launch_t and kf_site_t (include/kfuse/rt.h).

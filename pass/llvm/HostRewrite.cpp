@@ -77,6 +77,7 @@
 #include "HostLaunch.h"
 #include "HostMemory.h"
 #include "Passes.h"
+#include "RemarkText.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -369,9 +370,13 @@ void HostRewriter::computeDeadMasks(LaunchRun &R) {
         continue;
       Mask |= uint64_t(1) << P;
       ++NumDeadParams;
+      // Counted from 1 and named, as the device pass's remarks do.
+      std::string Name = paramName(*L->stub(), unsigned(S.PointerArg[P]));
+      std::string Named = Name.empty() ? "" : " ('" + Name + "')";
       ORE.emit([&] {
         return OptimizationRemarkAnalysis(DEBUG_TYPE, "DeadBuffer", L->StubCall)
-               << "parameter " << ore::NV("Param", P) << " of launch "
+               << "parameter " << ore::NV("Param", P + 1) << Named
+               << " of launch "
                << ore::NV("Launch", unsigned(K)) << " ("
                << ore::NV("Kernel", kernelName(*L->stub()))
                << ") is dead after the run";
@@ -614,11 +619,15 @@ bool HostRewriter::run() {
       OptimizationRemark Rem(DEBUG_TYPE, "LaunchesHanded",
                              DiagnosticLocation(outermost(First->getDebugLoc().get())),
                              First->getParent());
+      // The host compilation does not see the device plan (the device pass
+      // runs in another process): the remark says what was done here, and
+      // the device compilation's remarks say what is fused.
       Rem << "handed " << ore::NV("NumLaunches", unsigned(R.Launches.size()))
-          << " launches of ";
+          << " launches (";
       for (auto [K, L] : enumerate(R.Launches))
         Rem << (K ? ", " : "") << ore::NV("Kernel", kernelName(*L->stub()));
-      return Rem << " to the runtime";
+      return Rem << ") to the runtime, which runs them fused where the device code has a "
+                    "fused kernel for them, else one by one";
     });
     ++NumRuns;
     NumLaunchesHanded += R.Launches.size();

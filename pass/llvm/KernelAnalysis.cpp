@@ -14,11 +14,13 @@
 //===----------------------------------------------------------------------===//
 #include "KernelAnalysis.h"
 #include "CallEffects.h"
+#include "RemarkText.h"
 
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/InlineAsm.h"
@@ -124,7 +126,7 @@ static std::string symbolName(int S) {
   }
 }
 
-std::string IndexPoly::str() const {
+std::string IndexPoly::str(function_ref<std::string(int)> Name) const {
   if (Terms.empty())
     return "0";
   std::string Out;
@@ -137,7 +139,7 @@ std::string IndexPoly::str() const {
     if (Abs != 1 || M.empty())
       Body = std::to_string(Abs);
     for (int S : M)
-      Body += (Body.empty() ? "" : "*") + symbolName(S);
+      Body += (Body.empty() ? "" : "*") + (Name ? Name(S) : symbolName(S));
     Out += Body;
   }
   return Out;
@@ -627,12 +629,13 @@ static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT, Acce
 }
 
 /// Checks a pointer parameter is only used to form addresses of loads and
-/// stores (no escape, no comparison, no indirect selection).
-static bool onlyAddresses(Value *V) {
+/// stores (no escape, no comparison, no indirect selection): the first user
+/// that does something else (for the remark's location), or null.
+static User *nonAddressUse(Value *V) {
   for (User *U : V->users()) {
     if (isa<GetElementPtrInst>(U) || isa<AddrSpaceCastInst>(U)) {
-      if (!onlyAddresses(U))
-        return false;
+      if (User *Bad = nonAddressUse(U))
+        return Bad;
       continue;
     }
     if (auto *LI = dyn_cast<LoadInst>(U))
@@ -651,9 +654,9 @@ static bool onlyAddresses(Value *V) {
     // Atomics are addresses too; the instruction walk rejects them by name.
     if (isa<AtomicRMWInst>(U) || isa<AtomicCmpXchgInst>(U))
       continue;
-    return false;
+    return U;
   }
-  return true;
+  return nullptr;
 }
 
 /// The kernel's grid-stride loop: the one top-level loop whose induction
@@ -736,10 +739,12 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     P.IsPointer = A.getType()->isPointerTy();
     P.IsInteger = A.getType()->isIntegerTy();
     K.Params.push_back(P);
-    if (P.IsPointer && !onlyAddresses(&A))
-      K.invalidate("pointer parameter " + std::to_string(A.getArgNo()) +
-                       " escapes or is used other than as an address",
-                   "escape");
+    if (User *Bad = P.IsPointer ? nonAddressUse(&A) : nullptr)
+      K.invalidate("pointer " + paramText(F, A.getArgNo()) +
+                       " escapes or is used other than as an address; use it only to "
+                       "address loads and stores (t[i]): do not store it, compare it, "
+                       "convert it to an integer or select between pointers",
+                   "escape", dyn_cast<Instruction>(Bad));
   }
   if (F.isVarArg())
     K.invalidate("is variadic", "call");
@@ -760,13 +765,13 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
       // a cache-hint asm (`__ldcs`, `__stwt`) is a load or store, below.
       CallEffect E = Calls.of(*CB);
       if (E.K == CallEffect::Refused)
-        K.invalidate(E.Reason, E.Stat);
+        K.invalidate(E.Reason, E.Stat, CB);
       K.Flops += E.Flops;
       if (E.K != CallEffect::Access)
         continue;
     }
     if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I) || isa<FenceInst>(I)) {
-      K.invalidate("uses atomics or fences", "atomic");
+      K.invalidate("uses atomics or fences", "atomic", &I);
       continue;
     }
     if (isa<BinaryOperator>(I) || isa<UnaryOperator>(I))
@@ -779,15 +784,17 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     Value *Ptr = MA->Ptr;
     bool IsStore = MA->IsStore;
     if (MA->Volatile) {
-      K.invalidate("has a volatile access", "volatile");
+      K.invalidate("has a volatile access; drop the volatile qualifier", "volatile", &I);
       continue;
     }
     if (!MA->Simple) {
-      K.invalidate("uses atomic loads or stores", "atomic");
+      K.invalidate("uses atomic loads or stores", "atomic", &I);
       continue;
     }
     if (IsStore && MA->Stored->getType()->isPointerTy()) {
-      K.invalidate("stores a pointer to memory", "escape");
+      K.invalidate("stores a pointer to memory; pass the buffers a kernel uses as its "
+                   "pointer parameters",
+                   "escape", &I);
       continue;
     }
     Value *Obj = getUnderlyingObject(Ptr, 0);
@@ -796,18 +803,22 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     if (auto *GV = dyn_cast<GlobalVariable>(Obj)) {
       unsigned AS = GV->getAddressSpace();
       if (AS == 3) {
-        K.invalidate("uses shared memory ('" + GV->getName().str() + "')", "shared");
+        K.invalidate("uses shared memory ('" + GV->getName().str() + "')", "shared", &I);
         continue;
       }
       if (!IsStore && (GV->isConstant() || AS == 4))
         continue;
-      K.invalidate("accesses global variable '" + GV->getName().str() + "'", "global");
+      K.invalidate("accesses global variable '" + demangle(GV->getName().str()) +
+                       "'; pass its address as a pointer parameter instead",
+                   "global", &I);
       continue;
     }
     Argument *Base = baseParam(Ptr);
     if (!Base) {
-      K.invalidate("has an indirect access (address not derived from a pointer parameter)",
-                   "indirect");
+      K.invalidate("has an indirect access (address not derived from a pointer parameter); "
+                   "access memory only through the kernel's pointer parameters, indexed "
+                   "directly (t[i], not a pointer loaded from memory)",
+                   "indirect", &I);
       continue;
     }
     Access A;
@@ -821,22 +832,25 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     if (D)
       Off = polyOf(F, SE, D, Grid);
     if (Grid && !Grid->contains(&I)) {
-      K.invalidate("accesses parameter " + std::to_string(A.Param) +
-                       " outside its grid-stride loop",
-                   "index");
+      K.invalidate("accesses " + paramText(F, A.Param) +
+                       " outside its grid-stride loop; move every access into the loop",
+                   "index", &I);
       continue;
     }
     if (!Off && IsStore) {
       bool InLoop = D && SCEVExprContains(D, [](const SCEV *X) { return isa<SCEVAddRecExpr>(X); });
-      K.invalidate(std::string("has a non-affine or unknown index (") +
-                       (IsStore ? "store" : "load") +
-                       std::string(" through parameter ") + std::to_string(A.Param) + ")" +
+      K.invalidate("has a non-affine or unknown index (store through " +
+                       paramText(F, A.Param) + ")" +
                        (InLoop && !Grid
-                            ? "; it varies in a loop that is not a grid-stride loop "
-                              "(for (i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
-                              "i += blockDim.x * gridDim.x), one per kernel)"
-                            : ""),
-                   "index");
+                            ? "; it varies in a loop that is not a grid-stride loop: "
+                              "write the loop as for (i = blockIdx.x * blockDim.x + "
+                              "threadIdx.x; i < n; i += blockDim.x * gridDim.x), one per "
+                              "kernel"
+                            : "; write the index as a polynomial in the thread and block "
+                              "indices and extents and integer parameters (t[y * pitch + "
+                              "x]); a row and column taken by / and % must be put back "
+                              "together with the same divisor"),
+                   "index", &I);
       continue;
     }
     if (Off) {

@@ -9,6 +9,7 @@
 #ifndef KFUSE_PASS_LLVM_KERNELANALYSIS_H
 #define KFUSE_PASS_LLVM_KERNELANALYSIS_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Function.h"
 
@@ -85,8 +86,9 @@ public:
   /// Manifest expression syntax (docs/manifest.md): decimal constants, bx, gx,
   /// s<p>; no spaces. Only for polynomials over Ntid, Nctaid and params.
   std::string toExpr() const;
-  /// Debug and remark text, any symbols.
-  std::string str() const;
+  /// Debug and remark text, any symbols; \p Name, when given, spells each
+  /// symbol (RemarkText.cpp's polyText: threadIdx.x, a parameter's name).
+  std::string str(llvm::function_ref<std::string(int)> Name = nullptr) const;
 
   /// Bounds over all threads of the grid (tid.d in [0, ntid.d), ctaid.d in
   /// [0, nctaid.d)), as polynomials over the extents and params;
@@ -177,13 +179,17 @@ struct Verdict {
   bool Valid = true;
   std::string Reason; ///< why not Valid, a sentence fragment for remarks
   std::string Stat;   ///< short key of the rejection, for statistics
+  /// The instruction the reason is about (the store, the call, the asm), if
+  /// any: the remark points at its source line.
+  const llvm::Instruction *At = nullptr;
 
-  void invalidate(std::string Why, std::string Key) {
+  void invalidate(std::string Why, std::string Key, const llvm::Instruction *Where = nullptr) {
     if (!Valid)
       return;
     Valid = false;
     Reason = std::move(Why);
     Stat = std::move(Key);
+    At = Where;
   }
   bool isValid() const { return Valid; }
 };

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FusionCandidate.h"
+#include "RemarkText.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Function.h"
@@ -396,10 +397,44 @@ bool kfuse::inThreadRecords(const FusionCandidate &C, unsigned V) {
   return !Accs.empty() && threadRecords(C, Accs, Guards).has_value();
 }
 
+/// Launch \p Stage of \p C, for remarks: `launch 1 (clamp01)`.
+static std::string launchText(const FusionCandidate &C, unsigned Stage) {
+  return "launch " + std::to_string(C.First + Stage) + " (" +
+         shortName(C.Stages[Stage]->F->getName()) + ")";
+}
+
+/// \p P, a polynomial over the record's value numbers, in the source's words.
+static std::string offsetText(const FusionCandidate &C, const IndexPoly &P) {
+  return polyText(P, nullptr, [&](unsigned V) {
+    auto It = C.Seq->Values.find(V);
+    return It == C.Seq->Values.end() ? std::string() : It->second.Text;
+  });
+}
+
 static std::string describe(const FusionCandidate &C, const StagedAccess &S) {
-  return "launch " + std::to_string(C.First + S.Stage) + " (" +
-         C.Stages[S.Stage]->F->getName().str() + ") " +
-         (S.A->IsStore ? "writes" : "reads") + " it at byte offset " + S.Offset.str();
+  return launchText(C, S.Stage) + " " + (S.A->IsStore ? "writes" : "reads") +
+         " it at byte offset " + offsetText(C, S.Offset);
+}
+
+/// The configuration items launches \p A and \p B differ in, with their
+/// source text: `grid ('g1' and 'g2')`.
+static std::string configDiff(const SeqRecord &R, const SeqLaunch &A, const SeqLaunch &B) {
+  std::string Out;
+  auto Item = [&](const char *What, unsigned VA, unsigned VB) {
+    if (VA == VB)
+      return;
+    auto Text = [&](unsigned V) {
+      auto It = R.Values.find(V);
+      return It == R.Values.end() ? std::string("?") : It->second.Text;
+    };
+    Out += std::string(Out.empty() ? "" : ", ") + What + " ('" + Text(VA) + "' and '" +
+           Text(VB) + "')";
+  };
+  Item("grid", A.Grid, B.Grid);
+  Item("block", A.Block, B.Block);
+  Item("dynamic shared memory", A.Shmem, B.Shmem);
+  Item("stream", A.Stream, B.Stream);
+  return Out;
 }
 
 void kfuse::checkCandidate(FusionCandidate &C) {
@@ -410,8 +445,9 @@ void kfuse::checkCandidate(FusionCandidate &C) {
   for (unsigned S = 0; S < C.size(); ++S) {
     const SeqLaunch &La = C.launch(S);
     if (!C.Stages[S]->isValid()) {
-      C.invalidate("kernel '" + La.Kernel + "' cannot be fused: " + C.Stages[S]->Reason,
-                   "kernel");
+      C.invalidate("kernel '" + shortName(La.Kernel) + "' cannot be fused: " +
+                       C.Stages[S]->Reason,
+                   "kernel", C.Stages[S]->At);
       return;
     }
     if (La.Args.size() != C.Stages[S]->Params.size()) {
@@ -424,8 +460,10 @@ void kfuse::checkCandidate(FusionCandidate &C) {
     if (La.Grid != L0.Grid || La.Block != L0.Block || La.Shmem != L0.Shmem ||
         La.Stream != L0.Stream) {
       C.invalidate("launches " + std::to_string(L0.Index) + " and " +
-                       std::to_string(La.Index) +
-                       " differ in launch configuration (grid, block, shared memory or stream)",
+                       std::to_string(La.Index) + " differ in launch configuration: " +
+                       configDiff(R, L0, La) +
+                       "; launch both kernels with the same grid, block, dynamic shared "
+                       "memory and stream (the same variables or expressions of them)",
                    "config");
       return;
     }
@@ -435,7 +473,7 @@ void kfuse::checkCandidate(FusionCandidate &C) {
   ShmemText.consume_back("U");
   if (ShmemText.getAsInteger(0, C.DynShmem)) {
     C.invalidate("dynamic shared memory size '" + R.Values.at(L0.Shmem).Text +
-                     "' is not a compile-time constant",
+                     "' is not a compile-time constant; write it as an integer literal",
                  "config");
     return;
   }
@@ -464,14 +502,11 @@ void kfuse::checkCandidate(FusionCandidate &C) {
         Store = &X;
     }
     if (Gather && Store) {
-      C.invalidate("buffer '" + R.Values.at(V).Text + "': launch " +
-                       std::to_string(C.First + Gather->Stage) + " (" +
-                       C.Stages[Gather->Stage]->F->getName().str() +
-                       ") reads it at an unknown index (a gather) and launch " +
-                       std::to_string(C.First + Store->Stage) + " (" +
-                       C.Stages[Store->Stage]->F->getName().str() +
-                       ") writes it; a gathered buffer must be read-only in the group",
-                   "gather");
+      C.invalidate("buffer '" + R.Values.at(V).Text + "': " + launchText(C, Gather->Stage) +
+                       " reads it at an unknown index (a gather) and " +
+                       launchText(C, Store->Stage) +
+                       " writes it; a gathered buffer must be read-only in the group",
+                   "gather", Gather->A->Inst);
       return;
     }
     bool SameThreadOnly = true, AllBlockLocal = true, RAW = false;
@@ -508,8 +543,9 @@ void kfuse::checkCandidate(FusionCandidate &C) {
         C.invalidate("buffer '" + R.Values.at(V).Text + "': the grid-stride loops of launches " +
                          std::to_string(C.First + LoopRef->Stage) + " and " +
                          std::to_string(C.First + X.Stage) +
-                         " run different iterations (start, step or bound differ)",
-                     "loop");
+                         " run different iterations (start, step or bound differ); give "
+                         "both loops the same start, step and bound n",
+                     "loop", X.A->Inst);
         return;
       }
     }
@@ -530,8 +566,10 @@ void kfuse::checkCandidate(FusionCandidate &C) {
             continue;
           if (DX != DY || X.A->Bytes != Y.A->Bytes) {
             C.invalidate("buffer '" + R.Values.at(V).Text + "': " + describe(C, X) + " and " +
-                             describe(C, Y) + "; the accesses overlap in part",
-                         "partial-overlap");
+                             describe(C, Y) +
+                             "; the accesses overlap in part: access each field with the "
+                             "same offset and type in every kernel",
+                         "partial-overlap", Y.A->Inst);
             return;
           }
           Conflict = true;
@@ -551,8 +589,10 @@ void kfuse::checkCandidate(FusionCandidate &C) {
           C.invalidate("buffer '" + R.Values.at(V).Text + "': " + describe(C, X) +
                            " and " + describe(C, Y) +
                            "; neither the same thread nor the same block (access "
-                           "across blocks or unrelated indices)",
-                       "cross-block");
+                           "across blocks or unrelated indices); to fuse, each thread must "
+                           "read the elements it wrote itself (the same index in both "
+                           "kernels) or, for x-only kernels, ones of its own block",
+                       "cross-block", Y.A->Inst);
           return;
         }
       }
@@ -576,21 +616,25 @@ void kfuse::checkCandidate(FusionCandidate &C) {
         int S = C.slotOf(I, X.Offset);
         if (S >= 0 && I.Slots[S].Ty != X.A->Ty) {
           C.invalidate("buffer '" + R.Values.at(V).Text + "' is accessed at byte offset " +
-                           X.Offset.str() + " with different element types",
-                       "type");
+                           offsetText(C, X.Offset) +
+                           " with different element types; use one element type in "
+                           "every kernel",
+                       "type", X.A->Inst);
           return;
         }
       }
     } else {
       if (!OneType) {
         C.invalidate("buffer '" + R.Values.at(V).Text +
-                         "' is accessed with different element types",
+                         "' is accessed with different element types; use one element "
+                         "type in every kernel",
                      "type");
         return;
       }
       if (!AllBlockLocal) {
         C.invalidate("buffer '" + R.Values.at(V).Text +
-                         "' needs staging but not all its accesses are block-local",
+                         "' needs staging but not all its accesses are block-local; to "
+                         "fuse, each block must read only the elements it wrote itself",
                      "cross-block");
         return;
       }

@@ -7,7 +7,7 @@
 ; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse 2>%t.remarks | FileCheck %s
 ; RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 
-; REMARK: remark: {{.*}}fused launches 0..1 (_Z5scalePKfPffi, _Z4axpyPKfS0_Pfi) of sequence 0 into __kfuse_fused_0_0_1: t in registers; saves 4 bytes per element
+; REMARK: remark: {{.*}}fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_0_0_1: t in registers; saves 4 bytes per element
 ; REMARK: remark: {{.*}}__kfuse_fused_0_0_1: 20 bytes per element unfused, 16 fused, 2 flops per element, 0 bytes of shared memory per block; predicted {{[0-9]+}} ns unfused, {{[0-9]+}} ns fused
 
 ; CHECK-NOT: __kfuse_seq_

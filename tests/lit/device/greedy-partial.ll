@@ -3,7 +3,7 @@
 ; RUN: llvm-link %S/Inputs/kernels.ll %s -S \
 ; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse 2>&1 | FileCheck %s
 ; CHECK: launches 0..2 ({{.*}}) of sequence 0 at {{.*}} not fused: buffer 'o'
-; CHECK: fused launches 0..1 (_Z5scalePKfPffi, _Z4axpyPKfS0_Pfi) of sequence 0 into __kfuse_fused_0_0_1
+; CHECK: fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_0_0_1
 ; CHECK-NOT: __kfuse_fused_0_0_2
 ; CHECK: define ptx_kernel void @__kfuse_fused_0_0_1(
 

@@ -6,9 +6,9 @@
 ; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-profile=%S/Inputs/bad.prof -S -pass-remarks-missed=kfuse -pass-remarks=kfuse %t.ll 2>%t.bad | FileCheck %s
 ; RUN: FileCheck %s --check-prefix=BAD < %t.bad
 
-; MISSING: remark: {{.*}}sequence 0 at app.cu:12:3 _Z3runv: cannot use device profile '{{.*}}missing.prof': input/output error{{.*}}; planned greedily
+; MISSING: remark: {{.*}}sequence 0 at app.cu:12:3 in 'run': cannot use device profile '{{.*}}missing.prof': input/output error{{.*}}; planned greedily
 ; MISSING: fused launches 0..3
-; BAD: remark: {{.*}}sequence 0 at app.cu:12:3 _Z3runv: cannot use device profile '{{.*}}bad.prof': malformed input, line 3: {{.*}}warp_speed{{.*}}; planned greedily
+; BAD: remark: {{.*}}sequence 0 at app.cu:12:3 in 'run': cannot use device profile '{{.*}}bad.prof': malformed input, line 3: {{.*}}warp_speed{{.*}}; planned greedily
 ; BAD: fused launches 0..3
 
 ; CHECK: define ptx_kernel void @__kfuse_fused_0_0_3(

@@ -9,9 +9,9 @@
 ; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-profile=%S/Inputs/nominal.prof -kfuse-planner=greedy -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse %t.ll 2>%t.greedy | FileCheck %s --check-prefix=GREEDY
 ; RUN: FileCheck %s --check-prefix=GREEDY-REMARK < %t.greedy
 
-; REMARK: remark: {{.*}}sequence 0 at app.cu:12:3 _Z3runv: planned 2 launches for 16777216 elements each on nominal test device: predicted 91978 ns, 116848 ns unfused, gain 24870 ns; 3 candidate groups, optimal
-; REMARK: remark: {{.*}}sequence 0 at app.cu:12:3 _Z3runv: launches 0..1: predicted 91978 ns fused, 116848 ns unfused, gain 24870 ns
-; REMARK: remark: {{.*}}fused launches 0..1 (_Z5scalePKfPffi, _Z4axpyPKfS0_Pfi) of sequence 0 into __kfuse_fused_0_0_1: t in registers
+; REMARK: remark: {{.*}}sequence 0 at app.cu:12:3 in 'run': planned 2 launches for 16777216 elements each on nominal test device: predicted 91978 ns, 116848 ns unfused, gain 24870 ns; 3 candidate groups, optimal
+; REMARK: remark: {{.*}}sequence 0 at app.cu:12:3 in 'run': launches 0..1: predicted 91978 ns fused, 116848 ns unfused, gain 24870 ns
+; REMARK: remark: {{.*}}fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_0_0_1: t in registers
 ; REMARK: remark: {{.*}}__kfuse_fused_0_0_1: {{.*}}; predicted 116848 ns unfused, 91978 ns fused
 ; REMARK-NOT: not fused
 
@@ -19,7 +19,7 @@
 ; CHECK: define ptx_kernel void @__kfuse_fused_0_0_1(
 
 ; GREEDY-REMARK-NOT: planned
-; GREEDY-REMARK: remark: {{.*}}fused launches 0..1 (_Z5scalePKfPffi, _Z4axpyPKfS0_Pfi) of sequence 0 into __kfuse_fused_0_0_1: t in registers
+; GREEDY-REMARK: remark: {{.*}}fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_0_0_1: t in registers
 ; GREEDY-REMARK: predicted 111852106 ns unfused, 89480485 ns fused
 ; GREEDY: \0Apredict 111852106 89480485\0Aend\0A\00"
 ; GREEDY: define ptx_kernel void @__kfuse_fused_0_0_1(

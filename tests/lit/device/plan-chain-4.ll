@@ -7,7 +7,7 @@
 
 ; REMARK: planned 4 launches for 16777216 elements each on {{.*}}: predicted 136718 ns, 211327 ns unfused, gain 74609 ns; {{[0-9]+}} candidate groups, optimal
 ; REMARK: launches 0..3: predicted 136718 ns fused, 211327 ns unfused, gain 74609 ns
-; REMARK: fused launches 0..3 (_Z5scalePKfPffi, _Z6addonePKfPfi, _Z6addonePKfPfi, _Z4axpyPKfS0_Pfi) of sequence 0 into __kfuse_fused_0_0_3: t in registers, u in registers, w in registers
+; REMARK: fused launches 0..3 (scale, addone, addone, axpy) of sequence 0 into __kfuse_fused_0_0_3: t in registers, u in registers, w in registers
 ; REMARK-NOT: not fused
 ; REMARK-NOT: legal to fuse
 

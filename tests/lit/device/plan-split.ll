@@ -15,8 +15,8 @@
 ; SPLIT-REMARK: launches 0..1: predicted {{[0-9]+}} ns fused
 ; SPLIT-REMARK: launches 2..3: predicted {{[0-9]+}} ns fused
 ; SPLIT-REMARK: launches 0..2 are legal to fuse but the plan without that group is predicted faster
-; SPLIT-REMARK: fused launches 0..1 (_Z3revPKfPfi, _Z3revPKfPfi) of sequence 0 into __kfuse_fused_0_0_1
-; SPLIT-REMARK: fused launches 2..3 (_Z3revPKfPfi, _Z3revPKfPfi) of sequence 0 into __kfuse_fused_0_2_3
+; SPLIT-REMARK: fused launches 0..1 (rev, rev) of sequence 0 into __kfuse_fused_0_0_1
+; SPLIT-REMARK: fused launches 2..3 (rev, rev) of sequence 0 into __kfuse_fused_0_2_3
 ; SPLIT: c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_1 2\0A{{.*}}\0Aend\0Agroup __kfuse_fused_0_2_3 2\0A
 ; SPLIT-NOT: __kfuse_fused_0_0_3
 ; SPLIT: define ptx_kernel void @__kfuse_fused_0_0_1(

@@ -5,7 +5,7 @@
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_manifest
 ; IR-NOT: __kfuse_seq_
-; CHECK: not fused: buffer 'x': launch 0 (_Z5scalePKfPffi) reads it at byte offset 4*bx*ctaid+4*tid and launch 1 (_Z6mirrorPKfPfi) writes it at byte offset 4*v7-4*bx*ctaid-4*tid-4; neither the same thread nor the same block
+; CHECK: not fused: buffer 'x': launch 0 (scale) reads it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x and launch 1 (mirror) writes it at byte offset 4*n-4*blockDim.x*blockIdx.x-4*threadIdx.x-4; neither the same thread nor the same block
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

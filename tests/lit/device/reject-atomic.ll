@@ -5,8 +5,8 @@
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_manifest
 ; IR-NOT: __kfuse_seq_
-; CHECK: remark: {{.*}}kernel _Z5accumPKfPfi cannot be fused: uses atomics or fences
-; CHECK: remark: {{.*}}launches 0..1 ({{.*}}) of sequence 0 at {{.*}} not fused: kernel '_Z5accumPKfPfi' cannot be fused: uses atomics
+; CHECK: remark: {{.*}}kernel 'accum(float const*, float*, int)' cannot be fused: uses atomics or fences
+; CHECK: remark: {{.*}}launches 0..1 ({{.*}}) of sequence 0 at {{.*}} not fused: kernel 'accum' cannot be fused: uses atomics
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

@@ -7,8 +7,8 @@
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_manifest
 ; IR-NOT: __kfuse_seq_
-; CHECK: remark: {{.*}}kernel _Z5callxPKfPfi cannot be fused: calls 'extern_fn(float)', which is not defined in this module; kfuse analyses calls only into functions it can see (define it in this translation unit)
-; CHECK: not fused: kernel '_Z5callxPKfPfi' cannot be fused
+; CHECK: remark: {{.*}}kernel 'callx(float const*, float*, int)' cannot be fused: calls 'extern_fn(float)', which is not defined in this module; kfuse analyses calls only into functions it can see (define it in this translation unit)
+; CHECK: not fused: kernel 'callx' cannot be fused
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

@@ -5,7 +5,7 @@
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_manifest
 ; IR-NOT: __kfuse_seq_
-; CHECK: not fused: launches 0 and 1 differ in launch configuration (grid, block, shared memory or stream)
+; CHECK: not fused: launches 0 and 1 differ in launch configuration: block ('b' and 'b2'); launch both kernels with the same grid, block, dynamic shared memory and stream
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

@@ -7,8 +7,8 @@
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_manifest
 ; IR-NOT: __kfuse_seq_
-; CHECK: remark: {{.*}}kernel _Z6gatherPKiPKfPfi: 12 bytes and 0 flops per element; gathers (unknown index) through parameter 1
-; CHECK: remark: {{.*}}launches 0..1 (_Z5scalePKfPffi, _Z6gatherPKiPKfPfi) of sequence 0 at app.cu:12:3 _Z3runv not fused: buffer 't': launch 1 (_Z6gatherPKiPKfPfi) reads it at an unknown index (a gather) and launch 0 (_Z5scalePKfPffi) writes it; a gathered buffer must be read-only in the group
+; CHECK: remark: {{.*}}kernel 'gather(int const*, float const*, float*, int)': 12 bytes and 0 flops per element; gathers (unknown index) through parameter 2
+; CHECK: remark: {{.*}}launches 0..1 (scale, gather) of sequence 0 at app.cu:12:3 in 'run' not fused: buffer 't': launch 1 (gather) reads it at an unknown index (a gather) and launch 0 (scale) writes it; a gathered buffer must be read-only in the group
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

@@ -5,7 +5,7 @@
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_manifest
 ; IR-NOT: __kfuse_seq_
-; CHECK: remark: {{.*}}launches 0..1 (_Z5scalePKfPffi, _Z5shiftPKfPfi) of sequence 0 at app.cu:12:3 _Z3runv not fused: buffer 't': launch 0 (_Z5scalePKfPffi) writes it at byte offset 4*bx*ctaid+4*tid and launch 1 (_Z5shiftPKfPfi) reads it at byte offset 4*bx*ctaid+4*tid+4; neither the same thread nor the same block
+; CHECK: remark: {{.*}}launches 0..1 (scale, shift) of sequence 0 at app.cu:12:3 in 'run' not fused: buffer 't': launch 0 (scale) writes it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x and launch 1 (shift) reads it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x+4; neither the same thread nor the same block
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

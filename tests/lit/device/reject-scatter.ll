@@ -5,8 +5,8 @@
 ; RUN: FileCheck %s < %t.remarks
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_manifest
-; CHECK: remark: {{.*}}kernel _Z7scatterPKiPKfPfi cannot be fused: has a non-affine or unknown index (store through parameter 2)
-; CHECK: not fused: kernel '_Z7scatterPKiPKfPfi' cannot be fused
+; CHECK: remark: {{.*}}kernel 'scatter(int const*, float const*, float*, int)' cannot be fused: has a non-affine or unknown index (store through parameter 3)
+; CHECK: not fused: kernel 'scatter' cannot be fused
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

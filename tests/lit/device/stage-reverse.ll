@@ -4,7 +4,7 @@
 ; RUN: llvm-link %S/Inputs/kernels.ll %s -S \
 ; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse 2>&1 | FileCheck %s
 
-; CHECK: fused launches 0..1 (_Z5scalePKfPffi, _Z3revPKfPfi) of sequence 0 into __kfuse_fused_0_0_1: t through shared memory, with barriers; saves 4 bytes per element
+; CHECK: fused launches 0..1 (scale, rev) of sequence 0 into __kfuse_fused_0_0_1: t through shared memory, with barriers; saves 4 bytes per element
 ; CHECK: 5120 bytes of shared memory per block
 ; CHECK: @__kfuse_fused_0_0_1.v5.tile = internal addrspace(3) global [4096 x i8] poison, align 16
 ; CHECK: @__kfuse_fused_0_0_1.v5.written = internal addrspace(3) global [1024 x i8] poison

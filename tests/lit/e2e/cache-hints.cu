@@ -47,10 +47,10 @@ void reversed(const float *x, float *t, float *o, int n) {
   rev_ldcs<<<n / 256, 256>>>(t, o, n);
 }
 
-// REMARK-DAG: fused launches 0..2 (_Z10ldcs_scalePKfPfi, _Z8ldcg_addPKfS0_Pfi, _Z8ldcv_negPKfPfi) of sequence 0 into __kfuse_fused_0_0_2: t in registers, o in registers
-// REMARK-DAG: fused launches 0..2 (_Z6h_ldcaPK6__halfPS_i, _Z6h_ldcsPK6__halfP13__nv_bfloat16i, _Z6b_ldcgPK13__nv_bfloat16Pfi) of sequence 1 into __kfuse_fused_1_0_2: h in registers, b in registers
-// REMARK-DAG: fused launches 0..1 (_Z10ldcs_scalePKfPfi, _Z8rev_ldcsPKfPfi) of sequence 2 into __kfuse_fused_2_0_1: t through shared memory, with barriers
-// REMARK-DAG: kernel _Z4vec4PK6float4PS_i cannot be fused: has a vector cache-hint access in inline asm ('ld.global.cs.v4.f32 {$0,$1,$2,$3}, [$4];'); kfuse analyses the scalar forms only: access the elements one by one, or use a plain load or store
+// REMARK-DAG: fused launches 0..2 (ldcs_scale, ldcg_add, ldcv_neg) of sequence 0 into __kfuse_fused_0_0_2: t in registers, o in registers
+// REMARK-DAG: fused launches 0..2 (h_ldca, h_ldcs, b_ldcg) of sequence 1 into __kfuse_fused_1_0_2: h in registers, b in registers
+// REMARK-DAG: fused launches 0..1 (ldcs_scale, rev_ldcs) of sequence 2 into __kfuse_fused_2_0_1: t through shared memory, with barriers
+// REMARK-DAG: kernel 'vec4(float4 const*, float4*, int)' cannot be fused: has a vector cache-hint access in inline asm ('ld.global.cs.v4.f32 {$0,$1,$2,$3}, [$4];'); kfuse analyses the scalar forms only: access the elements one by one, or use a plain load or store
 
 // PTX-LABEL: .entry __kfuse_fused_0_0_2(
 // PTX: ld.global.cs.f32

@@ -18,9 +18,9 @@ void run(const float *x, float *t, const float *y, float *o, int n, cudaStream_t
   axpy<<<g, b, 0, s>>>(t, y, o, n);
 }
 
-// REMARK: chain2.cu:{{[0-9]+}}:1: remark: kernel _Z5scalePKfPffi: 8 bytes and 1 flops per element
-// REMARK: chain2.cu:{{[0-9]+}}:1: remark: kernel _Z4axpyPKfS0_Pfi: 12 bytes and 1 flops per element
-// REMARK: chain2.cu:{{[0-9]+}}:1: remark: fused launches 0..1 (_Z5scalePKfPffi, _Z4axpyPKfS0_Pfi) of sequence 0 into __kfuse_fused_0_0_1: t in registers; saves 4 bytes per element [-Rpass=kfuse]
+// REMARK: chain2.cu:{{[0-9]+}}:1: remark: kernel 'scale(float const*, float*, float, int)': 8 bytes and 1 flops per element
+// REMARK: chain2.cu:{{[0-9]+}}:1: remark: kernel 'axpy(float const*, float const*, float*, int)': 12 bytes and 1 flops per element
+// REMARK: chain2.cu:{{[0-9]+}}:1: remark: fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_0_0_1: t in registers; saves 4 bytes per element [-Rpass=kfuse]
 // REMARK: remark: __kfuse_fused_0_0_1: 20 bytes per element unfused, 16 fused
 // REMARK-NOT: not fused
 

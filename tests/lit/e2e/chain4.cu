@@ -32,7 +32,7 @@ void epilogue(const float *x, const float *b, const float *r, float *h1, float *
 }
 
 // REMARK-NOT: not fused
-// REMARK: remark: fused launches 0..3 (_Z8bias_addPKfS0_Pfii, _Z3actPKfPfi, _Z5scalePKfPffi, _Z3addPKfS0_Pfi) of sequence 0 into __kfuse_fused_0_0_3: h1 in registers, h2 in registers, h3 in registers; saves 12 bytes per element
+// REMARK: remark: fused launches 0..3 (bias_add, act, scale, add) of sequence 0 into __kfuse_fused_0_0_3: h1 in registers, h2 in registers, h3 in registers; saves 12 bytes per element
 // REMARK-NOT: not fused
 
 // CHECK-LABEL: .visible .entry __kfuse_fused_0_0_3(

@@ -37,9 +37,9 @@ void both(const float *x, const float *y, float *t, float *o, int n) {
   both_read<<<n / 256, 256>>>(t, y, o, n);
 }
 
-// REMARK: fused launches 0..1 (_Z10two_storesPKfPfi, _Z15store_then_readPfPKfS_i) of sequence 0 into __kfuse_fused_0_0_1: t in registers
-// REMARK: fused launches 0..1 (_Z10two_storesPKfPfi, _Z4halfPKfPfi) of sequence 1 into __kfuse_fused_1_0_1: t in registers
-// REMARK: fused launches 0..1 (_Z10two_storesPKfPfi, _Z9both_readPfPKfS_i) of sequence 2 into __kfuse_fused_2_0_1: t in registers
+// REMARK: fused launches 0..1 (two_stores, store_then_read) of sequence 0 into __kfuse_fused_0_0_1: t in registers
+// REMARK: fused launches 0..1 (two_stores, half) of sequence 1 into __kfuse_fused_1_0_1: t in registers
+// REMARK: fused launches 0..1 (two_stores, both_read) of sequence 2 into __kfuse_fused_2_0_1: t in registers
 
 // CHECK-LABEL: define ptx_kernel void @__kfuse_fused_0_0_1(
 // The copy that tests dead bits: y < 0 stores y (when t is not dead), then

@@ -48,13 +48,13 @@ void rev(const float *x, float *t, float *o, int n) {
   rev_ldg<<<n / 256, 256>>>(t, o, n);
 }
 
-// REMARK-DAG: kernel _Z7add_ldgPKfS0_Pfi: 12 bytes and 1 flops per element{{$| }}
-// REMARK-DAG: fused launches 0..1 (_Z7scale_gPKfPfi, _Z7add_ldgPKfS0_Pfi) of sequence 0 into __kfuse_fused_0_0_1: t in registers
-// REMARK-DAG: launches 0..1 (_Z7scale_gPKfPfi, _Z8next_ldgPKfPfi) of sequence 1 at {{.*}} not fused: buffer 't': launch 0 (_Z7scale_gPKfPfi) writes it at byte offset 4*bx*ctaid+4*tid and launch 1 (_Z8next_ldgPKfPfi) reads it at byte offset 4*bx*ctaid+4*tid+4;
-// REMARK-DAG: launches 0..1 (_Z13shifted_storePKfPfi, _Z7add_ldgPKfS0_Pfi) of sequence 2 at {{.*}} not fused: buffer 't': launch 0 (_Z13shifted_storePKfPfi) writes it at byte offset 4*bx*ctaid+4*tid+4 and launch 1 (_Z7add_ldgPKfS0_Pfi) reads it at byte offset 4*bx*ctaid+4*tid;
-// REMARK-DAG: kernel _Z8bias_ldgPKfS0_Pfii: 12 bytes and 1 flops per element; gathers through parameter 1 within bytes [0, 4*min(bx*gx-1,max(s3,-s3)-1)+4)
-// REMARK-DAG: fused launches 0..1 (_Z8bias_ldgPKfS0_Pfii, _Z7add_ldgPKfS0_Pfi) of sequence 3 into __kfuse_fused_3_0_1: h in registers
-// REMARK-DAG: fused launches 0..1 (_Z7scale_gPKfPfi, _Z7rev_ldgPKfPfi) of sequence 4 into __kfuse_fused_4_0_1: t through shared memory, with barriers
+// REMARK-DAG: kernel 'add_ldg(float const*, float const*, float*, int)': 12 bytes and 1 flops per element{{$| }}
+// REMARK-DAG: fused launches 0..1 (scale_g, add_ldg) of sequence 0 into __kfuse_fused_0_0_1: t in registers
+// REMARK-DAG: launches 0..1 (scale_g, next_ldg) of sequence 1 at {{.*}} not fused: buffer 't': launch 0 (scale_g) writes it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x and launch 1 (next_ldg) reads it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x+4;
+// REMARK-DAG: launches 0..1 (shifted_store, add_ldg) of sequence 2 at {{.*}} not fused: buffer 't': launch 0 (shifted_store) writes it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x+4 and launch 1 (add_ldg) reads it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x;
+// REMARK-DAG: kernel 'bias_ldg(float const*, float const*, float*, int, int)': 12 bytes and 1 flops per element; gathers through parameter 2 within bytes [0, 4*min(blockDim.x*gridDim.x-1,max(arg4,-arg4)-1)+4)
+// REMARK-DAG: fused launches 0..1 (bias_ldg, add_ldg) of sequence 3 into __kfuse_fused_3_0_1: h in registers
+// REMARK-DAG: fused launches 0..1 (scale_g, rev_ldg) of sequence 4 into __kfuse_fused_4_0_1: t through shared memory, with barriers
 
 // MANIFEST: group __kfuse_fused_0_0_1 2
 // MANIFEST: footprint 0.1 w 0 min(4*bx*gx,4*s2){{$}}

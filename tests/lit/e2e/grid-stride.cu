@@ -26,7 +26,7 @@ void chain(const float *x, float *t, const float *y, float *o, float *p, size_t 
   add<<<264, 256>>>(t, y, o, n);
   square_pos<<<264, 256>>>(o, p, n);
 }
-// REMARK-DAG: fused launches 0..2 (_Z5scalePKfPffm, _Z3addPKfS0_Pfm, _Z10square_posPKfPfm) of sequence [[CHAIN:[0-9]+]] into __kfuse_fused_[[CHAIN]]_0_2: t in registers, o in registers
+// REMARK-DAG: fused launches 0..2 (scale, add, square_pos) of sequence [[CHAIN:[0-9]+]] into __kfuse_fused_[[CHAIN]]_0_2: t in registers, o in registers
 // One loop, in each of the two copies of the body (dead mask 0 or not):
 // one back edge each, where three loops would have three.
 // IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9]+}}_0_2(
@@ -48,7 +48,7 @@ void int_loops(const double *a, double *b, double *c, int n)
   twice<<<528, 256>>>(a, b, n);
   plus_one<<<528, 256>>>(b, c, n);
 }
-// REMARK-DAG: fused launches 0..1 (_Z5twicePKdPdi, _Z8plus_onePKdPdi) of sequence {{[0-9]+}} into {{.*}}: b in registers
+// REMARK-DAG: fused launches 0..1 (twice, plus_one) of sequence {{[0-9]+}} into {{.*}}: b in registers
 
 // Two bounds: a thread's later iterations are not the same elements.
 void two_bounds(const float *x, float *t, const float *y, float *o, size_t n, size_t m)
@@ -56,16 +56,16 @@ void two_bounds(const float *x, float *t, const float *y, float *o, size_t n, si
   scale<<<264, 256>>>(x, t, 2.f, n);
   add<<<264, 256>>>(t, y, o, m);
 }
-// REMARK-DAG: launches 0..1 (_Z5scalePKfPffm, _Z3addPKfS0_Pfm) of sequence {{[0-9]+}} at {{.*}} not fused: buffer 't': the grid-stride loops of launches 0 and 1 run different iterations (start, step or bound differ)
+// REMARK-DAG: launches 0..1 (scale, add) of sequence {{[0-9]+}} at {{.*}} not fused: buffer 't': the grid-stride loops of launches 0 and 1 run different iterations (start, step or bound differ)
 
 // A loop that strides by a constant is no grid-stride loop.
 KMAP void by_block(const float *x, float *t, size_t n)
 { for (size_t i = threadIdx.x; i < n; i += 256) t[i] = x[i]; }
-// REMARK-DAG: kernel _Z8by_blockPKfPfm cannot be fused: has a non-affine or unknown index (store through parameter 1); it varies in a loop that is not a grid-stride loop
+// REMARK-DAG: kernel 'by_block(float const*, float*, unsigned long)' cannot be fused: has a non-affine or unknown index (store through parameter 2); it varies in a loop that is not a grid-stride loop
 // An access after the loop.
 KMAP void with_tail(const float *x, float *t, size_t n)
 { GRID_STRIDE(size_t, i, n) t[i] = x[i]; if (threadIdx.x == 0) t[0] = 0.f; }
-// REMARK-DAG: kernel _Z9with_tailPKfPfm cannot be fused: accesses parameter 1 outside its grid-stride loop
+// REMARK-DAG: kernel 'with_tail(float const*, float*, unsigned long)' cannot be fused: accesses parameter 2 outside its grid-stride loop
 void refused(const float *x, float *t, float *u, size_t n)
 {
   by_block<<<1, 256>>>(x, t, n);

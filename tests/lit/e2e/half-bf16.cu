@@ -38,7 +38,7 @@ void chain(const __half *x, __half *t, const __half *y, __half *o, float *f, __n
 }
 
 // REMARK-NOT: cannot be fused
-// REMARK: fused launches 0..5 (_Z3hsqPK6__halfPS_i, _Z4haddPK6__halfS1_PS_i, _Z3h2fPK6__halfPfi, _Z3f2bPKfP13__nv_bfloat16i, _Z3bsqPK13__nv_bfloat16PS_i, _Z4bfmaPK13__nv_bfloat16S1_Pfi) of sequence 0 into __kfuse_fused_0_0_5: t in registers, o in registers, f in registers, b in registers, c in registers
+// REMARK: fused launches 0..5 (hsq, hadd, h2f, f2b, bsq, bfma) of sequence 0 into __kfuse_fused_0_0_5: t in registers, o in registers, f in registers, b in registers, c in registers
 
 // The product t crosses as the mul.rn copy; the store keeps the original.
 // IR-LABEL: define ptx_kernel void @__kfuse_fused_0_0_5(

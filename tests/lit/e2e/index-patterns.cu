@@ -44,16 +44,16 @@ SEQ(s_hi, pd, c_hi, double, int)
 SEQ(s_cast, p, c_id, float, float)
 
 // CHECK-NOT: in registers
-// CHECK: (_Z1pPKfPfi, _Z5c_xorPKfPfi) of sequence 0 {{.*}} not fused: buffer 't': launch 1 (_Z5c_xorPKfPfi) reads it at an unknown index (a gather) and launch 0 (_Z1pPKfPfi) writes it
-// CHECK: (_Z1pPKfPfi, _Z5c_revPKfPfi) of sequence 1 {{.*}} not fused: buffer 't': launch 0 (_Z1pPKfPfi) writes it at byte offset 4*bx*ctaid+4*tid and launch 1 (_Z5c_revPKfPfi) reads it at byte offset
-// CHECK: (_Z1pPKfPfi, _Z6c_halfPKfPfi) of sequence 2 {{.*}} not fused: buffer 't': launch 1 (_Z6c_halfPKfPfi) reads it at an unknown index (a gather)
-// CHECK: (_Z1pPKfPfi, _Z7c_shiftPKfPfi) of sequence 3 {{.*}} not fused: buffer 't': launch 1 (_Z7c_shiftPKfPfi) reads it at an unknown index (a gather)
-// CHECK: (_Z1pPKfPfi, _Z6c_maskPKfPfi) of sequence 4 {{.*}} not fused: buffer 't': launch 1 (_Z6c_maskPKfPfi) reads it at an unknown index (a gather)
-// CHECK: (_Z1pPKfPfi, _Z7c_shortPKfPfi) of sequence 5 {{.*}} not fused: buffer 't': launch 1 (_Z7c_shortPKfPfi) reads it at an unknown index (a gather)
-// CHECK: (_Z1pPKfPfi, _Z6c_nextPKfPfi) of sequence 6 {{.*}} not fused: buffer 't': launch 1 (_Z6c_nextPKfPfi) reads it at an unknown index (a gather)
-// CHECK: (_Z1pPKfPfi, _Z9c_nextblkPKfPfi) of sequence 7 {{.*}} not fused: buffer 't': launch 0 (_Z1pPKfPfi) writes it at byte offset 4*bx*ctaid+4*tid and launch 1 (_Z9c_nextblkPKfPfi) reads it at byte offset
-// CHECK: (_Z5p_twoPKfPfi, _Z4c_idPKfPfi) of sequence 8 {{.*}} not fused: buffer 't': launch 0 (_Z5p_twoPKfPfi) writes it at byte offset 8*bx*ctaid+8*tid
-// CHECK: (_Z2pdPKdPdi, _Z4c_loPKfPfi) of sequence 9 {{.*}} not fused: buffer 't': launch 0 (_Z2pdPKdPdi) writes it at byte offset 8*bx*ctaid+8*tid
-// CHECK: (_Z2pdPKdPdi, _Z4c_hiPKiPii) of sequence 10 {{.*}} not fused: buffer 't': launch 0 (_Z2pdPKdPdi) writes it at byte offset 8*bx*ctaid+8*tid
+// CHECK: (p, c_xor) of sequence 0 {{.*}} not fused: buffer 't': launch 1 (c_xor) reads it at an unknown index (a gather) and launch 0 (p) writes it
+// CHECK: (p, c_rev) of sequence 1 {{.*}} not fused: buffer 't': launch 0 (p) writes it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x and launch 1 (c_rev) reads it at byte offset
+// CHECK: (p, c_half) of sequence 2 {{.*}} not fused: buffer 't': launch 1 (c_half) reads it at an unknown index (a gather)
+// CHECK: (p, c_shift) of sequence 3 {{.*}} not fused: buffer 't': launch 1 (c_shift) reads it at an unknown index (a gather)
+// CHECK: (p, c_mask) of sequence 4 {{.*}} not fused: buffer 't': launch 1 (c_mask) reads it at an unknown index (a gather)
+// CHECK: (p, c_short) of sequence 5 {{.*}} not fused: buffer 't': launch 1 (c_short) reads it at an unknown index (a gather)
+// CHECK: (p, c_next) of sequence 6 {{.*}} not fused: buffer 't': launch 1 (c_next) reads it at an unknown index (a gather)
+// CHECK: (p, c_nextblk) of sequence 7 {{.*}} not fused: buffer 't': launch 0 (p) writes it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x and launch 1 (c_nextblk) reads it at byte offset
+// CHECK: (p_two, c_id) of sequence 8 {{.*}} not fused: buffer 't': launch 0 (p_two) writes it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x
+// CHECK: (pd, c_lo) of sequence 9 {{.*}} not fused: buffer 't': launch 0 (pd) writes it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x
+// CHECK: (pd, c_hi) of sequence 10 {{.*}} not fused: buffer 't': launch 0 (pd) writes it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x
 // CHECK-NOT: in registers
-// CHECK: fused launches 0..1 (_Z1pPKfPfi, _Z4c_idPKfPfi) of sequence 11 into __kfuse_fused_11_0_1: t in registers
+// CHECK: fused launches 0..1 (p, c_id) of sequence 11 into __kfuse_fused_11_0_1: t in registers

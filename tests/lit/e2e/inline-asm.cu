@@ -42,16 +42,16 @@ void fused(const float *x, float *t, float *o, int n) {
   brev_asm<<<n / 256, 256>>>(t, o, n);
 }
 
-// REMARK-DAG: kernel _Z7clobberPKfPfi cannot be fused: has inline asm with a memory clobber (an empty asm statement); kfuse fuses inline asm that only computes on registers: drop the "memory" clobber if the asm does not touch memory
-// REMARK-DAG: kernel _Z11mem_operandPKfPfi cannot be fused: has inline asm with a memory operand (an empty asm statement); kfuse fuses inline asm that only computes on registers
-// REMARK-DAG: kernel _Z7ld_textPKfPfi cannot be fused: has inline asm that uses 'ld.global.nc.L1::no_allocate.f32' ('ld.global.nc.L1::no_allocate.f32 $0, [$1];'), which accesses memory, synchronises or leaves the thread; kfuse fuses inline asm that only computes on registers
-// REMARK-DAG: kernel _Z7st_textPKfPfi cannot be fused: has inline asm that uses 'st.global.f32' ('{ st.global.f32 [$0], $1; st.global.f32 [$0+4], $1; }'), which accesses memory, synchronises or leaves the thread
-// REMARK-DAG: kernel _Z8red_textPKfPfi cannot be fused: has inline asm that uses 'red.global.add.f32' ('red.global.add.f32 [$0], $1;')
-// REMARK-DAG: kernel _Z8bar_textPKfPfi cannot be fused: has inline asm that uses 'bar.sync' ('bar.sync 0;'), which accesses memory, synchronises or leaves the thread
-// REMARK-DAG: kernel _Z9shfl_textPKfPfi cannot be fused: has inline asm that uses 'shfl.sync.bfly.b32' ('shfl.sync.bfly.b32 $0, $1, 1, 31, -1;')
-// REMARK-DAG: kernel _Z9lane_textPKfPfi cannot be fused: has inline asm that reads special register '%laneid' ('mov.u32 $0, %laneid;'); kfuse fuses inline asm that only computes on registers; read threadIdx, blockIdx and friends in C++ instead
-// REMARK-DAG: kernel _Z11ptr_operandPKfPfi cannot be fused: passes a pointer to inline asm ('mov.b64 $0, $1;'); kfuse fuses inline asm that only computes on registers, and the one-scalar cache-hint loads and stores (ld.global.cs, st.global.wt, ...)
-// REMARK-DAG: fused launches 0..1 (_Z7reg_asmPKfPfi, _Z8brev_asmPKfPfi) of sequence 0 into __kfuse_fused_0_0_1: t in registers
+// REMARK-DAG: kernel 'clobber(float const*, float*, int)' cannot be fused: has inline asm with a memory clobber (an empty asm statement); kfuse fuses inline asm that only computes on registers: drop the "memory" clobber if the asm does not touch memory
+// REMARK-DAG: kernel 'mem_operand(float const*, float*, int)' cannot be fused: has inline asm with a memory operand (an empty asm statement); kfuse fuses inline asm that only computes on registers
+// REMARK-DAG: kernel 'ld_text(float const*, float*, int)' cannot be fused: has inline asm that uses 'ld.global.nc.L1::no_allocate.f32' ('ld.global.nc.L1::no_allocate.f32 $0, [$1];'), which accesses memory, synchronises or leaves the thread; kfuse fuses inline asm that only computes on registers
+// REMARK-DAG: kernel 'st_text(float const*, float*, int)' cannot be fused: has inline asm that uses 'st.global.f32' ('{ st.global.f32 [$0], $1; st.global.f32 [$0+4], $1; }'), which accesses memory, synchronises or leaves the thread
+// REMARK-DAG: kernel 'red_text(float const*, float*, int)' cannot be fused: has inline asm that uses 'red.global.add.f32' ('red.global.add.f32 [$0], $1;')
+// REMARK-DAG: kernel 'bar_text(float const*, float*, int)' cannot be fused: has inline asm that uses 'bar.sync' ('bar.sync 0;'), which accesses memory, synchronises or leaves the thread
+// REMARK-DAG: kernel 'shfl_text(float const*, float*, int)' cannot be fused: has inline asm that uses 'shfl.sync.bfly.b32' ('shfl.sync.bfly.b32 $0, $1, 1, 31, -1;')
+// REMARK-DAG: kernel 'lane_text(float const*, float*, int)' cannot be fused: has inline asm that reads special register '%laneid' ('mov.u32 $0, %laneid;'); kfuse fuses inline asm that only computes on registers; read threadIdx, blockIdx and friends in C++ instead
+// REMARK-DAG: kernel 'ptr_operand(float const*, float*, int)' cannot be fused: passes a pointer to inline asm ('mov.b64 $0, $1;'); kfuse fuses inline asm that only computes on registers, and the one-scalar cache-hint loads and stores (ld.global.cs, st.global.wt, ...)
+// REMARK-DAG: fused launches 0..1 (reg_asm, brev_asm) of sequence 0 into __kfuse_fused_0_0_1: t in registers
 // REMARK-NOT: _Z7reg_asmPKfPfi cannot be fused
 // REMARK-NOT: _Z8brev_asmPKfPfi cannot be fused
 

@@ -40,11 +40,11 @@ void intrinsics(const float *x, float *t, float *o, int n) {
 }
 
 // REMARK-NOT: cannot be fused
-// REMARK-DAG: kernel _Z4trigPKfPfi: 8 bytes and {{[0-9]+}} flops per element{{$| }}
-// REMARK-DAG: kernel _Z7dexpsinPKdPdi: 16 bytes and {{[0-9]+}} flops per element{{$| }}
-// REMARK-DAG: fused launches 0..2 (_Z4trigPKfPfi, _Z6explogPKfPfi, _Z4powrPKfPfi) of sequence 0 into __kfuse_fused_0_0_2: t in registers, u in registers
-// REMARK-DAG: fused launches 0..1 (_Z7dexpsinPKdPdi, _Z7dpowcosPKdPdi) of sequence 1 into __kfuse_fused_1_0_1: t in registers
-// REMARK-DAG: fused launches 0..1 (_Z7fastdivPKfPfi, _Z3rsqPKfPfi) of sequence 2 into __kfuse_fused_2_0_1: t in registers
+// REMARK-DAG: kernel 'trig(float const*, float*, int)': 8 bytes and {{[0-9]+}} flops per element{{$| }}
+// REMARK-DAG: kernel 'dexpsin(double const*, double*, int)': 16 bytes and {{[0-9]+}} flops per element{{$| }}
+// REMARK-DAG: fused launches 0..2 (trig, explog, powr) of sequence 0 into __kfuse_fused_0_0_2: t in registers, u in registers
+// REMARK-DAG: fused launches 0..1 (dexpsin, dpowcos) of sequence 1 into __kfuse_fused_1_0_1: t in registers
+// REMARK-DAG: fused launches 0..1 (fastdiv, rsq) of sequence 2 into __kfuse_fused_2_0_1: t in registers
 
 // IR-LABEL: define ptx_kernel void @__kfuse_fused_0_0_2(
 // IR: asm "rcp.approx.ftz.f32

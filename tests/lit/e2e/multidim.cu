@@ -26,7 +26,7 @@ void image(const float *in, float *t, float *u, int w, int h, int pitch)
   brighten<<<grid, block>>>(in, t, w, h, pitch, 1.5f);
   clamp01<<<grid, block>>>(t, u, w, h, pitch);
 }
-// REMARK-DAG: fused launches 0..1 (_Z8brightenPKfPfiiif, _Z7clamp01PKfPfiii) of sequence [[IMG:[0-9]+]] into __kfuse_fused_[[IMG]]_0_1: t in registers
+// REMARK-DAG: fused launches 0..1 (brighten, clamp01) of sequence [[IMG:[0-9]+]] into __kfuse_fused_[[IMG]]_0_1: t in registers
 // The row is at most min(bx*gx, w) floats; rows must not overlap: 4*w <= 4*|pitch|.
 // MANIFEST: kernel 0 _Z8brightenPKfPfiiif 6
 // MANIFEST: le 0 4+4*(max(min(bx*gx,s2),1)-1) max(4*s4,-(4*s4)){{$}}
@@ -49,7 +49,7 @@ void field(const double *a, double *b, double *c, int nx, int ny, int nz)
   field_a<<<grid, block>>>(a, b, nx, ny, nz);
   field_b<<<grid, block>>>(b, c, nx, ny, nz);
 }
-// REMARK-DAG: fused launches 0..1 (_Z7field_aPKdPdiii, _Z7field_bPKdPdiii) of sequence {{[0-9]+}} into {{.*}}: b in registers
+// REMARK-DAG: fused launches 0..1 (field_a, field_b) of sequence {{[0-9]+}} into {{.*}}: b in registers
 // MANIFEST: kernel 0 _Z7field_aPKdPdiii 5
 // MANIFEST: le 0 8+8*(max(min(bx*gx,s2),1)-1) max(8*s2,-(8*s2)){{$}}
 // MANIFEST-NEXT: le 0 8+8*(max(min(bx*gx,s2),1)-1)+max(8*s2,-(8*s2))*(max(min(by*gy,s3),1)-1) max(8*s2*s3,-(8*s2*s3)){{$}}
@@ -69,12 +69,12 @@ void linear(const float *a, float *b, float *c, int nx, int ny)
   lin_a<<<(n + 255) / 256, 256>>>(a, b, nx, ny);
   lin_b<<<(n + 255) / 256, 256>>>(b, c, nx, ny);
 }
-// REMARK-DAG: fused launches 0..1 (_Z5lin_aPKfPfii, _Z5lin_bPKfPfii) of sequence {{[0-9]+}} into {{.*}}: b in registers
+// REMARK-DAG: fused launches 0..1 (lin_a, lin_b) of sequence {{[0-9]+}} into {{.*}}: b in registers
 // A quotient that does not cancel is no polynomial.
 KMAP void lin_bad(const float *a, float *b, int nx, int ny)
 { int id = blockIdx.x * blockDim.x + threadIdx.x, row = id / (nx + 4), col = id % (nx + 4);
   if (row < ny && col < nx) b[row * nx + col] = a[id]; }
-// REMARK-DAG: kernel _Z7lin_badPKfPfii cannot be fused: has a non-affine or unknown index
+// REMARK-DAG: kernel 'lin_bad(float const*, float*, int, int)' cannot be fused: has a non-affine or unknown index
 
 // A block size written into the index (16): threads of a row stay apart
 // only while blockDim.x <= 16.
@@ -88,7 +88,7 @@ void tiles(const float *a, float *b, float *c, int w)
   tile_a<<<grid, block>>>(a, b, w);
   tile_b<<<grid, block>>>(b, c, w);
 }
-// REMARK-DAG: fused launches 0..1 (_Z6tile_aPKfPfi, _Z6tile_bPKfPfi) of sequence {{[0-9]+}} into {{.*}}: b in registers
+// REMARK-DAG: fused launches 0..1 (tile_a, tile_b) of sequence {{[0-9]+}} into {{.*}}: b in registers
 // MANIFEST: kernel 0 _Z6tile_aPKfPfi 3
 // MANIFEST: le 0 4+4*(bx-1) 64{{$}}
 // MANIFEST-NEXT: le 0 4+4*(bx-1)+64*(gx-1) 4096{{$}}
@@ -130,7 +130,7 @@ void staged(const float *in, float *t, float *u, float *v, int w, int h, int pit
   block_transpose<<<grid, block>>>(t, u, w, h, pitch);
   block_mirror<<<grid, block>>>(t, v, w, h, pitch);
 }
-// REMARK-DAG: fused launches 0..2 (_Z8brightenPKfPfiiif, _Z15block_transposePKfPfiii, _Z12block_mirrorPKfPfiii) of sequence {{[0-9]+}} into {{.*}}: t through shared memory, with barriers
+// REMARK-DAG: fused launches 0..2 (brighten, block_transpose, block_mirror) of sequence {{[0-9]+}} into {{.*}}: t through shared memory, with barriers
 // MANIFEST: kernel 0 _Z8brightenPKfPfiiif 6
 // MANIFEST-NEXT: kernel 1 _Z15block_transposePKfPfiii 5
 // MANIFEST: le 0 4+4*(max(min(bx*gx,s2),1)-1) max(4*s4,-(4*s4)){{$}}
@@ -151,5 +151,5 @@ void refused(const float *in, float *t, float *u, int w, int h, int pitch)
   brighten<<<grid, block>>>(in, t, w, h, pitch, 2.f);
   below<<<grid, block>>>(t, u, w, h, pitch);
 }
-// REMARK-DAG: launches 0..1 (_Z8brightenPKfPfiiif, _Z10transposedPKfPfiii) of sequence {{[0-9]+}} at {{.*}} not fused: buffer 't': launch 0 (_Z8brightenPKfPfiiif) writes it at byte offset 4*by*ctaid.y*v{{[0-9]+}}+4*tid.y*v{{[0-9]+}}+4*bx*ctaid+4*tid and launch 1 (_Z10transposedPKfPfiii) reads it at byte offset 4*by*ctaid.y+4*tid.y+4*bx*ctaid*v{{[0-9]+}}+4*tid*v{{[0-9]+}}; neither the same thread nor the same block (access across blocks or unrelated indices)
-// REMARK-DAG: launches 2..3 (_Z8brightenPKfPfiiif, _Z5belowPKfPfiii) of sequence {{[0-9]+}} at {{.*}} not fused: buffer 't': {{.*}}; neither the same thread nor the same block
+// REMARK-DAG: launches 0..1 (brighten, transposed) of sequence {{[0-9]+}} at {{.*}} not fused: buffer 't': launch 0 (brighten) writes it at byte offset 4*blockDim.y*blockIdx.y*pitch+4*threadIdx.y*pitch+4*blockDim.x*blockIdx.x+4*threadIdx.x and launch 1 (transposed) reads it at byte offset 4*blockDim.y*blockIdx.y+4*threadIdx.y+4*blockDim.x*blockIdx.x*pitch+4*threadIdx.x*pitch; neither the same thread nor the same block (access across blocks or unrelated indices)
+// REMARK-DAG: launches 2..3 (brighten, below) of sequence {{[0-9]+}} at {{.*}} not fused: buffer 't': {{.*}}; neither the same thread nor the same block

@@ -19,9 +19,9 @@ void run(const float *x, float *t, const float *y, float *o, int n) {
   add<<<n / 128, 128>>>(t, y, o, n);
 }
 
-// REMARK: remark: kernel _Z5scalePKfPffi cannot be fused: is compiled without optimisation (optnone, -O0); kfuse fuses at -O1 and above
-// REMARK: remark: kernel _Z3addPKfS0_Pfi cannot be fused: is compiled without optimisation (optnone, -O0)
-// REMARK: remark: launches 0..1 (_Z5scalePKfPffi, _Z3addPKfS0_Pfi) of sequence 0 at {{.*}}o0.cu:{{[0-9]+}}:{{[0-9]+}} _Z3runPKfPfS0_S1_i not fused: kernel '_Z5scalePKfPffi' cannot be fused: is compiled without optimisation
+// REMARK: remark: kernel 'scale(float const*, float*, float, int)' cannot be fused: is compiled without optimisation (optnone, -O0); kfuse fuses at -O1 and above
+// REMARK: remark: kernel 'add(float const*, float const*, float*, int)' cannot be fused: is compiled without optimisation (optnone, -O0)
+// REMARK: remark: launches 0..1 (scale, add) of sequence 0 at {{.*}}o0.cu:{{[0-9]+}}:{{[0-9]+}} in 'run' not fused: kernel 'scale' cannot be fused: is compiled without optimisation
 // REMARK-NOT: fused launches
 
 // CHECK-NOT: __kfuse

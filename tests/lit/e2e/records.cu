@@ -10,17 +10,17 @@
 
 // (__builtin_sqrtf: lit compiles with -nocudalib, so sqrtf would be a call.)
 // AB: 9 x 4 bytes no longer loaded by mvmul33; ABv: 3 x 4 by norm3.
-// REMARK: records.cu:{{[0-9]+}}:1: remark: fused launches 0..2 (_Z6mmul33PKfS0_Pfi, _Z7mvmul33PKfS0_Pfi, _Z5norm3PKfPfi) of sequence 0 into __kfuse_fused_0_0_2: AB in registers, ABv in registers; saves 48 bytes per element [-Rpass=kfuse]
-// REMARK: remark: fused launches 0..1 (_Z5placePKfP8Particlei, _Z5weighPK8ParticlePfi) of sequence 1 into __kfuse_fused_1_0_1: p in registers; saves 8 bytes per element
+// REMARK: records.cu:{{[0-9]+}}:1: remark: fused launches 0..2 (mmul33, mvmul33, norm3) of sequence 0 into __kfuse_fused_0_0_2: AB in registers, ABv in registers; saves 48 bytes per element [-Rpass=kfuse]
+// REMARK: remark: fused launches 0..1 (place, weigh) of sequence 1 into __kfuse_fused_1_0_1: p in registers; saves 8 bytes per element
 // Only x crosses: y is loaded from memory, no stage having stored it.
-// REMARK: remark: fused launches 0..1 (_Z5firstP6float2PKfi, _Z6secondP6float2Pfi) of sequence 2 into __kfuse_fused_2_0_1: r in registers; saves 4 bytes per element
-// REMARK: remark: launches 0..1 (_Z4widePdi, _Z4halfPKdPfi) of sequence 3 at {{.*}}records.cu:{{[0-9]+}}:7 _Z6punnedPdPfi not fused: buffer 'd': launch 0 (_Z4widePdi) writes it at byte offset 8*bx*ctaid+8*tid and launch 1 (_Z4halfPKdPfi) reads it at byte offset 8*bx*ctaid+8*tid+4; the accesses overlap in part
-// REMARK: remark: launches 0..1 (_Z5spillPfi, _Z4peekPKfPfi) of sequence 4 at {{.*}}records.cu:{{[0-9]+}}:8 _Z11overlappingPfS_i not fused: buffer 't': launch 0 (_Z5spillPfi) writes it at byte offset 8*bx*ctaid+8*tid and launch 1 (_Z4peekPKfPfi) reads it at byte offset 8*bx*ctaid+8*tid+8; neither the same thread nor the same block
-// REMARK: remark: launches 0..1 (_Z4putfPfi, _Z4getiPKfPii) of sequence 5 at {{.*}}records.cu:{{[0-9]+}}:7 _Z7retypedPfPii not fused: buffer 't' is accessed at byte offset 4*bx*ctaid+4*tid with different element types
+// REMARK: remark: fused launches 0..1 (first, second) of sequence 2 into __kfuse_fused_2_0_1: r in registers; saves 4 bytes per element
+// REMARK: remark: launches 0..1 (wide, half) of sequence 3 at {{.*}}records.cu:{{[0-9]+}}:7 in 'punned' not fused: buffer 'd': launch 0 (wide) writes it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x and launch 1 (half) reads it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x+4; the accesses overlap in part: access each field with the same offset and type in every kernel
+// REMARK: remark: launches 0..1 (spill, peek) of sequence 4 at {{.*}}records.cu:{{[0-9]+}}:8 in 'overlapping' not fused: buffer 't': launch 0 (spill) writes it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x and launch 1 (peek) reads it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x+8; neither the same thread nor the same block
+// REMARK: remark: launches 0..1 (putf, geti) of sequence 5 at {{.*}}records.cu:{{[0-9]+}}:7 in 'retyped' not fused: buffer 't' is accessed at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x with different element types
 // Two 100-byte records per instance cross inside 0..2: staged in shared
 // memory that would be 51 KB per block of 256, more than a block may have;
 // the planner knows they stay in registers and plans the three as one.
-// REMARK: remark: fused launches 0..2 (_Z5add25PKfS0_Pfi, _Z5add25PKfS0_Pfi, _Z7scale25PKfPfi) of sequence 6 into __kfuse_fused_6_0_2: t in registers, u in registers; saves 200 bytes per element
+// REMARK: remark: fused launches 0..2 (add25, add25, scale25) of sequence 6 into __kfuse_fused_6_0_2: t in registers, u in registers; saves 200 bytes per element
 // REMARK-NOT: remark: fused
 
 // The fused matrix kernel loads A, B and v, 9 + 9 + 3 floats, each once and

@@ -27,8 +27,8 @@ void second(const float *x, float *t, float *u, int n) {
   scale<<<n / 256, 256>>>(u, t, 0.5f, n);
 }
 
-// REMARK-DAG: remark: fused launches 0..1 (_Z5scalePKfPffi, _Z3addPKfS0_Pfi) of sequence 0 into __kfuse_fused_0_0_1: t in registers
-// REMARK-DAG: remark: fused launches 0..2 (_Z6squarePKfPfi, _Z6squarePKfPfi, _Z5scalePKfPffi) of sequence 1 into __kfuse_fused_1_0_2: t in registers, u in registers
+// REMARK-DAG: remark: fused launches 0..1 (scale, add) of sequence 0 into __kfuse_fused_0_0_1: t in registers
+// REMARK-DAG: remark: fused launches 0..2 (square, square, scale) of sequence 1 into __kfuse_fused_1_0_2: t in registers, u in registers
 // REMARK-NOT: not fused
 
 // PTX-DAG: .visible .entry __kfuse_fused_0_0_1(

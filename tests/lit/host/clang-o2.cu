@@ -28,7 +28,7 @@
 // CHECK: call void @kf_rt_launch_seq(ptr nonnull @kfuse.site, ptr nonnull %{{[0-9]+}}, i32 2)
 // CHECK-NEXT: ret void
 void run(const float *x, float *t, const float *y, float *o, int n, cudaStream_t s) {
-  // REMARK: clang-o2.cu:[[@LINE+1]]:3: remark: handed 2 launches of scale, axpy to the runtime [-Rpass=kfuse]
+  // REMARK: clang-o2.cu:[[@LINE+1]]:3: remark: handed 2 launches (scale, axpy) to the runtime, which runs them fused where the device code has a fused kernel for them, else one by one [-Rpass=kfuse]
   scale<<<(n + 255) / 256, 256, 0, s>>>(x, t, 2.0f, n);
   axpy<<<(n + 255) / 256, 256, 0, s>>>(t, y, o, n);
 }

@@ -11,10 +11,10 @@
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
-; REMARK: parameter 1 of launch 0 (produce) is dead after the run
-; REMARK-NEXT: parameter 0 of launch 1 (consume) is dead after the run
-; REMARK-NEXT: parameter 1 of launch 0 (produce) is dead after the run
-; REMARK-NEXT: parameter 0 of launch 1 (consume) is dead after the run
+; REMARK: parameter 2 of launch 0 (produce) is dead after the run
+; REMARK-NEXT: parameter 1 of launch 1 (consume) is dead after the run
+; REMARK-NEXT: parameter 2 of launch 0 (produce) is dead after the run
+; REMARK-NEXT: parameter 1 of launch 1 (consume) is dead after the run
 ; REMARK-NOT: dead after the run
 
 ; CHECK-LABEL: define void @_Z5freedPKfPfi(

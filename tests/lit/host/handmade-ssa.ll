@@ -10,7 +10,7 @@
 ; RUN: FileCheck --check-prefix=REMARK --implicit-check-not="not handed" %s < %t.remarks
 
 ; REMARK-DAG: remark: <unknown>:0:0: launch of kext left alone: its stub has no body in this module
-; REMARK-DAG: remark: <unknown>:0:0: handed 2 launches of ka, kb to the runtime
+; REMARK-DAG: remark: <unknown>:0:0: handed 2 launches (ka, kb) to the runtime
 
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"

@@ -23,7 +23,7 @@ void launch_axpy(const float *t, const float *y, float *o, int n, cudaStream_t s
   axpy<<<(n + 255) / 256, 256, 0, s>>>(t, y, o, n);
 }
 void two_launches(const float *x, float *t, const float *y, float *o, int n, cudaStream_t s) {
-  // REMARK-DAG: helpers.cu:[[@LINE+1]]:3: remark: handed 2 launches of scale, axpy to the runtime [-Rpass=kfuse]
+  // REMARK-DAG: helpers.cu:[[@LINE+1]]:3: remark: handed 2 launches (scale, axpy) to the runtime, which runs them fused where the device code has a fused kernel for them, else one by one [-Rpass=kfuse]
   scale<<<(n + 255) / 256, 256, 0, s>>>(x, t, 2.0f, n);
   axpy<<<(n + 255) / 256, 256, 0, s>>>(t, y, o, n);
 }
@@ -49,7 +49,7 @@ void two_launches(const float *x, float *t, const float *y, float *o, int n, cud
 // site's `where`.
 // WHERE: @kfuse.where{{[.0-9]*}} = {{.*}}helpers.cu:[[#@LINE+3]]:3 _Z3runPKfPfS0_S1_iP11CUstream_st
 void run(const float *x, float *t, const float *y, float *o, int n, cudaStream_t s) {
-  // REMARK-DAG: helpers.cu:[[@LINE+1]]:3: remark: handed 2 launches of scale, axpy to the runtime [-Rpass=kfuse]
+  // REMARK-DAG: helpers.cu:[[@LINE+1]]:3: remark: handed 2 launches (scale, axpy) to the runtime, which runs them fused where the device code has a fused kernel for them, else one by one [-Rpass=kfuse]
   launch_scale(x, t, 2.0f, n, s);
   launch_axpy(t, y, o, n, s);
 }

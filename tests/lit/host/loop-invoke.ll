@@ -12,7 +12,7 @@
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 ; RUN: %opt -passes=verify -disable-output %t.ll
 
-; REMARK: remark: loop.cu:9:5: handed 2 launches of k0, k1 to the runtime
+; REMARK: remark: loop.cu:9:5: handed 2 launches (k0, k1) to the runtime
 ; REMARK-NOT: dead after the run
 
 ; CHECK: @kfuse.where = private unnamed_addr constant [25 x i8] c"loop.cu:9:7 _Z3runPfS_ii\00"

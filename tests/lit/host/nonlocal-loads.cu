@@ -16,13 +16,13 @@ __global__ __attribute__((annotate("kfuse_map"))) void add(const float *t, const
 struct Bufs { float *x, *y; float *t[2]; };
 float *g_out;
 
-// CHECK: remark: handed 2 launches of scale, add to the runtime
+// CHECK: remark: handed 2 launches (scale, add) to the runtime
 void from_array(float *const *t, const float *x, const float *y, int n) {
   scale<<<(n + 255) / 256, 256>>>(x, t[0], 2.0f, n);
   add<<<(n + 255) / 256, 256>>>(t[0], y, t[1], n);
 }
 
-// CHECK: remark: handed 2 launches of scale, add to the runtime
+// CHECK: remark: handed 2 launches (scale, add) to the runtime
 void from_struct_and_global(const Bufs &b, int n) {
   scale<<<(n + 255) / 256, 256>>>(b.x, b.t[0], 2.0f, n);
   add<<<(n + 255) / 256, 256>>>(b.t[0], b.y, g_out, n);

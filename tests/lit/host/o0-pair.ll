@@ -9,7 +9,7 @@
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 ; RUN: %opt -passes=verify -disable-output %t.ll
 
-; REMARK: remark: <unknown>:0:0: handed 2 launches of scale, axpy to the runtime
+; REMARK: remark: <unknown>:0:0: handed 2 launches (scale, axpy) to the runtime
 
 ; The record and site types are the x86-64 layouts of kf_launch_t/kf_site_t.
 ; CHECK-DAG: %kfuse.launch = type { ptr, [3 x i32], [3 x i32], i64, ptr, ptr, ptr, i32, i64 }

@@ -7,8 +7,8 @@
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 ; RUN: %opt -passes=verify -disable-output %t.ll
 
-; REMARK: handed 2 launches of ka, kb to the runtime
-; REMARK: handed 3 launches of kb, ka, kb to the runtime
+; REMARK: handed 2 launches (ka, kb) to the runtime
+; REMARK: handed 3 launches (kb, ka, kb) to the runtime
 
 ; CHECK-DAG: @[[W1:kfuse.where[.0-9]*]] = private unnamed_addr constant [18 x i8] c"_Z2f1Pfi launch 0\00"
 ; CHECK-DAG: @[[S1:kfuse.site[.0-9]*]] = private global %kfuse.site { ptr @[[W1]], ptr null, i32 2, i32 0 }

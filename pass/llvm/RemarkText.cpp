@@ -1,0 +1,134 @@
+//===- RemarkText.cpp - how remarks name kernels, parameters, places ------===//
+//
+// Names in remarks come from the demangler and from debug info; without -g
+// at -O2 clang keeps neither parameter names nor variable records, so a
+// parameter is then named by its number alone.
+//
+//===----------------------------------------------------------------------===//
+#include "RemarkText.h"
+#include "KernelAnalysis.h"
+
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/DebugProgramInstruction.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instruction.h"
+
+#include <cctype>
+#include <cstdlib>
+
+using namespace llvm;
+using namespace kfuse;
+
+std::string kfuse::shortName(StringRef Mangled) {
+  std::string Name = Mangled.str();
+  ItaniumPartialDemangler D;
+  if (D.partialDemangle(Name.c_str()) || !D.isFunction())
+    return demangle(Name);
+  size_t N = 0;
+  char *Buf = D.getFunctionName(nullptr, &N);
+  if (!Buf)
+    return demangle(Name);
+  std::string R(Buf);
+  std::free(Buf);
+  return R;
+}
+
+std::string kfuse::signature(StringRef Mangled) { return demangle(Mangled); }
+
+std::string kfuse::siteText(StringRef Site) {
+  auto [Where, Fn] = Site.rsplit(' ');
+  if (Fn.empty() || Where.empty())
+    return Site.str();
+  return Where.str() + " in '" + shortName(Fn) + "'";
+}
+
+/// From the subprogram's retained variables, the variable records of the
+/// function's own (not inlined) code, or the IR name.
+std::string kfuse::paramName(const Function &F, unsigned ArgNo) {
+  if (const DISubprogram *SP = F.getSubprogram()) {
+    for (const DINode *N : SP->getRetainedNodes())
+      if (auto *V = dyn_cast<DILocalVariable>(N); V && V->getArg() == ArgNo + 1)
+        return V->getName().str();
+    for (const Instruction &I : instructions(F))
+      for (const DbgVariableRecord &DVR : filterDbgVars(I.getDbgRecordRange())) {
+        const DILocalVariable *V = DVR.getVariable();
+        if (V && V->getArg() == ArgNo + 1 && V->getScope()->getSubprogram() == SP &&
+            !DVR.getDebugLoc().getInlinedAt())
+          return V->getName().str();
+      }
+  }
+  if (ArgNo < F.arg_size() && F.getArg(ArgNo)->hasName())
+    return F.getArg(ArgNo)->getName().str();
+  return "";
+}
+
+std::string kfuse::paramText(const Function &F, unsigned ArgNo) {
+  std::string R = "parameter " + std::to_string(ArgNo + 1);
+  std::string Name = paramName(F, ArgNo);
+  return Name.empty() ? R : R + " ('" + Name + "')";
+}
+
+/// The remark spelling of symbol \p S (KernelAnalysis.h's Symbol).
+static std::string symbolText(int S, const Function *F,
+                              function_ref<std::string(unsigned)> Value) {
+  if (S >= SymQuot0)
+    return "q" + std::to_string(S - SymQuot0);
+  if (S >= SymValue0) {
+    std::string T = Value ? Value(unsigned(S - SymValue0)) : "";
+    bool Simple = !T.empty() && llvm::all_of(T, [](char C) {
+      return std::isalnum((unsigned char)C) || C == '_' || C == '.';
+    });
+    if (T.empty())
+      return "v" + std::to_string(S - SymValue0);
+    return Simple ? T : "(" + T + ")";
+  }
+  if (S >= SymParam0) {
+    unsigned A = unsigned(S - SymParam0);
+    std::string Name = F ? paramName(*F, A) : "";
+    return Name.empty() ? "arg" + std::to_string(A + 1) : Name;
+  }
+  if (S == SymIter)
+    return "iteration";
+  static const char *const Coord[] = {"threadIdx", "blockDim", "blockIdx", "gridDim"};
+  static const char *const Dims[] = {".x", ".y", ".z"};
+  return std::string(Coord[S % SymDimStride]) + Dims[symDim(S)];
+}
+
+std::string kfuse::polyText(const IndexPoly &P, const Function *F,
+                            function_ref<std::string(unsigned)> Value) {
+  return P.str([&](int S) { return symbolText(S, F, Value); });
+}
+
+std::string kfuse::exprText(StringRef Expr, const Function *F) {
+  std::string R;
+  for (size_t I = 0; I < Expr.size();) {
+    if (!std::isalpha((unsigned char)Expr[I])) {
+      R += Expr[I++];
+      continue;
+    }
+    size_t E = I;
+    while (E < Expr.size() && std::isalnum((unsigned char)Expr[E]))
+      ++E;
+    StringRef Tok = Expr.slice(I, E);
+    I = E;
+    unsigned P;
+    if (Tok.size() > 1 && Tok[0] == 's' && !Tok.drop_front(1).getAsInteger(10, P)) {
+      R += symbolText(SymParam0 + int(P), F, nullptr);
+      continue;
+    }
+    static const char *const Extents[] = {"bx", "by", "bz", "gx", "gy", "gz"};
+    int Found = -1;
+    for (int K = 0; K < 6; ++K)
+      if (Tok == Extents[K])
+        Found = K;
+    R += Found < 0 ? Tok.str()
+                   : symbolText(Found < 3 ? symNtid(Found) : symNctaid(Found - 3), F, nullptr);
+  }
+  return R;
+}
+
+const Instruction *kfuse::locatedAt(const Instruction *At) {
+  return At && At->getDebugLoc() ? At : nullptr;
+}
