@@ -7,7 +7,8 @@
 // record. Kernels are emitted as soon as they are parsed, so the records
 // cannot ride on the kernels; a new used variable handed to codegen at the end
 // of the translation unit still reaches llvm.global.annotations, which keeps
-// the record in the IR (visible to opt and kept by -save-temps).
+// the record in the IR (visible to opt and kept by -save-temps). Map launches
+// that cannot join a sequence get -Rpass-missed=kfuse remarks.
 //
 //===----------------------------------------------------------------------===//
 #include "Kfuse.h"
@@ -60,12 +61,30 @@ public:
         .TraverseDecl(Ctx.getTranslationUnitDecl());
     if (!Ctx.getLangOpts().CUDAIsDevice || CI.getDiagnostics().hasErrorOccurred())
       return;
+    kfuse::HostLaunches Found = kfuse::findLaunchSequences(Ctx);
     unsigned N = 0;
-    for (const kfuse::SequenceRecord &R : kfuse::findLaunchSequences(Ctx))
+    for (const kfuse::SequenceRecord &R : Found.Sequences)
       emitRecord(Ctx, R, N++);
+    reportMissed(Found.Missed);
   }
 
 private:
+  /// Shows each missed launch as a remark under -Rpass-missed=kfuse, as the
+  /// device pass's remarks are: in the group of clang's backend remarks and
+  /// only when the pattern matches "kfuse". Only the device compilation
+  /// scans host code, so each is shown once.
+  void reportMissed(const std::vector<kfuse::MissedLaunch> &Missed) {
+    if (Missed.empty() || !CI.getCodeGenOpts().OptimizationRemarkMissed.patternMatches("kfuse"))
+      return;
+    DiagnosticsEngine &Diags = CI.getDiagnostics();
+    unsigned ID = Diags.getDiagnosticIDs()->getCustomDiagID(DiagnosticIDs::CustomDiagDesc(
+        diag::Severity::Remark, "%0", DiagnosticIDs::CLASS_REMARK,
+        /*ShowInSystemHeader=*/false, /*ShowInSystemMacro=*/true,
+        diag::Group::BackendOptimizationRemarkMissed));
+    for (const kfuse::MissedLaunch &M : Missed)
+      Diags.Report(M.Loc, ID) << M.Message << AddFlagValue("kfuse");
+  }
+
   /// Declares `static __device__ char __kfuse_seq_<N>` annotated with the
   /// record and passes it to codegen through Sema's (multiplexing) consumer.
   /// This consumer's own HandleTopLevelDecl is the default no-op, so the

@@ -18,11 +18,18 @@
 // numbers mean structurally equal expressions (over the value numbers of the
 // variables they read, or Expr::Profile, canonical, where the structure has
 // calls or member accesses) that read every variable at the same version; an
-// allowed assignment to a scalar gives the variable a new version.
+// allowed assignment to a scalar gives the variable a new version. Integer
+// constant expressions are their values, and a dim3 of one extent is the
+// extent, so equal configurations written differently get equal numbers.
+//
+// Where a map launch follows another in a block but cannot join its
+// sequence, the finder says which statement ended the sequence and why; and
+// it notes map kernels launched through the runtime API (LaunchRemarks.h).
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchSequence.h"
 #include "Kfuse.h"
+#include "LaunchRemarks.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -31,13 +38,16 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/FoldingSet.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
 #include <optional>
+#include <set>
 
 using namespace clang;
 
@@ -59,6 +69,63 @@ void addVersions(const Stmt *S, const VersionMap &Versions,
     addVersions(Child, Versions, ID);
 }
 
+/// The value of \p E when it is an integer constant expression (a literal,
+/// `256 * sizeof(float)`, an enumerator, a const or constexpr variable with a
+/// constant initialiser, a template argument), or nothing. Such a value
+/// cannot change between launches.
+std::optional<llvm::APSInt> integerConstant(const ASTContext &Ctx, const Expr *E) {
+  if (E->isValueDependent() || E->isTypeDependent() ||
+      !E->getType()->isIntegralOrEnumerationType())
+    return std::nullopt;
+  return E->getIntegerConstantExpr(Ctx);
+}
+
+/// Adds integer constant \p C to \p ID by its mathematical value, so that
+/// `1024`, `1024u` and `256 * sizeof(float)` are one value and `-1` and
+/// `4294967295u` are two.
+void addConstant(const llvm::APSInt &C, llvm::FoldingSetNodeID &ID) {
+  llvm::APSInt Wide = C.extend(128);
+  Wide.setIsSigned(true);
+  ID.AddString("kfuse.int");
+  Wide.Profile(ID);
+}
+
+/// The extent a dim3 holds when it is built from one: `dim3(g)`,
+/// `dim3(g, 1, 1)` and `dim3 grid(g)`'s initialiser are g, as the implicit
+/// conversion of `<<<g, b>>>` is; a copy of a dim3 is that dim3. Null for
+/// any other construction (two extents, a uint3).
+const Expr *dim3Extent(const ASTContext &Ctx, const Expr *E) {
+  // `dim3(g)` and `dim3 d = g;` wrap the construction in a conversion.
+  for (;;) {
+    E = E->IgnoreParens();
+    const auto *C = dyn_cast<CastExpr>(E);
+    if (!C || C->getCastKind() != CK_ConstructorConversion)
+      break;
+    E = C->getSubExpr();
+  }
+  const auto *CC = dyn_cast<CXXConstructExpr>(E);
+  if (!CC || CC->getNumArgs() == 0)
+    return nullptr;
+  const CXXRecordDecl *RD = CC->getType()->getAsCXXRecordDecl();
+  if (!RD || !RD->getIdentifier() || RD->getName() != "dim3" ||
+      !RD->getDeclContext()->getRedeclContext()->isTranslationUnit())
+    return nullptr;
+  const CXXConstructorDecl *CD = CC->getConstructor();
+  if (CD->isCopyOrMoveConstructor())
+    return CC->getArg(0);
+  if (!CD->getParamDecl(0)->getType()->isIntegerType())
+    return nullptr;
+  for (unsigned I = 1; I < CC->getNumArgs(); ++I) {
+    const Expr *A = CC->getArg(I);
+    if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(A))
+      A = DA->getExpr();
+    std::optional<llvm::APSInt> One = integerConstant(Ctx, A);
+    if (!One || *One != 1)
+      return nullptr;
+  }
+  return CC->getArg(0);
+}
+
 /// The local variables and parameters of one function body that never
 /// change after their initialisation, and the copies among them: a launch
 /// argument `tmp` after `float *tmp = buf;` names the same value as `buf`
@@ -75,9 +142,10 @@ public:
   }
 
   /// E with each unchanged local copy replaced by what it copies (through
-  /// conversions that keep the value: reads, qualification, pointer casts).
-  /// E itself when it is no such copy. A conversion that changes the value
-  /// (`int narrow = wide;`) stays in the result.
+  /// conversions that keep the value: reads, qualification, pointer casts),
+  /// and each unchanged local dim3 of one extent (`dim3 grid(g);`) by the
+  /// extent, as written. E itself when it is no such copy. A conversion that
+  /// changes the value (`int narrow = wide;`) stays in the result.
   const Expr *resolve(const Expr *E) const {
     for (unsigned Depth = 0; Depth < 16; ++Depth) {
       const auto *DRE = dyn_cast<DeclRefExpr>(keepValue(E));
@@ -87,8 +155,14 @@ public:
       const Expr *Init = keepValue(VD->getInit());
       QualType T = VD->getType().getCanonicalType().getUnqualifiedType();
       QualType IT = Init->getType().getCanonicalType().getUnqualifiedType();
-      if (!(T == IT || (T->isPointerType() && IT->isPointerType())) ||
-          Init->HasSideEffects(Ctx) || !readsOnlyUnchanged(Init))
+      bool SameValue = T == IT || (T->isPointerType() && IT->isPointerType());
+      // dim3's constructor is not trivial, which HasSideEffects counts as
+      // an effect; the extent is what needs to be free of them.
+      if (const Expr *Extent = dim3Extent(Ctx, Init)) {
+        Init = Extent->IgnoreUnlessSpelledInSource();
+        SameValue = true;
+      }
+      if (!SameValue || Init->HasSideEffects(Ctx) || !readsOnlyUnchanged(Init))
         return E;
       E = Init;
     }
@@ -103,6 +177,15 @@ private:
     bool VisitImplicitCastExpr(ImplicitCastExpr *C) {
       if (C->getCastKind() == CK_LValueToRValue || C->getCastKind() == CK_ArrayToPointerDecay)
         if (const auto *D = dyn_cast<DeclRefExpr>(C->getSubExpr()->IgnoreParens()))
+          Reads.insert(D);
+      return true;
+    }
+    /// A trivial copy (`<<<grid, ...>>>` copies the dim3 grid) binds its
+    /// source to a const reference and only reads it.
+    bool VisitCXXConstructExpr(CXXConstructExpr *C) {
+      const CXXConstructorDecl *CD = C->getConstructor();
+      if (CD->isCopyConstructor() && CD->isTrivial() && C->getNumArgs() == 1)
+        if (const auto *D = dyn_cast<DeclRefExpr>(C->getArg(0)->IgnoreParenImpCasts()))
           Reads.insert(D);
       return true;
     }
@@ -229,33 +312,50 @@ private:
   /// Implicit conversions (decay, qualification, the dim3 converting
   /// constructor, copies) do not change which value the source names, nor
   /// do explicit casts from a pointer to a pointer (`(const float *)t`): the
-  /// address stays, whatever the pointee.
-  static const Expr *spelledValue(const Expr *E) {
-    E = E->IgnoreUnlessSpelledInSource();
-    while (const auto *C = dyn_cast<ExplicitCastExpr>(E)) {
-      const Expr *Sub = C->getSubExpr()->IgnoreUnlessSpelledInSource();
-      if (!(C->getCastKind() == CK_BitCast || C->getCastKind() == CK_NoOp) ||
-          !C->getType()->isPointerType() || !Sub->getType()->isPointerType())
+  /// address stays, whatever the pointee. Nor does an explicit dim3 of one
+  /// extent (`dim3(g)` is `<<<g, ...>>>`'s conversion written out).
+  const Expr *spelledValue(const Expr *E) const {
+    for (unsigned Depth = 0; Depth < 16; ++Depth) {
+      E = E->IgnoreUnlessSpelledInSource();
+      if (const auto *C = dyn_cast<ExplicitCastExpr>(E)) {
+        const Expr *Sub = C->getSubExpr()->IgnoreUnlessSpelledInSource();
+        if ((C->getCastKind() == CK_BitCast || C->getCastKind() == CK_NoOp) &&
+            C->getType()->isPointerType() && Sub->getType()->isPointerType()) {
+          E = Sub;
+          continue;
+        }
+      }
+      const Expr *Extent = dim3Extent(Ctx, E);
+      if (!Extent)
         break;
-      E = Sub;
+      E = Extent;
     }
     return E;
   }
 
-  unsigned number(const llvm::FoldingSetNodeID &ID, const Expr *E, const Expr *Spelled) {
+  unsigned number(const llvm::FoldingSetNodeID &ID, const Expr *E, const Expr *Spelled,
+                  std::optional<std::string> Text = std::nullopt) {
     for (unsigned V = 0; V < Values.size(); ++V)
       if (Values[V].ID == ID)
         return V;
-    Values.push_back({ID, valueKind(E->getType()), sourceText(Spelled)});
+    Values.push_back({ID, valueKind(E->getType()), Text ? *Text : sourceText(Spelled)});
     return Values.size() - 1;
   }
 
   unsigned valueNumber(const Expr *E, const VersionMap &Versions) {
     E = spelledValue(E);
-    // A local copy that never changes names what it copies.
     const Expr *Spelled = E;
+    // A local copy that never changes names what it copies.
     E = Copies.resolve(E);
     llvm::FoldingSetNodeID ID;
+    // An integer constant is its value, however it is spelled: `1024`,
+    // `256 * sizeof(float)`, a constexpr or const variable, a template
+    // argument. Its text is the value, which the device pass reads as the
+    // dynamic shared memory size.
+    if (std::optional<llvm::APSInt> C = integerConstant(Ctx, E)) {
+      addConstant(*C, ID);
+      return number(ID, E, Spelled, llvm::toString(*C, 10));
+    }
     // An expression is its structure over the values of the variables it
     // reads (as a helper's expression is over its arguments' values), where
     // hashIn can read it; otherwise Expr::Profile with the variables'
@@ -337,27 +437,39 @@ struct HelperCall {
   const CUDAKernelCallExpr *Launch = nullptr;
 };
 
-std::optional<HelperCall> asHelperCall(const Stmt *S) {
-  const auto *Call = dyn_cast_or_null<CallExpr>(statementExpr(S));
-  if (!Call || isa<CUDAKernelCallExpr>(Call) || isa<CXXMemberCallExpr>(Call) ||
-      isa<CXXOperatorCallExpr>(Call) || !Call->getDirectCallee())
+/// The launch helper call \p Call is, or nothing; then \p WhyNot (when
+/// given) says why the callee is no launch helper.
+std::optional<HelperCall> asHelperCall(const CallExpr *Call, std::string *WhyNot = nullptr) {
+  auto Fail = [&](const char *Why) -> std::optional<HelperCall> {
+    if (WhyNot)
+      *WhyNot = Why;
     return std::nullopt;
+  };
+  if (!Call || isa<CUDAKernelCallExpr>(Call) || !Call->getDirectCallee())
+    return Fail("it is no direct call");
+  if (isa<CXXMemberCallExpr>(Call) || isa<CXXOperatorCallExpr>(Call))
+    return Fail("it is a member function");
   const FunctionDecl *Def = nullptr;
-  if (!Call->getDirectCallee()->hasBody(Def) || !Def->getReturnType()->isVoidType() ||
-      Def->isVariadic() || Def->hasAttr<CUDAGlobalAttr>() ||
-      (Def->hasAttr<CUDADeviceAttr>() && !Def->hasAttr<CUDAHostAttr>()) ||
-      Call->getNumArgs() != Def->getNumParams())
-    return std::nullopt;
+  if (!Call->getDirectCallee()->hasBody(Def) || Def->hasAttr<CUDAGlobalAttr>() ||
+      (Def->hasAttr<CUDADeviceAttr>() && !Def->hasAttr<CUDAHostAttr>()))
+    return Fail("it is no host function defined here");
+  if (!Def->getReturnType()->isVoidType())
+    return Fail("it returns a value");
+  if (Def->isVariadic() || Call->getNumArgs() != Def->getNumParams())
+    return Fail("it is variadic");
   for (const ParmVarDecl *P : Def->parameters())
     if (P->getType()->isReferenceType() || P->getType().isVolatileQualified())
-      return std::nullopt;
+      return Fail("it takes a parameter by reference");
   const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
-  if (!Body || Body->size() != 1)
-    return std::nullopt;
-  const CUDAKernelCallExpr *K = asMapLaunch(Body->body_front());
+  const CUDAKernelCallExpr *K =
+      Body && Body->size() == 1 ? asMapLaunch(Body->body_front()) : nullptr;
   if (!K)
-    return std::nullopt;
+    return Fail("its body is more than one launch");
   return HelperCall{Call, Def, K};
+}
+
+std::optional<HelperCall> asHelperCall(const Stmt *S) {
+  return asHelperCall(dyn_cast_or_null<CallExpr>(statementExpr(S)));
 }
 
 void SequenceBuilder::addLaunch(const CUDAKernelCallExpr *K, const VersionMap &Versions,
@@ -448,7 +560,14 @@ bool SequenceBuilder::readsHelper(const Stmt *S, const HelperCall &H) {
 bool SequenceBuilder::hashIn(const Expr *E, const HelperCall *H, const VersionMap &Versions,
                              llvm::FoldingSetNodeID &ID) {
   E = E->IgnoreParens();
-  ID.AddInteger(E->getStmtClass());
+  // A constant part is its value: `(n + bs - 1) / bs` with `const int bs =
+  // 384` is `(n + 384 - 1) / 384`, a defaulted dim3 extent is a written 1.
+  if (std::optional<llvm::APSInt> C = integerConstant(Ctx, E)) {
+    addConstant(*C, ID);
+    return true;
+  }
+  // `dim3(x, y)` (a temporary object) and `dim3 g(x, y)` are one construction.
+  ID.AddInteger(isa<CXXConstructExpr>(E) ? Stmt::CXXConstructExprClass : E->getStmtClass());
   ID.AddPointer(E->getType().getCanonicalType().getAsOpaquePtr());
   if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E))
     return hashIn(DA->getExpr(), H, Versions, ID);
@@ -551,13 +670,15 @@ void bumpAssigned(const Stmt *S, VersionMap &Versions) {
 }
 
 /// Decides whether a statement between two launches is a pure host
-/// computation, and bumps the version of each variable it assigns.
+/// computation, and bumps the version of each variable it assigns. When it
+/// is not, why() says what in it is not.
 class PurityCheck {
 public:
   PurityCheck(ASTContext &Ctx, VersionMap &Versions)
       : Ctx(Ctx), Versions(Versions) {}
 
   bool isPureStmt(const Stmt *S) {
+    Why.clear();
     if (isa<NullStmt>(S))
       return true;
     if (const auto *DS = dyn_cast<DeclStmt>(S)) {
@@ -570,16 +691,25 @@ public:
         }
         if (!isa<TypedefNameDecl>(D) && !isa<UsingDecl>(D) &&
             !isa<StaticAssertDecl>(D))
-          return false;
+          return fail(std::string("a declaration of a ") + D->getDeclKindName());
       }
       return true;
     }
     if (const auto *E = dyn_cast<Expr>(S))
       return isPureExpr(E);
+    return fail(describeStmt(S));
+  }
+
+  /// What made the last statement impure: "a call to 'opaque'".
+  const std::string &why() const { return Why; }
+
+private:
+  bool fail(std::string Reason) {
+    if (Why.empty())
+      Why = std::move(Reason);
     return false;
   }
 
-private:
   bool isAllowedCallee(const FunctionDecl *FD) {
     if (!FD)
       return false;
@@ -595,18 +725,21 @@ private:
   /// Records an assignment to Target; false if the target is not a scalar
   /// local (or a member of a local struct) reached directly.
   bool assign(const Expr *Target) {
-    if (Target->IgnoreParens()->getType()->isPointerType())
-      return false;
     bool ThroughMember, Arrow;
     const VarDecl *VD = assignedVariable(Target, ThroughMember, Arrow);
-    if (!VD || Arrow || VD->getType()->isReferenceType())
-      return false;
+    std::string Name = VD ? " '" + VD->getNameAsString() + "'" : "";
+    if (Target->IgnoreParens()->getType()->isPointerType())
+      return fail("an assignment to the pointer" + Name);
+    if (!VD || Arrow)
+      return fail("a store through a pointer or subscript");
+    if (VD->getType()->isReferenceType())
+      return fail("a store through the reference" + Name);
     if (ThroughMember && !VD->hasLocalStorage())
-      return false;
+      return fail("a store to a member of the non-local" + Name);
     // Host code can write __managed__ variables, which kernels read.
     if (VD->hasAttr<HIPManagedAttr>() || VD->hasAttr<CUDADeviceAttr>() ||
         VD->hasAttr<CUDAConstantAttr>())
-      return false;
+      return fail("an assignment to the device variable" + Name);
     ++Versions[VD->getCanonicalDecl()];
     return true;
   }
@@ -614,10 +747,16 @@ private:
   bool isPureExpr(const Stmt *S) {
     if (!S)
       return true;
-    if (isa<StmtExpr>(S) || isa<CXXThrowExpr>(S) || isa<CXXNewExpr>(S) ||
-        isa<CXXDeleteExpr>(S) || isa<LambdaExpr>(S) ||
-        isa<CXXBindTemporaryExpr>(S) || isa<BlockExpr>(S))
-      return false;
+    if (isa<StmtExpr>(S))
+      return fail("a statement expression");
+    if (isa<CXXThrowExpr>(S))
+      return fail("a 'throw'");
+    if (isa<CXXNewExpr>(S) || isa<CXXDeleteExpr>(S))
+      return fail(isa<CXXNewExpr>(S) ? "a 'new'" : "a 'delete'");
+    if (isa<LambdaExpr>(S) || isa<BlockExpr>(S))
+      return fail("a lambda");
+    if (isa<CXXBindTemporaryExpr>(S))
+      return fail("a temporary with a destructor");
     if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
       if (BO->isAssignmentOp())
         return isPureExpr(BO->getRHS()) && isPureExpr(BO->getLHS()) &&
@@ -633,14 +772,15 @@ private:
         return isPureExpr(OC->getArg(1)) && isPureExpr(OC->getArg(0)) &&
                assign(OC->getArg(0));
       if (!isAllowedCallee(OC->getDirectCallee()))
-        return false;
+        return fail(describeCall(OC));
     } else if (const auto *CE = dyn_cast<CallExpr>(S)) {
       if (!isAllowedCallee(CE->getDirectCallee()))
-        return false;
+        return fail(describeCall(CE));
     } else if (const auto *CCE = dyn_cast<CXXConstructExpr>(S)) {
       const CXXConstructorDecl *CD = CCE->getConstructor();
       if (!CD->isConstexpr() && !CD->isTrivial())
-        return false;
+        return fail("a call of the constructor of '" +
+                    CD->getParent()->getQualifiedNameAsString() + "'");
     }
     for (const Stmt *Child : S->children())
       if (!isPureExpr(Child))
@@ -650,6 +790,7 @@ private:
 
   ASTContext &Ctx;
   VersionMap &Versions;
+  std::string Why;
 };
 
 /// Visits every host function with a body, including template
@@ -673,7 +814,7 @@ public:
     return true;
   }
 
-  std::vector<SequenceRecord> takeRecords() { return std::move(Records); }
+  HostLaunches take() { return std::move(Found); }
 
 private:
   void scanStmt(const Stmt *S, const FunctionDecl *Host) {
@@ -689,8 +830,63 @@ private:
     }
     if (const auto *CS = dyn_cast<CompoundStmt>(S))
       scanCompound(CS, Host);
+    if (const auto *CE = dyn_cast<CallExpr>(S)) {
+      std::string API;
+      if (const FunctionDecl *K = runtimeApiLaunch(CE, API))
+        miss(CE->getBeginLoc(), "launch of '" + K->getQualifiedNameAsString() + "' through " +
+                                    API + " is not fused: kfuse fuses only <<<...>>> launches "
+                                    "of kfuse_map kernels");
+    }
     for (const Stmt *Child : S->children())
       scanStmt(Child, Host);
+  }
+
+  /// A map launch that statement S holds deeper than a statement of its
+  /// own block: in a nested statement, or in the body of a function it calls
+  /// that is no launch helper. First and Last are the first and last such
+  /// kernels; each Where says why its launch is apart from S's block.
+  struct NestedLaunch {
+    const FunctionDecl *First = nullptr, *Last = nullptr;
+    std::string FirstWhere, LastWhere;
+  };
+
+  /// Fills \p N with the map launches under \p S; \p Outer is the
+  /// statement of the block being scanned.
+  void findNested(const Stmt *S, const Stmt *Outer, bool ThroughCalls, NestedLaunch &N) {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    auto Found = [&](const FunctionDecl *K, std::string Where) {
+      if (!N.First) {
+        N.First = K;
+        N.FirstWhere = Where;
+      }
+      N.Last = K;
+      N.LastWhere = std::move(Where);
+    };
+    if (const auto *K = dyn_cast<CUDAKernelCallExpr>(S); K && isMapKernel(K->getDirectCallee())) {
+      std::string Name = K->getDirectCallee()->getQualifiedNameAsString();
+      if (ThroughCalls)
+        Found(K->getDirectCallee(), "the launch of '" + Name + "' is inside " +
+                                        describeStmt(Outer) + fromMacro(Outer->getBeginLoc(), Ctx));
+      else
+        Found(K->getDirectCallee(), "");
+    } else if (const auto *CE = dyn_cast<CallExpr>(S); CE && ThroughCalls) {
+      const FunctionDecl *Def = nullptr;
+      std::string WhyNot;
+      if (CE->getDirectCallee() && CE->getDirectCallee()->hasBody(Def) &&
+          !asHelperCall(CE, &WhyNot)) {
+        NestedLaunch InCallee;
+        findNested(Def->getBody(), Outer, false, InCallee);
+        if (InCallee.First) {
+          std::string Where = "is launched in '" + Def->getQualifiedNameAsString() +
+                              "', which is not a launch helper (" + WhyNot + ")";
+          Found(InCallee.First, "'" + InCallee.First->getQualifiedNameAsString() + "' " + Where);
+          Found(InCallee.Last, "'" + InCallee.Last->getQualifiedNameAsString() + "' " + Where);
+        }
+      }
+    }
+    for (const Stmt *Child : S->children())
+      findNested(Child, Outer, ThroughCalls, N);
   }
 
   void scanCompound(const CompoundStmt *CS, const FunctionDecl *Host) {
@@ -700,43 +896,81 @@ private:
     SequenceBuilder Seq(Ctx, Names, Zero, *Copies);
     VersionMap Versions;
     PurityCheck Purity(Ctx, Versions);
+    // The last map launch of this block so far, and where and why the
+    // launches after it cannot join its sequence: reported when a next map
+    // launch comes.
+    const FunctionDecl *Prev = nullptr;
+    std::optional<std::pair<SourceLocation, std::string>> Broken;
+    auto Arrive = [&](const FunctionDecl *Next) {
+      if (Prev && Broken)
+        miss(Broken->first, "launch of '" + Next->getQualifiedNameAsString() +
+                                "' is not fused with the launch of '" +
+                                Prev->getQualifiedNameAsString() + "' before it: " +
+                                Broken->second);
+      Broken.reset();
+      Prev = Next;
+    };
     for (const Stmt *S : CS->body()) {
       if (const CUDAKernelCallExpr *K = asMapLaunch(S)) {
+        Arrive(K->getDirectCallee());
         Seq.addLaunch(K, Versions);
         bumpAssigned(S, Versions);
         continue;
       }
       if (std::optional<HelperCall> H = asHelperCall(S)) {
+        Arrive(H->Launch->getDirectCallee());
         Seq.addLaunch(H->Launch, Versions, &*H);
         bumpAssigned(S, Versions);
+        continue;
+      }
+      NestedLaunch N;
+      findNested(S, S, true, N);
+      if (N.First) {
+        if (!Broken)
+          Broken.emplace(S->getBeginLoc(), N.FirstWhere);
+        Arrive(N.First);
+        Prev = N.Last;
+        Broken.emplace(S->getBeginLoc(), N.LastWhere);
+        flush(Seq, Host);
+        Versions.clear();
         continue;
       }
       if (Seq.empty() || Purity.isPureStmt(S))
         continue;
       flush(Seq, Host);
       Versions.clear();
+      if (!Broken)
+        Broken.emplace(S->getBeginLoc(), Purity.why() + fromMacro(S->getBeginLoc(), Ctx) +
+                                             " ends the launch sequence");
     }
     flush(Seq, Host);
   }
 
   void flush(SequenceBuilder &Seq, const FunctionDecl *Host) {
     if (std::optional<SequenceRecord> R = Seq.finish(Host))
-      Records.push_back(std::move(*R));
+      Found.Sequences.push_back(std::move(*R));
+  }
+
+  /// Adds a remark, once: a template instantiated twice is scanned twice.
+  void miss(SourceLocation Loc, std::string Message) {
+    if (Reported.insert({Loc.getRawEncoding(), Message}).second)
+      Found.Missed.push_back({Loc, std::move(Message)});
   }
 
   ASTContext &Ctx;
   ASTNameGenerator Names;
   const Expr *Zero;
-  std::vector<SequenceRecord> Records;
+  HostLaunches Found;
+  std::set<std::pair<unsigned, std::string>> Reported;
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<LocalCopies>> CopiesOf;
 };
 
 } // namespace
 
-std::vector<SequenceRecord> findLaunchSequences(ASTContext &Ctx) {
+HostLaunches findLaunchSequences(ASTContext &Ctx) {
   SequenceFinder Finder(Ctx);
   Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
-  return Finder.takeRecords();
+  return Finder.take();
 }
 
 } // namespace kfuse

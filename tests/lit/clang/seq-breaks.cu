@@ -103,6 +103,7 @@ void pure_between(float *a, float *b, float *c, int n) {
 // CHECK: site {{.*}}seq-breaks.cu:96:5 _Z12pure_betweenPfS_S_i
 // CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=0 block=1 shmem=2 stream=2 args=3,4,5
 // CHECK-NEXT: launch 1 _Z2k2PKfPfi grid=6 block=1 shmem=2 stream=2 args=4,7,5
-// CHECK: value 6 other g
+// The dim3 g of one extent is the int m, with g's spelling.
+// CHECK: value 6 int g
 // CHECK-NEXT: value 7 ptr alias
 // CHECK-NOT: site
