@@ -46,7 +46,10 @@ static constexpr unsigned char kb_mapped_f_width[11] = {9, 9, 3, 25, 25, 9, 3, 1
 
 /* The 2-D image is kb_img_w wide, the 3-D field kb_fld_nx x kb_fld_ny in
  * its planes (n must be a multiple of each); the grid-stride workload runs
- * kb_grid_stride_blocks() blocks, 4 per SM. */
+ * kb_grid_stride_blocks() blocks, 32 per SM: the grid NVIDIA's grid-stride
+ * advice gives (a multiple of the SM count); with 4 per SM a 256-thread block
+ * keeps half the SM's threads and neither the unfused, the fused nor the
+ * hand-fused kernel gets past 80 % of the copy bandwidth. */
 static constexpr int kb_img_w = 4096, kb_fld_nx = 256, kb_fld_ny = 256;
 inline unsigned kb_grid_stride_blocks()
 {
@@ -55,7 +58,7 @@ inline unsigned kb_grid_stride_blocks()
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
       sms = 132;
-    return 4u * (unsigned)sms;
+    return 32u * (unsigned)sms;
   }();
   return blocks;
 }

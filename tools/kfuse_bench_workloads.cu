@@ -255,33 +255,36 @@ static void activation_f32(void *const *in, void *const *out, int n, int block, 
   act_exp<<<g, block, 0, s>>>((const float *)out[1], x, (float *)out[2], n);
 }
 
-/* Half precision through cuda_fp16.h: t = fma(x, 2, y); u = t * x;
- * o = u + y. */
-__global__ KFUSE_MAP void h_fma(const __half *x, const __half *y, __half *t, int n)
+/* Half precision through cuda_fp16.h, two values per thread as half codes
+ * are written (__half2; a thread per __half moves 2 bytes per access and
+ * stays near 80 % of the copy bandwidth, fused or not): t = fma(x, 2, y);
+ * u = t * x; o = u + y. n is even. */
+__global__ KFUSE_MAP void h_fma(const __half2 *x, const __half2 *y, __half2 *t, int n2)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    t[i] = __hfma(x[i], __float2half(2.0f), y[i]);
+  if (i < n2)
+    t[i] = __hfma2(x[i], __float2half2_rn(2.0f), y[i]);
 }
-__global__ KFUSE_MAP void h_mul(const __half *t, const __half *x, __half *u, int n)
+__global__ KFUSE_MAP void h_mul(const __half2 *t, const __half2 *x, __half2 *u, int n2)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    u[i] = __hmul(t[i], x[i]);
+  if (i < n2)
+    u[i] = __hmul2(t[i], x[i]);
 }
-__global__ KFUSE_MAP void h_add(const __half *u, const __half *y, __half *o, int n)
+__global__ KFUSE_MAP void h_add(const __half2 *u, const __half2 *y, __half2 *o, int n2)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    o[i] = __hadd(u[i], y[i]);
+  if (i < n2)
+    o[i] = __hadd2(u[i], y[i]);
 }
 static void half_f16(void *const *in, void *const *out, int n, int block, cudaStream_t s)
 {
-  unsigned g = grid_for(n, block);
-  const __half *x = (const __half *)in[0], *y = (const __half *)in[1];
-  h_fma<<<g, block, 0, s>>>(x, y, (__half *)out[0], n);
-  h_mul<<<g, block, 0, s>>>((const __half *)out[0], x, (__half *)out[1], n);
-  h_add<<<g, block, 0, s>>>((const __half *)out[1], y, (__half *)out[2], n);
+  int n2 = n / 2;
+  unsigned g = grid_for(n2, block);
+  const __half2 *x = (const __half2 *)in[0], *y = (const __half2 *)in[1];
+  h_fma<<<g, block, 0, s>>>(x, y, (__half2 *)out[0], n2);
+  h_mul<<<g, block, 0, s>>>((const __half2 *)out[0], x, (__half2 *)out[1], n2);
+  h_add<<<g, block, 0, s>>>((const __half2 *)out[1], y, (__half2 *)out[2], n2);
 }
 
 /* A host function, not a namespace-scope table: clang would also emit a
