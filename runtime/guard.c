@@ -240,21 +240,34 @@ kf_fallback_t kf__guards_check_pure(const kf__group_t *g, const kf_launch_t *l, 
   return KF_FALLBACK_COUNT;
 }
 
-uint64_t kf__dead_mask(const kf__group_t *g, const kf_launch_t *l, const kf_launch_t *later,
-                       uint32_t nlater)
+/* Nonzero when @p ptr is an argument of one of launches [from, to). */
+static int kf__passed_to(const kf_launch_t *l, uint32_t from, uint32_t to, uint64_t ptr)
 {
+  uint64_t other;
+  for (uint32_t j = from; j < to; j++)
+    for (uint32_t p = 0; p < l[j].nargs; p++)
+      if (kf__arg_pointer(&l[j], p, &other) == 0 && other == ptr)
+        return 1;
+  return 0;
+}
+
+uint64_t kf__dead_mask(const kf__group_t *g, const kf_launch_t *all, uint32_t n,
+                       uint32_t first)
+{
+  const kf_launch_t *l = &all[first];
+  uint32_t after = first + g->nlaunches;
   uint64_t mask = 0;
   for (uint32_t i = 0; i < g->ndead; i++) {
     const kf__dead_t *d = &g->dead[i];
-    uint64_t ptr, other;
-    int used = 0;
-    if (d->ref.param >= 64 || !(l[d->ref.launch].dead >> d->ref.param & 1) ||
-        kf__arg_pointer(&l[d->ref.launch], d->ref.param, &ptr) != 0)
+    const kf_launch_t *a = &l[d->ref.launch];
+    uint64_t ptr;
+    int dead, rerun;
+    if (d->ref.param >= 64 || kf__arg_pointer(a, d->ref.param, &ptr) != 0)
       continue;
-    for (uint32_t j = 0; j < nlater && !used; j++)
-      for (uint32_t p = 0; p < later[j].nargs && !used; p++)
-        used = kf__arg_pointer(&later[j], p, &other) == 0 && other == ptr;
-    if (!used)
+    dead = (int)(a->dead >> d->ref.param & 1);
+    rerun = d->ref.param < 32 && (a->rerun >> d->ref.param & 1) && d->covered &&
+            !kf__passed_to(all, 0, first, ptr);
+    if ((dead || rerun) && !kf__passed_to(all, after, n, ptr))
       mask |= UINT64_C(1) << d->bit;
   }
   return mask;

@@ -35,13 +35,20 @@ int kf__param_range(const kf__group_t *g, const kf_launch_t *l, kf__param_ref_t 
                     uint64_t *lo, uint64_t *hi);
 
 /**
- * The dead mask to pass the fused kernel: bit k of each `dead k a.p` line
- * whose launch has bit p of kf_launch_t.dead, except where that buffer is an
- * argument of one of the @p nlater launches that follow the group in the
- * same call (they still read it).
+ * The dead mask to pass the fused kernel of the group whose launches are
+ * @p l[0..nlaunches) of the @p n launches of a call starting at @p all:
+ * bit k of each `dead k a.p` line whose buffer
+ *  - has bit p of kf_launch_t.dead (not read after the call), or
+ *  - has bit p of kf_launch_t.rerun (read after the call only by the next
+ *    execution of this same call) and the line says `covered` (each
+ *    execution writes every element of it it reads before reading it), and
+ *    is no argument of a launch before the group in this call (that launch
+ *    would read it before the group writes it),
+ * and is no argument of a launch after the group in this call (it still
+ * reads it).
  */
-uint64_t kf__dead_mask(const kf__group_t *g, const kf_launch_t *l, const kf_launch_t *later,
-                       uint32_t nlater);
+uint64_t kf__dead_mask(const kf__group_t *g, const kf_launch_t *all, uint32_t n,
+                       uint32_t first);
 
 /** @returns the 8-byte pointer value of argument @p p of @p l in @p ptr; 0 or KF_EINVAL. */
 int kf__arg_pointer(const kf_launch_t *l, uint32_t p, uint64_t *ptr);

@@ -432,8 +432,10 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
     return rc;
   }
   if (kf__field_is(f[0], "dead")) {
-    kf__dead_t d;
-    if (nf != 3)
+    kf__dead_t d = {0};
+    if (nf == 4 && kf__field_is(f[3], "covered"))
+      d.covered = 1;
+    else if (nf != 3)
       return KF_EPARSE;
     if ((rc = kf__parse_u32(f[1], 63, &d.bit)) != 0)
       return rc == KF_ERANGE ? KF_EPARSE : rc;

@@ -53,6 +53,9 @@ typedef struct kf__le {
 typedef struct kf__dead {
   uint32_t bit;
   kf__param_ref_t ref;
+  /** `covered`: every execution of the run, fused or not, writes each
+   * element of the buffer it reads before reading it (docs/manifest.md). */
+  unsigned covered : 1;
 } kf__dead_t;
 
 typedef struct kf__group {

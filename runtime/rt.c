@@ -223,7 +223,6 @@ static void kf__run_group(kf__site_state_t *st, const kf__segment_t *seg, const 
   const kf_launch_t *g = &l[seg->first];
   kf__memo_t *memo = __atomic_load_n(&seg->memo, __ATOMIC_ACQUIRE);
   kf_fallback_t why = KF_FALLBACK_COUNT;
-  uint32_t after = seg->first + seg->count;
   uint64_t dead;
   int pure;
   if (memo == NULL || !kf__memo_hit(memo, g, seg->count)) {
@@ -238,7 +237,7 @@ static void kf__run_group(kf__site_state_t *st, const kf__segment_t *seg, const 
     kf__site_count_fallback(st, why);
     return;
   }
-  dead = kf__dead_mask(seg->group, g, &l[after], n - after);
+  dead = kf__dead_mask(seg->group, l, n, seg->first);
   if (kf__config.verify)
     why = kf__verify_group(st, seg, g, dead);
   else if (kf__launch_fused(seg, g, dead) != 0) {

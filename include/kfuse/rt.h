@@ -50,6 +50,13 @@ typedef struct kf_launch {
   /** Size in bytes of each argument (nargs entries). */
   const uint32_t *arg_sizes;
   uint32_t nargs;
+  /** Bit p set (p < 32): pointer parameter p's buffer is not read after the
+   * run before either its end of life or the next execution of this same
+   * run (a time loop), so the fused kernel may skip its stores where every
+   * execution of the run writes each element of it before reading it (the
+   * manifest's `dead ... covered`). The host pass sets it only when it can
+   * prove it; the runtime checks the rest (docs/runtime.md). */
+  uint32_t rerun;
   /** Bit p set: pointer parameter p's buffer is dead after the run (never read
    * again before it is freed or overwritten), so the fused kernel may skip its
    * stores. The host pass sets it only when it can prove it. */

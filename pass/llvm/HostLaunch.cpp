@@ -286,7 +286,7 @@ StructType *getLaunchRecordType(Module &M) {
   Type *Dim = ArrayType::get(I32, 3);
   // Field order and types follow kf_launch_t; LaunchField names them.
   return getNamedStruct(M, "kfuse.launch",
-                        {Ptr, Dim, Dim, SizeT, Ptr, Ptr, Ptr, I32,
+                        {Ptr, Dim, Dim, SizeT, Ptr, Ptr, Ptr, I32, I32,
                          Type::getInt64Ty(C)});
 }
 

@@ -116,6 +116,7 @@ enum LaunchField : unsigned {
   LF_Args,
   LF_ArgSizes,
   LF_NArgs,
+  LF_Rerun,
   LF_Dead,
 };
 

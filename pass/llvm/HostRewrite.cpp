@@ -517,6 +517,8 @@ void HostRewriter::rewrite(LaunchRun &R) {
   const StructLayout *SL = DL.getStructLayout(RecTy);
   uint64_t Stride = DL.getTypeAllocSize(RecTy);
   unsigned N = R.Launches.size();
+  // The call runs the whole run: it stands where the run starts.
+  DebugLoc FirstLoc = R.Launches.front()->StubCall->getDebugLoc();
 
   GlobalVariable *Site = createSite(R);
   AllocaInst *Records = entryAlloca(ArrayType::get(RecTy, N),
@@ -562,9 +564,13 @@ void HostRewriter::rewrite(LaunchRun &R) {
     B.CreateStore(Args, Field(LF_Args));
     B.CreateStore(Sizes, Field(LF_ArgSizes));
     B.CreateStore(B.getInt32(ArgPtrs.size()), Field(LF_NArgs));
+    // The rerun mask needs the program after inlining (HostLiveness.cpp).
+    B.CreateStore(B.getInt32(0), Field(LF_Rerun));
     B.CreateStore(B.getInt64(R.Dead[K]), Field(LF_Dead));
     if (K + 1 == N) {
       CallInst *Call = B.CreateCall(RT, {Site, Records, B.getInt32(N)});
+      if (FirstLoc)
+        Call->setDebugLoc(FirstLoc);
       // The runtime is C: it does not unwind.
       Call->setDoesNotThrow();
     }

@@ -26,6 +26,14 @@ struct HostRewritePass : llvm::PassInfoMixin<HostRewritePass> {
   static bool isRequired() { return true; }
 };
 
+/// After inlining: sets the dead and rerun masks of the records the host
+/// rewrite made (include/kfuse/rt.h) where the buffer is provably not read
+/// after the run, or read only by the same run's next execution.
+struct HostLivenessPass : llvm::PassInfoMixin<HostLivenessPass> {
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &AM);
+  static bool isRequired() { return true; }
+};
+
 } // namespace kfuse
 
 #endif

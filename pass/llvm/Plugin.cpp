@@ -5,7 +5,8 @@
 // the pass: nvptx64 modules get the device pass at the end of the optimisation
 // pipeline (kernels are already simplified, and the fused kernels get cleaned
 // up by the pass itself); host modules get the host pass at pipeline start,
-// before the inliner folds the launch stubs into their callers.
+// before the inliner folds the launch stubs into their callers, and the
+// liveness pass at the end, after it has folded lambdas and helpers.
 //
 //===----------------------------------------------------------------------===//
 #include "Passes.h"
@@ -43,6 +44,10 @@ void registerCallbacks(PassBuilder &PB) {
           MPM.addPass(kfuse::HostRewritePass());
           return true;
         }
+        if (Name == "kfuse-host-liveness") {
+          MPM.addPass(kfuse::HostLivenessPass());
+          return true;
+        }
         return false;
       });
   PB.registerPipelineStartEPCallback(
@@ -52,6 +57,7 @@ void registerCallbacks(PassBuilder &PB) {
   PB.registerOptimizerLastEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
         MPM.addPass(SideFilter<kfuse::DeviceFusionPass, true>());
+        MPM.addPass(SideFilter<kfuse::HostLivenessPass, false>());
       });
 }
 

@@ -32,7 +32,7 @@ static float f_val = 1.5f;
 static char big_val[16];
 static void *args[] = {&n_val, &m_val, &c_val, &h_val, &f_val, big_val};
 static const uint32_t sizes[] = {4, 8, 1, 2, 4, 16};
-static const kf_launch_t launch = {NULL, {10, 2, 1}, {256, 1, 1}, 0, NULL, args, sizes, 6, 0};
+static const kf_launch_t launch = {NULL, {10, 2, 1}, {256, 1, 1}, 0, NULL, args, sizes, 6, 0, 0};
 
 static int64_t ev(const char *text)
 {

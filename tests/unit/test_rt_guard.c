@@ -364,8 +364,8 @@ static void test_missing_footprint_uses_allocation(void **state)
   static const uint32_t sz[1] = {8};
   float *p0 = big, *p1 = big + 3 * N;
   void *a0[1] = {&p0}, *a1[1] = {&p1};
-  kf_launch_t l[2] = {{NULL, {1, 1, 1}, {1, 1, 1}, 0, NULL, a0, sz, 1, 0},
-                      {NULL, {1, 1, 1}, {1, 1, 1}, 0, NULL, a1, sz, 1, 0}};
+  kf_launch_t l[2] = {{NULL, {1, 1, 1}, {1, 1, 1}, 0, NULL, a0, sz, 1, 0, 0},
+                      {NULL, {1, 1, 1}, {1, 1, 1}, 0, NULL, a1, sz, 1, 0, 0}};
   float host_only[4];
   (void)state;
   /* Same allocation, no footprints: the whole allocation counts, so overlap. */
@@ -379,6 +379,21 @@ static void test_missing_footprint_uses_allocation(void **state)
   kf__manifest_free(m);
 }
 
+/* The call's launches: an optional one before the group, the group's two,
+ * an optional one after it. */
+static uint32_t call_of(kf_launch_t *all, const two_t *w, const kf_launch_t *before,
+                        const kf_launch_t *after)
+{
+  uint32_t n = 0;
+  if (before)
+    all[n++] = *before;
+  all[n++] = w->l[0];
+  all[n++] = w->l[1];
+  if (after)
+    all[n++] = *after;
+  return n;
+}
+
 static void test_dead_mask(void **state)
 {
   two_t w;
@@ -386,19 +401,72 @@ static void test_dead_mask(void **state)
   float *later_t = tbuf;
   void *later_args[1] = {&later_t};
   static const uint32_t sz[1] = {8};
-  kf_launch_t later = {NULL, {1, 1, 1}, {1, 1, 1}, 0, NULL, later_args, sz, 1, 0};
+  kf_launch_t later = {NULL, {1, 1, 1}, {1, 1, 1}, 0, NULL, later_args, sz, 1, 0, 0};
+  kf_launch_t all[4];
+  uint32_t n;
   (void)state;
   two_init(&w);
-  assert_int_equal(kf__dead_mask(g, w.l, NULL, 0), 0); /* host pass proved nothing */
+  n = call_of(all, &w, NULL, NULL);
+  assert_int_equal(kf__dead_mask(g, all, n, 0), 0); /* host pass proved nothing */
   w.l[0].dead = 1u << 1;
-  assert_int_equal(kf__dead_mask(g, w.l, NULL, 0), 1);
+  n = call_of(all, &w, NULL, NULL);
+  assert_int_equal(kf__dead_mask(g, all, n, 0), 1);
   /* A later launch of the same call reads t: its stores must stay. */
-  assert_int_equal(kf__dead_mask(g, w.l, &later, 1), 0);
+  n = call_of(all, &w, NULL, &later);
+  assert_int_equal(kf__dead_mask(g, all, n, 0), 0);
   later_t = ybuf;
-  assert_int_equal(kf__dead_mask(g, w.l, &later, 1), 1);
+  assert_int_equal(kf__dead_mask(g, all, n, 0), 1);
   /* The bit of another parameter does not count. */
   w.l[0].dead = 1u << 0;
-  assert_int_equal(kf__dead_mask(g, w.l, NULL, 0), 0);
+  n = call_of(all, &w, NULL, NULL);
+  assert_int_equal(kf__dead_mask(g, all, n, 0), 0);
+  /* A rerun bit needs a covered line: this one is not. */
+  w.l[0].dead = 0;
+  w.l[0].rerun = 1u << 1;
+  n = call_of(all, &w, NULL, NULL);
+  assert_int_equal(kf__dead_mask(g, all, n, 0), 0);
+}
+
+static void test_rerun_mask(void **state)
+{
+  two_t w;
+  char text[sizeof guard_text + 16];
+  const char *at = strstr(guard_text, "dead 0 0.1\n");
+  kf__manifest_t *m;
+  const kf__group_t *g;
+  float *other_t = tbuf;
+  void *other_args[1] = {&other_t};
+  static const uint32_t sz[1] = {8};
+  kf_launch_t other = {NULL, {1, 1, 1}, {1, 1, 1}, 0, NULL, other_args, sz, 1, 0, 0};
+  kf_launch_t all[4];
+  uint32_t n;
+  (void)state;
+  assert_non_null(at);
+  snprintf(text, sizeof text, "%.*sdead 0 0.1 covered\n%s", (int)(at - guard_text), guard_text,
+           at + strlen("dead 0 0.1\n"));
+  m = parse_ok(text);
+  g = &m->groups[0];
+  assert_true(g->dead[0].covered);
+  two_init(&w);
+  w.l[0].rerun = 1u << 1;
+  n = call_of(all, &w, NULL, NULL);
+  assert_int_equal(kf__dead_mask(g, all, n, 0), 1);
+  /* A launch before the group reads t in the next execution before the
+   * group writes it: the stores stay. */
+  n = call_of(all, &w, &other, NULL);
+  assert_int_equal(kf__dead_mask(g, all, n, 1), 0);
+  /* As does one after it. */
+  n = call_of(all, &w, NULL, &other);
+  assert_int_equal(kf__dead_mask(g, all, n, 0), 0);
+  /* Launches around the group that do not get t change nothing. */
+  other_t = ybuf;
+  n = call_of(all, &w, &other, &other);
+  assert_int_equal(kf__dead_mask(g, all, n, 1), 1);
+  /* Only the parameter's own bit counts. */
+  w.l[0].rerun = 1u << 0;
+  n = call_of(all, &w, NULL, NULL);
+  assert_int_equal(kf__dead_mask(g, all, n, 0), 0);
+  kf__manifest_free(m);
 }
 
 static void test_where_function(void **state)
@@ -443,6 +511,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_footprint_errors_fail_safe, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_missing_footprint_uses_allocation, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_dead_mask, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_rerun_mask, guard_setup, guard_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

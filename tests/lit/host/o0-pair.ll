@@ -12,7 +12,7 @@
 ; REMARK: remark: <unknown>:0:0: handed 2 launches (scale, axpy) to the runtime
 
 ; The record and site types are the x86-64 layouts of kf_launch_t/kf_site_t.
-; CHECK-DAG: %kfuse.launch = type { ptr, [3 x i32], [3 x i32], i64, ptr, ptr, ptr, i32, i64 }
+; CHECK-DAG: %kfuse.launch = type { ptr, [3 x i32], [3 x i32], i64, ptr, ptr, ptr, i32, i32, i64 }
 ; CHECK-DAG: %kfuse.site = type { ptr, ptr, i32, i32 }
 ; Without debug info the site is named after the function and launch index.
 ; CHECK-DAG: @kfuse.where = private unnamed_addr constant [42 x i8] c"_Z3runPKfPfS0_S1_iP11CUstream_st launch 0\00"
@@ -68,6 +68,8 @@
 ; CHECK-NEXT: store ptr @kfuse.argsizes._Z20__device_stub__scalePKfPffi, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 64
 ; CHECK-NEXT: store i32 4, ptr [[F]]
+; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 68
+; CHECK-NEXT: store i32 0, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 72
 ; CHECK-NEXT: store i64 0, ptr [[F]]
 ; CHECK-NEXT: br label

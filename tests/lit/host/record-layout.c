@@ -1,5 +1,5 @@
 // The record offsets the host pass emits (checked in o0-pair.ll: fields at
-// 0, 8, 20, 32, 40, 48, 56, 64, 72, records 80 bytes apart; the site's
+// 0, 8, 20, 32, 40, 48, 56, 64, 68, 72, records 80 bytes apart; the site's
 // fields at 0, 8, 16, 20) are the C layout of include/kfuse/rt.h on x86-64.
 // RUN: clang --target=x86_64-pc-linux-gnu -std=c11 -fsyntax-only -Xclang -verify -I %kfuse_src_root/include %s
 // expected-no-diagnostics
@@ -14,6 +14,7 @@ _Static_assert(offsetof(kf_launch_t, stream) == 40, "stream");
 _Static_assert(offsetof(kf_launch_t, args) == 48, "args");
 _Static_assert(offsetof(kf_launch_t, arg_sizes) == 56, "arg_sizes");
 _Static_assert(offsetof(kf_launch_t, nargs) == 64, "nargs");
+_Static_assert(offsetof(kf_launch_t, rerun) == 68, "rerun");
 _Static_assert(offsetof(kf_launch_t, dead) == 72, "dead");
 _Static_assert(sizeof(kf_launch_t) == 80, "record stride");
 _Static_assert(_Alignof(kf_launch_t) == 8, "record alignment");

@@ -1,0 +1,114 @@
+// Which buffers a run leaves unread, decided after inlining (HostLiveness.cpp):
+// the record's rerun mask (offset 68, record 1 at 148) for a temporary that
+// only the same run reads again, in the next iteration of a time loop (held
+// in a lambda's capture or a member of an object on the stack); its dead
+// mask (offset 72) for one freed or lost; neither where anything else may
+// read it: a copy to the host every fourth step, a buffer allocated again
+// in the loop, a global, a buffer returned to the caller.
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-host-only -O2 -S -emit-llvm -Rpass-analysis=kfuse %s -o %t.ll 2>%t.remarks
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: FileCheck %s < %t.ll
+
+// CHECK-LABEL: define {{.*}} @_Z11lambda_loop
+// CHECK-DAG: [[R0:%.*]] = getelementptr inbounds nuw i8, ptr [[REC:%.*]], i64 68
+// CHECK-DAG: [[R1:%.*]] = getelementptr inbounds nuw i8, ptr [[REC]], i64 148
+// CHECK-DAG: store i32 2, ptr [[R0]]
+// CHECK-DAG: store i32 1, ptr [[R1]]
+// CHECK: call void @kf_rt_launch_seq(
+#include <cuda_runtime.h>
+#define KFUSE_MAP __attribute__((kfuse_map))
+__global__ KFUSE_MAP void k1(const float *x, float *t, int n)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) t[i] = 2.0f * x[i]; }
+__global__ KFUSE_MAP void k2(const float *t, const float *y, float *o, int n)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) o[i] = t[i] + y[i]; }
+
+void lambda_loop(const float *x, const float *y, float *o, int n, int steps)
+{
+  float *t;
+  cudaMalloc(&t, n * sizeof(float));
+  auto run = [&] {
+    // REMARK: liveness.cu:[[#@LINE+3]]:5: remark: parameter 1 of launch 0 (k1) stays live after the run: its pointer comes from outside this function
+    // REMARK: liveness.cu:[[#@LINE+2]]:5: remark: parameter 2 of launch 0 (k1) is read after the run only by this run's next execution; its stores are skipped where every execution writes it before reading it
+    // REMARK: liveness.cu:[[#@LINE+1]]:5: remark: parameter 1 of launch 1 (k2) is read after the run only by this run's next execution
+    k1<<<(n + 255) / 256, 256>>>(x, t, n);
+    k2<<<(n + 255) / 256, 256>>>(t, y, o, n);
+  };
+  for (int s = 0; s < steps; ++s)
+    run();
+  cudaFree(t);
+}
+
+struct Bufs { float *t, *u; };
+void checked_every_fourth(const float *x, const float *y, float *o, int n, int steps, float *h)
+{
+  Bufs b;
+  cudaMalloc(&b.t, n * sizeof(float));
+  for (int s = 0; s < steps; ++s) {
+    // REMARK: liveness.cu:[[#@LINE+2]]:5: remark: parameter 2 of launch 0 (k1) stays live after the run: it may be read after the run by a call to cudaMemcpy at line [[#@LINE+5]]
+    // REMARK: liveness.cu:[[#@LINE+1]]:5: remark: parameter 1 of launch 1 (k2) stays live after the run: it may be read after the run by a call to cudaMemcpy at line [[#@LINE+4]]
+    k1<<<(n + 255) / 256, 256>>>(x, b.t, n);
+    k2<<<(n + 255) / 256, 256>>>(b.t, y, o, n);
+    if (s % 4 == 0)
+      cudaMemcpy(h, b.t, n * sizeof(float), cudaMemcpyDeviceToHost);
+  }
+  cudaFree(b.t);
+}
+
+class Pipeline {
+public:
+  explicit Pipeline(int n) : n_(n) { cudaMalloc(&t_, n * sizeof(float)); }
+  ~Pipeline() { cudaFree(t_); }
+  void step(const float *x, const float *y, float *o)
+  {
+    // REMARK: liveness.cu:[[#@LINE+2]]:5: remark: parameter 2 of launch 0 (k1) is read after the run only by this run's next execution
+    // REMARK: liveness.cu:[[#@LINE+1]]:5: remark: parameter 1 of launch 1 (k2) is read after the run only by this run's next execution
+    k1<<<(n_ + 255) / 256, 256>>>(x, t_, n_);
+    k2<<<(n_ + 255) / 256, 256>>>(t_, y, o, n_);
+  }
+private:
+  float *t_;
+  int n_;
+};
+void member_loop(const float *x, const float *y, float *o, int n, int steps)
+{
+  Pipeline p(n);
+  for (int s = 0; s < steps; ++s)
+    p.step(x, y, o);
+}
+
+void fresh_each_step(const float *x, const float *y, float *o, int n, int steps)
+{
+  for (int s = 0; s < steps; ++s) {
+    float *t;
+    cudaMalloc(&t, n * sizeof(float));
+    // REMARK: liveness.cu:[[#@LINE+1]]:5: remark: parameter 2 of launch 0 (k1) stays live after the run: its variable is assigned again after the run
+    k1<<<(n + 255) / 256, 256>>>(x, t, n);
+    k2<<<(n + 255) / 256, 256>>>(t, y, o, n);
+    cudaFree(t);
+  }
+}
+
+static float *g_t;
+void global_temp(const float *x, const float *y, float *o, int n)
+{
+  // REMARK: liveness.cu:[[#@LINE+1]]:3: remark: parameter 2 of launch 0 (k1) stays live after the run: its pointer comes from outside this function
+  k1<<<(n + 255) / 256, 256>>>(x, g_t, n);
+  k2<<<(n + 255) / 256, 256>>>(g_t, y, o, n);
+}
+
+float *handed_back(const float *x, const float *y, float *o, int n, int steps)
+{
+  float *t;
+  cudaMalloc(&t, n * sizeof(float));
+  for (int s = 0; s < steps; ++s) {
+    // REMARK: liveness.cu:[[#@LINE+1]]:5: remark: parameter 2 of launch 0 (k1) stays live after the run: the function returns it at line [[#@LINE+4]]
+    k1<<<(n + 255) / 256, 256>>>(x, t, n);
+    k2<<<(n + 255) / 256, 256>>>(t, y, o, n);
+  }
+  return t;
+}
+
+// Nothing is marked in the functions where the buffer stays live.
+// CHECK-LABEL: define {{.*}} @_Z20checked_every_fourth
+// CHECK-NOT: store i32 {{[12]}}, ptr %{{.*}}, align 4{{$}}
+// CHECK: call void @kf_rt_launch_seq(
