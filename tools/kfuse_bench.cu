@@ -234,13 +234,55 @@ void activation_hand_run(void *const *in, void *const *out, int n, int block, cu
       (const float *)in[0], (float *)out[0], (float *)out[1], (float *)out[2], n);
 }
 
+/* The true hand-fused kernels of the temporaries workloads: what a
+ * programmer writes, the intermediates in registers and never stored. */
+template <int L>
+__global__ void temps_hand(const float *x, const float *y, const float *z, float *o, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float yv = y[i], zv = z[i], v = x[i];
+#pragma unroll
+  for (int j = 0; j < L; j++)
+    v = j % 2 == 0 ? (float)kb_coef[j] * v + yv : v * zv + (float)kb_coef[j];
+  o[i] = v;
+}
+
+template <int L>
+void temps_hand_run(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  for (int step = 0; step < kb_temp_steps; step++)
+    temps_hand<L><<<kfx::grid_for(n, block), block, 0, s>>>(
+        (const float *)in[0], (const float *)in[1], (const float *)in[2], (float *)out[0], n);
+}
+
+__global__ void temps_blas1_hand(const double *x, const double *y, const double *z, double *o,
+                                 int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  double a = kb_blas_a * x[i] + y[i];
+  double b = kb_blas_alpha * a + kb_blas_beta * z[i];
+  o[i] = kb_blas_s * b;
+}
+
+void temps_blas1_hand_run(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  for (int step = 0; step < kb_temp_steps; step++)
+    temps_blas1_hand<<<kfx::grid_for(n, block), block, 0, s>>>(
+        (const double *)in[0], (const double *)in[1], (const double *)in[2], (double *)out[0], n);
+}
+
 /* In the order of the workload table (kfuse_bench_workloads.cu). */
 const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
     chain_hand_run<float, 2>,  chain_hand_run<float, 4>,  chain_hand_run<float, 8>,
     chain_hand_run<double, 2>, chain_hand_run<double, 4>, chain_hand_run<double, 8>,
     blas1_hand_run,            epilogue_hand_run,         mapped_f_hand_run,
     image2d_hand_run,          field3d_hand_run,          gridstride_hand_run,
-    activation_hand_run,       half_hand_run,
+    activation_hand_run,       half_hand_run,             temps_hand_run<2>,
+    temps_hand_run<4>,         temps_hand_run<8>,         temps_blas1_hand_run,
 };
 
 /* Instances of w the main table runs for n. */

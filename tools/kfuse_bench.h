@@ -50,6 +50,8 @@ static constexpr unsigned char kb_mapped_f_width[11] = {9, 9, 3, 25, 25, 9, 3, 1
  * advice gives (a multiple of the SM count); with 4 per SM a 256-thread block
  * keeps half the SM's threads and neither the unfused, the fused nor the
  * hand-fused kernel gets past 80 % of the copy bandwidth. */
+/* Steps of the time loop in each call of the temporaries workloads. */
+static constexpr int kb_temp_steps = 8;
 static constexpr int kb_img_w = 4096, kb_fld_nx = 256, kb_fld_ny = 256;
 inline unsigned kb_grid_stride_blocks()
 {
@@ -63,7 +65,7 @@ inline unsigned kb_grid_stride_blocks()
   return blocks;
 }
 
-#define KB_NWORKLOADS 14
+#define KB_NWORKLOADS 18
 
 /* The same table of KB_NWORKLOADS entries, compiled twice; the entries
  * differ only in `run`. */

@@ -287,6 +287,75 @@ static void half_f16(void *const *in, void *const *out, int n, int block, cudaSt
   h_add<<<g, block, 0, s>>>((const __half2 *)out[1], y, (__half2 *)out[2], n2);
 }
 
+/* The chains and BLAS-1 as programs write them: the intermediates are
+ * temporaries, allocated once (stream-ordered), and the sequence runs in a
+ * time loop of kb_temp_steps steps; only the last value is an output. */
+#define KB_TEMP(t) cudaMallocAsync(&t, bytes, s)
+static void temps2_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  const float *x = (const float *)in[0], *y = (const float *)in[1], *z = (const float *)in[2];
+  float *o = (float *)out[0], *t0;
+  size_t bytes = (size_t)n * sizeof(float);
+  unsigned g = grid_for(n, block);
+  KB_TEMP(t0);
+  for (int step = 0; step < kb_temp_steps; step++) {
+    axpb<float><<<g, block, 0, s>>>(x, y, t0, (float)kb_coef[0], n);
+    mad<float><<<g, block, 0, s>>>(t0, z, o, (float)kb_coef[1], n);
+  }
+  cudaFreeAsync(t0, s);
+}
+static void temps4_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  const float *x = (const float *)in[0], *y = (const float *)in[1], *z = (const float *)in[2];
+  float *o = (float *)out[0], *t0, *t1, *t2;
+  size_t bytes = (size_t)n * sizeof(float);
+  unsigned g = grid_for(n, block);
+  KB_TEMP(t0), KB_TEMP(t1), KB_TEMP(t2);
+  for (int step = 0; step < kb_temp_steps; step++) {
+    axpb<float><<<g, block, 0, s>>>(x, y, t0, (float)kb_coef[0], n);
+    mad<float><<<g, block, 0, s>>>(t0, z, t1, (float)kb_coef[1], n);
+    axpb<float><<<g, block, 0, s>>>(t1, y, t2, (float)kb_coef[2], n);
+    mad<float><<<g, block, 0, s>>>(t2, z, o, (float)kb_coef[3], n);
+  }
+  cudaFreeAsync(t0, s), cudaFreeAsync(t1, s), cudaFreeAsync(t2, s);
+}
+static void temps8_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  const float *x = (const float *)in[0], *y = (const float *)in[1], *z = (const float *)in[2];
+  float *o = (float *)out[0], *t0, *t1, *t2, *t3, *t4, *t5, *t6;
+  size_t bytes = (size_t)n * sizeof(float);
+  unsigned g = grid_for(n, block);
+  KB_TEMP(t0), KB_TEMP(t1), KB_TEMP(t2), KB_TEMP(t3), KB_TEMP(t4), KB_TEMP(t5), KB_TEMP(t6);
+  for (int step = 0; step < kb_temp_steps; step++) {
+    axpb<float><<<g, block, 0, s>>>(x, y, t0, (float)kb_coef[0], n);
+    mad<float><<<g, block, 0, s>>>(t0, z, t1, (float)kb_coef[1], n);
+    axpb<float><<<g, block, 0, s>>>(t1, y, t2, (float)kb_coef[2], n);
+    mad<float><<<g, block, 0, s>>>(t2, z, t3, (float)kb_coef[3], n);
+    axpb<float><<<g, block, 0, s>>>(t3, y, t4, (float)kb_coef[4], n);
+    mad<float><<<g, block, 0, s>>>(t4, z, t5, (float)kb_coef[5], n);
+    axpb<float><<<g, block, 0, s>>>(t5, y, t6, (float)kb_coef[6], n);
+    mad<float><<<g, block, 0, s>>>(t6, z, o, (float)kb_coef[7], n);
+  }
+  cudaFreeAsync(t0, s), cudaFreeAsync(t1, s), cudaFreeAsync(t2, s), cudaFreeAsync(t3, s);
+  cudaFreeAsync(t4, s), cudaFreeAsync(t5, s), cudaFreeAsync(t6, s);
+}
+static void temps_blas1_f64(void *const *in, void *const *out, int n, int block,
+                            cudaStream_t s)
+{
+  const double *x = (const double *)in[0], *y = (const double *)in[1], *z = (const double *)in[2];
+  double *o = (double *)out[0], *w1, *w2;
+  size_t bytes = (size_t)n * sizeof(double);
+  unsigned g = grid_for(n, block);
+  KB_TEMP(w1), KB_TEMP(w2);
+  for (int step = 0; step < kb_temp_steps; step++) {
+    axpb<double><<<g, block, 0, s>>>(x, y, w1, kb_blas_a, n);
+    waxpby<double><<<g, block, 0, s>>>(w1, z, w2, kb_blas_alpha, kb_blas_beta, n);
+    scal<double><<<g, block, 0, s>>>(w2, o, kb_blas_s, n);
+  }
+  cudaFreeAsync(w1, s), cudaFreeAsync(w2, s);
+}
+#undef KB_TEMP
+
 /* A host function, not a namespace-scope table: clang would also emit a
  * constant-initialised global for the device, where host function addresses
  * do not exist. */
@@ -308,6 +377,15 @@ const kb_workload *workloads()
       {"gridstride", "gridstride_f32", "f32", 4, 2, 3, 3, 4 * 5.0, gridstride_f32, nullptr, 0},
       {"activation", "activation_f32", "f32", 4, 1, 3, 3, 4 * 4.0, activation_f32, nullptr, 0},
       {"half", "half_f16", "f16", 2, 2, 3, 3, 2 * 5.0, half_f16, nullptr, 0},
+      /* Per call kb_temp_steps steps, each reading x, y, z and writing o. */
+      {"temps2", "temps2_f32", "f32", 4, 3, 1, 2, kb_temp_steps * 4 * 4.0, temps2_f32, nullptr,
+       0},
+      {"temps4", "temps4_f32", "f32", 4, 3, 1, 4, kb_temp_steps * 4 * 4.0, temps4_f32, nullptr,
+       0},
+      {"temps8", "temps8_f32", "f32", 4, 3, 1, 8, kb_temp_steps * 4 * 4.0, temps8_f32, nullptr,
+       0},
+      {"tempsblas1", "temps_blas1_f64", "f64", 8, 3, 1, 3, kb_temp_steps * 8 * 4.0,
+       temps_blas1_f64, nullptr, 0},
   };
   return table;
 }
