@@ -530,6 +530,7 @@ void DeviceFuser::remarkMissed(const FusionCandidate &C) {
 
 void DeviceFuser::fuse(FusionCandidate &C) {
   Function *Fused = buildFusedKernel(M, C, FAM);
+  markCovered(*Fused, C);
   uint64_t UnfusedNs = 0, FusedNs = 0;
   if (auto It = Predicted.find(C.Name); It != Predicted.end())
     std::tie(UnfusedNs, FusedNs) = It->second;

@@ -47,6 +47,8 @@
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
+#include <set>
+
 using namespace llvm;
 using namespace kfuse;
 
@@ -659,4 +661,50 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
 Function *kfuse::buildFusedKernel(Module &M, const FusionCandidate &C,
                                   FunctionAnalysisManager &FAM) {
   return FusedKernelBuilder(M, C).build(FAM);
+}
+
+/// A carried buffer is covered when no instruction of the cleaned fused
+/// kernel may read it from memory: its loads all became the forwarded value,
+/// because in each the flag was set on every path, that is, the same thread
+/// stored that element earlier in the group. The fused kernel's parameters
+/// are merged only where the Clang plugin's value numbers say two launch
+/// arguments are one host expression, so what the proof used holds in every
+/// execution of the run, and the original launches, run one by one, write
+/// the same elements before reading them as the fused kernel does: whatever
+/// the buffer held before the run is never read. The runtime relies on this
+/// to skip the stores of a buffer only the run's next execution reads
+/// (docs/runtime.md). A staged buffer's flags live in shared memory, which
+/// the cleanup cannot see through: it is never covered.
+void kfuse::markCovered(const Function &Fused, FusionCandidate &C) {
+  DenseMap<const Argument *, unsigned> ValueOf;
+  unsigned Base = 0;
+  for (unsigned S = 0; S < C.size(); ++S) {
+    for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P)
+      ValueOf[Fused.getArg(Base + P)] = C.arg(S, P);
+    Base += C.Stages[S]->F->arg_size();
+  }
+  std::set<unsigned> Read;
+  auto Note = [&](const Value *Ptr) {
+    if (const auto *A = dyn_cast<Argument>(getUnderlyingObject(Ptr)))
+      if (auto It = ValueOf.find(A); It != ValueOf.end())
+        Read.insert(It->second);
+  };
+  bool Opaque = false;
+  for (const Instruction &I : instructions(Fused)) {
+    if (const auto *L = dyn_cast<LoadInst>(&I)) {
+      Note(L->getPointerOperand());
+    } else if (const auto *CB = dyn_cast<CallBase>(&I)) {
+      if (CB->onlyWritesMemory() || CB->doesNotAccessMemory())
+        continue;
+      if (!CB->onlyAccessesArgMemory())
+        Opaque = true;
+      for (const Use &U : CB->args())
+        if (U->getType()->isPointerTy())
+          Note(U);
+    } else if (I.mayReadFromMemory() && !isa<StoreInst>(I)) {
+      Opaque = true; // an atomic or a fence: trust nothing
+    }
+  }
+  for (Intermediate &I : C.Carried)
+    I.Covered = !Opaque && I.Mech == Mechanism::Forward && !Read.count(I.Value);
 }

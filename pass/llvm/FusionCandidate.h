@@ -42,6 +42,10 @@ struct Intermediate {
   int DeadBit = -1;         ///< bit of the dead mask, or -1
   unsigned DeadLaunch = 0, DeadParam = 0; ///< the writer the dead line names
   unsigned SavedBytes = 0;  ///< bytes per thread no longer loaded
+  /// The fused kernel never reads the buffer from memory: every load of it
+  /// became the value the same thread stored earlier in the group (manifest
+  /// `dead ... covered`, markCovered()).
+  bool Covered = false;
   /// Stage, in a group that reads y or z coordinates: each access's tile
   /// slot, a polynomial in tid.* and ntid.* (Legality.cpp blockLocalSlots);
   /// empty for the 1-D tile indexed by the in-block offset.
@@ -116,6 +120,10 @@ bool readOnlyValue(const FusionCandidate &C, unsigned V);
 /// Builds the fused kernel of a legal candidate (FusedKernel.cpp).
 llvm::Function *buildFusedKernel(llvm::Module &M, const FusionCandidate &C,
                                  llvm::FunctionAnalysisManager &FAM);
+
+/// Sets Intermediate::Covered for each carried buffer of \p C that the built
+/// kernel \p Fused never loads (FusedKernel.cpp).
+void markCovered(const llvm::Function &Fused, FusionCandidate &C);
 
 /// Appends the candidate's manifest group text (Manifest.cpp). Nonzero
 /// \p UnfusedNs and \p FusedNs (the planner's prediction) go into `predict`

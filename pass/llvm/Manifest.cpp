@@ -239,7 +239,7 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
     Saved += I.SavedBytes;
     if (I.DeadBit >= 0)
       Out += "dead " + std::to_string(I.DeadBit) + " " +
-             ref(I.DeadLaunch - C.First, I.DeadParam) + "\n";
+             ref(I.DeadLaunch - C.First, I.DeadParam) + (I.Covered ? " covered" : "") + "\n";
   }
   // The planner's prediction when the caller passes one in.
   if (UnfusedNs == 0 || FusedNs == 0) {
