@@ -1,10 +1,10 @@
 /* Reads an LLVM IR file, decodes the initializer of @__kfuse_manifest and
- * parses it with the runtime's own parser (runtime/manifest.c), then prints
+ * parses it with the runtime's own parser (manifest/manifest.c), then prints
  * what it understood, one line per group. Exit status 1 when the module has
  * no manifest, 2 when the parser rejects it, 3 when a footprint expression
  * does not compile (the runtime would then fail that group's guards).
  * With --text first, prints the decoded manifest text as it is instead. */
-#include "runtime/manifest.h"
+#include "manifest/manifest.h"
 
 #include <stdio.h>
 #include <stdlib.h>

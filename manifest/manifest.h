@@ -1,12 +1,19 @@
 /* The parsed form of a `kfuse-manifest 1` text (docs/manifest.md): the fused
  * kernels of one module and the guards each needs. */
-#ifndef KFUSE_RUNTIME_MANIFEST_H
-#define KFUSE_RUNTIME_MANIFEST_H
+#ifndef KFUSE_MANIFEST_MANIFEST_H
+#define KFUSE_MANIFEST_MANIFEST_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/expr.h"
+#include "manifest/expr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The name of the manifest global (docs/manifest.md). */
+#define KF__MANIFEST_SYMBOL "__kfuse_manifest"
 
 /* Limits on what a manifest may declare: far above what the device pass
  * emits, low enough that a corrupt count cannot exhaust memory. */
@@ -128,4 +135,7 @@ int kf__group_in_plan(const kf__group_t *g, uint32_t rank);
 /** @returns the footprint of @p ref in @p g, NULL when the manifest gives none. */
 const kf__footprint_t *kf__group_footprint(const kf__group_t *g, kf__param_ref_t ref);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/manifest.h"
+#include "manifest/manifest.h"
 
 #define HDR "kfuse-manifest 1\n"
 #define G2 "group fused_ab 2\nkernel 0 _Z1aPKfPff 3\nkernel 1 _Z1bPKfPf 2\n"

@@ -1,7 +1,7 @@
 /* Strict parser of the manifest text the device pass embeds: anything it
  * does not recognise is an error, so a stale or corrupt manifest can only
  * make the runtime fall back, never launch a kernel with wrong guards. */
-#include "runtime/manifest.h"
+#include "manifest/manifest.h"
 
 #include <stdlib.h>
 #include <string.h>
