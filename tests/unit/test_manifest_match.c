@@ -12,18 +12,8 @@
 #include <cmocka.h>
 
 #include "manifest/match.h"
+#include "tests/unit/manifest_testlib.h"
 
-#define MHDR "kfuse-manifest 1\n"
-
-static kf__manifest_t *parse_ok(const char *text)
-{
-  kf__manifest_t *m = NULL;
-  unsigned line = 0;
-  int rc = kf__manifest_parse(text, strlen(text), &m, &line);
-  if (rc != 0)
-    fail_msg("manifest line %u: rc %d", line, rc);
-  return m;
-}
 static const char match_text[] =
     MHDR
     "group f_ab 2\nkernel 0 a 2\nkernel 1 b 2\nlaunch 0 0 0\nend\n"

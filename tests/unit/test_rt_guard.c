@@ -12,18 +12,7 @@
 
 #include "runtime/guard.h"
 #include "tests/unit/fake_cuda.h"
-
-static kf__manifest_t *parse_ok(const char *text)
-{
-  kf__manifest_t *m = NULL;
-  unsigned line = 0;
-  int rc = kf__manifest_parse(text, strlen(text), &m, &line);
-  if (rc != 0)
-    fail_msg("manifest line %u: rc %d", line, rc);
-  return m;
-}
-
-#define MHDR "kfuse-manifest 1\n"
+#include "tests/unit/manifest_testlib.h"
 
 /* ---- guards ---- */
 
