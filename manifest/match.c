@@ -19,6 +19,22 @@ static int kf__group_fits(const kf__group_t *g, const kf__manifest_t *m, const k
   return 1;
 }
 
+uint32_t kf__group_twins(const kf__manifest_t *m, const kf__group_t *g)
+{
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < m->ngroups; k++) {
+    const kf__group_t *h = &m->groups[k];
+    uint32_t j = 0;
+    if (h->plan_count != 0 || h->nlaunches != g->nlaunches)
+      continue;
+    while (j < h->nlaunches && h->kernels[j].nparams == g->kernels[j].nparams &&
+           strcmp(h->kernels[j].name, g->kernels[j].name) == 0)
+      j++;
+    n += j == h->nlaunches;
+  }
+  return n;
+}
+
 const char *kf__where_function(const char *where, size_t *len)
 {
   const char *sp, *p;

@@ -43,6 +43,11 @@ typedef struct kf__cover {
 int kf__match(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, const char *where,
               kf__cover_t **covers, uint32_t *ncovers);
 
+/** @returns how many groups of @p m without a `plans` line have the kernel
+ * list of @p g (names and parameter counts, in order), @p g included: the
+ * matcher binds any site of those kernels to the first of them. */
+uint32_t kf__group_twins(const kf__manifest_t *m, const kf__group_t *g);
+
 /** The host function a site's `where` names: "<file>:<line>:<col> <function>"
  * or "<function> launch <i>" (pass/llvm/HostRewrite.cpp). @returns its start
  * and length in @p len; "" for NULL or another shape. */

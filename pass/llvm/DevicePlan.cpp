@@ -167,7 +167,8 @@ RunPlan DevicePlan::match(ArrayRef<const Function *> Stubs, ArrayRef<unsigned> N
         // A group whose kernel the module lacks is dropped by the runtime.
         if (Covers[C].group && I.Functions.count(Covers[C].group->name))
           Spans.push_back({Covers[C].first, Covers[C].first + Covers[C].count - 1,
-                           Covers[C].group->name});
+                           Covers[C].group->name,
+                           kf__group_twins(I.Manifest, Covers[C].group)});
       std::free(Covers);
       if (!Described && !Spans.empty()) {
         Described = true;

@@ -32,6 +32,9 @@ namespace kfuse {
 struct FusedSpan {
   unsigned First = 0, Last = 0;
   std::string Kernel;
+  /// Groups of the same kernels in the manifest, this one included: the
+  /// runtime binds every run of those kernels to the first.
+  unsigned Twins = 1;
 
   bool operator==(const FusedSpan &O) const {
     return First == O.First && Last == O.Last && Kernel == O.Kernel;

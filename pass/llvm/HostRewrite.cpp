@@ -735,6 +735,9 @@ bool HostRewriter::consultPlan(const LaunchRun &R) {
             return S.First <= X.First && X.Last <= S.Last;
           }))
         Rem << " (made for another launch sequence of these kernels)";
+      else if (S.Twins > 1)
+        Rem << " (the runtime binds these kernels to the first of their "
+            << std::to_string(S.Twins) << " fused kernels)";
     }
     Rem << " when the guards hold at run time, else one by one";
     if (P.Differs) {

@@ -128,12 +128,37 @@ static void test_where_function(void **state)
   assert_int_equal(len, 0);
 }
 
+/* Groups of the same kernels: a site of them is bound to the first. */
+static void test_twins(void **state)
+{
+  kf__manifest_t *m = parse_ok(MHDR "group f1 2\nkernel 0 a 2\nkernel 1 b 2\nlaunch 0 0 0\nend\n"
+                                    "group f2 2\nkernel 0 a 2\nkernel 1 b 2\nlaunch 0 0 0\nend\n"
+                                    "group f3 2\nkernel 0 a 2\nkernel 1 b 3\nlaunch 0 0 0\nend\n"
+                                    "group f4 3\nkernel 0 a 2\nkernel 1 b 2\nkernel 2 c 1\nlaunch 0 0 0\nend\n"
+                                    "group f5 2\nkernel 0 a 2\nkernel 1 b 2\nlaunch 0 0 0\n"
+                                    "plans 2 0 2 main 1\nend\n");
+  kf__launch_id_t ids[2] = {{"a", 2, m}, {"b", 2, m}};
+  kf__cover_t *s;
+  uint32_t ns;
+  (void)state;
+  assert_int_equal(kf__group_twins(m, &m->groups[0]), 2);
+  assert_int_equal(kf__group_twins(m, &m->groups[1]), 2);
+  assert_int_equal(kf__group_twins(m, &m->groups[2]), 1); /* other parameter count */
+  assert_int_equal(kf__group_twins(m, &m->groups[3]), 1);
+  assert_int_equal(kf__group_twins(m, &m->groups[4]), 2); /* a plan's group counts the others */
+  assert_int_equal(kf__match(ids, 2, 0, NULL, &s, &ns), 0);
+  assert_string_equal(render(s, ns), "f1[0,2)");
+  free(s);
+  kf__manifest_free(m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_where_function),
     cmocka_unit_test(test_match_windows),
     cmocka_unit_test(test_match_needs_one_manifest),
+    cmocka_unit_test(test_twins),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,7 +38,7 @@ KMAP void rows(const float *a, float *b, int nx, int ny)
 // CHECK-NOT: cudaLaunchKernel
 // CHECK: ret void
 void fused(const float *x, float *t, const float *y, float *o, int n) {
-  // REMARK: device-plan.cu:[[@LINE+1]]:3: remark: handed 2 launches (scale, axpy) to the runtime, which runs launches 0..1 as [[FUSED:__kfuse_fused_[0-9]+_0_1]] when the guards hold at run time, else one by one [-Rpass=kfuse]
+  // REMARK: device-plan.cu:[[@LINE+1]]:3: remark: handed 2 launches (scale, axpy) to the runtime, which runs launches 0..1 as [[FUSED:__kfuse_fused_[0-9]+_0_1]] (the runtime binds these kernels to the first of their 2 fused kernels) when the guards hold at run time, else one by one [-Rpass=kfuse]
   scale<<<(n + 255) / 256, 256>>>(x, t, n);
   axpy<<<(n + 255) / 256, 256>>>(t, y, o, n);
 }
@@ -57,11 +57,13 @@ void refused(const float *a, float *b, float *c, int n) {
   square<<<(n + 255) / 256, 256>>>(b, c, n);
 }
 
-// Launches 0..1 fuse; launch 2 runs alone, and the remark says why.
+// Launches 0..1 fuse; launch 2 runs alone, and the remark says why. The
+// device pass fuses 0..1 here too, but the runtime binds a run of these
+// kernels to the first of their groups, fused()'s.
 // CHECK-LABEL: define {{.*}}void @_Z7partialPKfPfS0_S1_S1_i(
 // CHECK: call void @kf_rt_launch_seq(ptr nonnull @kfuse.site{{[.0-9]*}}, ptr nonnull %{{[0-9]+}}, i32 3)
 void partial(const float *x, float *t, const float *y, float *o, float *r, int n) {
-  // REMARK: device-plan.cu:[[@LINE+1]]:3: remark: handed 3 launches (scale, axpy, rows) to the runtime, which runs launches 0..1 as __kfuse_fused_{{[0-9]+}}_0_1 when the guards hold at run time, else one by one; launches 0..2 not fused: kernel 'rows' cannot be fused: has a non-affine
+  // REMARK: device-plan.cu:[[@LINE+1]]:3: remark: handed 3 launches (scale, axpy, rows) to the runtime, which runs launches 0..1 as [[FUSED]] (the runtime binds these kernels to the first of their 2 fused kernels) when the guards hold at run time, else one by one; launches 0..2 not fused: kernel 'rows' cannot be fused: has a non-affine
   scale<<<(n + 255) / 256, 256>>>(x, t, n);
   axpy<<<(n + 255) / 256, 256>>>(t, y, o, n);
   rows<<<(n + 255) / 256, 256>>>(o, r, n, 1);
