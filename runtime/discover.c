@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "manifest/match.h"
 #include "runtime/cuda_api.h"
 #include "runtime/log.h"
-#include "runtime/match.h"
 
 /* A CUDA library (cudaGetKernel path) or module (cudaGetFuncBySymbol
  * path) and what its manifest said. */
@@ -163,6 +163,29 @@ static CUfunction kf__fused_handle(const kf__module_t *mod, const char *name)
   }
 }
 
+/* Matches @p ids and makes each cover one of @p st's segments. */
+static int kf__site_segments(kf__site_state_t *st, const kf__launch_id_t *ids, uint32_t n, const char *where)
+{
+  kf__cover_t *covers;
+  uint32_t ncovers;
+  int rc = kf__match(ids, n, st->plan, where, &covers, &ncovers);
+  if (rc != 0)
+    return rc;
+  st->segs = calloc(ncovers ? ncovers : 1, sizeof *st->segs);
+  if (st->segs == NULL) {
+    free(covers);
+    return KF_ENOMEM;
+  }
+  for (uint32_t s = 0; s < ncovers; s++) {
+    st->segs[s].first = covers[s].first;
+    st->segs[s].count = covers[s].count;
+    st->segs[s].group = covers[s].group;
+  }
+  st->nsegs = ncovers;
+  free(covers);
+  return 0;
+}
+
 int kf__site_discover(const char *where, const kf_launch_t *l, uint32_t n, uint32_t plan,
                       kf__site_state_t **out)
 {
@@ -191,7 +214,7 @@ int kf__site_discover(const char *where, const kf_launch_t *l, uint32_t n, uint3
     st->whole = KF_FALLBACK_NO_MANIFEST;
     kf__log(KF__LOG_INFO, "%s: no manifest: launches run unfused", where ? where : "?");
   } else {
-    if ((rc = kf__match(ids, n, st->plan, where, &st->segs, &st->nsegs)) != 0)
+    if ((rc = kf__site_segments(st, ids, n, where)) != 0)
       goto fail;
     for (uint32_t s = 0; s < st->nsegs; s++) {
       kf__segment_t *seg = &st->segs[s];

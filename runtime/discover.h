@@ -8,9 +8,6 @@
 #include "kfuse/rt.h"
 #include "runtime/site.h"
 
-/** The name of the manifest global (docs/manifest.md). */
-#define KF__MANIFEST_SYMBOL "__kfuse_manifest"
-
 /**
  * Builds the state of a site from its @p n launches: kernel names, manifest,
  * match for plan @p plan (kf__match()), fused kernel handles. Never fails for CUDA reasons: what it cannot

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "kfuse/rt.h"
-#include "runtime/manifest.h"
+#include "manifest/manifest.h"
 
 /**
  * Checks every guard of @p g against the group's launches @p l (g->nlaunches

@@ -7,8 +7,8 @@
 #include <stdio.h>
 
 #include "kfuse/rt.h"
+#include "manifest/manifest.h"
 #include "runtime/cuda_api.h"
-#include "runtime/manifest.h"
 
 /** The environment, read once at the first call. */
 typedef struct kf__config {
@@ -25,8 +25,9 @@ extern kf__config_t kf__config;
  * matched again at its site's next call. */
 extern uint32_t kf__generation;
 
-/** A consecutive run of a site's launches: one fused group, or launches no
- * group covers (group NULL), which run unfused. */
+/** A cover of a site's launches (manifest/match.h: one fused group, or
+ * launches no group covers, group NULL, which run unfused) and what the
+ * runtime keeps for it. */
 typedef struct kf__segment {
   uint32_t first;
   uint32_t count;

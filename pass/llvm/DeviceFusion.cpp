@@ -8,6 +8,8 @@
 /// sequence run as one kernel, builds those fused kernels next to the
 /// untouched originals, and describes them in @__kfuse_manifest
 /// (docs/manifest.md) so the runtime can check its guards and launch them.
+/// The manifest also says, in a short `missed` line per launch span left
+/// unfused, why, so that the host pass can say it where the launches are.
 ///
 /// Launches First..Last of a sequence are fused only when:
 ///
@@ -214,6 +216,9 @@ class DeviceFuser {
   FunctionAnalysisManager &FAM;
   std::map<std::string, KernelInfo> Kernels; // by mangled name
   std::string ManifestText;
+  /// The manifest's `missed` lines: why launches of a sequence stay unfused,
+  /// for the host pass's remarks.
+  std::string MissedText;
   /// The planner's prediction (unfused ns, fused ns) per fused kernel name.
   std::map<std::string, std::pair<uint64_t, uint64_t>> Predicted;
   bool ProfileRead = false, ProfileOk = true;
@@ -238,6 +243,7 @@ private:
   void remarkPlan(const SeqRecord &R, StringRef Name, const Twine &Text, bool Missed);
   void fuse(FusionCandidate &C);
   void remarkMissed(const FusionCandidate &C);
+  void recordMissed(const SeqRecord &R, unsigned First, unsigned Last, StringRef Reason);
   Function *anyDefinition() {
     for (Function &F : M)
       if (!F.isDeclaration())
@@ -440,12 +446,13 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
     } else {
       ++NumNotProfitable;
       bool TooBig = Spans[I + 1].first - Spans[I].first + 1 > 8;
+      std::string Why = TooBig ? "the planner forms groups of at most 8 launches"
+                               : "the plan without that group is predicted faster";
       remarkPlan(R, "NotProfitable",
                  "launches " + std::to_string(Spans[I].first) + ".." +
-                     std::to_string(Spans[I + 1].first) + " are legal to fuse but " +
-                     (TooBig ? "the planner forms groups of at most 8 launches"
-                             : "the plan without that group is predicted faster"),
+                     std::to_string(Spans[I + 1].first) + " are legal to fuse but " + Why,
                  /*Missed=*/true);
+      recordMissed(R, Spans[I].first, Spans[I + 1].first, "legal to fuse, but " + Why);
     }
   }
   for (const PlannedGroup &G : Out.Groups)
@@ -505,7 +512,19 @@ void DeviceFuser::addAlternatives(const SeqRecord &R, const PlanOutcome &Out,
     C.PlanCount = Count;
 }
 
+/// Keeps the `missed` line of launches \p First..\p Last of \p R while the
+/// module's lines stay within MissedBytes: they cost device memory, and the
+/// first reasons of a module are what a reader acts on.
+void DeviceFuser::recordMissed(const SeqRecord &R, unsigned First, unsigned Last,
+                               StringRef Reason) {
+  static constexpr size_t MissedBytes = 8192;
+  std::string Line = manifestMissed(R, First, Last, Reason);
+  if (MissedText.size() + Line.size() <= MissedBytes)
+    MissedText += Line;
+}
+
 void DeviceFuser::remarkMissed(const FusionCandidate &C) {
+  recordMissed(*C.Seq, C.First, C.Last, C.Reason);
   Function *Where = M.getFunction(C.Seq->Launches[C.First].Kernel);
   if (!Where || Where->isDeclaration())
     Where = anyDefinition();
@@ -635,8 +654,10 @@ bool DeviceFuser::run() {
       Changed = true;
     }
   }
-  if (!ManifestText.empty())
-    embedManifest(M, ManifestText);
+  if (!ManifestText.empty() || !MissedText.empty()) {
+    embedManifest(M, ManifestText + MissedText);
+    Changed = true;
+  }
   Changed |= eraseSeqRecords(M);
   return Changed;
 }

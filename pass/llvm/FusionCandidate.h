@@ -131,8 +131,19 @@ void markCovered(const llvm::Function &Fused, FusionCandidate &C);
 std::string manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
                           uint64_t &FusedNs);
 
-/// Creates or extends @__kfuse_manifest with \p Groups.
-void embedManifest(llvm::Module &M, llvm::StringRef Groups);
+/// The manifest's `missed` line: launches \p First..\p Last of \p R were
+/// not fused, for \p Reason (a remark's text, shortened to whole clauses of
+/// at most MissedReasonBytes bytes).
+std::string manifestMissed(const SeqRecord &R, unsigned First, unsigned Last,
+                           llvm::StringRef Reason);
+
+/// The longest reason a `missed` line carries: the manifest lives in device
+/// memory, and the host pass's remark needs the first clauses only.
+constexpr size_t MissedReasonBytes = 320;
+
+/// Creates or extends @__kfuse_manifest with \p Lines (groups and `missed`
+/// lines).
+void embedManifest(llvm::Module &M, llvm::StringRef Lines);
 
 } // namespace kfuse
 

@@ -2,10 +2,20 @@
 ///
 /// \file
 /// The host pass finds runs of adjacent launches of kfuse_map kernels in the
-/// x86-64 module and replaces each run with one call
-/// `kf_rt_launch_seq(&site, records, n)` (include/kfuse/rt.h). It knows
-/// nothing about the fusion plan: it only hands the launches over, and the
-/// runtime either runs fused kernels or the original launches in order.
+/// x86-64 module and replaces each run that a fused kernel can take with one
+/// call `kf_rt_launch_seq(&site, records, n)` (include/kfuse/rt.h); the
+/// runtime then runs fused kernels where their guards hold, else the
+/// original launches in order.
+///
+/// Which runs a fused kernel can take it learns from the device plan
+/// (DevicePlan.h): the manifest in each cubin of the fatbinary the host
+/// module embeds, matched against the run exactly as the runtime will match
+/// it (manifest/match.c). A run no group of any cubin covers stays as plain
+/// launches, with a missed remark that quotes the device pass's reason (the
+/// manifest's `missed` lines). Where the fatbinary cannot be read
+/// (--cuda-host-only, -fgpu-rdc, a compressed or malformed one), every run
+/// is handed over and the runtime finds out, and an analysis remark says
+/// why the plan could not be read.
 ///
 /// It runs at pipeline start, before inlining, so a launch still has the shape
 /// clang's CUDA codegen gives it, at -O0 and -O2 alike:
@@ -71,9 +81,12 @@
 /// provably unused after the run except by cudaFree (HostMemory::isDeadAfter);
 /// the runtime may then drop the fused kernel's stores to it.
 ///
-/// Every rewritten run is an optimization remark, every run cut short by an
-/// instruction a missed remark naming it, under DEBUG_TYPE "kfuse".
+/// Every rewritten run is an optimization remark saying which launches run
+/// as which fused kernel, every run left alone a missed remark saying why,
+/// every run cut short by an instruction a missed remark naming it, under
+/// DEBUG_TYPE "kfuse".
 //===----------------------------------------------------------------------===//
+#include "DevicePlan.h"
 #include "HostLaunch.h"
 #include "HostMemory.h"
 #include "Passes.h"
@@ -98,6 +111,7 @@ using namespace kfuse;
 #define DEBUG_TYPE "kfuse"
 
 STATISTIC(NumRuns, "Runs of kfuse_map launches handed to the runtime");
+STATISTIC(NumNotFused, "Runs left as they are: the device code has no fused kernel for them");
 STATISTIC(NumLaunchesHanded, "kfuse_map launches handed to the runtime");
 STATISTIC(NumLone, "kfuse_map launches left alone: no neighbour to join");
 STATISTIC(NumBrokenByHazard,
@@ -136,10 +150,10 @@ struct LaunchRun {
 /// Finds the runs in one function and rewrites them.
 class HostRewriter {
 public:
-  HostRewriter(Function &F, AnnotatedStubs &Stubs,
-               OptimizationRemarkEmitter &ORE)
-      : F(F), M(*F.getParent()), DL(M.getDataLayout()), Stubs(Stubs),
-        ORE(ORE) {}
+  HostRewriter(Function &F, AnnotatedStubs &Stubs, const DevicePlan &Plan,
+               bool &ToldUnknown, OptimizationRemarkEmitter &ORE)
+      : F(F), M(*F.getParent()), DL(M.getDataLayout()), Stubs(Stubs), Plan(Plan),
+        ToldUnknown(ToldUnknown), ORE(ORE) {}
 
   bool run();
 
@@ -151,9 +165,11 @@ private:
   Instruction *firstHazard(Launch &L, std::string &Why);
   void reportBreak(Launch &Last, const LaunchRun &R);
   void computeDeadMasks(LaunchRun &R);
+  bool consultPlan(const LaunchRun &R);
   void rewrite(LaunchRun &R);
   SmallVector<Value *, 8> materializeArgs(Launch &L, IRBuilder<> &B);
   GlobalVariable *getSizesGlobal(StubLayout &S);
+  std::string siteWhere(const LaunchRun &R);
   GlobalVariable *createSite(const LaunchRun &R);
   AllocaInst *entryAlloca(Type *T, Align A, const Twine &Name);
 
@@ -161,6 +177,9 @@ private:
   Module &M;
   const DataLayout &DL;
   AnnotatedStubs &Stubs;
+  const DevicePlan &Plan;
+  /// Whether the module's analysis remark on an unknown plan was given.
+  bool &ToldUnknown;
   OptimizationRemarkEmitter &ORE;
   HostMemory Mem;
   std::vector<Launch> Launches;
@@ -468,18 +487,21 @@ static const DILocation *launchLocation(const Launch &L) {
                                          : L.StubCall->getDebugLoc().get());
 }
 
+/// The site's `where` (kf_site_t): "file:line:col function" of the first
+/// launch, or "function launch i" without a location. The runtime reads the
+/// function from it to place `plans` groups.
+std::string HostRewriter::siteWhere(const LaunchRun &R) {
+  const Launch &First = *R.Launches.front();
+  if (const DILocation *Loc = launchLocation(First))
+    return (Loc->getFilename() + ":" + Twine(Loc->getLine()) + ":" +
+            Twine(Loc->getColumn()) + " " + F.getName())
+        .str();
+  return (F.getName() + " launch " + Twine(First.Index)).str();
+}
+
 /// The zero-initialised kf_site_t of \p R, named after the first launch.
 GlobalVariable *HostRewriter::createSite(const LaunchRun &R) {
-  const Launch &First = *R.Launches.front();
-  std::string Where;
-  const DILocation *Loc = launchLocation(First);
-  if (Loc)
-    Where = (Loc->getFilename() + ":" + Twine(Loc->getLine()) + ":" +
-             Twine(Loc->getColumn()) + " " + F.getName())
-                .str();
-  else
-    Where = (F.getName() + " launch " + Twine(First.Index)).str();
-
+  std::string Where = siteWhere(R);
   LLVMContext &C = M.getContext();
   Constant *Str = ConstantDataArray::getString(C, Where);
   auto *StrGV = new GlobalVariable(M, Str->getType(), /*isConstant=*/true,
@@ -616,30 +638,120 @@ bool HostRewriter::run() {
     Runs.push_back(std::move(R));
   }
 
-  // Dead-buffer proofs look at the stub calls, so they all come first.
+  // Runs with nothing behind them stay as they are.
+  SmallVector<LaunchRun, 4> Handed;
   for (LaunchRun &R : Runs)
+    if (consultPlan(R))
+      Handed.push_back(std::move(R));
+  // Dead-buffer proofs look at the stub calls, so they all come first.
+  for (LaunchRun &R : Handed)
     computeDeadMasks(R);
-  for (LaunchRun &R : Runs) {
-    ORE.emit([&] {
-      Instruction *First = R.Launches.front()->StubCall;
-      OptimizationRemark Rem(DEBUG_TYPE, "LaunchesHanded",
-                             DiagnosticLocation(outermost(First->getDebugLoc().get())),
-                             First->getParent());
-      // The host compilation does not see the device plan (the device pass
-      // runs in another process): the remark says what was done here, and
-      // the device compilation's remarks say what is fused.
-      Rem << "handed " << ore::NV("NumLaunches", unsigned(R.Launches.size()))
-          << " launches (";
-      for (auto [K, L] : enumerate(R.Launches))
-        Rem << (K ? ", " : "") << ore::NV("Kernel", kernelName(*L->stub()));
-      return Rem << ") to the runtime, which runs them fused where the device code has a "
-                    "fused kernel for them, else one by one";
-    });
+  for (LaunchRun &R : Handed) {
     ++NumRuns;
     NumLaunchesHanded += R.Launches.size();
     rewrite(R);
   }
-  return !Runs.empty();
+  return !Handed.empty();
+}
+
+/// Says, in a remark, what the device plan holds for \p R, and returns
+/// whether \p R is to be handed to the runtime: when a fused kernel can take
+/// some of its launches, or when the plan is unknown.
+bool HostRewriter::consultPlan(const LaunchRun &R) {
+  Instruction *First = R.Launches.front()->StubCall;
+  DiagnosticLocation Loc(outermost(First->getDebugLoc().get()));
+  auto Kernels = [&](DiagnosticInfoOptimizationBase &Rem) {
+    Rem << ore::NV("NumLaunches", unsigned(R.Launches.size())) << " launches (";
+    for (auto [K, L] : enumerate(R.Launches))
+      Rem << (K ? ", " : "") << ore::NV("Kernel", kernelName(*L->stub()));
+    Rem << ")";
+  };
+  auto Span = [](unsigned A, unsigned B) {
+    return A == B ? "launch " + std::to_string(A)
+                  : "launches " + std::to_string(A) + ".." + std::to_string(B);
+  };
+
+  if (!Plan.known()) {
+    if (!ToldUnknown) {
+      ToldUnknown = true;
+      ORE.emit([&] {
+        return OptimizationRemarkAnalysis(DEBUG_TYPE, "DevicePlanUnknown", Loc,
+                                          First->getParent())
+               << "the device plan cannot be read here: "
+               << ore::NV("Reason", Plan.whyUnknown())
+               << "; launch runs are handed to the runtime, which finds their fused "
+                  "kernels at run time";
+      });
+    }
+    ORE.emit([&] {
+      OptimizationRemark Rem(DEBUG_TYPE, "LaunchesHanded", Loc, First->getParent());
+      Rem << "handed ";
+      Kernels(Rem);
+      return Rem << " to the runtime, which runs them fused where the device code has a "
+                    "fused kernel for them, else one by one";
+    });
+    return true;
+  }
+
+  SmallVector<const Function *, 8> StubFns;
+  SmallVector<unsigned, 8> NArgs;
+  for (Launch *L : R.Launches) {
+    StubFns.push_back(L->stub());
+    NArgs.push_back(L->Layout->numParams());
+  }
+  const DILocation *At = launchLocation(*R.Launches.front());
+  RunPlan P = Plan.match(StubFns, NArgs, siteWhere(R), At ? At->getLine() : 0);
+  std::string Missed;
+  for (const MissedSpan &X : P.Missed)
+    Missed += (Missed.empty() ? "" : "; ") + Span(X.First, X.Last) + " not fused: " + X.Reason;
+  if (!P.Fused) {
+    ++NumNotFused;
+    ORE.emit([&] {
+      OptimizationRemarkMissed Rem(DEBUG_TYPE, "NoFusedKernel", Loc, First->getParent());
+      Kernels(Rem);
+      Rem << " left as they are: ";
+      if (P.NoManifest)
+        return Rem << "the device code has no fused kernel (no kfuse manifest in its cubin)";
+      Rem << "the device code has no fused kernel for them";
+      if (Missed.empty())
+        return Rem << ", and the device compilation recorded no reason (it saw no launch "
+                      "sequence of these launches here)";
+      return Rem << "; " << ore::NV("Reason", Missed);
+    });
+    return false;
+  }
+  ORE.emit([&] {
+    OptimizationRemark Rem(DEBUG_TYPE, "LaunchesHanded", Loc, First->getParent());
+    Rem << "handed ";
+    Kernels(Rem);
+    Rem << " to the runtime, which runs ";
+    for (auto [K, S] : enumerate(P.Spans)) {
+      Rem << (K == 0 ? "" : K + 1 == P.Spans.size() ? " and " : ", ") << Span(S.First, S.Last)
+          << " as " << ore::NV("FusedKernel", S.Kernel);
+      // The runtime matches by kernel names: a group the device pass made
+      // for another sequence of the same kernels takes launches it refused
+      // to fuse here, and its guards decide.
+      if (any_of(P.Missed, [&](const MissedSpan &X) {
+            return S.First <= X.First && X.Last <= S.Last;
+          }))
+        Rem << " (made for another launch sequence of these kernels)";
+      else if (S.Twins > 1)
+        Rem << " (the runtime binds these kernels to the first of their "
+            << std::to_string(S.Twins) << " fused kernels)";
+    }
+    Rem << " when the guards hold at run time, else one by one";
+    if (P.Differs) {
+      // Which cubin and plan the spans are of, where there is a choice.
+      std::string Of = Plan.severalCubins() ? P.Arch : "";
+      if (Plan.severalPlans())
+        Of += (Of.empty() ? "plan " : ", plan ") + std::to_string(P.Plan);
+      Rem << " (" << Of << "; other architectures or plans cover them differently)";
+    }
+    if (!Missed.empty())
+      Rem << "; " << ore::NV("Reason", Missed);
+    return Rem;
+  });
+  return true;
 }
 
 namespace {
@@ -720,11 +832,13 @@ PreservedAnalyses kfuse::HostRewritePass::run(Module &M,
       Changed = true;
       FAM.invalidate(F, PreservedAnalyses::none());
     }
+  DevicePlan Plan(M);
+  bool ToldUnknown = false;
   for (Function &F : M) {
     if (F.isDeclaration())
       continue;
     auto &ORE = FAM.getResult<OptimizationRemarkEmitterAnalysis>(F);
-    if (HostRewriter(F, Stubs, ORE).run()) {
+    if (HostRewriter(F, Stubs, Plan, ToldUnknown, ORE).run()) {
       Changed = true;
       FAM.invalidate(F, PreservedAnalyses::none());
     }

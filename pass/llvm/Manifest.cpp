@@ -1,7 +1,8 @@
 //===- Manifest.cpp - describe fused kernels to the runtime ---------------===//
 //
 // Writes the `kfuse-manifest 1` text of docs/manifest.md: per group, the
-// launches it replaces and every run-time guard the fused code relies on.
+// launches it replaces and every run-time guard the fused code relies on;
+// per launch span the plan leaves unfused, why (a `missed` line).
 //
 //===----------------------------------------------------------------------===//
 #include "FusionCandidate.h"
@@ -24,6 +25,23 @@ static constexpr uint64_t NominalThreads = 1u << 24;
 /// Bytes per nanosecond (about 3 TB/s) and launch overhead in nanoseconds.
 static constexpr uint64_t BytesPerNs = 3;
 static constexpr uint64_t LaunchNs = 2000;
+
+/// The host function of a sequence record's site, "<file>:<line>:<col>
+/// <function>" (docs/annotations.md), or "?" when the site has another shape.
+static StringRef siteFunction(StringRef Site) {
+  auto [Where, Fn] = Site.rsplit(' ');
+  return Where.empty() || Fn.empty() ? StringRef("?") : Fn;
+}
+
+/// The line of a sequence record's site, 0 when it has none.
+static unsigned siteLine(StringRef Site) {
+  StringRef Where = Site.rsplit(' ').first;
+  unsigned Line = 0;
+  Where = Where.rsplit(':').first; // drop the column
+  if (Where.rsplit(':').second.getAsInteger(10, Line))
+    return 0;
+  return Line;
+}
 
 static std::string ref(unsigned Launch, unsigned Param) {
   return std::to_string(Launch) + "." + std::to_string(Param);
@@ -259,26 +277,47 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
         Ranks += "-" + std::to_string(C.PlanRanks[J]);
       I = J + 1;
     }
-    // The sequence: its host function (the record's site is "file:l:c fn")
-    // and length, so the runtime uses the group at that sequence's sites only.
-    StringRef Fn = StringRef(C.Seq->Site).split(' ').second;
-    if (Fn.empty() || Fn.contains(' '))
-      Fn = "?";
+    // The sequence: its host function and length, so the runtime uses the
+    // group at that sequence's sites only.
     Out += "plans " + std::to_string(C.PlanCount) + " " + std::to_string(C.First) + " " +
-           std::to_string(C.Seq->Launches.size()) + " " + Fn.str() + " " + Ranks + "\n";
+           std::to_string(C.Seq->Launches.size()) + " " + siteFunction(C.Seq->Site).str() +
+           " " + Ranks + "\n";
   }
   Out += "end\n";
   return Out;
 }
 
-void kfuse::embedManifest(Module &M, StringRef Groups) {
+/// \p Reason on one line of at most MissedReasonBytes bytes: control
+/// characters become spaces; a longer text keeps its leading clauses (up to
+/// a "; ") that fit, or is cut at a space and ends in "...".
+static std::string shortReason(StringRef Reason) {
+  std::string Out;
+  for (char C : Reason.trim())
+    Out += (unsigned char)C < ' ' || C == 0x7f ? ' ' : C;
+  if (Out.size() <= MissedReasonBytes)
+    return Out;
+  size_t Cut = StringRef(Out).substr(0, MissedReasonBytes).rfind("; ");
+  if (Cut != StringRef::npos && Cut > 0)
+    return Out.substr(0, Cut);
+  Cut = StringRef(Out).substr(0, MissedReasonBytes - 3).rfind(' ');
+  return Out.substr(0, Cut == StringRef::npos || Cut == 0 ? MissedReasonBytes - 3 : Cut) + "...";
+}
+
+std::string kfuse::manifestMissed(const SeqRecord &R, unsigned First, unsigned Last,
+                                  StringRef Reason) {
+  return "missed " + siteFunction(R.Site).str() + " " + std::to_string(siteLine(R.Site)) + " " +
+         std::to_string(R.Launches.size()) + " " + std::to_string(First) + " " +
+         std::to_string(Last) + " " + shortReason(Reason) + "\n";
+}
+
+void kfuse::embedManifest(Module &M, StringRef Lines) {
   std::string Text = ManifestHeader.str();
   GlobalVariable *Old = M.getNamedGlobal(ManifestName);
   if (Old && Old->hasInitializer())
     if (auto *CDA = dyn_cast<ConstantDataArray>(Old->getInitializer()))
       if (CDA->isCString() && CDA->getAsCString().starts_with(ManifestHeader))
         Text = CDA->getAsCString().str();
-  Text += Groups.str();
+  Text += Lines.str();
   Constant *Init = ConstantDataArray::getString(M.getContext(), Text, /*AddNull=*/true);
   auto *GV = new GlobalVariable(M, Init->getType(), /*isConstant=*/true,
                                 GlobalValue::ExternalLinkage, Init, ManifestName, nullptr,

@@ -2,7 +2,8 @@
 #   %clang_cuda_dev   clang++ -cc1-level CUDA device compile of %s with the Clang plugin
 #   %clang_cuda       clang++ in CUDA mode (no plugins); add %kfuse_plugins yourself
 #   %kfuse_plugins    -fplugin=<clang plugin> -fpass-plugin=<llvm plugin>
-#   %kfuse_clang_plugin, %kfuse_llvm_plugin, %opt, %ptxas, %cuda_arch
+#   %kfuse_clang_plugin, %kfuse_llvm_plugin, %opt, %ptxas, %fatbinary, %cuda_arch,
+#   %cuda_sm (the number of %cuda_arch, as fatbinary's --image3=...,sm= takes it)
 import os
 import lit.formats
 
@@ -31,11 +32,15 @@ config.substitutions.append(("%kfuse_llvm_plugin", config.kfuse_llvm_plugin))
 config.substitutions.append(("%clang_cuda", "%s %s" % (clangxx, cuda_flags)))
 config.substitutions.append(("%opt", os.path.join(config.llvm_tools_dir, "opt")))
 config.substitutions.append(("%cuda_arch", config.cuda_arch))
+config.substitutions.append(("%cuda_sm", config.cuda_arch.replace("sm_", "")))
 config.substitutions.append(("%kfuse_obj_root", config.kfuse_obj_root))
 config.substitutions.append(("%kfuse_src_root", config.kfuse_src_root))
 
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas))
+if config.fatbinary and os.path.exists(config.fatbinary):
+    config.available_features.add("fatbinary")
+    config.substitutions.append(("%fatbinary", config.fatbinary))
 if os.path.exists(os.path.join(config.cuda_path, "include", "cuda_runtime.h")):
     config.available_features.add("cuda")

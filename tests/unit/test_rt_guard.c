@@ -1,5 +1,5 @@
-/* The matcher (which groups cover which launches) and each guard of a
- * group, checked directly on parsed manifests and hand-built launches. */
+/* Each guard of a group, checked directly on parsed manifests and
+ * hand-built launches. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,110 +11,8 @@
 #include <cmocka.h>
 
 #include "runtime/guard.h"
-#include "runtime/match.h"
 #include "tests/unit/fake_cuda.h"
-
-static kf__manifest_t *parse_ok(const char *text)
-{
-  kf__manifest_t *m = NULL;
-  unsigned line = 0;
-  int rc = kf__manifest_parse(text, strlen(text), &m, &line);
-  if (rc != 0)
-    fail_msg("manifest line %u: rc %d", line, rc);
-  return m;
-}
-
-/* ---- matching ---- */
-
-#define MHDR "kfuse-manifest 1\n"
-static const char match_text[] =
-    MHDR
-    "group f_ab 2\nkernel 0 a 2\nkernel 1 b 2\nlaunch 0 0 0\nend\n"
-    "group f_bc 2\nkernel 0 b 2\nkernel 1 c 2\nlaunch 0 0 0\nend\n"
-    "group f_abc 3\nkernel 0 a 2\nkernel 1 b 2\nkernel 2 c 2\nlaunch 0 0 0\nend\n"
-    "group f_de 2\nkernel 0 d 1\nkernel 1 e 1\nlaunch 0 0 0\nend\n";
-
-static void match(const kf__manifest_t *m, const char *names, const uint32_t *nargs, kf__segment_t **segs,
-                  uint32_t *nsegs)
-{
-  kf__launch_id_t ids[16];
-  static char one[16][2];
-  uint32_t n = (uint32_t)strlen(names);
-  for (uint32_t i = 0; i < n; i++) {
-    one[i][0] = names[i];
-    one[i][1] = '\0';
-    ids[i].name = names[i] == '?' ? NULL : one[i];
-    ids[i].nargs = nargs != NULL ? nargs[i] : (names[i] == 'd' || names[i] == 'e' ? 1 : 2);
-    ids[i].manifest = m;
-  }
-  assert_int_equal(kf__match(ids, n, 0, NULL, segs, nsegs), 0);
-}
-
-/* Renders segments as "f_ab[0,2) -[2,3)" for compact assertions. */
-static const char *render(const kf__segment_t *s, uint32_t n)
-{
-  static char buf[256];
-  size_t len = 0;
-  buf[0] = '\0';
-  for (uint32_t i = 0; i < n; i++)
-    len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s[%u,%u)", i ? " " : "",
-                            s[i].group ? s[i].group->name : "-", s[i].first, s[i].first + s[i].count);
-  return buf;
-}
-
-static void test_match_windows(void **state)
-{
-  kf__manifest_t *m = parse_ok(match_text);
-  kf__segment_t *s;
-  uint32_t ns;
-  static const uint32_t wrong_nargs[] = {2, 3};
-  (void)state;
-  /* The longest group wins at a position. */
-  match(m, "abc", NULL, &s, &ns);
-  assert_string_equal(render(s, ns), "f_abc[0,3)");
-  free(s);
-  /* A group in the middle of a longer run; unmatched neighbours merge. */
-  match(m, "xxabyy", NULL, &s, &ns);
-  assert_string_equal(render(s, ns), "-[0,2) f_ab[2,4) -[4,6)");
-  free(s);
-  /* Two groups back to back, and overlapping candidates: greedy front to back. */
-  match(m, "abde", NULL, &s, &ns);
-  assert_string_equal(render(s, ns), "f_ab[0,2) f_de[2,4)");
-  free(s);
-  match(m, "xbcab", NULL, &s, &ns);
-  assert_string_equal(render(s, ns), "-[0,1) f_bc[1,3) f_ab[3,5)");
-  free(s);
-  match(m, "abab", NULL, &s, &ns);
-  assert_string_equal(render(s, ns), "f_ab[0,2) f_ab[2,4)");
-  free(s);
-  /* Parameter counts must match too; unknown names never match. */
-  match(m, "ab", wrong_nargs, &s, &ns);
-  assert_string_equal(render(s, ns), "-[0,2)");
-  free(s);
-  match(m, "a?c", NULL, &s, &ns);
-  assert_string_equal(render(s, ns), "-[0,3)");
-  free(s);
-  /* A group longer than what is left does not match. */
-  match(m, "d", NULL, &s, &ns);
-  assert_string_equal(render(s, ns), "-[0,1)");
-  free(s);
-  kf__manifest_free(m);
-}
-
-static void test_match_needs_one_manifest(void **state)
-{
-  kf__manifest_t *m = parse_ok(match_text);
-  kf__manifest_t *other = parse_ok(match_text);
-  kf__launch_id_t ids[2] = {{"a", 2, m}, {"b", 2, other}};
-  kf__segment_t *s;
-  uint32_t ns;
-  (void)state;
-  assert_int_equal(kf__match(ids, 2, 0, NULL, &s, &ns), 0);
-  assert_string_equal(render(s, ns), "-[0,2)");
-  free(s);
-  kf__manifest_free(m);
-  kf__manifest_free(other);
-}
+#include "tests/unit/manifest_testlib.h"
 
 /* ---- guards ---- */
 
@@ -469,37 +367,9 @@ static void test_rerun_mask(void **state)
   kf__manifest_free(m);
 }
 
-static void test_where_function(void **state)
-{
-  static const struct {
-    const char *where, *fn;
-  } cases[] = {
-    {"app.cu:12:3 _Z3runv", "_Z3runv"},
-    {"/a b/app.cu:12:3 main", "main"},
-    {"_Z3runv launch 0", "_Z3runv"},
-    {"_Z3runv launch 17", "_Z3runv"},
-    {"x launch y", "y"},
-    {"main launch ", ""},
-    {"nospace", ""},
-    {"", ""},
-  };
-  size_t len;
-  (void)state;
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    const char *fn = kf__where_function(cases[i].where, &len);
-    assert_int_equal(len, strlen(cases[i].fn));
-    assert_memory_equal(fn, cases[i].fn, len);
-  }
-  assert_int_equal(kf__where_function(NULL, &len)[0], '\0');
-  assert_int_equal(len, 0);
-}
-
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_where_function),
-    cmocka_unit_test(test_match_windows),
-    cmocka_unit_test(test_match_needs_one_manifest),
     cmocka_unit_test_setup_teardown(test_all_guards_hold, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_wiring, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_scalar, guard_setup, guard_teardown),

@@ -17,7 +17,7 @@
 ; SPLIT-REMARK: launches 0..2 are legal to fuse but the plan without that group is predicted faster
 ; SPLIT-REMARK: fused launches 0..1 (rev, rev) of sequence 0 into __kfuse_fused_0_0_1
 ; SPLIT-REMARK: fused launches 2..3 (rev, rev) of sequence 0 into __kfuse_fused_0_2_3
-; SPLIT: c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_1 2\0A{{.*}}\0Aend\0Agroup __kfuse_fused_0_2_3 2\0A
+; SPLIT: c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_1 2\0A{{.*}}\0Aend\0Agroup __kfuse_fused_0_2_3 2\0A{{.*}}\0Aend\0Amissed _Z3runv 12 4 0 2 legal to fuse, but the plan without that group is predicted faster\0A\00"
 ; SPLIT-NOT: __kfuse_fused_0_0_3
 ; SPLIT: define ptx_kernel void @__kfuse_fused_0_0_1(
 ; SPLIT: define ptx_kernel void @__kfuse_fused_0_2_3(
@@ -28,7 +28,8 @@
 ; NONE-REMARK: launches 2..3 are legal to fuse
 ; NONE-REMARK-NOT: fused launches
 ; NONE-NOT: __kfuse_fused
-; NONE-NOT: __kfuse_manifest
+; NONE: c"kfuse-manifest 1\0Amissed _Z3runv 12 4 0 1 legal to fuse, but the plan without that group is predicted faster\0Amissed _Z3runv 12 4 1 2 legal{{.*}}\0Amissed _Z3runv 12 4 2 3 legal{{.*}}\0A\00"
+; NONE-NOT: __kfuse_fused
 
 ; GREEDY: define ptx_kernel void @__kfuse_fused_0_0_3(
 

@@ -28,4 +28,7 @@
 // MANIFEST-NEXT: footprint 1.1 r 0 4*min(bx*gx-1,4)+4{{$}}
 // MANIFEST-NEXT: footprint 1.2 w 0 max(min(4*bx*gx,4*s3),min(4*bx*gx,-s3*(4*bx*gx))){{$}}
 // MANIFEST: end
-// MANIFEST-NOT: group
+// MANIFEST-NOT: {{^}}group
+// The refused sequence leaves its reason.
+// MANIFEST: {{^}}missed _ZL6maskedPKfPfS1_fiiP11CUstream_st {{[0-9]+}} 2 0 1 buffer 't': launch 1 (mask_read) reads it at an unknown index (a gather) and launch 0 (scale) writes it; a gathered buffer must be read-only in the group{{$}}
+// MANIFEST-NOT: {{^}}group

@@ -12,6 +12,9 @@
 // RUN: FileCheck %s --check-prefixes=DEV,NAMED < %t.names
 // RUN: %kfuse_obj_root/bin/kfuse-clang++ -O2 --cuda-host-only -S -emit-llvm -Rpass=kfuse %s -o /dev/null 2> %t.host
 // RUN: FileCheck %s --check-prefix=HOST < %t.host
+// Both sides: the host pass reads the device plan from the fatbinary.
+// RUN: %kfuse_obj_root/bin/kfuse-clang++ -O2 -c -Rpass=kfuse -Rpass-missed=kfuse %s -o %t.o 2> %t.both
+// RUN: FileCheck %s --check-prefix=BOTH < %t.both
 
 #define KMAP __global__ __attribute__((kfuse_map))
 #define IDX int i = blockIdx.x * blockDim.x + threadIdx.x
@@ -51,8 +54,8 @@ void pipeline(const float *x, float *t, float *o, int n)
   img::square<<<(n + 255) / 256, 256>>>(t, o, n);
 }
 // DEV: remark: fused launches 0..1 (img::scale<float>, img::square<float>) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}
-// A run of which nothing fuses: the device side says why, the host side only
-// that it handed the launches over.
+// A run of which nothing fuses: the device side says why, and so does the
+// host side when it has the device plan (alone, it hands the launches over).
 void refused(const float *a, float *b, float *c, int n)
 {
   rows<<<(n + 255) / 256, 256>>>(a, b, n, 1);
@@ -61,3 +64,5 @@ void refused(const float *a, float *b, float *c, int n)
 // DEV: remark: launches 0..1 (rows, img::square<float>) of sequence {{[0-9]+}} at {{.*}}remarks.cu:[[@LINE-3]]:{{[0-9]+}} in 'refused' not fused: kernel 'rows' cannot be fused
 // HOST: remarks.cu:[[@LINE-12]]:3: remark: handed 2 launches (img::scale<float>, img::square<float>) to the runtime, which runs them fused where the device code has a fused kernel for them, else one by one
 // HOST: remarks.cu:[[@LINE-5]]:3: remark: handed 2 launches (rows, img::square<float>) to the runtime, which runs them fused where the device code has a fused kernel for them
+// BOTH: remarks.cu:[[@LINE-14]]:3: remark: handed 2 launches (img::scale<float>, img::square<float>) to the runtime, which runs launches 0..1 as __kfuse_fused_{{[0-9]+}}_0_1 when the guards hold at run time, else one by one
+// BOTH: remarks.cu:[[@LINE-7]]:3: remark: 2 launches (rows, img::square<float>) left as they are: the device code has no fused kernel for them; launches 0..1 not fused: kernel 'rows' cannot be fused: has a non-affine or unknown index (store through parameter 2)

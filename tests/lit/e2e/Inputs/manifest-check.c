@@ -1,10 +1,10 @@
 /* Reads an LLVM IR file, decodes the initializer of @__kfuse_manifest and
- * parses it with the runtime's own parser (runtime/manifest.c), then prints
- * what it understood, one line per group. Exit status 1 when the module has
+ * parses it with the runtime's own parser (manifest/manifest.c), then prints
+ * what it understood, one line per group and per `missed` line. Exit status 1 when the module has
  * no manifest, 2 when the parser rejects it, 3 when a footprint expression
  * does not compile (the runtime would then fail that group's guards).
  * With --text first, prints the decoded manifest text as it is instead. */
-#include "runtime/manifest.h"
+#include "manifest/manifest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +83,11 @@ int main(int argc, char **argv)
                 G->footprints[i].ref.launch, G->footprints[i].ref.param);
         bad = 1;
       }
+  }
+  for (uint32_t i = 0; i < m->nmissed; i++) {
+    const kf__missed_t *x = &m->missed[i];
+    printf("missed %u..%u of %u at line %u of %s: %s\n", x->first, x->last, x->length, x->line,
+           x->function, x->reason);
   }
   kf__manifest_free(m);
   free(text);

@@ -1,7 +1,7 @@
 /* Strict parser of the manifest text the device pass embeds: anything it
  * does not recognise is an error, so a stale or corrupt manifest can only
  * make the runtime fall back, never launch a kernel with wrong guards. */
-#include "runtime/manifest.h"
+#include "manifest/manifest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -163,7 +163,12 @@ void kf__manifest_free(kf__manifest_t *m)
     return;
   for (uint32_t i = 0; i < m->ngroups; i++)
     kf__group_clear(&m->groups[i]);
+  for (uint32_t i = 0; i < m->nmissed; i++) {
+    free(m->missed[i].function);
+    free(m->missed[i].reason);
+  }
   free(m->groups);
+  free(m->missed);
   free(m);
 }
 
@@ -469,6 +474,48 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
   return KF_EPARSE; /* unknown directive */
 }
 
+/* `missed <function> <line> <length> <first> <last> <reason>`, the reason
+ * being the rest of the line (spaces included): @p s is the line after
+ * "missed ". */
+static int kf__parse_missed_line(kf__manifest_t *m, const char *s, size_t n)
+{
+  kf__field_t f[5];
+  kf__missed_t x;
+  size_t pos = 0;
+  int rc;
+  memset(&x, 0, sizeof x);
+  for (int i = 0; i < 5; i++) {
+    const char *sp = memchr(s + pos, ' ', n - pos);
+    if (sp == NULL)
+      return KF_EPARSE;
+    f[i].s = s + pos;
+    f[i].n = (size_t)(sp - f[i].s);
+    pos += f[i].n + 1;
+  }
+  if ((rc = kf__parse_u32(f[1], UINT32_MAX, &x.line)) != 0 ||
+      (rc = kf__parse_u32(f[2], KF__MANIFEST_MAX_LAUNCHES, &x.length)) != 0 ||
+      (rc = kf__parse_u32(f[3], KF__MANIFEST_MAX_LAUNCHES, &x.first)) != 0 ||
+      (rc = kf__parse_u32(f[4], KF__MANIFEST_MAX_LAUNCHES, &x.last)) != 0)
+    return rc == KF_ERANGE ? KF_EPARSE : rc;
+  if (x.first >= x.last || x.last >= x.length || n - pos == 0 || n - pos > KF__MANIFEST_MAX_REASON)
+    return KF_EPARSE;
+  for (size_t i = pos; i < n; i++)
+    if ((unsigned char)s[i] < ' ' || (unsigned char)s[i] == 0x7f)
+      return KF_EPARSE;
+  if ((rc = kf__parse_name(f[0], &x.function)) != 0)
+    return rc;
+  if ((x.reason = malloc(n - pos + 1)) != NULL) {
+    memcpy(x.reason, s + pos, n - pos);
+    x.reason[n - pos] = '\0';
+  }
+  rc = x.reason == NULL ? KF_ENOMEM : kf__append(&m->missed, &m->nmissed, sizeof x, &x);
+  if (rc != 0) {
+    free(x.function);
+    free(x.reason);
+  }
+  return rc;
+}
+
 static int kf__parse_line(kf__parser_t *ps, const char *s, size_t n)
 {
   kf__field_t f[KF__MAX_FIELDS];
@@ -476,6 +523,8 @@ static int kf__parse_line(kf__parser_t *ps, const char *s, size_t n)
   size_t start = 0;
   if (n == 0)
     return KF_EPARSE;
+  if (ps->state == KF__P_TOP && n > 7 && memcmp(s, "missed ", 7) == 0)
+    return kf__parse_missed_line(ps->m, s + 7, n - 7);
   for (size_t i = 0; i <= n; i++) {
     if (i == n || s[i] == ' ') {
       if (i == start || nf == KF__MAX_FIELDS)

@@ -1,5 +1,5 @@
 /* Greedy front-to-back cover of a site's launches by manifest groups. */
-#include "runtime/match.h"
+#include "manifest/match.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +17,22 @@ static int kf__group_fits(const kf__group_t *g, const kf__manifest_t *m, const k
       return 0;
   }
   return 1;
+}
+
+uint32_t kf__group_twins(const kf__manifest_t *m, const kf__group_t *g)
+{
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < m->ngroups; k++) {
+    const kf__group_t *h = &m->groups[k];
+    uint32_t j = 0;
+    if (h->plan_count != 0 || h->nlaunches != g->nlaunches)
+      continue;
+    while (j < h->nlaunches && h->kernels[j].nparams == g->kernels[j].nparams &&
+           strcmp(h->kernels[j].name, g->kernels[j].name) == 0)
+      j++;
+    n += j == h->nlaunches;
+  }
+  return n;
 }
 
 const char *kf__where_function(const char *where, size_t *len)
@@ -53,14 +69,14 @@ static int kf__group_placed(const kf__group_t *g, uint32_t rank, uint32_t i, uin
 }
 
 int kf__match(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, const char *where,
-              kf__segment_t **segs, uint32_t *nsegs)
+              kf__cover_t **covers, uint32_t *ncovers)
 {
   size_t fnlen;
   const char *fn = kf__where_function(where, &fnlen);
-  kf__segment_t *s = calloc(n ? n : 1, sizeof *s); /* at most one segment per launch */
+  kf__cover_t *s = calloc(n ? n : 1, sizeof *s); /* at most one cover per launch */
   uint32_t ns = 0;
-  *segs = NULL;
-  *nsegs = 0;
+  *covers = NULL;
+  *ncovers = 0;
   if (s == NULL)
     return KF_ENOMEM;
   for (uint32_t i = 0; i < n;) {
@@ -89,7 +105,7 @@ int kf__match(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, const char 
       i++;
     }
   }
-  *segs = s;
-  *nsegs = ns;
+  *covers = s;
+  *ncovers = ns;
   return 0;
 }

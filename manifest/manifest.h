@@ -1,12 +1,19 @@
 /* The parsed form of a `kfuse-manifest 1` text (docs/manifest.md): the fused
  * kernels of one module and the guards each needs. */
-#ifndef KFUSE_RUNTIME_MANIFEST_H
-#define KFUSE_RUNTIME_MANIFEST_H
+#ifndef KFUSE_MANIFEST_MANIFEST_H
+#define KFUSE_MANIFEST_MANIFEST_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/expr.h"
+#include "manifest/expr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The name of the manifest global (docs/manifest.md). */
+#define KF__MANIFEST_SYMBOL "__kfuse_manifest"
 
 /* Limits on what a manifest may declare: far above what the device pass
  * emits, low enough that a corrupt count cannot exhaust memory. */
@@ -15,8 +22,9 @@
 #define KF__MANIFEST_MAX_LAUNCHES 256
 #define KF__MANIFEST_MAX_PARAMS 1024
 #define KF__MANIFEST_MAX_GROUPS 65536
-#define KF__MANIFEST_MAX_LINES 4096 /* guard lines per group */
+#define KF__MANIFEST_MAX_LINES 4096 /* guard lines per group, `missed` lines */
 #define KF__MANIFEST_MAX_PLANS 256  /* `plans` count: ranks 0..255 */
+#define KF__MANIFEST_MAX_REASON 1024 /* bytes of a `missed` line's reason */
 
 /** "<a>.<p>": parameter p of launch a of the group. */
 typedef struct kf__param_ref {
@@ -99,10 +107,26 @@ typedef struct kf__group {
 
 #define KF__NO_FOOTPRINT UINT32_MAX
 
+/** `missed <function> <line> <length> <first> <last> <reason>`: the device
+ * pass did not fuse launches first..last of the sequence of @c length
+ * launches whose first launch is at line @c line of host function
+ * @c function, for @c reason (its remark's words). The runtime keeps these
+ * for nothing; the host pass quotes them in its remarks. */
+typedef struct kf__missed {
+  char *function;
+  uint32_t line;
+  uint32_t length;
+  uint32_t first;
+  uint32_t last;
+  char *reason;
+} kf__missed_t;
+
 typedef struct kf__manifest {
   uint32_t version;
   uint32_t ngroups;
   kf__group_t *groups;
+  uint32_t nmissed;
+  kf__missed_t *missed;
 } kf__manifest_t;
 
 /**
@@ -128,4 +152,7 @@ int kf__group_in_plan(const kf__group_t *g, uint32_t rank);
 /** @returns the footprint of @p ref in @p g, NULL when the manifest gives none. */
 const kf__footprint_t *kf__group_footprint(const kf__group_t *g, kf__param_ref_t ref);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/manifest.h"
+#include "manifest/manifest.h"
 
 #define HDR "kfuse-manifest 1\n"
 #define G2 "group fused_ab 2\nkernel 0 _Z1aPKfPff 3\nkernel 1 _Z1bPKfPf 2\n"
@@ -29,6 +29,7 @@ static const char valid[] =
     "dead 0 0.1\n"
     "predict 1500 900.5\n"
     "end\n"
+    "missed _Z3runv 12 3 1 2 kernel 'c' cannot be fused: has a barrier (__syncthreads)\n"
     "group fused_c 1\nkernel 0 _Z1cv 0\nlaunch 0 0 0\nend\n";
 
 static int parse(const char *text, unsigned *line)
@@ -80,6 +81,13 @@ static void test_valid(void **state)
   assert_string_equal(g->name, "fused_c");
   assert_false(g->shape_same || g->stream_same || g->has_dynshmem);
   assert_true(g->predict_fused_ns < 0);
+  assert_int_equal(m->nmissed, 1);
+  assert_string_equal(m->missed[0].function, "_Z3runv");
+  assert_int_equal(m->missed[0].line, 12);
+  assert_int_equal(m->missed[0].length, 3);
+  assert_int_equal(m->missed[0].first, 1);
+  assert_int_equal(m->missed[0].last, 2);
+  assert_string_equal(m->missed[0].reason, "kernel 'c' cannot be fused: has a barrier (__syncthreads)");
   kf__manifest_free(m);
 }
 
@@ -276,6 +284,48 @@ static void test_plans_malformed(void **state)
   }
 }
 
+/* `missed` lines: between groups only, the reason to the end of the line. */
+static void test_missed(void **state)
+{
+  kf__manifest_t *m = NULL;
+  static const char *const bad[] = {
+    "missed f 3 2 0 1\n",           /* no reason */
+    "missed f 3 2 0 1 \n",          /* empty reason */
+    "missed f 3 2 1 1 why\n",       /* first..last of one launch */
+    "missed f 3 2 0 2 why\n",       /* beyond the sequence */
+    "missed f 3 300 0 1 why\n",     /* longer than any sequence */
+    "missed f x 2 0 1 why\n",
+    "missed f 3 2 -1 1 why\n",
+    "missed  3 2 0 1 why\n",        /* no function */
+    "missed f 3 2 0 1 wh\x01y\n",  /* a control character */
+    "missed\n",
+    "missed f\n",
+  };
+  char text[2048];
+  (void)state;
+  assert_int_equal(kf__manifest_parse(HDR "missed main 7 2 0 1 a  b; c\n", 64, &m, NULL), 0);
+  assert_int_equal(m->ngroups, 0);
+  assert_int_equal(m->nmissed, 1);
+  assert_string_equal(m->missed[0].reason, "a  b; c");
+  kf__manifest_free(m);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(text, sizeof text, HDR "%s", bad[i]);
+    expect_error(text, KF_EPARSE, 2);
+  }
+  /* Inside a group it is an unknown directive. */
+  expect_error(HDR G2 "missed f 3 2 0 1 why\nlaunch 0 0 0\nend\n", KF_EPARSE, 5);
+  /* A reason of KF__MANIFEST_MAX_REASON bytes, and one more. */
+  for (int extra = 0; extra < 2; extra++) {
+    size_t n = (size_t)snprintf(text, sizeof text, HDR "missed f 3 2 0 1 ");
+    memset(text + n, 'r', KF__MANIFEST_MAX_REASON + (size_t)extra);
+    text[n + KF__MANIFEST_MAX_REASON + (size_t)extra] = '\0';
+    if (extra)
+      expect_error(text, KF_EPARSE, 2);
+    else
+      assert_int_equal(parse(text, NULL), 0);
+  }
+}
+
 static void test_fuzz(void **state)
 {
   char buf[sizeof valid];
@@ -317,6 +367,7 @@ int main(void)
     cmocka_unit_test(test_stops_at_nul_and_length),
     cmocka_unit_test(test_plans),
     cmocka_unit_test(test_plans_malformed),
+    cmocka_unit_test(test_missed),
     cmocka_unit_test(test_fuzz),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

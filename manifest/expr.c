@@ -1,6 +1,6 @@
 /* Recursive-descent compiler from footprint expressions to a postfix
  * program, and its evaluator (128-bit, overflow checked). */
-#include "runtime/expr.h"
+#include "manifest/expr.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -253,18 +253,18 @@ static int kf__expr_scalar(const kf_launch_t *l, uint32_t p, kf__i128 *v)
   }
 }
 
-/* The stack machine, once per width (runtime/expr_run.inc): in int64, the
+/* The stack machine, once per width (manifest/expr_run.inc): in int64, the
  * common case with no 128-bit multiply, returning 1 when an intermediate
  * leaves int64; in 128 bits, where only the result must fit in int64. */
 #define KF__RUN_NAME kf__expr_run64
 #define KF__RUN_T int64_t
 #define KF__RUN_OVERFLOW 1
-#include "runtime/expr_run.inc"
+#include "manifest/expr_run.inc"
 
 #define KF__RUN_NAME kf__expr_run128
 #define KF__RUN_T kf__i128
 #define KF__RUN_OVERFLOW KF_ERANGE
-#include "runtime/expr_run.inc"
+#include "manifest/expr_run.inc"
 
 int kf__expr_eval(const kf__expr_t *e, const kf_launch_t *l, int64_t *out)
 {

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/expr.h"
+#include "manifest/expr.h"
 
 static int eval_text(const char *text, const kf_launch_t *l, int64_t *v)
 {

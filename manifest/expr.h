@@ -1,12 +1,16 @@
 /* Footprint expressions of the manifest ("4*s3", "min(gx*bx,s2)*8"):
  * compiled once to a postfix program, evaluated per launch. */
-#ifndef KFUSE_RUNTIME_EXPR_H
-#define KFUSE_RUNTIME_EXPR_H
+#ifndef KFUSE_MANIFEST_EXPR_H
+#define KFUSE_MANIFEST_EXPR_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "kfuse/rt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct kf__expr kf__expr_t;
 
@@ -36,4 +40,7 @@ int kf__expr_same(const kf__expr_t *a, const kf__expr_t *b);
 /** Frees @p e; NULL is fine. */
 void kf__expr_free(kf__expr_t *e);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

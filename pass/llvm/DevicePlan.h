@@ -1,0 +1,114 @@
+//===- DevicePlan.h - the device plan as the host compilation reads it -*- C++ -*-===//
+//
+// clang compiles the device side first and hands the host compilation its
+// fatbinary (-fcuda-include-gpubinary), which the host module embeds for
+// registration. Its cubins hold the manifest the device pass wrote. The host
+// pass reads it here (manifest/fatbin.h, manifest/manifest.h) and matches
+// each run of launches as the runtime will (manifest/match.h), so it hands
+// the runtime only runs that a fused kernel can take.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_PASS_LLVM_DEVICEPLAN_H
+#define KFUSE_PASS_LLVM_DEVICEPLAN_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+struct kf__manifest;
+
+namespace llvm {
+class Function;
+class Module;
+} // namespace llvm
+
+namespace kfuse {
+
+/// Launches First..Last of a run, which run as one fused kernel.
+struct FusedSpan {
+  unsigned First = 0, Last = 0;
+  std::string Kernel;
+  /// Groups of the same kernels in the manifest, this one included: the
+  /// runtime binds every run of those kernels to the first.
+  unsigned Twins = 1;
+
+  bool operator==(const FusedSpan &O) const {
+    return First == O.First && Last == O.Last && Kernel == O.Kernel;
+  }
+};
+
+/// Launches First..Last of a run, which the device pass did not fuse, and
+/// why (the manifest's `missed` line).
+struct MissedSpan {
+  unsigned First = 0, Last = 0;
+  std::string Reason;
+};
+
+/// What the runtime will find for one run of launches.
+struct RunPlan {
+  /// Some cubin, under some plan, has a fused group for launches of the run.
+  bool Fused = false;
+  /// The groups of the first cubin and plan that fuse any, in launch order.
+  std::vector<FusedSpan> Spans;
+  /// That cubin ("sm_90") and plan, and whether other cubins or plans cover
+  /// the run differently.
+  std::string Arch;
+  unsigned Plan = 0;
+  bool Differs = false;
+  /// No cubin has a manifest: the device code has no fused kernel at all.
+  bool NoManifest = false;
+  /// The device pass's reasons for the spans of this run it left unfused,
+  /// in manifest order.
+  std::vector<MissedSpan> Missed;
+};
+
+class DevicePlan {
+public:
+  /// Reads the fatbinary embedded in the host module \p M.
+  explicit DevicePlan(llvm::Module &M);
+  ~DevicePlan();
+  DevicePlan(const DevicePlan &) = delete;
+  DevicePlan &operator=(const DevicePlan &) = delete;
+
+  /// Whether the device plan could be read; else whyUnknown() says why.
+  bool known() const { return Why.empty(); }
+  llvm::StringRef whyUnknown() const { return Why; }
+  /// Whether the fatbinary has several cubins (one per architecture).
+  bool severalCubins() const { return Images.size() > 1; }
+  /// Whether the manifests hold the groups of several plans (-kfuse-plans).
+  bool severalPlans() const { return Ranks > 1; }
+
+  /// Matches launches of the kernels of \p Stubs, in order, each with
+  /// \p NArgs parameters, at the site \p Where (kf_site_t.where, which names
+  /// the host function) whose first launch is at \p Line (0: unknown), as
+  /// the runtime will match them. Only for a known plan.
+  RunPlan match(llvm::ArrayRef<const llvm::Function *> Stubs,
+                llvm::ArrayRef<unsigned> NArgs, llvm::StringRef Where, unsigned Line) const;
+
+private:
+  /// One cubin: its manifest (null when it has none) and the functions it
+  /// defines, which are the kernels the runtime can find in its module.
+  struct Image {
+    unsigned Arch = 0;
+    kf__manifest *Manifest = nullptr;
+    std::set<std::string> Functions;
+  };
+
+  void read(llvm::Module &M);
+  void readImage(const void *Elf, size_t Size, unsigned Arch, const char *Text, size_t Len);
+
+  std::vector<Image> Images;
+  /// The device name each kernel stub is registered with.
+  llvm::DenseMap<const llvm::Function *, std::string> DeviceNames;
+  /// Plan ranks the manifests distinguish (-kfuse-plans), at least 1.
+  unsigned Ranks = 1;
+  std::string Why;
+};
+
+} // namespace kfuse
+
+#endif
