@@ -65,7 +65,7 @@ inline unsigned kb_grid_stride_blocks()
   return blocks;
 }
 
-#define KB_NWORKLOADS 18
+#define KB_NWORKLOADS 19
 
 /* The same table of KB_NWORKLOADS entries, compiled twice; the entries
  * differ only in `run`. */

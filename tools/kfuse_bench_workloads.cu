@@ -319,6 +319,26 @@ static void temps4_f32(void *const *in, void *const *out, int n, int block, cuda
   }
   cudaFreeAsync(t0, s), cudaFreeAsync(t1, s), cudaFreeAsync(t2, s);
 }
+/* The issue's 5-kernel chain: four temporaries, the step a lambda that
+ * captures them by reference, as a time loop in an application reads. */
+static void temps5_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  const float *x = (const float *)in[0], *y = (const float *)in[1], *z = (const float *)in[2];
+  float *o = (float *)out[0], *t0, *t1, *t2, *t3;
+  size_t bytes = (size_t)n * sizeof(float);
+  unsigned g = grid_for(n, block);
+  KB_TEMP(t0), KB_TEMP(t1), KB_TEMP(t2), KB_TEMP(t3);
+  auto step = [&]() {
+    axpb<float><<<g, block, 0, s>>>(x, y, t0, (float)kb_coef[0], n);
+    mad<float><<<g, block, 0, s>>>(t0, z, t1, (float)kb_coef[1], n);
+    axpb<float><<<g, block, 0, s>>>(t1, y, t2, (float)kb_coef[2], n);
+    mad<float><<<g, block, 0, s>>>(t2, z, t3, (float)kb_coef[3], n);
+    axpb<float><<<g, block, 0, s>>>(t3, y, o, (float)kb_coef[4], n);
+  };
+  for (int k = 0; k < kb_temp_steps; k++)
+    step();
+  cudaFreeAsync(t0, s), cudaFreeAsync(t1, s), cudaFreeAsync(t2, s), cudaFreeAsync(t3, s);
+}
 static void temps8_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
 {
   const float *x = (const float *)in[0], *y = (const float *)in[1], *z = (const float *)in[2];
@@ -381,6 +401,8 @@ const kb_workload *workloads()
       {"temps2", "temps2_f32", "f32", 4, 3, 1, 2, kb_temp_steps * 4 * 4.0, temps2_f32, nullptr,
        0},
       {"temps4", "temps4_f32", "f32", 4, 3, 1, 4, kb_temp_steps * 4 * 4.0, temps4_f32, nullptr,
+       0},
+      {"temps5", "temps5_f32", "f32", 4, 3, 1, 5, kb_temp_steps * 4 * 4.0, temps5_f32, nullptr,
        0},
       {"temps8", "temps8_f32", "f32", 4, 3, 1, 8, kb_temp_steps * 4 * 4.0, temps8_f32, nullptr,
        0},
