@@ -558,18 +558,17 @@ void DeviceFuser::fuse(FusionCandidate &C) {
   NumFusedLaunches += C.size();
 
   std::string Kernels, Mechs;
-  unsigned Saved = 0, Bytes = 0, Flops = 0;
+  unsigned Flops = 0;
   for (const KernelInfo *K : C.Stages) {
     Kernels += (Kernels.empty() ? "" : ", ") + shortName(K->F->getName());
-    Bytes += K->BytesPerThread;
     Flops += K->Flops;
   }
+  GroupBytes Bytes = groupBytes(C);
   for (const Intermediate &I : C.Carried) {
     bool Fwd = I.Mech == Mechanism::Forward;
     Fwd ? ++NumForwarded : ++NumStaged;
     Mechs += (Mechs.empty() ? "" : ", ") + C.Seq->Values.at(I.Value).Text +
              (Fwd ? " in registers" : " through shared memory");
-    Saved += I.SavedBytes;
   }
   if (Mechs.empty())
     Mechs = "no carried buffer";
@@ -579,12 +578,17 @@ void DeviceFuser::fuse(FusionCandidate &C) {
            << "fused launches " << std::to_string(C.First) << ".." << std::to_string(C.Last)
            << " (" << Kernels << ") of sequence " << std::to_string(C.Seq->Id) << " into "
            << Fused->getName() << ": " << Mechs << (C.NeedsBarrier ? ", with barriers" : "")
-           << "; saves " << std::to_string(Saved) << " bytes per element";
+           << "; saves " << std::to_string(Bytes.Unfused - Bytes.Fused)
+           << " bytes per element";
   });
   ore(F0).emit([&] {
     return OptimizationRemarkAnalysis(DEBUG_TYPE, "FusionCost", &F0)
-           << Fused->getName() << ": " << std::to_string(Bytes) << " bytes per element unfused, "
-           << std::to_string(Bytes - Saved) << " fused, " << std::to_string(Flops)
+           << Fused->getName() << ": " << std::to_string(Bytes.Unfused)
+           << " bytes per element unfused, " << std::to_string(Bytes.Fused) << " fused"
+           << (Bytes.FusedDead < Bytes.Fused
+                   ? " (" + std::to_string(Bytes.FusedDead) + " where the dead buffers' stores are skipped)"
+                   : std::string())
+           << ", " << std::to_string(Flops)
            << " flops per element, " << std::to_string(C.TileBytes)
            << " bytes of shared memory per block; predicted " << std::to_string(UnfusedNs)
            << " ns unfused, " << std::to_string(FusedNs) << " ns fused";

@@ -41,7 +41,6 @@ struct Intermediate {
   std::vector<ForwardSlot> Slots;
   int DeadBit = -1;         ///< bit of the dead mask, or -1
   unsigned DeadLaunch = 0, DeadParam = 0; ///< the writer the dead line names
-  unsigned SavedBytes = 0;  ///< bytes per thread no longer loaded
   /// The fused kernel never reads the buffer from memory: every load of it
   /// became the value the same thread stored earlier in the group (manifest
   /// `dead ... covered`, markCovered()).
@@ -113,6 +112,19 @@ struct ParamRef {
 /// one. The fused kernel relies on the last: it reads such buffers as
 /// invariant for its whole run (FusedKernel.cpp).
 std::vector<std::pair<ParamRef, ParamRef>> disjointPairs(const FusionCandidate &C);
+
+/// Global memory traffic per element (per thread of a stage), counted one
+/// way by the remarks, the manifest's estimate and the tests: every access
+/// of every stage unfused; fused, each element (buffer and offset) loaded
+/// once where its first access in the group is a load, and stored once
+/// where any stage stores it (the last store: the fused kernel's pointers
+/// are noalias, so a store a later stage overwrites goes, FusedKernel.cpp),
+/// a gather every time; and fused with the stores of every buffer that has
+/// a dead bit skipped, as when the runtime passes the full dead mask.
+struct GroupBytes {
+  unsigned Unfused = 0, Fused = 0, FusedDead = 0;
+};
+GroupBytes groupBytes(const FusionCandidate &C);
 
 /// Whether no stage of \p C writes through value \p V.
 bool readOnlyValue(const FusionCandidate &C, unsigned V);

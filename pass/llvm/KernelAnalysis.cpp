@@ -871,7 +871,12 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     }
     K.Params[A.Param].Read |= !IsStore;
     K.Params[A.Param].Written |= IsStore;
-    K.BytesPerThread += A.Bytes;
+    A.Repeat = !A.UnknownIndex && llvm::any_of(K.Accesses, [&](const Access &E) {
+      return !E.UnknownIndex && E.Param == A.Param && E.IsStore == A.IsStore &&
+             E.Offset == A.Offset;
+    });
+    if (!A.Repeat)
+      K.BytesPerThread += A.Bytes;
     K.Accesses.push_back(std::move(A));
   }
   return K;
