@@ -26,6 +26,12 @@
 // and the only way to read the buffer's contents is through a use of such a
 // load, which the walk below sees.
 //
+// Where the proof is impossible, the source may declare the buffer scratch
+// (kfuse_scratch on the variable or field the pointer is loaded from,
+// ScratchDecl.h): a pointer that is not proven dead and comes from such a
+// slot gets its `dead` bit on that promise, and the site's scratch table
+// (kf_site_t.scratch) lists it for KFUSE_VERIFY.
+//
 // The records are found from the call: operand 1 is the record array, whose
 // `args` field holds, per parameter, the address of a slot the argument was
 // stored to. A record whose stores no longer have that shape is left as the
@@ -36,6 +42,7 @@
 #include "HostMemory.h"
 #include "Passes.h"
 #include "RemarkText.h"
+#include "ScratchDecl.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -55,6 +62,7 @@ using namespace kfuse;
 
 STATISTIC(NumLiveDead, "Launch parameters dead after their run (after inlining)");
 STATISTIC(NumLiveRerun, "Launch parameters read again only by their own run");
+STATISTIC(NumScratch, "Launch parameters dead after their run on a kfuse_scratch declaration");
 
 namespace {
 
@@ -84,17 +92,20 @@ struct FateOf {
 
 class Liveness {
 public:
-  Liveness(Function &F, OptimizationRemarkEmitter &ORE)
-      : F(F), DL(F.getDataLayout()), ORE(ORE) {}
+  Liveness(Function &F, OptimizationRemarkEmitter &ORE, const ScratchDecls &Decls)
+      : F(F), DL(F.getDataLayout()), ORE(ORE), Decls(Decls) {}
   bool run();
 
 private:
   Function &F;
   const DataLayout &DL;
   OptimizationRemarkEmitter &ORE;
+  const ScratchDecls &Decls;
 
   bool findRecords(CallInst &Call, RunRecords &R);
   FateOf fate(const Value *Ptr, const RunRecords &R);
+  void emitScratchTable(CallInst &Call,
+                        ArrayRef<std::tuple<unsigned, unsigned, ScratchDecl>> Entries);
   StoreInst *uniqueStore(const Value *Base, int64_t Offset, unsigned Bytes);
 
   /// Per base object: the stores into it at a constant offset.
@@ -205,6 +216,17 @@ FateOf Liveness::fate(const Value *Ptr, const RunRecords &R) {
     auto [V, At] = Work.pop_back_val();
     for (const Use &U : V->uses()) {
       const auto *UI = cast<Instruction>(U.getUser());
+      // A kfuse_scratch local's or field's annotation marks the slot and
+      // reads nothing; a field's passes its address on.
+      if (isVarAnnotation(*UI))
+        continue;
+      if (isPtrAnnotation(*UI)) {
+        if (U.getOperandNo() != 0)
+          return {Fate::Live, "the address of its variable leaves the function"};
+        if (Seen.insert(UI).second)
+          Work.push_back({UI, At});
+        continue;
+      }
       if (const auto *GEP = dyn_cast<GetElementPtrInst>(UI)) {
         APInt Delta(DL.getIndexTypeSizeInBits(GEP->getType()), 0);
         if (!GEP->accumulateConstantOffset(DL, Delta))
@@ -372,6 +394,7 @@ bool Liveness::run() {
       Rerun.push_back(cast<ConstantInt>(R.Rerun[K]->getValueOperand())->getZExtValue());
     }
     DenseMap<const Value *, FateOf> Known;
+    SmallVector<std::tuple<unsigned, unsigned, ScratchDecl>, 4> Declared;
     for (const PtrArg &A : R.Ptrs) {
       auto [It, New] = Known.try_emplace(A.V);
       if (New)
@@ -379,7 +402,17 @@ bool Liveness::run() {
       const FateOf &Fa = It->second;
       uint64_t Bit = uint64_t(1) << A.Param;
       bool WasDead = Dead[A.Launch] & Bit;
-      if (Fa.F == Fate::Dead && !WasDead) {
+      // What cannot be proven may be declared: the promise makes the buffer
+      // dead after the run (the runtime still keeps the stores of a buffer a
+      // later launch of the same run gets).
+      std::optional<ScratchDecl> Decl;
+      if (!WasDead && Fa.F != Fate::Dead)
+        Decl = Decls.of(A.V, F);
+      if (Decl) {
+        Dead[A.Launch] |= Bit;
+        ++NumScratch;
+        Declared.emplace_back(A.Launch, A.Param, *Decl);
+      } else if (Fa.F == Fate::Dead && !WasDead) {
         Dead[A.Launch] |= Bit;
         ++NumLiveDead;
       } else if (Fa.F == Fate::Rerun && !WasDead && A.Param < 32) {
@@ -398,6 +431,11 @@ bool Liveness::run() {
         Rem << "parameter " << ore::NV("Param", A.Param + 1) << Named << " of launch "
             << ore::NV("Launch", A.Launch) << " ("
             << ore::NV("Kernel", Stub ? kernelName(*Stub) : std::string("?")) << ")";
+        if (Decl)
+          return Rem << " is dead after the run: '" << ore::NV("Scratch", Decl->Name)
+                     << "' is declared scratch at " << ore::NV("DeclaredAt", Decl->At)
+                     << " (its contents are not read before they are written again; "
+                        "KFUSE_VERIFY checks it)";
         switch (Fa.F) {
         case Fate::Dead:
           return Rem << " is dead after the run: it is freed or lost before anything reads it";
@@ -410,6 +448,10 @@ bool Liveness::run() {
         }
         return Rem << " stays live after the run: " << ore::NV("Reason", Fa.Why);
       });
+    }
+    if (!Declared.empty()) {
+      emitScratchTable(*Call, Declared);
+      Changed = true;
     }
     for (unsigned K = 0; K < R.Dead.size(); ++K) {
       Type *I64 = R.Dead[K]->getValueOperand()->getType();
@@ -429,15 +471,51 @@ bool Liveness::run() {
   return Changed;
 }
 
+/// Points the call's site (operand 0, the kf_site_t the rewrite emitted) at
+/// a table of \p Entries (kf_scratch_decl_t: launch, param, name, at).
+void Liveness::emitScratchTable(
+    CallInst &Call, ArrayRef<std::tuple<unsigned, unsigned, ScratchDecl>> Entries) {
+  Module &M = *F.getParent();
+  LLVMContext &C = M.getContext();
+  auto *Site = dyn_cast<GlobalVariable>(Call.getArgOperand(0)->stripPointerCasts());
+  StructType *SiteTy = getSiteType(M);
+  if (!Site || Site->getValueType() != SiteTy || !Site->hasInitializer())
+    return;
+  auto *Init = dyn_cast<ConstantStruct>(Site->getInitializer());
+  if (!Init)
+    return;
+  auto String = [&](StringRef S, const Twine &Name) {
+    auto *GV = new GlobalVariable(M, ArrayType::get(Type::getInt8Ty(C), S.size() + 1), true,
+                                  GlobalValue::PrivateLinkage, ConstantDataArray::getString(C, S),
+                                  Name);
+    GV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    return GV;
+  };
+  StructType *EntryTy = getScratchDeclType(M);
+  Type *I32 = Type::getInt32Ty(C);
+  SmallVector<Constant *, 4> Elems;
+  for (const auto &[Launch, Param, D] : Entries)
+    Elems.push_back(ConstantStruct::get(
+        EntryTy, {ConstantInt::get(I32, Launch), ConstantInt::get(I32, Param),
+                  String(D.Name, "kfuse.scratch.name"), String(D.At, "kfuse.scratch.at")}));
+  auto *ArrTy = ArrayType::get(EntryTy, Elems.size());
+  auto *Table = new GlobalVariable(M, ArrTy, true, GlobalValue::PrivateLinkage,
+                                   ConstantArray::get(ArrTy, Elems), "kfuse.scratch");
+  Site->setInitializer(ConstantStruct::get(
+      SiteTy, {Init->getOperand(0), Init->getOperand(1), Init->getOperand(2),
+               ConstantInt::get(I32, Elems.size()), Table}));
+}
+
 PreservedAnalyses HostLivenessPass::run(Module &M, ModuleAnalysisManager &) {
   if (!M.getFunction("kf_rt_launch_seq"))
     return PreservedAnalyses::all();
   bool Changed = false;
+  ScratchDecls Decls(M);
   for (Function &F : M) {
     if (F.isDeclaration())
       continue;
     OptimizationRemarkEmitter ORE(&F);
-    Changed |= Liveness(F, ORE).run();
+    Changed |= Liveness(F, ORE, Decls).run();
   }
   return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }

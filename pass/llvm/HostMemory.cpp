@@ -65,6 +65,16 @@ static bool isDim3Constructor(const Function *F) {
                F->getName().starts_with("_ZN4dim3C2E"));
 }
 
+bool isVarAnnotation(const Instruction &I) {
+  const auto *II = dyn_cast<IntrinsicInst>(&I);
+  return II && II->getIntrinsicID() == Intrinsic::var_annotation;
+}
+
+bool isPtrAnnotation(const Instruction &I) {
+  const auto *II = dyn_cast<IntrinsicInst>(&I);
+  return II && II->getIntrinsicID() == Intrinsic::ptr_annotation;
+}
+
 bool HostMemory::isPrivateSlot(const Value *Base) {
   if (auto *A = dyn_cast<Argument>(Base); !(A && A->hasByValAttr()) &&
                                           !isa<AllocaInst>(Base))
@@ -86,13 +96,13 @@ bool HostMemory::isPrivateSlot(const Value *Base) {
           continue;
         return false;
       }
-      if (isa<GetElementPtrInst>(UI) || isa<BitCastInst>(UI)) {
+      if (isa<GetElementPtrInst>(UI) || isa<BitCastInst>(UI) || isPtrAnnotation(*UI)) {
         if (Seen.insert(UI).second)
           Work.push_back(UI);
         continue;
       }
       if (UI->isLifetimeStartOrEnd() || UI->isDebugOrPseudoInst() ||
-          isa<MemIntrinsic>(UI))
+          isa<MemIntrinsic>(UI) || isVarAnnotation(*UI))
         continue;
       if (auto *CB = dyn_cast<CallBase>(UI)) {
         const Function *Callee = CB->getCalledFunction();
@@ -115,7 +125,10 @@ bool HostMemory::isPrivateSlot(const Value *Base) {
 }
 
 std::string HostMemory::hazard(const Instruction &I) {
-  if (I.isDebugOrPseudoInst() || I.isLifetimeStartOrEnd())
+  // Annotations (kfuse_scratch) only mark a slot; they read and write nothing
+  // of the program's.
+  if (I.isDebugOrPseudoInst() || I.isLifetimeStartOrEnd() || isVarAnnotation(I) ||
+      isPtrAnnotation(I))
     return "";
   auto IsPrivate = [&](const Value *Ptr) {
     return isPrivateSlot(getUnderlyingObject(Ptr));

@@ -17,6 +17,12 @@
 
 namespace kfuse {
 
+/// llvm.var.annotation: marks a local's slot (clang's annotate, kfuse_scratch).
+bool isVarAnnotation(const llvm::Instruction &I);
+
+/// llvm.ptr.annotation: returns its pointer operand, marked (an annotated field).
+bool isPtrAnnotation(const llvm::Instruction &I);
+
 class HostMemory {
 public:
   /// True for an alloca or byval argument of the function whose address
