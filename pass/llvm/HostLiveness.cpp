@@ -24,7 +24,8 @@
 // none of them reachable from the call. Then every copy of the pointer is a
 // load of that slot, every load reachable from the call yields this buffer,
 // and the only way to read the buffer's contents is through a use of such a
-// load, which the walk below sees.
+// load, which the walk below sees. A file-local global is the same kind of
+// slot for the whole module (fateOfGlobal()).
 //
 // Where the proof is impossible, the source may declare the buffer scratch
 // (kfuse_scratch on the variable or field the pointer is loaded from,
@@ -54,6 +55,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
 
 using namespace llvm;
 using namespace kfuse;
@@ -104,6 +106,8 @@ private:
 
   bool findRecords(CallInst &Call, RunRecords &R);
   FateOf fate(const Value *Ptr, const RunRecords &R);
+  FateOf fateOfGlobal(const GlobalVariable &G, int64_t Off, const LoadInst *Ld,
+                      const RunRecords &R);
   void emitScratchTable(CallInst &Call,
                         ArrayRef<std::tuple<unsigned, unsigned, ScratchDecl>> Entries);
   StoreInst *uniqueStore(const Value *Base, int64_t Offset, unsigned Bytes);
@@ -198,8 +202,10 @@ FateOf Liveness::fate(const Value *Ptr, const RunRecords &R) {
     return {Fate::Live, "its pointer comes from outside this function (a parameter, a "
                         "global or other memory)"};
   int64_t Off = 0;
-  const auto *Slot =
-      dyn_cast<AllocaInst>(GetPointerBaseWithConstantOffset(Ld->getPointerOperand(), Off, DL));
+  const Value *Base = GetPointerBaseWithConstantOffset(Ld->getPointerOperand(), Off, DL);
+  if (const auto *G = dyn_cast<GlobalVariable>(Base))
+    return fateOfGlobal(*G, Off, Ld, R);
+  const auto *Slot = dyn_cast<AllocaInst>(Base);
   if (!Slot)
     return {Fate::Live, "it is not held in a local variable of this function"};
   uint64_t Bytes = DL.getPointerSize();
@@ -343,6 +349,88 @@ FateOf Liveness::fate(const Value *Ptr, const RunRecords &R) {
     return {Fate::Live, Why};
   }
   return {Again ? Fate::Rerun : Fate::Dead, ""};
+}
+
+/// A buffer held in a file-local global (`static float *tmp;`, a field of a
+/// static struct): every use of the global is in this module, so every copy
+/// of the pointer is a load of it that the walk below sees. When each such
+/// load, in any function, only feeds this run's own arguments or cudaFree,
+/// nothing but this run's next execution can read the buffer after the run
+/// (a new cudaMalloc into the global leaves the old buffer unread).
+FateOf Liveness::fateOfGlobal(const GlobalVariable &G, int64_t Off, const LoadInst *Ld,
+                              const RunRecords &R) {
+  if (!G.hasLocalLinkage() || G.isConstant() || G.isExternallyInitialized() ||
+      G.getAddressSpace() != 0)
+    return {Fate::Live, "its pointer is held in a global that other files may use"};
+  uint64_t Bytes = DL.getPointerSize();
+  if (!Ld->getType()->isPointerTy() || DL.getTypeStoreSize(Ld->getType()) != Bytes)
+    return {Fate::Live, "its global is read in pieces"};
+  auto Overlaps = [&](int64_t At, uint64_t Size) {
+    return At < Off + int64_t(Bytes) && Off < At + int64_t(Size);
+  };
+  SmallVector<std::pair<const Value *, int64_t>, 8> Work{{&G, 0}};
+  SmallPtrSet<const Value *, 8> Seen{&G};
+  SmallVector<const LoadInst *, 8> Loads;
+  while (!Work.empty()) {
+    auto [V, At] = Work.pop_back_val();
+    for (const Use &U : V->uses()) {
+      const User *Us = U.getUser();
+      if (const auto *GEP = dyn_cast<GEPOperator>(Us)) {
+        APInt Delta(DL.getIndexTypeSizeInBits(GEP->getType()), 0);
+        if (!GEP->accumulateConstantOffset(DL, Delta))
+          return {Fate::Live, "its global is indexed at a variable offset"};
+        if (Seen.insert(GEP).second)
+          Work.push_back({GEP, At + Delta.getSExtValue()});
+        continue;
+      }
+      const auto *UI = dyn_cast<Instruction>(Us);
+      if (!UI)
+        return {Fate::Live, "the address of its global is taken in a constant"};
+      if (UI->isLifetimeStartOrEnd() || UI->isDebugOrPseudoInst())
+        continue;
+      if (const auto *L = dyn_cast<LoadInst>(UI)) {
+        uint64_t Size = DL.getTypeStoreSize(L->getType());
+        if (!Overlaps(At, Size))
+          continue;
+        if (At != Off || Size != Bytes || !L->isSimple())
+          return {Fate::Live, "its global is read in pieces"};
+        Loads.push_back(L);
+        continue;
+      }
+      if (const auto *S = dyn_cast<StoreInst>(UI)) {
+        if (U.getOperandNo() != S->getPointerOperandIndex())
+          return {Fate::Live, "the address of its global is stored to memory"};
+        if (Overlaps(At, DL.getTypeStoreSize(S->getValueOperand()->getType())) &&
+            !isa<ConstantPointerNull>(S->getValueOperand()))
+          return {Fate::Live, "its global is assigned another pointer"};
+        continue;
+      }
+      if (const auto *CB = dyn_cast<CallBase>(UI); CB && CB->isArgOperand(&U) &&
+                                                    CB->getArgOperandNo(&U) == 0 &&
+                                                    (fillsSlot(*CB) || isFree(*CB)))
+        continue;
+      return {Fate::Live, "the address of its global leaves its uses"};
+    }
+  }
+  for (const LoadInst *L : Loads)
+    for (const Use &U : L->uses()) {
+      const auto *UI = cast<Instruction>(U.getUser());
+      if (R.OwnArgStores.count(UI))
+        continue;
+      if (const auto *CB = dyn_cast<CallBase>(UI);
+          CB && isFree(*CB) && CB->isArgOperand(&U) && CB->getArgOperandNo(&U) == 0)
+        continue;
+      std::string Why = "its global's pointer is used ";
+      if (const auto *CB = dyn_cast<CallBase>(UI); CB && CB->getCalledFunction())
+        Why += "by a call to " + shortName(CB->getCalledFunction()->getName());
+      else
+        Why += std::string("by a '") + UI->getOpcodeName() + "'";
+      Why += " in " + shortName(UI->getFunction()->getName());
+      if (const DebugLoc &DLoc = UI->getDebugLoc())
+        Why += " at line " + std::to_string(DLoc.getLine());
+      return {Fate::Live, Why};
+    }
+  return {Fate::Rerun, ""};
 }
 
 bool Liveness::run() {

@@ -2,9 +2,12 @@
 // the record's rerun mask (offset 68, record 1 at 148) for a temporary that
 // only the same run reads again, in the next iteration of a time loop (held
 // in a lambda's capture or a member of an object on the stack); its dead
-// mask (offset 72) for one freed or lost; neither where anything else may
-// read it: a copy to the host every fourth step, a buffer allocated again
-// in the loop, a global, a buffer returned to the caller.
+// mask (offset 72) for one freed or lost; the rerun mask too for a
+// file-local global whose pointer only this run and cudaFree use; neither
+// where anything else may read it: a copy to the host every fourth step, a
+// buffer allocated again in the loop, a file-local global another function
+// copies to the host, a global other files may use, a buffer returned to
+// the caller.
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-host-only -O2 -S -emit-llvm -Rpass-analysis=kfuse %s -o %t.ll 2>%t.remarks
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: FileCheck %s < %t.ll
@@ -88,12 +91,39 @@ void fresh_each_step(const float *x, const float *y, float *o, int n, int steps)
   }
 }
 
+// A file-local global is a slot of the whole file: set up and torn down
+// elsewhere, read nowhere but by this run.
 static float *g_t;
+void global_setup(int n) { cudaMalloc(&g_t, n * sizeof(float)); }
+void global_teardown() { cudaFree(g_t); g_t = nullptr; }
 void global_temp(const float *x, const float *y, float *o, int n)
 {
-  // REMARK: liveness.cu:[[#@LINE+1]]:3: remark: parameter 2 of launch 0 (k1) stays live after the run: its pointer comes from outside this function
+  // REMARK: liveness.cu:[[#@LINE+2]]:3: remark: parameter 2 of launch 0 (k1) is read after the run only by this run's next execution
+  // REMARK: liveness.cu:[[#@LINE+1]]:3: remark: parameter 1 of launch 1 (k2) is read after the run only by this run's next execution
   k1<<<(n + 255) / 256, 256>>>(x, g_t, n);
   k2<<<(n + 255) / 256, 256>>>(g_t, y, o, n);
+}
+
+// Another function of the file copies it to the host: live, and the remark
+// says where.
+static float *g_w;
+void watched_setup(int n) { cudaMalloc(&g_w, n * sizeof(float)); }
+void watched_temp(const float *x, const float *y, float *o, int n)
+{
+  // REMARK: liveness.cu:[[#@LINE+1]]:3: remark: parameter 2 of launch 0 (k1) stays live after the run: its global's pointer is used by a call to cudaMemcpy in watched_peek at line [[#@LINE+5]]
+  k1<<<(n + 255) / 256, 256>>>(x, g_w, n);
+  k2<<<(n + 255) / 256, 256>>>(g_w, y, o, n);
+}
+void watched_peek(float *h, int n)
+{ cudaMemcpy(h, g_w, n * sizeof(float), cudaMemcpyDeviceToHost); }
+
+// Other files may use a global with external linkage.
+float *g_shared;
+void shared_temp(const float *x, const float *y, float *o, int n)
+{
+  // REMARK: liveness.cu:[[#@LINE+1]]:3: remark: parameter 2 of launch 0 (k1) stays live after the run: its pointer is held in a global that other files may use
+  k1<<<(n + 255) / 256, 256>>>(x, g_shared, n);
+  k2<<<(n + 255) / 256, 256>>>(g_shared, y, o, n);
 }
 
 float *handed_back(const float *x, const float *y, float *o, int n, int steps)
