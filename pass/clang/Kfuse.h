@@ -15,6 +15,8 @@ namespace kfuse {
 
 /// The AnnotateAttr string that marks a map kernel (docs/annotations.md).
 inline constexpr llvm::StringRef MapMark = "kfuse_map";
+/// Followed by the kernel's parameter names, "-" for an unnamed one.
+inline constexpr llvm::StringRef ParamsMark = "kfuse_params";
 
 /// The first word of the AnnotateAttr string of a kfuse_scratch variable or
 /// field; the qualified name follows after a space ("kfuse_scratch Ctx::t").

@@ -69,6 +69,16 @@ struct KfuseMapAttrInfo : public ParsedAttrInfo {
     // codegen cannot emit arguments that plugins attach.
     FD->addAttr(AnnotateAttr::Create(S.Context, kfuse::MapMark, nullptr, 0,
                                      Attr.getRange()));
+    // The parameters' names, for remarks: at -O2 clang discards the IR's
+    // value names, and without -g nothing else keeps them.
+    if (FD->getNumParams() && llvm::any_of(FD->parameters(), [](const ParmVarDecl *P) {
+          return !P->getName().empty();
+        })) {
+      std::string Names(kfuse::ParamsMark);
+      for (const ParmVarDecl *P : FD->parameters())
+        Names += " " + (P->getName().empty() ? std::string("-") : P->getName().str());
+      FD->addAttr(AnnotateAttr::Create(S.Context, Names, nullptr, 0, Attr.getRange()));
+    }
     return AttributeApplied;
   }
 };

@@ -581,6 +581,33 @@ void DeviceFuser::fuse(FusionCandidate &C) {
            << "; saves " << std::to_string(Bytes.Unfused - Bytes.Fused)
            << " bytes per element";
   });
+  for (auto [S, Index] : C.Overwritten) {
+    const Access &A = C.Stages[S]->Accesses[Index];
+    unsigned V = C.arg(S, A.Param);
+    IndexPoly O = C.valueOffset(S, A);
+    // The stage that stores the same element next, else the next that
+    // stores the buffer at all; none: the store wrote what was there.
+    int By = -1;
+    for (unsigned Pass = 0; Pass < 2 && By < 0; ++Pass)
+      for (unsigned S2 = S + 1; S2 < C.size() && By < 0; ++S2)
+        for (const Access &A2 : C.Stages[S2]->Accesses)
+          if (A2.IsStore && C.arg(S2, A2.Param) == V &&
+              (Pass == 1 || (!A2.UnknownIndex && C.valueOffset(S2, A2) == O))) {
+            By = int(S2);
+            break;
+          }
+    ore(F0).emit([&] {
+      OptimizationRemarkAnalysis Rem(DEBUG_TYPE, "StoreDropped", &F0);
+      Rem << Fused->getName() << ": the store of launch " << std::to_string(C.First + S) << " ("
+          << shortName(C.Stages[S]->F->getName()) << ") to " << C.Seq->Values.at(V).Text
+          << ", its parameter " << std::to_string(A.Param + 1) << ", is dropped: ";
+      if (By < 0)
+        return Rem << "it stores the value the element already holds";
+      return Rem << "launch " << std::to_string(C.First + By) << " ("
+                 << shortName(C.Stages[By]->F->getName())
+                 << ") stores the same element later, and nothing reads it in between";
+    });
+  }
   ore(F0).emit([&] {
     return OptimizationRemarkAnalysis(DEBUG_TYPE, "FusionCost", &F0)
            << Fused->getName() << ": " << std::to_string(Bytes.Unfused)

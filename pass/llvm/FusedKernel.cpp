@@ -72,7 +72,9 @@ class FusedKernelBuilder {
   const FusionCandidate &C;
   LLVMContext &Ctx;
   Function *Fused = nullptr;
-  unsigned AccessKind, GridKind;
+  unsigned AccessKind, GridKind, StoreKind;
+  /// Where build() reports the stores the cleanup's DSE removed.
+  std::vector<std::pair<unsigned, unsigned>> &Overwritten;
   std::map<unsigned, CarriedStorage> Storage;
   /// First fused-kernel argument of each stage.
   std::vector<unsigned> ArgBase;
@@ -85,9 +87,11 @@ class FusedKernelBuilder {
   DenseMap<const Value *, unsigned> DeadBitOf;
 
 public:
-  FusedKernelBuilder(Module &M, const FusionCandidate &C)
+  FusedKernelBuilder(Module &M, const FusionCandidate &C,
+                     std::vector<std::pair<unsigned, unsigned>> &Overwritten)
       : M(M), C(C), Ctx(M.getContext()), AccessKind(Ctx.getMDKindID("kfuse.access")),
-        GridKind(Ctx.getMDKindID("kfuse.grid")) {}
+        GridKind(Ctx.getMDKindID("kfuse.grid")), StoreKind(Ctx.getMDKindID("kfuse.store")),
+        Overwritten(Overwritten) {}
 
   Function *build(FunctionAnalysisManager &FAM);
 
@@ -624,9 +628,35 @@ void FusedKernelBuilder::cleanup(FunctionAnalysisManager &FAM) {
   FPM.addPass(InstCombinePass());
   FPM.addPass(SimplifyCFGPass());
   FPM.addPass(GVNPass());
-  FPM.addPass(DSEPass());
-  FPM.addPass(SimplifyCFGPass());
   FPM.run(*Fused, FAM);
+  // The stages' stores still tagged (build()) before DSE; those it deletes
+  // are overwritten by a later stage's store to the same element (or store
+  // what the element already holds), which the remarks report.
+  struct Tagged {
+    WeakVH I;
+    unsigned Stage, Index;
+  };
+  std::vector<Tagged> Before;
+  for (Instruction &I : instructions(*Fused))
+    if (MDNode *MD = I.getMetadata(StoreKind)) {
+      auto Get = [&](unsigned N) {
+        return (unsigned)mdconst::extract<ConstantInt>(MD->getOperand(N))->getZExtValue();
+      };
+      Before.push_back({WeakVH(&I), Get(0), Get(1)});
+    }
+  FunctionPassManager DSE;
+  DSE.addPass(DSEPass());
+  DSE.run(*Fused, FAM);
+  for (const Tagged &T : Before)
+    if (!T.I)
+      Overwritten.emplace_back(T.Stage, T.Index);
+  llvm::sort(Overwritten);
+  Overwritten.erase(std::unique(Overwritten.begin(), Overwritten.end()), Overwritten.end());
+  for (Instruction &I : instructions(*Fused))
+    I.setMetadata(StoreKind, nullptr);
+  FunctionPassManager Late;
+  Late.addPass(SimplifyCFGPass());
+  Late.run(*Fused, FAM);
 }
 
 Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
@@ -735,6 +765,10 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     }
   for (Tagged &T : Work) {
     T.I->setMetadata(AccessKind, nullptr);
+    if (isa<StoreInst>(T.I))
+      T.I->setMetadata(StoreKind, MDNode::get(Ctx, {ConstantAsMetadata::get(B.getInt32(T.Stage)),
+                                                   ConstantAsMetadata::get(B.getInt32(
+                                                       T.A - C.Stages[T.Stage]->Accesses.data()))}));
     // A buffer no stage writes is checked disjoint from every buffer the
     // group writes (disjointPairs), so nothing changes it while the fused
     // kernel runs: its loads may go through the read-only path
@@ -778,9 +812,13 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
   return Fused;
 }
 
-Function *kfuse::buildFusedKernel(Module &M, const FusionCandidate &C,
+Function *kfuse::buildFusedKernel(Module &M, FusionCandidate &C,
                                   FunctionAnalysisManager &FAM) {
-  return FusedKernelBuilder(M, C).build(FAM);
+  C.Overwritten.clear();
+  std::vector<std::pair<unsigned, unsigned>> Overwritten;
+  Function *F = FusedKernelBuilder(M, C, Overwritten).build(FAM);
+  C.Overwritten = std::move(Overwritten);
+  return F;
 }
 
 /// A carried buffer is covered when no instruction of the cleaned fused

@@ -68,6 +68,11 @@ struct FusionCandidate : Verdict {
   /// this group, and how many plans the sequence has (manifest `plans`).
   std::vector<unsigned> PlanRanks;
   unsigned PlanCount = 1;
+  /// The stores the fused kernel no longer makes because a later stage
+  /// stores the same element first (dead store elimination over the fused
+  /// body, the pointers noalias), as (stage, index into its Accesses), in
+  /// program order; filled by buildFusedKernel.
+  std::vector<std::pair<unsigned, unsigned>> Overwritten;
 
   unsigned size() const { return Last - First + 1; }
   const SeqLaunch &launch(unsigned Stage) const { return Seq->Launches[First + Stage]; }
@@ -129,8 +134,9 @@ GroupBytes groupBytes(const FusionCandidate &C);
 /// Whether no stage of \p C writes through value \p V.
 bool readOnlyValue(const FusionCandidate &C, unsigned V);
 
-/// Builds the fused kernel of a legal candidate (FusedKernel.cpp).
-llvm::Function *buildFusedKernel(llvm::Module &M, const FusionCandidate &C,
+/// Builds the fused kernel of a legal candidate (FusedKernel.cpp), and
+/// fills C.Overwritten.
+llvm::Function *buildFusedKernel(llvm::Module &M, FusionCandidate &C,
                                  llvm::FunctionAnalysisManager &FAM);
 
 /// Sets Intermediate::Covered for each carried buffer of \p C that the built

@@ -483,6 +483,14 @@ bool Liveness::run() {
     }
     DenseMap<const Value *, FateOf> Known;
     SmallVector<std::tuple<unsigned, unsigned, ScratchDecl>, 4> Declared;
+    // What each buffer's remark says: its fate, once, with every (launch,
+    // parameter) that passes it, in the order the run passes them.
+    struct Told {
+      const Value *V;
+      std::optional<ScratchDecl> Decl;
+      SmallVector<const PtrArg *, 2> Uses;
+    };
+    SmallVector<Told, 4> Remarks;
     for (const PtrArg &A : R.Ptrs) {
       auto [It, New] = Known.try_emplace(A.V);
       if (New)
@@ -509,19 +517,32 @@ bool Liveness::run() {
       }
       if (WasDead)
         continue;
-      Function *Stub = R.Stub[A.Launch];
-      std::string Name;
-      if (Stub && A.Param < Stub->arg_size())
-        Name = paramName(*Stub, A.Param);
-      std::string Named = Name.empty() ? "" : " ('" + Name + "')";
+      auto T = llvm::find_if(Remarks, [&](const Told &T) { return T.V == A.V; });
+      if (T == Remarks.end())
+        T = Remarks.insert(Remarks.end(), Told{A.V, Decl, {}});
+      T->Uses.push_back(&A);
+    }
+    for (const Told &T : Remarks) {
+      const FateOf &Fa = Known[T.V];
       ORE.emit([&] {
         OptimizationRemarkAnalysis Rem(DEBUG_TYPE, "BufferLiveness", Call);
-        Rem << "parameter " << ore::NV("Param", A.Param + 1) << Named << " of launch "
-            << ore::NV("Launch", A.Launch) << " ("
-            << ore::NV("Kernel", Stub ? kernelName(*Stub) : std::string("?")) << ")";
-        if (Decl)
-          return Rem << " is dead after the run: '" << ore::NV("Scratch", Decl->Name)
-                     << "' is declared scratch at " << ore::NV("DeclaredAt", Decl->At)
+        Rem << (T.Uses.size() > 1 ? "the buffer of " : "");
+        for (unsigned U = 0; U < T.Uses.size(); ++U) {
+          const PtrArg &A = *T.Uses[U];
+          Function *Stub = R.Stub[A.Launch];
+          std::string Name;
+          if (Stub && A.Param < Stub->arg_size())
+            Name = paramName(*Stub, A.Param);
+          if (U)
+            Rem << (U + 1 == T.Uses.size() ? " and " : ", ");
+          Rem << "parameter " << ore::NV("Param", A.Param + 1)
+              << (Name.empty() ? "" : " ('" + Name + "')") << " of launch "
+              << ore::NV("Launch", A.Launch) << " ("
+              << ore::NV("Kernel", Stub ? kernelName(*Stub) : std::string("?")) << ")";
+        }
+        if (T.Decl)
+          return Rem << " is dead after the run: '" << ore::NV("Scratch", T.Decl->Name)
+                     << "' is declared scratch at " << ore::NV("DeclaredAt", T.Decl->At)
                      << " (its contents are not read before they are written again; "
                         "KFUSE_VERIFY checks it)";
         switch (Fa.F) {

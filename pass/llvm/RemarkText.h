@@ -34,9 +34,13 @@ std::string signature(llvm::StringRef Mangled);
 /// A sequence record's site, `t.cu:22:10 _Z3runPKfPf`, as `t.cu:22:10 in 'run'`.
 std::string siteText(llvm::StringRef Site);
 
-/// The source name of argument \p ArgNo of \p F, from debug info or the IR;
-/// empty when neither keeps it.
+/// The source name of argument \p ArgNo of \p F, from debug info, the IR or
+/// the kfuse_params annotation; empty when none keeps it.
 std::string paramName(const llvm::Function &F, unsigned ArgNo);
+
+/// The name of parameter \p ArgNo in \p F's "kfuse_params" annotation
+/// (the Clang plugin writes one for each kfuse_map kernel), or "".
+std::string annotatedParamName(const llvm::Function &F, unsigned ArgNo);
 
 /// Parameter \p ArgNo (from 0) of \p F as a remark names it, counted from 1:
 /// `parameter 2 ('t')` where debug info or the IR keeps the name,

@@ -58,8 +58,8 @@ void chain(const float *x, float *t, float *o, float *p, int n) {
 }
 
 // REMARK-DAG: fused launches 0..2 (act, pol, acc_local) of sequence 0 into __kfuse_fused_0_0_2: t in registers, o in registers
-// REMARK-DAG: kernel 'st_ni(float const*, float*, int)' cannot be fused: passes pointer parameter 2 to 'store_noinline(float*, int, float)', which is not inlined; kfuse analyses the accesses through a pointer parameter only in the kernel itself: let the compiler inline the function (no __noinline__), or pass it the values instead of the pointer
-// REMARK-DAG: kernel 'ld_ni(float const*, float*, int)' cannot be fused: passes pointer parameter 1 to 'load_noinline(float const*, int)', which is not inlined
+// REMARK-DAG: kernel 'st_ni(float const*, float*, int)' cannot be fused: passes pointer parameter 2 ('t') to 'store_noinline(float*, int, float)', which is not inlined; kfuse analyses the accesses through a pointer parameter only in the kernel itself: let the compiler inline the function (no __noinline__), or pass it the values instead of the pointer
+// REMARK-DAG: kernel 'ld_ni(float const*, float*, int)' cannot be fused: passes pointer parameter 1 ('x') to 'load_noinline(float const*, int)', which is not inlined
 // REMARK-DAG: kernel 'glob(float const*, float*, int)' cannot be fused: calls 'reads_global(float)', which reads memory that is neither its own nor a constant ('table')
 // REMARK-DAG: kernel 'rec(float const*, float*, int)' cannot be fused: calls 'fact(float)', which is recursive
 // REMARK-DAG: kernel 'lane(float const*, float*, int)' cannot be fused: calls 'lane_helper(float)', which reads a thread, block or lane index ('llvm.nvvm.read.ptx.sreg.tid.y'); read it in the kernel and pass it as an argument

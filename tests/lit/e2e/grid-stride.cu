@@ -64,11 +64,11 @@ void two_bounds(const float *x, float *t, const float *y, float *o, size_t n, si
 // A loop that strides by a constant is no grid-stride loop.
 KMAP void by_block(const float *x, float *t, size_t n)
 { for (size_t i = threadIdx.x; i < n; i += 256) t[i] = x[i]; }
-// REMARK-DAG: kernel 'by_block(float const*, float*, unsigned long)' cannot be fused: has a non-affine or unknown index (store through parameter 2); it varies in a loop that is not a grid-stride loop
+// REMARK-DAG: kernel 'by_block(float const*, float*, unsigned long)' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('t')); it varies in a loop that is not a grid-stride loop
 // An access after the loop.
 KMAP void with_tail(const float *x, float *t, size_t n)
 { GRID_STRIDE(size_t, i, n) t[i] = x[i]; if (threadIdx.x == 0) t[0] = 0.f; }
-// REMARK-DAG: kernel 'with_tail(float const*, float*, unsigned long)' cannot be fused: accesses parameter 2 outside its grid-stride loop
+// REMARK-DAG: kernel 'with_tail(float const*, float*, unsigned long)' cannot be fused: accesses parameter 2 ('t') outside its grid-stride loop
 void refused(const float *x, float *t, float *u, size_t n)
 {
   by_block<<<1, 256>>>(x, t, n);

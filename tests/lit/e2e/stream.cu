@@ -38,7 +38,9 @@ void stream(double *a, double *b, double *c, double s, int n, cudaStream_t st) {
 // its bandwidth, 112 bytes unfused.
 // REMARK: remark: sequence 0 at {{.*}}: launches 0..4: predicted 181972 ns fused, 641475 ns unfused
 // REMARK: remark: fused launches 0..4 (copy_k<double>, mul_k<double>, add_k<double>, triad_k<double>, nstream_k<double>) of sequence 0 into __kfuse_fused_0_0_4: a in registers, c in registers, b in registers; saves 80 bytes per element
-// REMARK: remark: __kfuse_fused_0_0_4: 112 bytes per element unfused, 32 fused (8 where the dead buffers' stores are skipped), 7 flops per element
+// REMARK-NEXT: remark: __kfuse_fused_0_0_4: the store of launch 0 (copy_k<double>) to c, its parameter 2, is dropped: launch 2 (add_k<double>) stores the same element later, and nothing reads it in between
+// REMARK-NEXT: remark: __kfuse_fused_0_0_4: the store of launch 3 (triad_k<double>) to a, its parameter 1, is dropped: launch 4 (nstream_k<double>) stores the same element later, and nothing reads it in between
+// REMARK-NEXT: remark: __kfuse_fused_0_0_4: 112 bytes per element unfused, 32 fused (8 where the dead buffers' stores are skipped), 7 flops per element
 
 // IR: define ptx_kernel void @__kfuse_fused_0_0_4(ptr noalias %{{.*}}, ptr noalias %{{.*}}, i32 %{{.*}}, ptr noalias
 

@@ -30,9 +30,8 @@ void lambda_loop(const float *x, const float *y, float *o, int n, int steps)
   float *t;
   cudaMalloc(&t, n * sizeof(float));
   auto run = [&] {
-    // REMARK: liveness.cu:[[#@LINE+3]]:5: remark: parameter 1 of launch 0 (k1) stays live after the run: its pointer comes from outside this function
-    // REMARK: liveness.cu:[[#@LINE+2]]:5: remark: parameter 2 of launch 0 (k1) is read after the run only by this run's next execution; its stores are skipped where every execution writes it before reading it
-    // REMARK: liveness.cu:[[#@LINE+1]]:5: remark: parameter 1 of launch 1 (k2) is read after the run only by this run's next execution
+    // REMARK: liveness.cu:[[#@LINE+2]]:5: remark: parameter 1 ('x') of launch 0 (k1) stays live after the run: its pointer comes from outside this function
+    // REMARK: liveness.cu:[[#@LINE+1]]:5: remark: the buffer of parameter 2 ('t') of launch 0 (k1) and parameter 1 ('t') of launch 1 (k2) is read after the run only by this run's next execution
     k1<<<(n + 255) / 256, 256>>>(x, t, n);
     k2<<<(n + 255) / 256, 256>>>(t, y, o, n);
   };
@@ -47,8 +46,7 @@ void checked_every_fourth(const float *x, const float *y, float *o, int n, int s
   Bufs b;
   cudaMalloc(&b.t, n * sizeof(float));
   for (int s = 0; s < steps; ++s) {
-    // REMARK: liveness.cu:[[#@LINE+2]]:5: remark: parameter 2 of launch 0 (k1) stays live after the run: it may be read after the run by a call to cudaMemcpy at line [[#@LINE+5]]
-    // REMARK: liveness.cu:[[#@LINE+1]]:5: remark: parameter 1 of launch 1 (k2) stays live after the run: it may be read after the run by a call to cudaMemcpy at line [[#@LINE+4]]
+    // REMARK: liveness.cu:[[#@LINE+1]]:5: remark: the buffer of parameter 2 ('t') of launch 0 (k1) and parameter 1 ('t') of launch 1 (k2) stays live after the run: it may be read after the run by a call to cudaMemcpy at line [[#@LINE+4]]
     k1<<<(n + 255) / 256, 256>>>(x, b.t, n);
     k2<<<(n + 255) / 256, 256>>>(b.t, y, o, n);
     if (s % 4 == 0)
@@ -63,8 +61,7 @@ public:
   ~Pipeline() { cudaFree(t_); }
   void step(const float *x, const float *y, float *o)
   {
-    // REMARK: liveness.cu:[[#@LINE+2]]:5: remark: parameter 2 of launch 0 (k1) is read after the run only by this run's next execution
-    // REMARK: liveness.cu:[[#@LINE+1]]:5: remark: parameter 1 of launch 1 (k2) is read after the run only by this run's next execution
+    // REMARK: liveness.cu:[[#@LINE+1]]:5: remark: the buffer of parameter 2 ('t') of launch 0 (k1) and parameter 1 ('t') of launch 1 (k2) is read after the run only by this run's next execution
     k1<<<(n_ + 255) / 256, 256>>>(x, t_, n_);
     k2<<<(n_ + 255) / 256, 256>>>(t_, y, o, n_);
   }
@@ -84,7 +81,7 @@ void fresh_each_step(const float *x, const float *y, float *o, int n, int steps)
   for (int s = 0; s < steps; ++s) {
     float *t;
     cudaMalloc(&t, n * sizeof(float));
-    // REMARK: liveness.cu:[[#@LINE+1]]:5: remark: parameter 2 of launch 0 (k1) stays live after the run: its variable is assigned again after the run
+    // REMARK: liveness.cu:[[#@LINE+1]]:5: remark: the buffer of parameter 2 ('t') of launch 0 (k1) and parameter 1 ('t') of launch 1 (k2) stays live after the run: its variable is assigned again after the run
     k1<<<(n + 255) / 256, 256>>>(x, t, n);
     k2<<<(n + 255) / 256, 256>>>(t, y, o, n);
     cudaFree(t);
@@ -98,8 +95,7 @@ void global_setup(int n) { cudaMalloc(&g_t, n * sizeof(float)); }
 void global_teardown() { cudaFree(g_t); g_t = nullptr; }
 void global_temp(const float *x, const float *y, float *o, int n)
 {
-  // REMARK: liveness.cu:[[#@LINE+2]]:3: remark: parameter 2 of launch 0 (k1) is read after the run only by this run's next execution
-  // REMARK: liveness.cu:[[#@LINE+1]]:3: remark: parameter 1 of launch 1 (k2) is read after the run only by this run's next execution
+  // REMARK: liveness.cu:[[#@LINE+1]]:3: remark: the buffer of parameter 2 ('t') of launch 0 (k1) and parameter 1 ('t') of launch 1 (k2) is read after the run only by this run's next execution
   k1<<<(n + 255) / 256, 256>>>(x, g_t, n);
   k2<<<(n + 255) / 256, 256>>>(g_t, y, o, n);
 }
@@ -110,7 +106,7 @@ static float *g_w;
 void watched_setup(int n) { cudaMalloc(&g_w, n * sizeof(float)); }
 void watched_temp(const float *x, const float *y, float *o, int n)
 {
-  // REMARK: liveness.cu:[[#@LINE+1]]:3: remark: parameter 2 of launch 0 (k1) stays live after the run: its global's pointer is used by a call to cudaMemcpy in watched_peek at line [[#@LINE+5]]
+  // REMARK: liveness.cu:[[#@LINE+1]]:3: remark: the buffer of parameter 2 ('t') of launch 0 (k1) and parameter 1 ('t') of launch 1 (k2) stays live after the run: its global's pointer is used by a call to cudaMemcpy in watched_peek at line [[#@LINE+5]]
   k1<<<(n + 255) / 256, 256>>>(x, g_w, n);
   k2<<<(n + 255) / 256, 256>>>(g_w, y, o, n);
 }
@@ -121,7 +117,7 @@ void watched_peek(float *h, int n)
 float *g_shared;
 void shared_temp(const float *x, const float *y, float *o, int n)
 {
-  // REMARK: liveness.cu:[[#@LINE+1]]:3: remark: parameter 2 of launch 0 (k1) stays live after the run: its pointer is held in a global that other files may use
+  // REMARK: liveness.cu:[[#@LINE+1]]:3: remark: the buffer of parameter 2 ('t') of launch 0 (k1) and parameter 1 ('t') of launch 1 (k2) stays live after the run: its pointer is held in a global that other files may use
   k1<<<(n + 255) / 256, 256>>>(x, g_shared, n);
   k2<<<(n + 255) / 256, 256>>>(g_shared, y, o, n);
 }
@@ -131,7 +127,7 @@ float *handed_back(const float *x, const float *y, float *o, int n, int steps)
   float *t;
   cudaMalloc(&t, n * sizeof(float));
   for (int s = 0; s < steps; ++s) {
-    // REMARK: liveness.cu:[[#@LINE+1]]:5: remark: parameter 2 of launch 0 (k1) stays live after the run: the function returns it at line [[#@LINE+4]]
+    // REMARK: liveness.cu:[[#@LINE+1]]:5: remark: the buffer of parameter 2 ('t') of launch 0 (k1) and parameter 1 ('t') of launch 1 (k2) stays live after the run: the function returns it at line [[#@LINE+4]]
     k1<<<(n + 255) / 256, 256>>>(x, t, n);
     k2<<<(n + 255) / 256, 256>>>(t, y, o, n);
   }
