@@ -552,7 +552,8 @@ void DeviceFuser::remarkMissed(const FusionCandidate &C) {
   const Instruction *At = locatedAt(C.At);
   Function &AtF = At ? *const_cast<Function *>(At->getFunction()) : F;
   ore(AtF).emit([&] {
-    auto Rem = At ? OptimizationRemarkMissed(DEBUG_TYPE, "NotFused", At)
+    auto Rem = At ? OptimizationRemarkMissed(DEBUG_TYPE, "NotFused", remarkLocation(*At),
+                                             At->getParent())
                   : OptimizationRemarkMissed(DEBUG_TYPE, "NotFused", &F);
     return Rem << "launches " << std::to_string(C.First) << ".." << std::to_string(C.Last)
                << " (" << Kernels << ") of sequence " << std::to_string(C.Seq->Id) << " at "
@@ -666,7 +667,8 @@ bool DeviceFuser::run() {
       // source line, else at the kernel.
       const Instruction *At = locatedAt(K.At);
       ore(*F).emit([&] {
-        auto Rem = At ? OptimizationRemarkMissed(DEBUG_TYPE, "KernelNotAnalysable", At)
+        auto Rem = At ? OptimizationRemarkMissed(DEBUG_TYPE, "KernelNotAnalysable",
+                                                 remarkLocation(*At), At->getParent())
                       : OptimizationRemarkMissed(DEBUG_TYPE, "KernelNotAnalysable", F);
         return Rem << Name << " cannot be fused: " << K.Reason;
       });

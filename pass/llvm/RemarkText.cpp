@@ -162,3 +162,14 @@ std::string kfuse::exprText(StringRef Expr, const Function *F) {
 const Instruction *kfuse::locatedAt(const Instruction *At) {
   return At && At->getDebugLoc() ? At : nullptr;
 }
+
+DiagnosticLocation kfuse::remarkLocation(const Instruction &At) {
+  const DILocation *L = At.getDebugLoc().get();
+  const DISubprogram *SP = At.getFunction()->getSubprogram();
+  if (!L || !SP || !SP->getFile())
+    return DiagnosticLocation(At.getDebugLoc());
+  StringRef Own = SP->getFile()->getFilename();
+  while (L->getInlinedAt() && L->getFilename() != Own)
+    L = L->getInlinedAt();
+  return DiagnosticLocation(DebugLoc(L));
+}

@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/IR/DiagnosticInfo.h"
 
 #include <string>
 
@@ -63,6 +64,12 @@ std::string exprText(llvm::StringRef Expr, const llvm::Function *F);
 /// clang turns on for -Rpass), otherwise null, and the remark goes to the
 /// kernel's opening line.
 const llvm::Instruction *locatedAt(const llvm::Instruction *At);
+
+/// Where a remark at \p At (non-null, with a location) points: its source
+/// line, or, where that line was inlined from another file (the asm of
+/// `__ldcs` in clang's CUDA headers, a helper in a header), the line in the
+/// function's own file that the code was inlined at.
+llvm::DiagnosticLocation remarkLocation(const llvm::Instruction &At);
 
 } // namespace kfuse
 
