@@ -10,6 +10,12 @@
 // the record in the IR (visible to opt and kept by -save-temps). Map launches
 // that cannot join a sequence get -Rpass-missed=kfuse remarks.
 //
+// In both compilations it also writes the translation unit's key (`kfuse.tu`
+// on a variable __kfuse_tu): a hash of the main file's bytes and the
+// command line's macros, which the device and the host compilation of one
+// .cu compute alike. The device pass names its symbols after it and the host
+// pass tells the runtime which manifest is this file's (docs/manifest.md).
+//
 //===----------------------------------------------------------------------===//
 #include "Kfuse.h"
 #include "LaunchSequence.h"
@@ -19,7 +25,12 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Sema/Sema.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/xxhash.h"
+
+#include <algorithm>
 
 using namespace clang;
 
@@ -38,6 +49,7 @@ public:
 
   bool VisitFunctionDecl(FunctionDecl *FD) {
     const AnnotateAttr *Mark = kfuse::getMapMark(FD);
+    AnyMark |= Mark != nullptr;
     if (!Mark || Mark->isInherited() || FD->hasAttr<CUDAGlobalAttr>())
       return true;
     unsigned Where = 0;
@@ -46,6 +58,9 @@ public:
     Diags.Report(Mark->getLocation(), DiagID) << FD << Where;
     return true;
   }
+
+  /// Whether some function of the translation unit is marked kfuse_map.
+  bool AnyMark = false;
 
 private:
   DiagnosticsEngine &Diags;
@@ -57,9 +72,13 @@ public:
   explicit KfuseConsumer(CompilerInstance &CI) : CI(CI) {}
 
   void HandleTranslationUnit(ASTContext &Ctx) override {
-    PlacementCheck(CI.getDiagnostics())
-        .TraverseDecl(Ctx.getTranslationUnitDecl());
-    if (!Ctx.getLangOpts().CUDAIsDevice || CI.getDiagnostics().hasErrorOccurred())
+    PlacementCheck Check(CI.getDiagnostics());
+    Check.TraverseDecl(Ctx.getTranslationUnitDecl());
+    if (CI.getDiagnostics().hasErrorOccurred())
+      return;
+    if (Check.AnyMark && Ctx.getLangOpts().CUDA)
+      emitKey(Ctx);
+    if (!Ctx.getLangOpts().CUDAIsDevice)
       return;
     kfuse::HostLaunches Found = kfuse::findLaunchSequences(Ctx);
     unsigned N = 0;
@@ -83,6 +102,52 @@ private:
         diag::Group::BackendOptimizationRemarkMissed));
     for (const kfuse::MissedLaunch &M : Missed)
       Diags.Report(M.Loc, ID) << M.Message << AddFlagValue("kfuse");
+  }
+
+  /// The translation unit's key: 16 hex digits of a hash of the main file's
+  /// bytes and of the -D/-U macros of the command line (sorted, so their
+  /// order does not matter). Both cc1 processes of a .cu read the same file
+  /// under the same macros, so they compute the same key; it depends on no
+  /// path, time or address. Two files differ in their bytes or in their
+  /// macros, or are the same program twice.
+  std::string translationUnitKey(ASTContext &Ctx) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    std::string Buf = "kfuse.tu 1";
+    Buf += '\0';
+    Buf += SM.getBufferData(SM.getMainFileID());
+    std::vector<std::string> Macros;
+    for (const auto &[Macro, IsUndef] : CI.getPreprocessorOpts().Macros)
+      Macros.push_back((IsUndef ? "-U" : "-D") + Macro);
+    std::sort(Macros.begin(), Macros.end());
+    for (const std::string &M : Macros) {
+      Buf += '\0';
+      Buf += M;
+    }
+    uint64_t H = llvm::xxh3_64bits(llvm::StringRef(Buf));
+    std::string Hex;
+    llvm::raw_string_ostream(Hex) << llvm::format_hex_no_prefix(H, 16);
+    return Hex;
+  }
+
+  /// Declares `static char __kfuse_tu` (a `__device__` variable in the
+  /// device compilation, a host one in the host compilation, so neither side
+  /// registers it with the other) annotated `kfuse.tu <key>`. The passes
+  /// read the key and erase the variable.
+  void emitKey(ASTContext &Ctx) {
+    TranslationUnitDecl *TU = Ctx.getTranslationUnitDecl();
+    const SourceManager &SM = Ctx.getSourceManager();
+    SourceLocation Loc = SM.getLocForStartOfFile(SM.getMainFileID());
+    StringRef Symbol = "__kfuse_tu";
+    auto *VD = VarDecl::Create(Ctx, TU, Loc, Loc, &Ctx.Idents.get(Symbol), Ctx.CharTy,
+                               Ctx.getTrivialTypeSourceInfo(Ctx.CharTy), SC_Static);
+    if (Ctx.getLangOpts().CUDAIsDevice)
+      VD->addAttr(CUDADeviceAttr::CreateImplicit(Ctx));
+    VD->addAttr(UsedAttr::CreateImplicit(Ctx));
+    VD->addAttr(AsmLabelAttr::CreateImplicit(Ctx, Symbol));
+    VD->addAttr(AnnotateAttr::CreateImplicit(Ctx, "kfuse.tu " + translationUnitKey(Ctx),
+                                             nullptr, 0));
+    TU->addDecl(VD);
+    CI.getSema().getASTConsumer().HandleTopLevelDecl(DeclGroupRef(VD));
   }
 
   /// Declares `static __device__ char __kfuse_seq_<N>` annotated with the
