@@ -11,10 +11,10 @@
 // that cannot join a sequence get -Rpass-missed=kfuse remarks.
 //
 // In both compilations it also writes the translation unit's key (`kfuse.tu`
-// on a variable __kfuse_tu): a hash of the main file's bytes and the
-// command line's macros, which the device and the host compilation of one
-// .cu compute alike. The device pass names its symbols after it and the host
-// pass tells the runtime which manifest is this file's (docs/manifest.md).
+// on a variable __kfuse_tu): a hash of what the file declares, which the
+// device and the host compilation of one .cu compute alike. The device pass
+// names its symbols after it and the host pass tells the runtime which
+// manifest is this file's (docs/manifest.md, "Translation-unit keys").
 //
 //===----------------------------------------------------------------------===//
 #include "Kfuse.h"
@@ -47,9 +47,21 @@ public:
         "%select{a host|a __device__|a __host__ __device__}1 function");
   }
 
+  bool VisitVarDecl(VarDecl *VD) {
+    if (VD->hasGlobalStorage() && !VD->isStaticLocal() &&
+        VD->isThisDeclarationADefinition() != VarDecl::DeclarationOnly)
+      noteDefinition(VD, VD->getASTContext().GetGVALinkageForVariable(VD));
+    return true;
+  }
+
   bool VisitFunctionDecl(FunctionDecl *FD) {
     const AnnotateAttr *Mark = kfuse::getMapMark(FD);
     AnyMark |= Mark != nullptr;
+    if (Mark)
+      Identity.push_back("map " + FD->getQualifiedNameAsString() + " " +
+                         FD->getType().getAsString());
+    if (FD->doesThisDeclarationHaveABody())
+      noteDefinition(FD, FD->getASTContext().GetGVALinkageForFunction(FD));
     if (!Mark || Mark->isInherited() || FD->hasAttr<CUDAGlobalAttr>())
       return true;
     unsigned Where = 0;
@@ -61,8 +73,24 @@ public:
 
   /// Whether some function of the translation unit is marked kfuse_map.
   bool AnyMark = false;
+  /// What identifies the translation unit: each strong external definition
+  /// outside system headers (no other file of a program may define it) and
+  /// each kfuse_map function, by qualified name and type.
+  std::vector<std::string> Identity;
+  /// How many of those are strong external definitions.
+  unsigned Strong = 0;
 
 private:
+  void noteDefinition(const DeclaratorDecl *D, GVALinkage L) {
+    const SourceManager &SM = D->getASTContext().getSourceManager();
+    if (L != GVA_StrongExternal || D->getLocation().isInvalid() ||
+        SM.isInSystemHeader(D->getLocation()))
+      return;
+    Identity.push_back("def " + D->getQualifiedNameAsString() + " " +
+                       D->getType().getAsString());
+    ++Strong;
+  }
+
   DiagnosticsEngine &Diags;
   unsigned DiagID;
 };
@@ -77,7 +105,7 @@ public:
     if (CI.getDiagnostics().hasErrorOccurred())
       return;
     if (Check.AnyMark && Ctx.getLangOpts().CUDA)
-      emitKey(Ctx);
+      emitKey(Ctx, Check);
     if (!Ctx.getLangOpts().CUDAIsDevice)
       return;
     kfuse::HostLaunches Found = kfuse::findLaunchSequences(Ctx);
@@ -104,24 +132,31 @@ private:
       Diags.Report(M.Loc, ID) << M.Message << AddFlagValue("kfuse");
   }
 
-  /// The translation unit's key: 16 hex digits of a hash of the main file's
-  /// bytes and of the -D/-U macros of the command line (sorted, so their
-  /// order does not matter). Both cc1 processes of a .cu read the same file
-  /// under the same macros, so they compute the same key; it depends on no
-  /// path, time or address. Two files differ in their bytes or in their
-  /// macros, or are the same program twice.
-  std::string translationUnitKey(ASTContext &Ctx) {
-    const SourceManager &SM = Ctx.getSourceManager();
-    std::string Buf = "kfuse.tu 1";
-    Buf += '\0';
-    Buf += SM.getBufferData(SM.getMainFileID());
-    std::vector<std::string> Macros;
+  /// The translation unit's key: 16 hex digits of a hash of what the file
+  /// defines with strong external linkage (outside system headers) and of
+  /// its kfuse_map functions, by qualified name and type, and of the
+  /// command line's -D/-U macros; each list sorted. Both cc1 processes of a
+  /// .cu parse the same declarations (host function bodies are parsed in
+  /// the device compilation too) under the same macros, also from the
+  /// preprocessed files of -save-temps, so they compute the same key, and
+  /// it depends on no path, time or address. No two files of one program
+  /// define the same strong external symbol, so two files that define any
+  /// have different keys. A file that defines none (every function static)
+  /// adds its main file's bytes.
+  std::string translationUnitKey(ASTContext &Ctx, PlacementCheck &Check) {
+    std::vector<std::string> Parts = Check.Identity;
     for (const auto &[Macro, IsUndef] : CI.getPreprocessorOpts().Macros)
-      Macros.push_back((IsUndef ? "-U" : "-D") + Macro);
-    std::sort(Macros.begin(), Macros.end());
-    for (const std::string &M : Macros) {
+      Parts.push_back((IsUndef ? "-U" : "-D") + Macro);
+    std::sort(Parts.begin(), Parts.end());
+    std::string Buf = "kfuse.tu 1";
+    for (const std::string &P : Parts) {
       Buf += '\0';
-      Buf += M;
+      Buf += P;
+    }
+    if (Check.Strong == 0) {
+      const SourceManager &SM = Ctx.getSourceManager();
+      Buf += '\0';
+      Buf += SM.getBufferData(SM.getMainFileID());
     }
     uint64_t H = llvm::xxh3_64bits(llvm::StringRef(Buf));
     std::string Hex;
@@ -133,7 +168,7 @@ private:
   /// device compilation, a host one in the host compilation, so neither side
   /// registers it with the other) annotated `kfuse.tu <key>`. The passes
   /// read the key and erase the variable.
-  void emitKey(ASTContext &Ctx) {
+  void emitKey(ASTContext &Ctx, PlacementCheck &Check) {
     TranslationUnitDecl *TU = Ctx.getTranslationUnitDecl();
     const SourceManager &SM = Ctx.getSourceManager();
     SourceLocation Loc = SM.getLocForStartOfFile(SM.getMainFileID());
@@ -144,7 +179,7 @@ private:
       VD->addAttr(CUDADeviceAttr::CreateImplicit(Ctx));
     VD->addAttr(UsedAttr::CreateImplicit(Ctx));
     VD->addAttr(AsmLabelAttr::CreateImplicit(Ctx, Symbol));
-    VD->addAttr(AnnotateAttr::CreateImplicit(Ctx, "kfuse.tu " + translationUnitKey(Ctx),
+    VD->addAttr(AnnotateAttr::CreateImplicit(Ctx, "kfuse.tu " + translationUnitKey(Ctx, Check),
                                              nullptr, 0));
     TU->addDecl(VD);
     CI.getSema().getASTConsumer().HandleTopLevelDecl(DeclGroupRef(VD));

@@ -88,7 +88,7 @@ void DevicePlan::readRegistrations(Module &M) {
         DeviceNames[Stub] = Name;
     }
   for (GlobalVariable &G : M.globals()) {
-    if (G.getSection() != "llvm_offload_entries" || !G.hasDefinitiveInitializer())
+    if (G.getSection() != "llvm_offload_entries" || !G.hasInitializer()) // weak
       continue;
     auto *Entry = dyn_cast<ConstantStruct>(G.getInitializer());
     if (!Entry)
@@ -214,7 +214,7 @@ void DevicePlan::readBitcode(StringRef Bytes, unsigned Arch) {
   for (GlobalVariable &G : (*Dev)->globals()) {
     if (!G.getName().starts_with(KF__MANIFEST_PREFIX) || G.isDeclaration())
       continue;
-    auto *CDA = G.hasDefinitiveInitializer() ? dyn_cast<ConstantDataArray>(G.getInitializer())
+    auto *CDA = G.hasInitializer() ? dyn_cast<ConstantDataArray>(G.getInitializer())
                                              : nullptr;
     if (G.getName() != Symbol) {
       if (Other.empty())

@@ -24,7 +24,8 @@ void launch(float *f, int *i) {
 
 // DEV-NOT: kfuse.seq
 // DEV-DAG: [[MARK:@.*]] = private unnamed_addr constant [10 x i8] c"kfuse_map\00", section "llvm.metadata"
-// DEV: @llvm.global.annotations = appending global [7 x
+// DEV: @llvm.global.annotations = appending global [8 x
+// DEV-SAME: @__kfuse_tu
 // DEV-SAME: { ptr @_Z3gnuPf, ptr [[MARK]],
 // DEV-SAME: { ptr @_Z5cxx11Pf, ptr [[MARK]],
 // DEV-SAME: { ptr @_Z10namespacedPf, ptr [[MARK]],
@@ -35,7 +36,8 @@ void launch(float *f, int *i) {
 // DEV: define{{.*}} ptx_kernel void @_Z3gnuPf(
 
 // HOST-DAG: [[MARK:@.*]] = private unnamed_addr constant [10 x i8] c"kfuse_map\00", section "llvm.metadata"
-// HOST: @llvm.global.annotations = appending global [7 x
+// HOST: @llvm.global.annotations = appending global [8 x
+// HOST-SAME: { ptr @__kfuse_tu,
 // HOST-SAME: { ptr @_Z18__device_stub__gnuPf, ptr [[MARK]],
 // HOST-SAME: { ptr @_Z20__device_stub__cxx11Pf, ptr [[MARK]],
 // HOST-SAME: { ptr @_Z25__device_stub__namespacedPf, ptr [[MARK]],

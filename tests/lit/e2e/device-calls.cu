@@ -57,7 +57,7 @@ void chain(const float *x, float *t, float *o, float *p, int n) {
   acc_local<<<n / 256, 256>>>(o, p, n);
 }
 
-// REMARK-DAG: fused launches 0..2 (act, pol, acc_local) of sequence 0 into __kfuse_fused_0_0_2: t in registers, o in registers
+// REMARK-DAG: fused launches 0..2 (act, pol, acc_local) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_2: t in registers, o in registers
 // REMARK-DAG: kernel 'st_ni(float const*, float*, int)' cannot be fused: passes pointer parameter 2 to 'store_noinline(float*, int, float)', which is not inlined; kfuse analyses the accesses through a pointer parameter only in the kernel itself: let the compiler inline the function (no __noinline__), or pass it the values instead of the pointer
 // REMARK-DAG: kernel 'ld_ni(float const*, float*, int)' cannot be fused: passes pointer parameter 1 to 'load_noinline(float const*, int)', which is not inlined
 // REMARK-DAG: kernel 'glob(float const*, float*, int)' cannot be fused: calls 'reads_global(float)', which reads memory that is neither its own nor a constant ('table')
@@ -69,7 +69,7 @@ void chain(const float *x, float *t, float *o, float *p, int n) {
 // REMARK-NOT: _Z9acc_localPKfPfi cannot be fused
 
 // The out-of-line helpers stay calls in the fused kernel, on its own local.
-// IR-LABEL: define ptx_kernel void @__kfuse_fused_0_0_2(
+// IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_2(
 // IR: call {{.*}}float @_Z4polyf(
 // IR: call void @_Z8sum_intoPff(ptr {{.*}}[[A:%[0-9]+]],
 // IR: call {{.*}}float @_Z13from_constantf(
