@@ -50,7 +50,7 @@ float *global_t __attribute__((kfuse_scratch));
 // CHECK: call void @kf_rt_launch_seq(
 void global(const float *x, const float *y, float *o, int n)
 {
-  // REMARK: scratch.cu:[[#@LINE+1]]:3: remark: parameter 2 of launch 0 (k1) is dead after the run: 'global_t' is declared scratch at {{.*}}scratch.cu:44
+  // REMARK: scratch.cu:[[#@LINE+1]]:3: remark: parameter 2 of launch 0 (k1) is dead after the run: 'global_t' is declared scratch at {{.*}}scratch.cu:45
   k1<<<(n + 255) / 256, 256>>>(x, global_t, n);
   k2<<<(n + 255) / 256, 256>>>(global_t, y, o, n);
 }
@@ -62,8 +62,8 @@ void param_loop(float *tp, const float *x, const float *y, float *o, int n, int 
 {
   float *t __attribute__((kfuse_scratch)) = tp;
   for (int s = 0; s < steps; ++s) {
-    // REMARK: scratch.cu:[[#@LINE+2]]:5: remark: parameter 2 of launch 0 (k1) is dead after the run: 't' is declared scratch at {{.*}}scratch.cu:62
-    // REMARK: scratch.cu:[[#@LINE+1]]:5: remark: parameter 1 of launch 1 (k2) is dead after the run: 't' is declared scratch at {{.*}}scratch.cu:62
+    // REMARK: scratch.cu:[[#@LINE+2]]:5: remark: parameter 2 of launch 0 (k1) is dead after the run: 't' is declared scratch at {{.*}}scratch.cu:63
+    // REMARK: scratch.cu:[[#@LINE+1]]:5: remark: parameter 1 of launch 1 (k2) is dead after the run: 't' is declared scratch at {{.*}}scratch.cu:63
     k1<<<(n + 255) / 256, 256>>>(x, t, n);
     k2<<<(n + 255) / 256, 256>>>(t, y, o, n);
   }
