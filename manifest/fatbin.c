@@ -198,24 +198,52 @@ int kf__cubin_symbols(const unsigned char *elf, size_t len, kf__elf_symbol_fn fn
 /* What kf__take_manifest found in one cubin. */
 typedef struct kf__manifest_hit {
   kf__fatbin_image_t *img;
+  const char *symbol;
   int empty; /* the symbol is there without bytes */
 } kf__manifest_hit_t;
 
-/* Records the manifest's bytes in the image of @p ctx (a kf__manifest_hit_t). */
+/* Records the manifest's bytes in the image of @p ctx (a kf__manifest_hit_t),
+ * and the first other manifest symbol. */
 static int kf__take_manifest(void *ctx, const kf__elf_symbol_t *sym)
 {
   kf__manifest_hit_t *hit = ctx;
-  if (!sym->defined || strcmp(sym->name, KF__MANIFEST_SYMBOL) != 0)
+  if (!sym->defined)
     return 0;
+  if (strcmp(sym->name, hit->symbol) != 0) {
+    if (hit->img->other == NULL && strncmp(sym->name, KF__MANIFEST_PREFIX, strlen(KF__MANIFEST_PREFIX)) == 0)
+      hit->img->other = sym->name;
+    return 0;
+  }
   if (sym->data == NULL || sym->size == 0)
     hit->empty = 1;
   hit->img->manifest = (const char *)sym->data;
   hit->img->manifest_len = (size_t)sym->size;
-  return 1;
+  return 0;
 }
 
-int kf__fatbin_images(const unsigned char *fb, size_t len, kf__fatbin_image_t *out, unsigned max, unsigned *n,
-                      char *why, size_t whylen)
+int kf__cubin_image(const unsigned char *elf, size_t len, uint32_t arch, const char *symbol,
+                    kf__fatbin_image_t *img, char *why, size_t whylen)
+{
+  kf__manifest_hit_t hit;
+  char elfwhy[160];
+  int rc;
+  memset(img, 0, sizeof *img);
+  img->arch = arch;
+  img->elf = elf;
+  img->elf_size = len;
+  hit.img = img;
+  hit.symbol = symbol != NULL ? symbol : KF__MANIFEST_SYMBOL;
+  hit.empty = 0;
+  rc = kf__cubin_symbols(elf, len, kf__take_manifest, &hit, elfwhy, sizeof elfwhy);
+  if (rc < 0)
+    return kf__fail(rc, why, whylen, "the sm_%u cubin: %s", (unsigned)arch, elfwhy);
+  if (hit.empty)
+    return kf__fail(KF_EPARSE, why, whylen, "the sm_%u cubin's %s has no bytes", (unsigned)arch, hit.symbol);
+  return 0;
+}
+
+int kf__fatbin_images(const unsigned char *fb, size_t len, const char *symbol, kf__fatbin_image_t *out,
+                      unsigned max, unsigned *n, char *why, size_t whylen)
 {
   kf__fatbin_entry_t e;
   size_t pos = 0;
@@ -224,8 +252,6 @@ int kf__fatbin_images(const unsigned char *fb, size_t len, kf__fatbin_image_t *o
   *n = 0;
   while ((rc = kf__fatbin_next(fb, len, &pos, &e, why, whylen)) == 1) {
     kf__fatbin_image_t img;
-    kf__manifest_hit_t hit;
-    char elfwhy[160];
     entries++;
     if (e.kind == KF__FATBIN_PTX) {
       ptx++;
@@ -238,18 +264,8 @@ int kf__fatbin_images(const unsigned char *fb, size_t len, kf__fatbin_image_t *o
       return kf__fail(KF_ENOTSUP, why, whylen, "the sm_%u cubin of the fatbinary is compressed", (unsigned)e.arch);
     if (*n == max)
       return kf__fail(KF_ERANGE, why, whylen, "the fatbinary holds more than %u cubins", max);
-    memset(&img, 0, sizeof img);
-    img.arch = e.arch;
-    img.elf = e.data;
-    img.elf_size = e.size;
-    hit.img = &img;
-    hit.empty = 0;
-    rc = kf__cubin_symbols(e.data, e.size, kf__take_manifest, &hit, elfwhy, sizeof elfwhy);
-    if (rc < 0)
-      return kf__fail(rc, why, whylen, "the sm_%u cubin of the fatbinary: %s", (unsigned)e.arch, elfwhy);
-    if (hit.empty)
-      return kf__fail(KF_EPARSE, why, whylen, "the sm_%u cubin's %s has no bytes", (unsigned)e.arch,
-                      KF__MANIFEST_SYMBOL);
+    if ((rc = kf__cubin_image(e.data, e.size, e.arch, symbol, &img, why, whylen)) < 0)
+      return rc;
     out[(*n)++] = img;
   }
   if (rc < 0)

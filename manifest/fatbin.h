@@ -1,7 +1,9 @@
 /* Reading the manifest out of a CUDA fatbinary: fatbinary -> cubin (a CUDA
- * ELF) -> symbol table -> the bytes of __kfuse_manifest. The host pass does
- * this with the fatbinary clang embeds in the host module; every length and
- * offset is checked against the bytes given, nothing is decompressed. */
+ * ELF, executable or, under -fgpu-rdc, relocatable) -> symbol table -> the
+ * bytes of the manifest symbol (__kfuse_manifest_<key>). The host pass does
+ * this with the fatbinary or cubin clang embeds in the host module; every
+ * length and offset is checked against the bytes given, nothing is
+ * decompressed. */
 #ifndef KFUSE_MANIFEST_FATBIN_H
 #define KFUSE_MANIFEST_FATBIN_H
 
@@ -73,14 +75,29 @@ typedef struct kf__fatbin_image {
   uint32_t arch;
   const unsigned char *elf;
   size_t elf_size;
-  /** The bytes of __kfuse_manifest (text, NUL terminated or not); NULL when
-   * the cubin defines none, which means it has no fused kernel. */
+  /** The bytes of the manifest symbol asked for (text, NUL terminated or
+   * not); NULL when the cubin defines none, which means it has no fused
+   * kernel of that translation unit. */
   const char *manifest;
   size_t manifest_len;
+  /** The first other symbol the cubin defines whose name starts with
+   * KF__MANIFEST_PREFIX (another translation unit's manifest, or this one's
+   * under another key); NULL when none. */
+  const char *other;
 } kf__fatbin_image_t;
 
 /**
- * Finds every cubin of a fatbinary and the manifest in each. PTX entries
+ * Reads one cubin (@p len bytes at @p elf) as kf__fatbin_images() reads
+ * each: its manifest symbol @p symbol and the first other manifest.
+ * @returns 0 and @p img (arch @p arch); KF_EPARSE or KF_ENOTSUP (with
+ * @p why) as kf__cubin_symbols(), or KF_EPARSE when the symbol has no bytes.
+ */
+int kf__cubin_image(const unsigned char *elf, size_t len, uint32_t arch, const char *symbol,
+                    kf__fatbin_image_t *img, char *why, size_t whylen);
+
+/**
+ * Finds every cubin of a fatbinary and the manifest @p symbol in each (see
+ * kf__cubin_image()). PTX entries
  * are passed over (the runtime reads the manifest of the module the driver
  * loaded, which is a cubin wherever one fits the device).
  * @param out receives up to @p max images, in fatbinary order.
@@ -89,8 +106,8 @@ typedef struct kf__fatbin_image {
  * without any cubin; KF_EPARSE for malformed or truncated bytes; KF_ERANGE
  * for more than @p max cubins.
  */
-int kf__fatbin_images(const unsigned char *fb, size_t len, kf__fatbin_image_t *out, unsigned max, unsigned *n,
-                      char *why, size_t whylen);
+int kf__fatbin_images(const unsigned char *fb, size_t len, const char *symbol, kf__fatbin_image_t *out,
+                      unsigned max, unsigned *n, char *why, size_t whylen);
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,11 @@
 extern "C" {
 #endif
 
-/** The name of the manifest global (docs/manifest.md). */
+/** The name of a module's manifest global is this prefix followed by its
+ * translation unit's key, 16 hex digits (docs/manifest.md). */
+#define KF__MANIFEST_PREFIX "__kfuse_manifest_"
+/** The name the runtime reads where a site names no manifest
+ * (kf_site_t.manifest NULL: a host module without a key). */
 #define KF__MANIFEST_SYMBOL "__kfuse_manifest"
 
 /* Limits on what a manifest may declare: far above what the device pass

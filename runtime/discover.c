@@ -1,7 +1,9 @@
 /* First call of a site: host stub -> kernel -> library (or module) ->
  * manifest -> match -> fused kernel handles. Runs once per site; the
- * manifests are cached per library/module under one mutex, which only
- * first calls take. */
+ * manifests are cached per library/module and manifest symbol under one
+ * mutex, which only first calls take. A module may hold several manifests,
+ * one per translation unit (-fgpu-rdc links every file's device code into
+ * one): each site reads the one its file's key names. */
 #include "runtime/discover.h"
 
 #include <pthread.h>
@@ -13,10 +15,11 @@
 #include "runtime/log.h"
 
 /* A CUDA library (cudaGetKernel path) or module (cudaGetFuncBySymbol
- * path) and what its manifest said. */
+ * path) and what one of its manifests said. */
 typedef struct kf__module {
   void *handle;
   int is_library;
+  char *symbol; /* the manifest's symbol */
   int status; /* 0, or why there is no usable manifest */
   kf__manifest_t *manifest;
   struct kf__module *next;
@@ -46,13 +49,13 @@ static int kf__read_manifest(kf__module_t *mod)
   unsigned line = 0;
   int rc;
   if (mod->is_library)
-    res = lib_global != NULL ? lib_global(&dptr, &bytes, (CUlibrary)mod->handle, KF__MANIFEST_SYMBOL)
+    res = lib_global != NULL ? lib_global(&dptr, &bytes, (CUlibrary)mod->handle, mod->symbol)
                              : CUDA_ERROR_NOT_FOUND;
   else
-    res = mod_global != NULL ? mod_global(&dptr, &bytes, (CUmodule)mod->handle, KF__MANIFEST_SYMBOL)
+    res = mod_global != NULL ? mod_global(&dptr, &bytes, (CUmodule)mod->handle, mod->symbol)
                              : CUDA_ERROR_NOT_FOUND;
   if (res != CUDA_SUCCESS) {
-    kf__log(KF__LOG_INFO, "module %p has no %s (CUresult %d)", mod->handle, KF__MANIFEST_SYMBOL, (int)res);
+    kf__log(KF__LOG_INFO, "module %p has no %s (CUresult %d)", mod->handle, mod->symbol, (int)res);
     return KF_ENOENT;
   }
   if (bytes == 0 || bytes > KF__MANIFEST_MAX_BYTES) {
@@ -76,17 +79,23 @@ static int kf__read_manifest(kf__module_t *mod)
   return rc;
 }
 
-/* The cached module for @p handle, read on first sight; NULL without memory. */
-static kf__module_t *kf__module_get(void *handle, int is_library)
+/* The cached manifest @p symbol of module @p handle, read on first sight;
+ * NULL without memory. */
+static kf__module_t *kf__module_get(void *handle, int is_library, const char *symbol)
 {
   kf__module_t *mod;
   pthread_mutex_lock(&kf__modules_lock);
   for (mod = kf__modules; mod != NULL; mod = mod->next)
-    if (mod->handle == handle && mod->is_library == is_library)
+    if (mod->handle == handle && mod->is_library == is_library && strcmp(mod->symbol, symbol) == 0)
       break;
   if (mod == NULL && (mod = calloc(1, sizeof *mod)) != NULL) {
     mod->handle = handle;
     mod->is_library = is_library;
+    if ((mod->symbol = kf__strdup(symbol)) == NULL) {
+      free(mod);
+      pthread_mutex_unlock(&kf__modules_lock);
+      return NULL;
+    }
     mod->status = kf__read_manifest(mod);
     mod->next = kf__modules;
     kf__modules = mod;
@@ -101,6 +110,7 @@ void kf__modules_reset(void)
   while (kf__modules != NULL) {
     kf__module_t *next = kf__modules->next;
     kf__manifest_free(kf__modules->manifest);
+    free(kf__modules->symbol);
     free(kf__modules);
     kf__modules = next;
   }
@@ -110,7 +120,7 @@ void kf__modules_reset(void)
 /* Finds launch @p l's kernel name and module. Primary path (the one checked
  * on the H100, independent of the current context): cudaGetKernel ->
  * cuKernelGetLibrary; fallback: cudaGetFuncBySymbol -> cuFuncGetModule. */
-static kf__module_t *kf__identify(const kf_launch_t *l, char **name)
+static kf__module_t *kf__identify(const kf_launch_t *l, const char *symbol, char **name)
 {
   __typeof__(&cudaGetKernel) get_kernel = KF__CU(cudaGetKernel);
   __typeof__(&cudaGetFuncBySymbol) get_func = KF__CU(cudaGetFuncBySymbol);
@@ -126,7 +136,7 @@ static kf__module_t *kf__identify(const kf_launch_t *l, char **name)
     if (get_lib != NULL && get_name != NULL && get_lib(&lib, (CUkernel)kernel) == CUDA_SUCCESS &&
         get_name(&s, (CUkernel)kernel) == CUDA_SUCCESS && s != NULL) {
       *name = kf__strdup(s);
-      return *name != NULL ? kf__module_get(lib, 1) : NULL;
+      return *name != NULL ? kf__module_get(lib, 1, symbol) : NULL;
     }
   } else {
     kf__clear_runtime_error();
@@ -139,7 +149,7 @@ static kf__module_t *kf__identify(const kf_launch_t *l, char **name)
         get_name(&s, (CUfunction)func) == CUDA_SUCCESS && s != NULL) {
       handle = mod;
       *name = kf__strdup(s);
-      return *name != NULL ? kf__module_get(handle, 0) : NULL;
+      return *name != NULL ? kf__module_get(handle, 0, symbol) : NULL;
     }
   } else {
     kf__clear_runtime_error();
@@ -186,8 +196,8 @@ static int kf__site_segments(kf__site_state_t *st, const kf__launch_id_t *ids, u
   return 0;
 }
 
-int kf__site_discover(const char *where, const kf_launch_t *l, uint32_t n, uint32_t plan,
-                      kf__site_state_t **out)
+int kf__site_discover(const char *where, const char *manifest, const kf_launch_t *l, uint32_t n,
+                      uint32_t plan, kf__site_state_t **out)
 {
   kf__site_state_t *st = calloc(1, sizeof *st);
   kf__launch_id_t *ids = NULL;
@@ -204,7 +214,7 @@ int kf__site_discover(const char *where, const kf_launch_t *l, uint32_t n, uint3
       (ids = calloc(n ? n : 1, sizeof *ids)) == NULL || (mods = calloc(n ? n : 1, sizeof *mods)) == NULL)
     goto fail;
   for (uint32_t i = 0; i < n; i++) {
-    mods[i] = kf__identify(&l[i], &st->names[i]);
+    mods[i] = kf__identify(&l[i], manifest != NULL ? manifest : KF__MANIFEST_SYMBOL, &st->names[i]);
     ids[i].name = st->names[i];
     ids[i].nargs = l[i].nargs;
     ids[i].manifest = mods[i] != NULL && mods[i]->status == 0 ? mods[i]->manifest : NULL;

@@ -9,13 +9,15 @@
 #include "runtime/site.h"
 
 /**
- * Builds the state of a site from its @p n launches: kernel names, manifest,
- * match for plan @p plan (kf__match()), fused kernel handles. Never fails for CUDA reasons: what it cannot
- * find turns into fallback reasons inside the state.
+ * Builds the state of a site from its @p n launches: kernel names, the
+ * manifest @p manifest (the site's translation unit's symbol; NULL:
+ * KF__MANIFEST_SYMBOL) in each launch's module, match for plan @p plan
+ * (kf__match()), fused kernel handles. Never fails for CUDA reasons: what it
+ * cannot find turns into fallback reasons inside the state.
  * @returns 0 and a new state in @p out, or KF_ENOMEM.
  */
-int kf__site_discover(const char *where, const kf_launch_t *l, uint32_t n, uint32_t plan,
-                      kf__site_state_t **out);
+int kf__site_discover(const char *where, const char *manifest, const kf_launch_t *l, uint32_t n,
+                      uint32_t plan, kf__site_state_t **out);
 
 /** Test hook: frees every cached module and manifest. */
 void kf__modules_reset(void);

@@ -18,29 +18,33 @@ else()
 endif()
 find_program(KFUSE_PTXAS ptxas HINTS ${KFUSE_CUDA_PATH}/bin)
 
-# kfuse_cuda_program(<name> SOURCE <file.cu> OUTDIR <dir> [HEADERS <files...>]
-#                    [TARGET <custom-target>])
+# kfuse_cuda_program(<name> SOURCE <file.cu> | SOURCES <files.cu...> OUTDIR <dir>
+#                    [HEADERS <files...>] [FLAGS <flags...>] [TARGET <custom-target>])
 # Builds <OUTDIR>/<name> (fused, when the runtime exists) and
 # <OUTDIR>/<name>.unfused, and adds them to the custom target (default
-# kfuse_<name>, built by `all`).
+# kfuse_<name>, built by `all`). Several SOURCES are compiled and linked in
+# one kfuse-clang++ command, as separate translation units; FLAGS go to
+# compile and link (-fgpu-rdc: relocatable device code, linked by clang's
+# offload linker).
 function(kfuse_cuda_program name)
-  cmake_parse_arguments(P "" "SOURCE;OUTDIR;TARGET" "HEADERS" ${ARGN})
+  cmake_parse_arguments(P "" "SOURCE;OUTDIR;TARGET" "SOURCES;HEADERS;FLAGS" ${ARGN})
   if(NOT P_TARGET)
     set(P_TARGET kfuse_${name})
   endif()
+  set(srcs ${P_SOURCE} ${P_SOURCES})
   set(outs ${P_OUTDIR}/${name}.unfused)
   add_custom_command(OUTPUT ${P_OUTDIR}/${name}.unfused
     COMMAND ${CMAKE_COMMAND} -E make_directory ${P_OUTDIR}
     COMMAND ${CMAKE_COMMAND} -E env KFUSE_NO_PLUGINS=1
-            ${KFUSE_CXX_DRIVER} ${KFUSE_PROGRAM_FLAGS} ${P_SOURCE} -o ${P_OUTDIR}/${name}.unfused
-    DEPENDS ${P_SOURCE} ${P_HEADERS} ${KFUSE_CXX_DRIVER}
+            ${KFUSE_CXX_DRIVER} ${KFUSE_PROGRAM_FLAGS} ${P_FLAGS} ${srcs} -o ${P_OUTDIR}/${name}.unfused
+    DEPENDS ${srcs} ${P_HEADERS} ${KFUSE_CXX_DRIVER}
     COMMENT "kfuse-clang++ (unfused) ${name}" VERBATIM)
   if(KFUSE_HAVE_RT)
     list(APPEND outs ${P_OUTDIR}/${name})
     add_custom_command(OUTPUT ${P_OUTDIR}/${name}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${P_OUTDIR}
-      COMMAND ${KFUSE_CXX_DRIVER} ${KFUSE_PROGRAM_FLAGS} ${P_SOURCE} -o ${P_OUTDIR}/${name}
-      DEPENDS ${P_SOURCE} ${P_HEADERS} ${KFUSE_CXX_DRIVER} ${KFUSE_FUSED_DEPS}
+      COMMAND ${KFUSE_CXX_DRIVER} ${KFUSE_PROGRAM_FLAGS} ${P_FLAGS} ${srcs} -o ${P_OUTDIR}/${name}
+      DEPENDS ${srcs} ${P_HEADERS} ${KFUSE_CXX_DRIVER} ${KFUSE_FUSED_DEPS}
       COMMENT "kfuse-clang++ (fused) ${name}" VERBATIM)
   endif()
   add_custom_target(${P_TARGET} ALL DEPENDS ${outs})

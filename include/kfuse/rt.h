@@ -77,7 +77,8 @@ typedef struct kf_scratch_decl {
 } kf_scratch_decl_t;
 
 /** A call site: one per rewritten run, a static the host pass emits,
- * zero-initialised but for @c where, @c nlaunches and the scratch table.
+ * zero-initialised but for @c where, @c nlaunches, the scratch table and
+ * @c manifest.
  * The runtime owns @c cache. */
 typedef struct kf_site {
   /** "file:line:col function" of the first launch, for logs and stats. */
@@ -89,6 +90,12 @@ typedef struct kf_site {
   uint32_t nscratch;
   /** The run's arguments declared scratch (NULL when none). */
   const kf_scratch_decl_t *scratch;
+  /** The symbol of the manifest of the site's translation unit,
+   * "__kfuse_manifest_<key>" (docs/manifest.md): the runtime reads that one
+   * in the module of each launch's kernel, so under -fgpu-rdc, where every
+   * file's device code is one module, each site reads its own file's. NULL:
+   * "__kfuse_manifest" (a host module without a key). */
+  const char *manifest;
 } kf_site_t;
 
 /**

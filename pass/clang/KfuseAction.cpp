@@ -10,6 +10,12 @@
 // the record in the IR (visible to opt and kept by -save-temps). Map launches
 // that cannot join a sequence get -Rpass-missed=kfuse remarks.
 //
+// In both compilations it also writes the translation unit's key (`kfuse.tu`
+// on a variable __kfuse_tu): a hash of what the file declares, which the
+// device and the host compilation of one .cu compute alike. The device pass
+// names its symbols after it and the host pass tells the runtime which
+// manifest is this file's (docs/manifest.md, "Translation-unit keys").
+//
 //===----------------------------------------------------------------------===//
 #include "Kfuse.h"
 #include "LaunchSequence.h"
@@ -19,7 +25,12 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Sema/Sema.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/xxhash.h"
+
+#include <algorithm>
 
 using namespace clang;
 
@@ -36,8 +47,21 @@ public:
         "%select{a host|a __device__|a __host__ __device__}1 function");
   }
 
+  bool VisitVarDecl(VarDecl *VD) {
+    if (VD->hasGlobalStorage() && !VD->isStaticLocal() &&
+        VD->isThisDeclarationADefinition() != VarDecl::DeclarationOnly)
+      noteDefinition(VD, VD->getASTContext().GetGVALinkageForVariable(VD));
+    return true;
+  }
+
   bool VisitFunctionDecl(FunctionDecl *FD) {
     const AnnotateAttr *Mark = kfuse::getMapMark(FD);
+    AnyMark |= Mark != nullptr;
+    if (Mark)
+      Identity.push_back("map " + FD->getQualifiedNameAsString() + " " +
+                         FD->getType().getAsString());
+    if (FD->doesThisDeclarationHaveABody())
+      noteDefinition(FD, FD->getASTContext().GetGVALinkageForFunction(FD));
     if (!Mark || Mark->isInherited() || FD->hasAttr<CUDAGlobalAttr>())
       return true;
     unsigned Where = 0;
@@ -47,7 +71,26 @@ public:
     return true;
   }
 
+  /// Whether some function of the translation unit is marked kfuse_map.
+  bool AnyMark = false;
+  /// What identifies the translation unit: each strong external definition
+  /// outside system headers (no other file of a program may define it) and
+  /// each kfuse_map function, by qualified name and type.
+  std::vector<std::string> Identity;
+  /// How many of those are strong external definitions.
+  unsigned Strong = 0;
+
 private:
+  void noteDefinition(const DeclaratorDecl *D, GVALinkage L) {
+    const SourceManager &SM = D->getASTContext().getSourceManager();
+    if (L != GVA_StrongExternal || D->getLocation().isInvalid() ||
+        SM.isInSystemHeader(D->getLocation()))
+      return;
+    Identity.push_back("def " + D->getQualifiedNameAsString() + " " +
+                       D->getType().getAsString());
+    ++Strong;
+  }
+
   DiagnosticsEngine &Diags;
   unsigned DiagID;
 };
@@ -57,9 +100,13 @@ public:
   explicit KfuseConsumer(CompilerInstance &CI) : CI(CI) {}
 
   void HandleTranslationUnit(ASTContext &Ctx) override {
-    PlacementCheck(CI.getDiagnostics())
-        .TraverseDecl(Ctx.getTranslationUnitDecl());
-    if (!Ctx.getLangOpts().CUDAIsDevice || CI.getDiagnostics().hasErrorOccurred())
+    PlacementCheck Check(CI.getDiagnostics());
+    Check.TraverseDecl(Ctx.getTranslationUnitDecl());
+    if (CI.getDiagnostics().hasErrorOccurred())
+      return;
+    if (Check.AnyMark && Ctx.getLangOpts().CUDA)
+      emitKey(Ctx, Check);
+    if (!Ctx.getLangOpts().CUDAIsDevice)
       return;
     kfuse::HostLaunches Found = kfuse::findLaunchSequences(Ctx);
     unsigned N = 0;
@@ -83,6 +130,59 @@ private:
         diag::Group::BackendOptimizationRemarkMissed));
     for (const kfuse::MissedLaunch &M : Missed)
       Diags.Report(M.Loc, ID) << M.Message << AddFlagValue("kfuse");
+  }
+
+  /// The translation unit's key: 16 hex digits of a hash of what the file
+  /// defines with strong external linkage (outside system headers) and of
+  /// its kfuse_map functions, by qualified name and type, and of the
+  /// command line's -D/-U macros; each list sorted. Both cc1 processes of a
+  /// .cu parse the same declarations (host function bodies are parsed in
+  /// the device compilation too) under the same macros, also from the
+  /// preprocessed files of -save-temps, so they compute the same key, and
+  /// it depends on no path, time or address. No two files of one program
+  /// define the same strong external symbol, so two files that define any
+  /// have different keys. A file that defines none (every function static)
+  /// adds its main file's bytes.
+  std::string translationUnitKey(ASTContext &Ctx, PlacementCheck &Check) {
+    std::vector<std::string> Parts = Check.Identity;
+    for (const auto &[Macro, IsUndef] : CI.getPreprocessorOpts().Macros)
+      Parts.push_back((IsUndef ? "-U" : "-D") + Macro);
+    std::sort(Parts.begin(), Parts.end());
+    std::string Buf = "kfuse.tu 1";
+    for (const std::string &P : Parts) {
+      Buf += '\0';
+      Buf += P;
+    }
+    if (Check.Strong == 0) {
+      const SourceManager &SM = Ctx.getSourceManager();
+      Buf += '\0';
+      Buf += SM.getBufferData(SM.getMainFileID());
+    }
+    uint64_t H = llvm::xxh3_64bits(llvm::StringRef(Buf));
+    std::string Hex;
+    llvm::raw_string_ostream(Hex) << llvm::format_hex_no_prefix(H, 16);
+    return Hex;
+  }
+
+  /// Declares `static char __kfuse_tu` (a `__device__` variable in the
+  /// device compilation, a host one in the host compilation, so neither side
+  /// registers it with the other) annotated `kfuse.tu <key>`. The passes
+  /// read the key and erase the variable.
+  void emitKey(ASTContext &Ctx, PlacementCheck &Check) {
+    TranslationUnitDecl *TU = Ctx.getTranslationUnitDecl();
+    const SourceManager &SM = Ctx.getSourceManager();
+    SourceLocation Loc = SM.getLocForStartOfFile(SM.getMainFileID());
+    StringRef Symbol = "__kfuse_tu";
+    auto *VD = VarDecl::Create(Ctx, TU, Loc, Loc, &Ctx.Idents.get(Symbol), Ctx.CharTy,
+                               Ctx.getTrivialTypeSourceInfo(Ctx.CharTy), SC_Static);
+    if (Ctx.getLangOpts().CUDAIsDevice)
+      VD->addAttr(CUDADeviceAttr::CreateImplicit(Ctx));
+    VD->addAttr(UsedAttr::CreateImplicit(Ctx));
+    VD->addAttr(AsmLabelAttr::CreateImplicit(Ctx, Symbol));
+    VD->addAttr(AnnotateAttr::CreateImplicit(Ctx, "kfuse.tu " + translationUnitKey(Ctx, Check),
+                                             nullptr, 0));
+    TU->addDecl(VD);
+    CI.getSema().getASTConsumer().HandleTopLevelDecl(DeclGroupRef(VD));
   }
 
   /// Declares `static __device__ char __kfuse_seq_<N>` annotated with the

@@ -6,8 +6,13 @@
 /// host code makes of them (`kfuse.seq 1` records, docs/annotations.md). This
 /// pass analyses each map kernel, decides which consecutive launches of each
 /// sequence run as one kernel, builds those fused kernels next to the
-/// untouched originals, and describes them in @__kfuse_manifest
+/// untouched originals, and describes them in @__kfuse_manifest_<key>
 /// (docs/manifest.md) so the runtime can check its guards and launch them.
+/// The key is the translation unit's (the Clang plugin's `kfuse.tu`, a hash
+/// of the file's content): the fused kernels, `__kfuse_fused_<key>_<seq>_
+/// <first>_<last>`, and the manifest are external symbols, and the files of
+/// a -fgpu-rdc program are linked into one device image, so each file's
+/// must have names of its own, the same on every build.
 /// The manifest also says, in a short `missed` line per launch span left
 /// unfused, why, so that the host pass can say it where the launches are.
 ///
@@ -224,6 +229,10 @@ class DeviceFuser {
   /// Kernels' copies with their pointer-taking helpers inlined
   /// (HelperInline.h), erased when the pass is done.
   std::vector<Function *> Twins;
+  /// The translation unit's key (ModuleRecords::TuKey): every symbol this
+  /// pass adds with external linkage carries it, so the files of a
+  /// -fgpu-rdc program link into one device image without a clash.
+  std::string Key;
   std::string ManifestText;
   /// The manifest's `missed` lines: why launches of a sequence stay unfused,
   /// for the host pass's remarks.
@@ -272,8 +281,8 @@ FusionCandidate DeviceFuser::candidate(const SeqRecord &R, unsigned First, unsig
   C.Seq = &R;
   C.First = First;
   C.Last = Last;
-  C.Name = "__kfuse_fused_" + std::to_string(R.Id) + "_" + std::to_string(First) + "_" +
-           std::to_string(Last);
+  C.Name = "__kfuse_fused_" + Key + "_" + std::to_string(R.Id) + "_" + std::to_string(First) +
+           "_" + std::to_string(Last);
   for (unsigned I = First; I <= Last; ++I) {
     auto It = Kernels.find(R.Launches[I].Kernel);
     if (It == Kernels.end()) {
@@ -638,6 +647,7 @@ void DeviceFuser::fuse(FusionCandidate &C) {
 
 bool DeviceFuser::run() {
   ModuleRecords Recs = readModuleRecords(M);
+  Key = Recs.TuKey;
   bool Changed = false;
   for (Function *F : Recs.Kernels) {
     if (F->getCallingConv() != CallingConv::PTX_Kernel)
@@ -700,6 +710,14 @@ bool DeviceFuser::run() {
     Kernels.emplace(F->getName().str(), std::move(K));
   }
   Function *Any = anyDefinition();
+  if (Any && !Recs.Seqs.empty())
+    ore(*Any).emit([&] {
+      return OptimizationRemarkAnalysis(DEBUG_TYPE, "UnitKey", Any)
+             << "translation unit key " << Key
+             << (Recs.KeyFromContent ? " (a hash of the module's records: no kfuse.tu key)"
+                                     : " (kfuse.tu)")
+             << ": the manifest is " << manifestSymbol(Key);
+    });
   for (const std::string &Why : Recs.Malformed) {
     ++NumMalformedRecords;
     if (Any)
@@ -719,7 +737,7 @@ bool DeviceFuser::run() {
     }
   }
   if (!ManifestText.empty() || !MissedText.empty()) {
-    embedManifest(M, ManifestText + MissedText);
+    embedManifest(M, Key, ManifestText + MissedText);
     Changed = true;
   }
   Changed |= eraseSeqRecords(M);

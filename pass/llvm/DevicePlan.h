@@ -2,10 +2,14 @@
 //
 // clang compiles the device side first and hands the host compilation its
 // fatbinary (-fcuda-include-gpubinary), which the host module embeds for
-// registration. Its cubins hold the manifest the device pass wrote. The host
-// pass reads it here (manifest/fatbin.h, manifest/manifest.h) and matches
-// each run of launches as the runtime will (manifest/match.h), so it hands
-// the runtime only runs that a fused kernel can take.
+// registration; under -fgpu-rdc it hands over the file's relocatable device
+// code instead (a relocatable fatbinary, or with the new offload driver an
+// offload binary holding a relocatable cubin, or device bitcode under
+// -foffload-lto). Either holds this file's manifest, the one the device pass
+// wrote under the translation unit's key. The host pass reads it here
+// (manifest/fatbin.h, manifest/manifest.h) and matches each run of launches
+// as the runtime will (manifest/match.h), so it hands the runtime only runs
+// that a fused kernel can take.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_PASS_LLVM_DEVICEPLAN_H
@@ -68,8 +72,9 @@ struct RunPlan {
 
 class DevicePlan {
 public:
-  /// Reads the fatbinary embedded in the host module \p M.
-  explicit DevicePlan(llvm::Module &M);
+  /// Reads the device code embedded in the host module \p M, whose
+  /// translation-unit key is \p Key ("" when it has none).
+  DevicePlan(llvm::Module &M, llvm::StringRef Key);
   ~DevicePlan();
   DevicePlan(const DevicePlan &) = delete;
   DevicePlan &operator=(const DevicePlan &) = delete;
@@ -79,6 +84,9 @@ public:
   llvm::StringRef whyUnknown() const { return Why; }
   /// Whether the fatbinary has several cubins (one per architecture).
   bool severalCubins() const { return Images.size() > 1; }
+  /// The symbol of this file's manifest, "__kfuse_manifest_<key>", which
+  /// the sites name for the runtime; "" without a key.
+  const std::string &manifestSymbol() const { return Symbol; }
   /// Whether the manifests hold the groups of several plans (-kfuse-plans).
   bool severalPlans() const { return Ranks > 1; }
 
@@ -99,13 +107,19 @@ private:
   };
 
   void read(llvm::Module &M);
-  void readImage(const void *Elf, size_t Size, unsigned Arch, const char *Text, size_t Len);
+  void readFatbin(llvm::StringRef Bytes, llvm::StringRef What);
+  void readOffloadBinaries(llvm::StringRef Bytes);
+  void readBitcode(llvm::StringRef Bytes, unsigned Arch);
+  void readCubin(llvm::StringRef Elf, unsigned Arch);
+  void addImage(Image I, const char *Text, size_t Len, const char *Other);
+  void readRegistrations(llvm::Module &M);
 
   std::vector<Image> Images;
   /// The device name each kernel stub is registered with.
   llvm::DenseMap<const llvm::Function *, std::string> DeviceNames;
   /// Plan ranks the manifests distinguish (-kfuse-plans), at least 1.
   unsigned Ranks = 1;
+  std::string Symbol;
   std::string Why;
 };
 

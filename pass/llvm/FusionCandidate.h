@@ -159,9 +159,14 @@ std::string manifestMissed(const SeqRecord &R, unsigned First, unsigned Last,
 /// memory, and the host pass's remark needs the first clauses only.
 constexpr size_t MissedReasonBytes = 320;
 
-/// Creates or extends @__kfuse_manifest with \p Lines (groups and `missed`
-/// lines).
-void embedManifest(llvm::Module &M, llvm::StringRef Lines);
+/// The manifest's symbol in a module whose translation-unit key is \p Key:
+/// `__kfuse_manifest_<Key>`, so the manifests of the files of a -fgpu-rdc
+/// program, linked into one device image, keep their own names.
+std::string manifestSymbol(llvm::StringRef Key);
+
+/// Creates or extends @__kfuse_manifest_<Key> with \p Lines (groups and
+/// `missed` lines).
+void embedManifest(llvm::Module &M, llvm::StringRef Key, llvm::StringRef Lines);
 
 } // namespace kfuse
 

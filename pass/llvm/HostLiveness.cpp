@@ -612,7 +612,7 @@ void Liveness::emitScratchTable(
                                    ConstantArray::get(ArrTy, Elems), "kfuse.scratch");
   Site->setInitializer(ConstantStruct::get(
       SiteTy, {Init->getOperand(0), Init->getOperand(1), Init->getOperand(2),
-               ConstantInt::get(I32, Elems.size()), Table}));
+               ConstantInt::get(I32, Elems.size()), Table, Init->getOperand(5)}));
 }
 
 PreservedAnalyses HostLivenessPass::run(Module &M, ModuleAnalysisManager &) {

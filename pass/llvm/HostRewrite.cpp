@@ -13,9 +13,15 @@
 /// it (manifest/match.c). A run no group of any cubin covers stays as plain
 /// launches, with a missed remark that quotes the device pass's reason (the
 /// manifest's `missed` lines). Where the fatbinary cannot be read
-/// (--cuda-host-only, -fgpu-rdc, a compressed or malformed one), every run
-/// is handed over and the runtime finds out, and an analysis remark says
-/// why the plan could not be read.
+/// (--cuda-host-only, a compressed or malformed one, a module without the
+/// Clang plugin's translation-unit key), every run is handed over and the
+/// runtime finds out, and an analysis remark says why the plan could not be
+/// read. Under -fgpu-rdc the host module embeds this file's relocatable
+/// device code instead (a relocatable fatbinary, or the new offload
+/// driver's offload binary with a relocatable cubin, or device bitcode
+/// under -foffload-lto); it holds this file's manifest, which is all the
+/// runtime will consult for this file's sites, so the plan is read from it
+/// alike.
 ///
 /// It runs at pipeline start, before inlining, so a launch still has the shape
 /// clang's CUDA codegen gives it, at -O0 and -O2 alike:
@@ -66,10 +72,15 @@
 ///   %kfuse.launch = type { ptr, [3 x i32], [3 x i32], i64, ptr, ptr, ptr,
 ///                          i32, i64 }    ; kf_launch_t: offsets 0, 8, 20, 32,
 ///                                        ; 40, 48, 56, 64, 72; 80 bytes
-///   %kfuse.site   = type { ptr, ptr, i32, i32, ptr }  ; kf_site_t, 32 bytes
-///   @kfuse.site   = private global { @kfuse.where, null, n, 0, null }
-///                   (the liveness pass fills the last two with the run's
+///   %kfuse.site   = type { ptr, ptr, i32, i32, ptr, ptr }  ; kf_site_t, 40 bytes
+///   @kfuse.site   = private global { @kfuse.where, null, n, 0, null,
+///                   @kfuse.manifest }
+///                   (the liveness pass fills the 4th and 5th with the run's
 ///                   kfuse_scratch arguments, HostLiveness.cpp)
+///   @kfuse.manifest = "__kfuse_manifest_<key>": the manifest of this
+///                   translation unit (the Clang plugin's `kfuse.tu` key,
+///                   which the device compilation names it after); null
+///                   where the module has no key
 ///   @kfuse.where  = "file:line:col function" of the first `<<<` (or
 ///                   "function launch i" without debug info)
 ///   @kfuse.argsizes.<stub> = private constant [nargs x i32]: sizeof of each
@@ -93,6 +104,7 @@
 #include "HostMemory.h"
 #include "Passes.h"
 #include "RemarkText.h"
+#include "SeqRecord.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -512,10 +524,22 @@ GlobalVariable *HostRewriter::createSite(const LaunchRun &R) {
   StrGV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
   StructType *SiteTy = getSiteType(M);
   Type *I32 = Type::getInt32Ty(C);
+  Constant *Manifest = ConstantPointerNull::get(PointerType::getUnqual(C));
+  if (!Plan.manifestSymbol().empty()) {
+    // One string per module, shared by its sites.
+    GlobalVariable *Name = M.getNamedGlobal("kfuse.manifest");
+    if (!Name) {
+      Constant *S = ConstantDataArray::getString(C, Plan.manifestSymbol());
+      Name = new GlobalVariable(M, S->getType(), /*isConstant=*/true,
+                                GlobalValue::PrivateLinkage, S, "kfuse.manifest");
+      Name->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    }
+    Manifest = Name;
+  }
   Constant *Init = ConstantStruct::get(
       SiteTy, {StrGV, ConstantPointerNull::get(PointerType::getUnqual(C)),
                ConstantInt::get(I32, R.Launches.size()), ConstantInt::get(I32, 0),
-               ConstantPointerNull::get(PointerType::getUnqual(C))});
+               ConstantPointerNull::get(PointerType::getUnqual(C)), Manifest});
   // Not constant: the runtime publishes its match in `cache`.
   auto *Site = new GlobalVariable(M, SiteTy, /*isConstant=*/false,
                                   GlobalValue::PrivateLinkage, Init, "kfuse.site");
@@ -826,7 +850,7 @@ PreservedAnalyses kfuse::HostRewritePass::run(Module &M,
                                               ModuleAnalysisManager &AM) {
   AnnotatedStubs Stubs(M);
   if (Stubs.empty())
-    return PreservedAnalyses::all();
+    return eraseSeqRecords(M) ? PreservedAnalyses::none() : PreservedAnalyses::all();
   auto &FAM = AM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
   bool Changed = false;
   DenseMap<Function *, bool> IsHelper;
@@ -835,7 +859,10 @@ PreservedAnalyses kfuse::HostRewritePass::run(Module &M,
       Changed = true;
       FAM.invalidate(F, PreservedAnalyses::none());
     }
-  DevicePlan Plan(M);
+  // The translation unit's key names this file's manifest; its carrier
+  // variable has done its job.
+  DevicePlan Plan(M, readTuKey(M));
+  Changed |= eraseSeqRecords(M);
   bool ToldUnknown = false;
   for (Function &F : M) {
     if (F.isDeclaration())

@@ -16,7 +16,7 @@
 using namespace llvm;
 using namespace kfuse;
 
-static constexpr StringLiteral ManifestName = "__kfuse_manifest";
+static constexpr StringLiteral ManifestPrefix = "__kfuse_manifest_";
 static constexpr StringLiteral ManifestHeader = "kfuse-manifest 1\n";
 
 /// Threads assumed by the fallback `predict` (when the planning library did
@@ -357,8 +357,10 @@ std::string kfuse::manifestMissed(const SeqRecord &R, unsigned First, unsigned L
          std::to_string(Last) + " " + shortReason(Reason) + "\n";
 }
 
-void kfuse::embedManifest(Module &M, StringRef Lines) {
-  std::string Text = ManifestHeader.str();
+std::string kfuse::manifestSymbol(StringRef Key) { return (ManifestPrefix + Key).str(); }
+
+void kfuse::embedManifest(Module &M, StringRef Key, StringRef Lines) {
+  std::string Text = ManifestHeader.str(), ManifestName = manifestSymbol(Key);
   GlobalVariable *Old = M.getNamedGlobal(ManifestName);
   if (Old && Old->hasInitializer())
     if (auto *CDA = dyn_cast<ConstantDataArray>(Old->getInitializer()))

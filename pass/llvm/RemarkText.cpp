@@ -24,8 +24,21 @@
 using namespace llvm;
 using namespace kfuse;
 
+/// \p Mangled without the suffix clang gives an internal kernel it
+/// externalizes under -fgpu-rdc (`_ZL5scalePKfPfi__intern__<cuid hash>`),
+/// so remarks name the kernel as the source does.
+static StringRef withoutInternSuffix(StringRef Mangled) {
+  size_t At = Mangled.rfind("__intern__");
+  if (At == StringRef::npos || At == 0)
+    return Mangled;
+  StringRef Hash = Mangled.drop_front(At + 10);
+  return !Hash.empty() && Hash.find_first_not_of("0123456789abcdefABCDEF") == StringRef::npos
+             ? Mangled.take_front(At)
+             : Mangled;
+}
+
 std::string kfuse::shortName(StringRef Mangled) {
-  std::string Name = Mangled.str();
+  std::string Name = withoutInternSuffix(Mangled).str();
   ItaniumPartialDemangler D;
   if (D.partialDemangle(Name.c_str()) || !D.isFunction())
     return demangle(Name);
@@ -38,7 +51,7 @@ std::string kfuse::shortName(StringRef Mangled) {
   return R;
 }
 
-std::string kfuse::signature(StringRef Mangled) { return demangle(Mangled); }
+std::string kfuse::signature(StringRef Mangled) { return demangle(withoutInternSuffix(Mangled)); }
 
 std::string kfuse::siteText(StringRef Site) {
   auto [Where, Fn] = Site.rsplit(' ');

@@ -10,12 +10,19 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace llvm;
 using namespace kfuse;
 
 static constexpr StringLiteral SeqPrefix = "__kfuse_seq_";
+static constexpr StringLiteral TuSymbol = "__kfuse_tu";
+static constexpr StringLiteral TuTag = "kfuse.tu ";
+/// What clang appends to an internal kernel's name when -fgpu-rdc makes it
+/// external (CodeGenModule::printPostfixForExternalizedDecl), before a hash
+/// of the CUID.
+static constexpr StringLiteral InternInfix = "__intern__";
 
 /// The string an annotation entry points at, or "" when it is not one.
 static StringRef annotationString(Constant *C) {
@@ -119,8 +126,47 @@ static ConstantArray *annotationArray(Module &M) {
   return dyn_cast<ConstantArray>(GA->getInitializer());
 }
 
+std::string kfuse::readTuKey(const Module &M) {
+  const GlobalVariable *GA = M.getNamedGlobal("llvm.global.annotations");
+  auto *CA = GA && GA->hasInitializer() ? dyn_cast<ConstantArray>(GA->getInitializer()) : nullptr;
+  if (!CA)
+    return "";
+  for (const Use &U : CA->operands()) {
+    auto *E = dyn_cast<ConstantStruct>(U.get());
+    if (!E || E->getNumOperands() < 2)
+      continue;
+    auto *GV = dyn_cast<GlobalVariable>(E->getOperand(0)->stripPointerCasts());
+    if (!GV || GV->getName() != TuSymbol)
+      continue;
+    StringRef Key = annotationString(E->getOperand(1));
+    if (!Key.consume_front(TuTag) || Key.size() != 16 ||
+        Key.find_first_not_of("0123456789abcdef") != StringRef::npos)
+      return "";
+    return Key.str();
+  }
+  return "";
+}
+
+std::string kfuse::deviceKernelName(const Module &M, StringRef Name) {
+  if (const Function *F = M.getFunction(Name); F && !F->isDeclaration())
+    return Name.str();
+  std::string Found;
+  for (const Function &F : M) {
+    StringRef N = F.getName();
+    if (F.isDeclaration() || !N.consume_front(Name) || !N.consume_front(InternInfix) ||
+        N.empty() || N.find_first_not_of("0123456789abcdefABCDEF") != StringRef::npos)
+      continue;
+    if (!Found.empty())
+      return ""; // two candidates: neither is certain
+    Found = F.getName().str();
+  }
+  return Found;
+}
+
 ModuleRecords kfuse::readModuleRecords(Module &M) {
   ModuleRecords Out;
+  Out.TuKey = readTuKey(M);
+  std::vector<std::pair<std::string, std::string>> Texts; // (symbol, record)
   ConstantArray *CA = annotationArray(M);
   if (!CA)
     return Out;
@@ -140,6 +186,7 @@ ModuleRecords kfuse::readModuleRecords(Module &M) {
       continue;
     SeqRecord R;
     std::string Err;
+    Texts.push_back({GV->getName().str(), Text.str()});
     if (!parseUnsigned(GV->getName().drop_front(SeqPrefix.size()), R.Id)) {
       Out.Malformed.push_back(GV->getName().str() + ": name has no sequence number");
       continue;
@@ -148,16 +195,32 @@ ModuleRecords kfuse::readModuleRecords(Module &M) {
       Out.Malformed.push_back(GV->getName().str() + ": record " + Err);
       continue;
     }
+    for (SeqLaunch &La : R.Launches)
+      if (std::string Defined = deviceKernelName(M, La.Kernel); !Defined.empty())
+        La.Kernel = std::move(Defined);
     Out.Seqs.push_back(std::move(R));
   }
   llvm::sort(Out.Seqs, [](const SeqRecord &A, const SeqRecord &B) { return A.Id < B.Id; });
+  if (Out.TuKey.empty() && !Texts.empty()) {
+    // IR that did not come through the Clang plugin's device compilation
+    // (opt on a hand-written module): the key is a hash of what the module
+    // says, its records and marked kernels, so it is still content-derived.
+    llvm::sort(Texts);
+    std::string Buf = "kfuse.tu content";
+    for (auto &[Sym, Text] : Texts)
+      Buf += "\n" + Sym + "\n" + Text;
+    for (Function *F : Out.Kernels)
+      Buf += "\n" + F->getName().str();
+    Out.TuKey = utohexstr(xxh3_64bits(StringRef(Buf)), /*LowerCase=*/true, /*Width=*/16);
+    Out.KeyFromContent = true;
+  }
   return Out;
 }
 
 bool kfuse::eraseSeqRecords(Module &M) {
   SmallVector<GlobalVariable *, 8> Seqs;
   for (GlobalVariable &GV : M.globals())
-    if (GV.getName().starts_with(SeqPrefix))
+    if (GV.getName().starts_with(SeqPrefix) || GV.getName() == TuSymbol)
       Seqs.push_back(&GV);
   if (Seqs.empty())
     return false;

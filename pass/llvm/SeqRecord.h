@@ -43,18 +43,33 @@ struct ModuleRecords {
   llvm::SetVector<llvm::Function *> Kernels;
   std::vector<SeqRecord> Seqs;
   std::vector<std::string> Malformed;
+  /// The translation unit's key (readTuKey); where the module has none but
+  /// has records, a hash of the records and the marked kernels' names.
+  std::string TuKey;
+  bool KeyFromContent = false;
 };
+
+/// The key the Clang plugin wrote on __kfuse_tu (`kfuse.tu <16 hex digits>`,
+/// docs/annotations.md), "" when the module has none or it is malformed.
+std::string readTuKey(const llvm::Module &M);
+
+/// The name of the function that a record's kernel \p Name denotes in
+/// \p M: \p Name itself, or, for an internal kernel that clang
+/// externalized under -fgpu-rdc, the one defined function named
+/// `<Name>__intern__<suffix>`; "" when neither is defined here.
+std::string deviceKernelName(const llvm::Module &M, llvm::StringRef Name);
 
 /// Parses the text of one record; on failure returns false and says why in
 /// \p Err.
 bool parseSeqRecord(llvm::StringRef Text, SeqRecord &R, std::string &Err);
 
-/// Collects marks and records from llvm.global.annotations.
+/// Collects marks, records and the key from llvm.global.annotations; each
+/// launch's kernel is named as the module defines it (deviceKernelName).
 ModuleRecords readModuleRecords(llvm::Module &M);
 
-/// Erases every __kfuse_seq_* variable and its annotation entries (the
-/// annotation array is rebuilt without them). \returns whether anything
-/// changed.
+/// Erases every __kfuse_seq_* variable, __kfuse_tu, and their annotation
+/// entries (the annotation array is rebuilt without them). \returns whether
+/// anything changed.
 bool eraseSeqRecords(llvm::Module &M);
 
 } // namespace kfuse

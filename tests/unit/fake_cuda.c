@@ -73,7 +73,16 @@ static CUresult fake_cuFuncGetName(const char **name, CUfunction f) { return fak
 
 static CUresult fake_global(CUdeviceptr *dptr, size_t *bytes, const char *name, int ours)
 {
-  if (!ours || fake.manifest == NULL || strcmp(name, "__kfuse_manifest") != 0)
+  if (!ours)
+    return CUDA_ERROR_NOT_FOUND;
+  for (int i = 0; i < fake.nmore; i++)
+    if (strcmp(name, fake.more[i].symbol) == 0) {
+      *dptr = (CUdeviceptr)(uintptr_t)fake.more[i].text;
+      *bytes = strlen(fake.more[i].text) + 1;
+      return CUDA_SUCCESS;
+    }
+  if (fake.manifest == NULL ||
+      strcmp(name, fake.manifest_symbol != NULL ? fake.manifest_symbol : "__kfuse_manifest") != 0)
     return CUDA_ERROR_NOT_FOUND;
   *dptr = (CUdeviceptr)(uintptr_t)fake.manifest;
   *bytes = fake.manifest_bytes ? fake.manifest_bytes : strlen(fake.manifest) + 1;

@@ -31,8 +31,13 @@ typedef struct fake_state {
   /* Fused kernels present in the library. */
   struct { const char *name; uint32_t nparams; fake_body_t body; } fused[FAKE_MAX];
   int nfused;
-  const char *manifest;     /* NULL: no __kfuse_manifest global */
+  const char *manifest;     /* NULL: no manifest global */
   size_t manifest_bytes;    /* 0: strlen + 1 */
+  const char *manifest_symbol; /* its name; NULL: "__kfuse_manifest" */
+  /* More manifests of the same library, by symbol (the files of a
+   * -fgpu-rdc program). */
+  struct { const char *symbol, *text; } more[4];
+  int nmore;
   int module_path;          /* cudaGetKernel fails: only the module path works */
   CUresult fused_result;    /* what cuLaunchKernel returns */
   cudaError_t launch_result; /* what cudaLaunchKernel returns (and records as last error) */

@@ -44,7 +44,7 @@ static size_t append(buf_t *o, const void *p, size_t n)
 
 /* What a test cubin holds. */
 typedef struct cubin_spec {
-  const char *manifest;  /* NULL: no __kfuse_manifest symbol */
+  const char *manifest;  /* NULL: no SYMBOL */
   int manifest_nobits;   /* the manifest in a NOBITS section */
   uint64_t sh_addr;      /* address of .nv.global.init (an executable's) */
   int rel;               /* ET_REL instead of ET_EXEC */
@@ -55,11 +55,14 @@ typedef struct cubin_layout {
   size_t shoff, symtab_sh, strtab_sh, data_sh, symoff, manifest_sym;
 } cubin_layout_t;
 
+/* The manifest symbol of the test cubins: a translation unit's. */
+#define SYMBOL "__kfuse_manifest_0123456789abcdef"
+
 /* A CUDA ELF: sections null, .strtab, .symtab, .nv.global.init, .text._Z1av;
- * symbols null, _Z1av (function), _Z1bv (undefined), __kfuse_manifest. */
+ * symbols null, _Z1av (function), _Z1bv (undefined), SYMBOL. */
 static void make_cubin(buf_t *o, const cubin_spec_t *spec, cubin_layout_t *lay)
 {
-  static const char strtab[] = "\0.strtab\0.symtab\0.nv.global.init\0.text._Z1av\0_Z1av\0_Z1bv\0__kfuse_manifest";
+  static const char strtab[] = "\0.strtab\0.symtab\0.nv.global.init\0.text._Z1av\0_Z1av\0_Z1bv\0" SYMBOL;
   const size_t n_strtab = sizeof strtab, name_a = 45, name_b = 51, name_m = 57;
   size_t str_at, sym_at, data_at, text_at, sh_at, at, mlen = spec->manifest ? strlen(spec->manifest) + 1 : 0;
   cubin_layout_t l;
@@ -183,7 +186,7 @@ static void one_cubin(const char *manifest)
 static int images(kf__fatbin_image_t *img, unsigned max, unsigned *n)
 {
   why[0] = '\0';
-  return kf__fatbin_images(fb.b, fb.n, img, max, n, why, sizeof why);
+  return kf__fatbin_images(fb.b, fb.n, SYMBOL, img, max, n, why, sizeof why);
 }
 
 static void test_one_cubin(void **state)
@@ -213,6 +216,33 @@ static void test_no_manifest(void **state)
   assert_int_equal(images(img, 4, &n), 0);
   assert_int_equal(n, 1);
   assert_null(img[0].manifest);
+}
+
+/* Another translation unit's key: its manifest is not this one's, and the
+ * reader names it (the host pass's diagnosis of keys that differ); a
+ * relocatable cubin read alone, as the new offload driver embeds it. */
+static void test_other_key(void **state)
+{
+  cubin_spec_t rel = {MANIFEST, 0, 0, 1};
+  kf__fatbin_image_t img[1];
+  unsigned n;
+  (void)state;
+  make_cubin(&cubin, &rel, NULL);
+  entry_spec_t e = {KF__FATBIN_ELF, 90, 0, 0, &cubin, 0};
+  make_fatbin(&fb, &e, 1);
+  assert_int_equal(kf__fatbin_images(fb.b, fb.n, "__kfuse_manifest_fedcba9876543210", img, 1, &n, why, sizeof why), 0);
+  assert_int_equal(n, 1);
+  assert_null(img[0].manifest);
+  assert_string_equal(img[0].other, SYMBOL);
+  assert_int_equal(kf__cubin_image(cubin.b, cubin.n, 80, SYMBOL, &img[0], why, sizeof why), 0);
+  assert_int_equal(img[0].arch, 80);
+  assert_null(img[0].other);
+  assert_memory_equal(img[0].manifest, MANIFEST, strlen(MANIFEST) + 1);
+  /* The name without a key is not the keyed one. */
+  assert_int_equal(kf__cubin_image(cubin.b, cubin.n, 90, NULL, &img[0], why, sizeof why), 0);
+  assert_null(img[0].manifest);
+  assert_string_equal(img[0].other, SYMBOL);
+  assert_true(kf__cubin_image(fb.b, fb.n, 90, SYMBOL, &img[0], why, sizeof why) < 0);
 }
 
 /* An executable's symbol values are addresses, a relocatable file's offsets. */
@@ -323,7 +353,7 @@ static void test_bad_headers(void **state)
   one_cubin(MANIFEST);
   put(&fb, 16, 7, 2); /* an entry of unknown kind */
   assert_int_equal(images(img, 1, &n), KF_ENOTSUP);
-  assert_int_equal(kf__fatbin_images(NULL, 0, img, 1, &n, NULL, 0), KF_EPARSE);
+  assert_int_equal(kf__fatbin_images(NULL, 0, SYMBOL, img, 1, &n, NULL, 0), KF_EPARSE);
 }
 
 /* Writes @p v of @p bytes at @p off of the cubin, rebuilds the fatbinary and
@@ -400,7 +430,7 @@ static void test_truncated(void **state)
     copy = malloc(len ? len : 1); /* exactly len bytes, for the sanitizers */
     assert_non_null(copy);
     memcpy(copy, fb.b, len);
-    assert_true(kf__fatbin_images(copy, len, img, 1, &n, why, sizeof why) < 0);
+    assert_true(kf__fatbin_images(copy, len, SYMBOL, img, 1, &n, why, sizeof why) < 0);
     free(copy);
   }
 }
@@ -426,7 +456,7 @@ static void test_mutations(void **state)
       x ^= x << 17;
       copy[x % good.n] = (unsigned char)(x >> 32);
     }
-    if (kf__fatbin_images(copy, good.n, img, 4, &n, why, sizeof why) == 0) {
+    if (kf__fatbin_images(copy, good.n, SYMBOL, img, 4, &n, why, sizeof why) == 0) {
       ok++;
       for (unsigned i = 0; i < n; i++)
         if (img[i].manifest != NULL)
@@ -471,6 +501,7 @@ int main(void)
     cmocka_unit_test(test_one_cubin),
     cmocka_unit_test(test_no_manifest),
     cmocka_unit_test(test_addresses_and_offsets),
+    cmocka_unit_test(test_other_key),
     cmocka_unit_test(test_several_entries),
     cmocka_unit_test(test_ptx_only_and_empty),
     cmocka_unit_test(test_compressed),

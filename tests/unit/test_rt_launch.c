@@ -269,6 +269,44 @@ static void test_module_path(void **state)
   assert_int_equal(fake.last_error, cudaSuccess);
 }
 
+/* -fgpu-rdc: one library holds every file's manifest. Two files define
+ * kernels of the same names (static kernels whose names clang made alike);
+ * each site reads the manifest its own file's key names and launches its
+ * own file's fused kernel; a site whose file has no manifest there, or
+ * whose kernels another file's manifest lists, stays unfused. */
+static void test_manifest_per_file(void **state)
+{
+  static kf_site_t site_a = {"a.cu:5:3 run_a", NULL, 2, 0, NULL, "__kfuse_manifest_aaaaaaaaaaaaaaaa"};
+  static kf_site_t site_b = {"b.cu:7:3 run_b", NULL, 2, 0, NULL, "__kfuse_manifest_bbbbbbbbbbbbbbbb"};
+  static kf_site_t site_c = {"c.cu:9:3 run_c", NULL, 2, 0, NULL, "__kfuse_manifest_cccccccccccccccc"};
+  static const char manifest_b[] = HDR
+      "group fused_b 2\nkernel 0 _Z5scalePKfPffi 4\nkernel 1 _Z4axpyPKfS0_Pfi 4\n"
+      "shape same\nstream same\ndynshmem 0\nlaunch 0 1 32\n"
+      "equal 0.1 1.0\nequal 0.3 1.3\n"
+      "footprint 0.0 r 0 4*s3\nfootprint 0.1 w 0 4*s3\nfootprint 1.0 r 0 4*s3\n"
+      "footprint 1.1 r 0 4*s3\nfootprint 1.2 w 0 4*s3\n"
+      "disjoint 0.0 0.1\ndisjoint 1.2 0.0\ndisjoint 1.2 1.1\ndisjoint 1.2 1.0\n"
+      "predict 2000 1200\nend\n";
+  call_t c;
+  (void)state;
+  fake.manifest_symbol = "__kfuse_manifest_aaaaaaaaaaaaaaaa";
+  fake.more[0].symbol = "__kfuse_manifest_bbbbbbbbbbbbbbbb";
+  fake.more[0].text = manifest_b;
+  fake.nmore = 1;
+  fake_fused("fused_b", 8, body_fused);
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&site_a, c.l, c.nl);
+  kf_rt_launch_seq(&site_b, c.l, c.nl);
+  kf_rt_launch_seq(&site_c, c.l, c.nl);
+  kf_rt_launch_seq(&site_a, c.l, c.nl);
+  assert_log("F:fused_sa F:fused_b _Z5scalePKfPffi _Z4axpyPKfS0_Pfi F:fused_sa");
+  check_results();
+  assert_string_equal(stats_of("a.cu:5:3 run_a"), "kfuse-stats: a.cu:5:3 run_a: calls=2 fused=2 fallback=0");
+  assert_string_equal(stats_of("b.cu:7:3 run_b"), "kfuse-stats: b.cu:7:3 run_b: calls=1 fused=1 fallback=0");
+  assert_string_equal(stats_of("c.cu:9:3 run_c"),
+                      "kfuse-stats: c.cu:9:3 run_c: calls=1 fused=0 fallback=1 no-manifest=1");
+}
+
 static void test_no_manifest(void **state)
 {
   static kf_site_t site = {"nomani", NULL, 2, 0, NULL};
@@ -877,6 +915,7 @@ int main(void)
     cmocka_unit_test_setup(test_dead_mask_passed, setup),
     cmocka_unit_test_setup(test_discovery_once_per_site, setup),
     cmocka_unit_test_setup(test_module_path, setup),
+    cmocka_unit_test_setup(test_manifest_per_file, setup),
     cmocka_unit_test_setup(test_no_manifest, setup),
     cmocka_unit_test_setup(test_bad_manifests, setup),
     cmocka_unit_test_setup(test_manifest_bytes_limits, setup),

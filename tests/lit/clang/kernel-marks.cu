@@ -27,7 +27,8 @@ void launch(float *f, int *i) {
 // DEV-NOT: kfuse.seq
 // DEV-DAG: [[MARK:@.*]] = private unnamed_addr constant [10 x i8] c"kfuse_map\00", section "llvm.metadata"
 // DEV-DAG: [[PARAMS:@.*]] = private unnamed_addr constant [15 x i8] c"kfuse_params p\00", section "llvm.metadata"
-// DEV: @llvm.global.annotations = appending global [14 x
+// DEV: @llvm.global.annotations = appending global [15 x
+// DEV-SAME: @__kfuse_tu
 // DEV-SAME: { ptr @_Z3gnuPf, ptr [[MARK]],
 // DEV-SAME: { ptr @_Z3gnuPf, ptr [[PARAMS]],
 // DEV-SAME: { ptr @_Z5cxx11Pf, ptr [[MARK]],
@@ -46,7 +47,8 @@ void launch(float *f, int *i) {
 
 // HOST-DAG: [[MARK:@.*]] = private unnamed_addr constant [10 x i8] c"kfuse_map\00", section "llvm.metadata"
 // HOST-DAG: [[PARAMS:@.*]] = private unnamed_addr constant [15 x i8] c"kfuse_params p\00", section "llvm.metadata"
-// HOST: @llvm.global.annotations = appending global [14 x
+// HOST: @llvm.global.annotations = appending global [15 x
+// HOST-SAME: { ptr @__kfuse_tu,
 // HOST-SAME: { ptr @_Z18__device_stub__gnuPf, ptr [[MARK]],
 // HOST-SAME: { ptr @_Z18__device_stub__gnuPf, ptr [[PARAMS]],
 // HOST-SAME: { ptr @_Z20__device_stub__cxx11Pf, ptr [[MARK]],

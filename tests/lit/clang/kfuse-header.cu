@@ -8,9 +8,10 @@
 // RUN: %clang_cuda --cuda-device-only -fsyntax-only %kfuse_cuda_sdk -I%kfuse_src_root/include -Wall -Wextra -Xclang -verify -DEXPECT_ENABLED=0 %s
 // RUN: clang -x c -std=c11 -fsyntax-only -I%kfuse_src_root/include -Wall -Wextra -Xclang -verify -DEXPECT_ENABLED=0 %S/Inputs/kfuse-header.c
 // With the plugin: the kernel carries the mark in both modules.
-// RUN: %clang_cuda --cuda-device-only -O0 -S -emit-llvm %kfuse_cuda_sdk -fplugin=%kfuse_clang_plugin -I%kfuse_src_root/include -Wall -Wextra -DEXPECT_ENABLED=1 %s -o - 2>%t.dev.err | FileCheck %s --check-prefix=DEV
+// RUN: %clang_cuda --cuda-device-only -O0 -S -emit-llvm %kfuse_cuda_sdk -fplugin=%kfuse_clang_plugin -I%kfuse_src_root/include -Wall -Wextra -DEXPECT_ENABLED=1 %s -o %t.dev.ll 2>%t.dev.err
 // RUN: count 0 < %t.dev.err
-// RUN: %clang_cuda --cuda-host-only -O0 -S -emit-llvm %kfuse_cuda_sdk -fplugin=%kfuse_clang_plugin -I%kfuse_src_root/include -Wall -Wextra -DEXPECT_ENABLED=1 %s -o - 2>%t.host.err | FileCheck %s --check-prefix=HOST
+// RUN: %clang_cuda --cuda-host-only -O0 -S -emit-llvm %kfuse_cuda_sdk -fplugin=%kfuse_clang_plugin -I%kfuse_src_root/include -Wall -Wextra -DEXPECT_ENABLED=1 %s -o %t.host.ll 2>%t.host.err
+// RUN: cat %t.dev.ll %t.host.ll | FileCheck %s --check-prefixes=DEV,HOST
 // RUN: count 0 < %t.host.err
 // expected-no-diagnostics
 
@@ -27,7 +28,13 @@ __global__ KFUSE_MAP void scale(const float *x, float *t, float a, int n) {
 }
 __global__ void plain(float *p) { *p = 0; }
 
-// DEV: @llvm.global.annotations = appending global [2 x
+// The translation unit's key, the same in both compilations (the passes
+// read it and erase @__kfuse_tu; here no pass runs).
+// DEV: @{{.*}} = private unnamed_addr constant [26 x i8] c"kfuse.tu [[KEY:[0-9a-f]{16}]]\00"
+// DEV: @llvm.global.annotations = appending global [3 x
+// DEV-SAME: { ptr addrspacecast (ptr addrspace(1) @__kfuse_tu to ptr), ptr @{{.*}}, ptr @{{.*}}, i32 1, ptr null }
 // DEV-SAME: { ptr @_Z5scalePKfPffi, ptr @{{.*}}, ptr @{{.*}}, i32 {{[0-9]+}}, ptr null }
-// HOST: @llvm.global.annotations = appending global [2 x
+// HOST: @{{.*}} = private unnamed_addr constant [26 x i8] c"kfuse.tu [[KEY]]\00"
+// HOST: @llvm.global.annotations = appending global [3 x
+// HOST-SAME: { ptr @__kfuse_tu, ptr @{{.*}}, ptr @{{.*}}, i32 1, ptr null }
 // HOST-SAME: { ptr @_Z20__device_stub__scalePKfPffi, ptr @{{.*}}, ptr @{{.*}}, i32 {{[0-9]+}}, ptr null }

@@ -19,6 +19,6 @@ void run(const float *x, float *t, const float *y, float *o, int n, cudaStream_t
   axpy<<<dim3((n + 256 - 1) / 256), 256, 1024, s>>>(t, y, o, n);
 }
 
-// REMARK: remark: fused launches 0..1 ({{.*}}) of sequence 0 into __kfuse_fused_0_0_1
+// REMARK: remark: fused launches 0..1 ({{.*}}) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1
 // REMARK-NOT: not fused
-// CHECK: @__kfuse_manifest = {{.*}}\0Adynshmem 1024\0A
+// CHECK: @__kfuse_manifest_{{[0-9a-f]+}} = {{.*}}\0Adynshmem 1024\0A

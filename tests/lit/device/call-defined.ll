@@ -4,11 +4,11 @@
 ; RUN: llvm-link %S/Inputs/kernels.ll %s -S \
 ; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse 2>%t.remarks | FileCheck %s --check-prefix=IR
 ; RUN: FileCheck %s < %t.remarks
-; IR-LABEL: define ptx_kernel void @__kfuse_fused_0_0_1(
+; IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 ; IR: call {{.*}}float @_Z6helperf(
 ; CHECK-NOT: _Z5callkPKfPfi cannot be fused
 ; CHECK: kernel 'callk(float const*, float*, int)': 8 bytes and 2 flops per element
-; CHECK: fused launches 0..1 (scale, callk) of sequence 0 into __kfuse_fused_0_0_1: t in registers
+; CHECK: fused launches 0..1 (scale, callk) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t in registers
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

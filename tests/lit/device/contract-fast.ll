@@ -10,13 +10,13 @@
 ; RUN:   | FileCheck %s --check-prefix=IR
 ; CHECK-LABEL: .entry _Z5scalePKfPffi(
 ; CHECK: mul.f32
-; CHECK-LABEL: .entry __kfuse_fused_0_0_1(
+; CHECK-LABEL: .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 ; CHECK-NOT: fma
 ; CHECK: mul.rn.f32 [[P:%r[0-9]+]],
 ; CHECK-NOT: fma
 ; CHECK: add.f32 {{%r[0-9]+}}, [[P]],
 ; CHECK-NOT: fma
 ; CHECK: ret;
-; IR-LABEL: define ptx_kernel void @__kfuse_fused_0_0_1(
+; IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 ; IR: [[RN:%.*]] = call float @llvm.nvvm.mul.rn.f(
 ; IR: call float @llvm.arithmetic.fence.f32(float [[RN]])

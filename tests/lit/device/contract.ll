@@ -3,7 +3,7 @@
 ; its plain mul.
 ; RUN: llvm-link %S/Inputs/kernels.ll %s -S \
 ; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S | llc -march=nvptx64 -mcpu=sm_90 | FileCheck %s
-; CHECK-LABEL: .entry __kfuse_fused_0_0_1(
+; CHECK-LABEL: .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 ; CHECK-NOT: fma.rn
 ; CHECK: mul.rn.f32
 ; CHECK-NOT: fma.rn

@@ -7,7 +7,7 @@
 ; RUN: llvm-link %S/Inputs/kernels.ll %s -S \
 ; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S | FileCheck %s
 
-; CHECK: @__kfuse_manifest = {{.*}}\0Adead 0 0.1\0Apredict
+; CHECK: @__kfuse_manifest_{{[0-9a-f]+}} = {{.*}}\0Adead 0 0.1\0Apredict
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

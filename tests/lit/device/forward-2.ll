@@ -7,12 +7,12 @@
 ; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse 2>%t.remarks | FileCheck %s
 ; RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 
-; REMARK: remark: {{.*}}fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_0_0_1: t in registers; saves 4 bytes per element
-; REMARK: remark: {{.*}}__kfuse_fused_0_0_1: 20 bytes per element unfused, 16 fused (12 where the dead buffers' stores are skipped), 2 flops per element, 0 bytes of shared memory per block; predicted {{[0-9]+}} ns unfused, {{[0-9]+}} ns fused
+; REMARK: remark: {{.*}}fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t in registers; saves 4 bytes per element
+; REMARK: remark: {{.*}}__kfuse_fused_{{[0-9a-f]+}}_0_0_1: 20 bytes per element unfused, 16 fused (12 where the dead buffers' stores are skipped), 2 flops per element, 0 bytes of shared memory per block; predicted {{[0-9]+}} ns unfused, {{[0-9]+}} ns fused
 
 ; CHECK-NOT: __kfuse_seq_
 ; CHECK-NOT: kfuse.seq
-; CHECK: @__kfuse_manifest = addrspace(1) externally_initialized constant [{{[0-9]+}} x i8] c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_1 2\0Akernel 0 _Z5scalePKfPffi 4\0Akernel 1 _Z4axpyPKfS0_Pfi 4\0Ashape same\0Astream same\0Adynshmem 0\0Alaunch 0 0 0\0Aequal 0.1 1.0\0Aequal 0.3 1.3\0Afootprint 0.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 0.1 w 0 min(4*bx*gx,4*s3)\0Afootprint 1.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.1 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.2 w 0 min(4*bx*gx,4*s3)\0Adisjoint 0.0 0.1\0Adisjoint 0.0 1.0\0Adisjoint 0.0 1.2\0Adisjoint 0.1 1.1\0Adisjoint 0.1 1.2\0Adisjoint 1.0 1.2\0Adisjoint 1.1 1.2\0Adead 0 0.1 covered\0Apredict {{[0-9]+}} {{[0-9]+}}\0Aend\0A\00"
+; CHECK: @__kfuse_manifest_{{[0-9a-f]+}} = addrspace(1) externally_initialized constant [{{[0-9]+}} x i8] c"kfuse-manifest 1\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_0_1 2\0Akernel 0 _Z5scalePKfPffi 4\0Akernel 1 _Z4axpyPKfS0_Pfi 4\0Ashape same\0Astream same\0Adynshmem 0\0Alaunch 0 0 0\0Aequal 0.1 1.0\0Aequal 0.3 1.3\0Afootprint 0.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 0.1 w 0 min(4*bx*gx,4*s3)\0Afootprint 1.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.1 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.2 w 0 min(4*bx*gx,4*s3)\0Adisjoint 0.0 0.1\0Adisjoint 0.0 1.0\0Adisjoint 0.0 1.2\0Adisjoint 0.1 1.1\0Adisjoint 0.1 1.2\0Adisjoint 1.0 1.2\0Adisjoint 1.1 1.2\0Adead 0 0.1 covered\0Apredict {{[0-9]+}} {{[0-9]+}}\0Aend\0A\00"
 
 ; The original keeps its contraction flag.
 ; CHECK-LABEL: define dso_local ptx_kernel void @_Z5scalePKfPffi(
@@ -20,7 +20,7 @@
 
 ; Every pointer is noalias: the runtime checks the group's distinct
 ; buffers disjoint wherever one is written (the `disjoint` lines).
-; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_0_0_1(ptr noalias %l0.p0, ptr noalias %l0.p1, float %l0.p2, i32 %l0.p3, ptr noalias %l1.p0, ptr noalias %l1.p1, ptr noalias %l1.p2, i32 %l1.p3, i64 %dead)
+; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(ptr noalias %l0.p0, ptr noalias %l0.p1, float %l0.p2, i32 %l0.p3, ptr noalias %l1.p0, ptr noalias %l1.p1, ptr noalias %l1.p2, i32 %l1.p3, i64 %dead)
 ; One dead bit: a copy that keeps t's store and one without it, no test of
 ; the bit around any store.
 ; CHECK: %kfuse.nodead = icmp eq i64 %dead, 0

@@ -2,10 +2,10 @@
 ; RUN: llvm-link %S/Inputs/kernels.ll %s -S \
 ; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse 2>&1 | FileCheck %s
 
-; CHECK: fused launches 0..3 (scale, addone, addone, axpy) of sequence 0 into __kfuse_fused_0_0_3: t in registers, u in registers, w in registers; saves 12 bytes per element
-; CHECK: c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_3 4\0Akernel 0 _Z5scalePKfPffi 4\0Akernel 1 _Z6addonePKfPfi 3\0Akernel 2 _Z6addonePKfPfi 3\0Akernel 3 _Z4axpyPKfS0_Pfi 4\0A
+; CHECK: fused launches 0..3 (scale, addone, addone, axpy) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_3: t in registers, u in registers, w in registers; saves 12 bytes per element
+; CHECK: c"kfuse-manifest 1\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_0_3 4\0Akernel 0 _Z5scalePKfPffi 4\0Akernel 1 _Z6addonePKfPfi 3\0Akernel 2 _Z6addonePKfPfi 3\0Akernel 3 _Z4axpyPKfS0_Pfi 4\0A
 ; CHECK-SAME: dead 0 0.1 covered\0Adead 1 1.1 covered\0Adead 2 2.1 covered\0A
-; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_0_0_3(
+; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_3(
 ; CHECK-COUNT-3: call float @llvm.arithmetic.fence.f32
 ; CHECK-NOT: barrier
 ; CHECK: ret void

@@ -11,13 +11,13 @@
 ; RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 
 ; REMARK: remark: {{.*}}kernel 'bias(float const*, float const*, float*, int, int)': 12 bytes and 1 flops per element; gathers through parameter 2 within bytes [0, 4*min(blockDim.x*gridDim.x-1,max(arg4,-arg4)-1)+4){{$}}
-; REMARK: remark: {{.*}}fused launches 0..1 (bias, axpy) of sequence 0 into __kfuse_fused_0_0_1: h in registers; saves 4 bytes per element
+; REMARK: remark: {{.*}}fused launches 0..1 (bias, axpy) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: h in registers; saves 4 bytes per element
 ; REMARK-NOT: not fused
 
-; CHECK: @__kfuse_manifest = addrspace(1) externally_initialized constant [{{[0-9]+}} x i8] c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_1 2\0Akernel 0 _Z4biasPKfS0_Pfii 5\0Akernel 1 _Z4axpyPKfS0_Pfi 4\0Ashape same\0Astream same\0Adynshmem 0\0Alaunch 0 0 0\0Aequal 0.2 1.0\0Aequal 0.4 1.3\0Afootprint 0.0 r 0 min(4*bx*gx,4*s4)\0Afootprint 0.1 r 0 4*min(bx*gx-1,max(s3,-s3)-1)+4\0Afootprint 0.2 w 0 min(4*bx*gx,4*s4)\0Afootprint 1.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.1 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.2 w 0 min(4*bx*gx,4*s3)\0Adisjoint 0.0 0.2\0Adisjoint 0.0 1.0\0Adisjoint 0.0 1.2\0Adisjoint 0.1 0.2\0Adisjoint 0.1 1.0\0Adisjoint 0.1 1.2\0Adisjoint 0.2 1.1\0Adisjoint 0.2 1.2\0Adisjoint 1.0 1.2\0Adisjoint 1.1 1.2\0Adead 0 0.2 covered\0Apredict {{[0-9]+}} {{[0-9]+}}\0Aend\0A\00"
+; CHECK: @__kfuse_manifest_{{[0-9a-f]+}} = addrspace(1) externally_initialized constant [{{[0-9]+}} x i8] c"kfuse-manifest 1\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_0_1 2\0Akernel 0 _Z4biasPKfS0_Pfii 5\0Akernel 1 _Z4axpyPKfS0_Pfi 4\0Ashape same\0Astream same\0Adynshmem 0\0Alaunch 0 0 0\0Aequal 0.2 1.0\0Aequal 0.4 1.3\0Afootprint 0.0 r 0 min(4*bx*gx,4*s4)\0Afootprint 0.1 r 0 4*min(bx*gx-1,max(s3,-s3)-1)+4\0Afootprint 0.2 w 0 min(4*bx*gx,4*s4)\0Afootprint 1.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.1 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.2 w 0 min(4*bx*gx,4*s3)\0Adisjoint 0.0 0.2\0Adisjoint 0.0 1.0\0Adisjoint 0.0 1.2\0Adisjoint 0.1 0.2\0Adisjoint 0.1 1.0\0Adisjoint 0.1 1.2\0Adisjoint 0.2 1.1\0Adisjoint 0.2 1.2\0Adisjoint 1.0 1.2\0Adisjoint 1.1 1.2\0Adead 0 0.2 covered\0Apredict {{[0-9]+}} {{[0-9]+}}\0Aend\0A\00"
 
 ; The gather stays a plain load of bias at the remainder.
-; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_0_0_1(
+; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 ; CHECK: srem i32 {{.*}}, %l0.p3
 ; CHECK: getelementptr inbounds float, ptr %l0.p1,
 ; CHECK: call float @llvm.arithmetic.fence.f32

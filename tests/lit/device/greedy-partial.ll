@@ -3,9 +3,9 @@
 ; RUN: llvm-link %S/Inputs/kernels.ll %s -S \
 ; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse 2>&1 | FileCheck %s
 ; CHECK: launches 0..2 ({{.*}}) of sequence 0 at {{.*}} not fused: buffer 'o'
-; CHECK: fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_0_0_1
-; CHECK-NOT: __kfuse_fused_0_0_2
-; CHECK: define ptx_kernel void @__kfuse_fused_0_0_1(
+; CHECK: fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1
+; CHECK-NOT: __kfuse_fused_{{[0-9a-f]+}}_0_0_2
+; CHECK: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

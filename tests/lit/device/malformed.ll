@@ -4,7 +4,7 @@
 ; RUN: FileCheck %s < %t.remarks
 ; IR-NOT: __kfuse_seq_
 ; IR-NOT: kfuse.seq
-; IR-NOT: __kfuse_manifest
+; IR-NOT: __kfuse_manifest_{{[0-9a-f]+}}
 ; IR: @llvm.global.annotations = appending global [9 x
 ; CHECK: remark: {{.*}}ignoring launch sequence record __kfuse_seq_0: record malformed launch line 'launch 1 _Z4axpyPKfS0_Pfi grid=0 block=1 args=5,8,9,7'
 

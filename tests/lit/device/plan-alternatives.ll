@@ -25,24 +25,24 @@
 ; ALL-COUNT-8: plan {{[0-7]}} of 8: predicted
 
 ; Every group of two launches or more: 6 of them, the best plan's first.
-; CHECK: c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_3 4\0A
+; CHECK: c"kfuse-manifest 1\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_0_3 4\0A
 ; CHECK-SAME: plans 8 0 4 _Z3runv 0\0Aend\0A
-; CHECK-DAG: define ptx_kernel void @__kfuse_fused_0_0_3(
-; CHECK-DAG: define ptx_kernel void @__kfuse_fused_0_0_2(
-; CHECK-DAG: define ptx_kernel void @__kfuse_fused_0_1_3(
-; CHECK-DAG: define ptx_kernel void @__kfuse_fused_0_0_1(
-; CHECK-DAG: define ptx_kernel void @__kfuse_fused_0_1_2(
-; CHECK-DAG: define ptx_kernel void @__kfuse_fused_0_2_3(
+; CHECK-DAG: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_3(
+; CHECK-DAG: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_2(
+; CHECK-DAG: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_1_3(
+; CHECK-DAG: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
+; CHECK-DAG: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_1_2(
+; CHECK-DAG: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_2_3(
 
 ; TWO: planned 4 launches for 65536 elements each
 ; TWO: plan 0 of 2: predicted {{[0-9]+}} ns: 0..3
 ; TWO: plan 1 of 2: predicted {{[0-9]+}} ns:
-; TWO-IR: plans 2 0 4 _Z3runv 0\0Aend\0Agroup __kfuse_fused_0_{{[0-9]_[0-9]}}
+; TWO-IR: plans 2 0 4 _Z3runv 0\0Aend\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_{{[0-9]_[0-9]}}
 ; TWO-IR-SAME: plans 2 {{[0-9]}} 4 _Z3runv 1\0Aend
 
-; ONE: c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_3 4\0A
+; ONE: c"kfuse-manifest 1\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_0_3 4\0A
 ; ONE-NOT: plans
-; ONE: define ptx_kernel void @__kfuse_fused_0_0_3(
+; ONE: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_3(
 
 ; BAD: -kfuse-plans must be 1..256 and -kfuse-elements at least 1; planned greedily
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"

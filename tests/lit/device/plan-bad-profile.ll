@@ -11,7 +11,7 @@
 ; BAD: remark: {{.*}}sequence 0 at app.cu:12:3 in 'run': cannot use device profile '{{.*}}bad.prof': malformed input, line 3: {{.*}}warp_speed{{.*}}; planned greedily
 ; BAD: fused launches 0..3
 
-; CHECK: define ptx_kernel void @__kfuse_fused_0_0_3(
+; CHECK: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_3(
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

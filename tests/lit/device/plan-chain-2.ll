@@ -11,18 +11,18 @@
 
 ; REMARK: remark: {{.*}}sequence 0 at app.cu:12:3 in 'run': planned 2 launches for 16777216 elements each on nominal test device: predicted 91978 ns, 116848 ns unfused, gain 24870 ns; 3 candidate groups, optimal
 ; REMARK: remark: {{.*}}sequence 0 at app.cu:12:3 in 'run': launches 0..1: predicted 91978 ns fused, 116848 ns unfused, gain 24870 ns
-; REMARK: remark: {{.*}}fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_0_0_1: t in registers
-; REMARK: remark: {{.*}}__kfuse_fused_0_0_1: {{.*}}; predicted 116848 ns unfused, 91978 ns fused
+; REMARK: remark: {{.*}}fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t in registers
+; REMARK: remark: {{.*}}__kfuse_fused_{{[0-9a-f]+}}_0_0_1: {{.*}}; predicted 116848 ns unfused, 91978 ns fused
 ; REMARK-NOT: not fused
 
-; CHECK: c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_1 2\0A{{.*}}\0Apredict 116848 91978\0Aend\0A\00"
-; CHECK: define ptx_kernel void @__kfuse_fused_0_0_1(
+; CHECK: c"kfuse-manifest 1\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_0_1 2\0A{{.*}}\0Apredict 116848 91978\0Aend\0A\00"
+; CHECK: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 
 ; GREEDY-REMARK-NOT: planned
-; GREEDY-REMARK: remark: {{.*}}fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_0_0_1: t in registers
+; GREEDY-REMARK: remark: {{.*}}fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t in registers
 ; GREEDY-REMARK: predicted 111852106 ns unfused, 89480485 ns fused
 ; GREEDY: \0Apredict 111852106 89480485\0Aend\0A\00"
-; GREEDY: define ptx_kernel void @__kfuse_fused_0_0_1(
+; GREEDY: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

@@ -7,13 +7,13 @@
 
 ; REMARK: planned 4 launches for 16777216 elements each on {{.*}}: predicted 136718 ns, 211327 ns unfused, gain 74609 ns; {{[0-9]+}} candidate groups, optimal
 ; REMARK: launches 0..3: predicted 136718 ns fused, 211327 ns unfused, gain 74609 ns
-; REMARK: fused launches 0..3 (scale, addone, addone, axpy) of sequence 0 into __kfuse_fused_0_0_3: t in registers, u in registers, w in registers
+; REMARK: fused launches 0..3 (scale, addone, addone, axpy) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_3: t in registers, u in registers, w in registers
 ; REMARK-NOT: not fused
 ; REMARK-NOT: legal to fuse
 
-; CHECK: c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_3 4\0A
-; CHECK-NOT: __kfuse_fused_0_0_1
-; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_0_0_3(
+; CHECK: c"kfuse-manifest 1\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_0_3 4\0A
+; CHECK-NOT: __kfuse_fused_{{[0-9a-f]+}}_0_0_1
+; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_3(
 ; CHECK-NOT: define ptx_kernel void @__kfuse_fused_
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"

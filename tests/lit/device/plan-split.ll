@@ -15,12 +15,12 @@
 ; SPLIT-REMARK: launches 0..1: predicted {{[0-9]+}} ns fused
 ; SPLIT-REMARK: launches 2..3: predicted {{[0-9]+}} ns fused
 ; SPLIT-REMARK: launches 0..2 are legal to fuse but the plan without that group is predicted faster
-; SPLIT-REMARK: fused launches 0..1 (rev, rev) of sequence 0 into __kfuse_fused_0_0_1
-; SPLIT-REMARK: fused launches 2..3 (rev, rev) of sequence 0 into __kfuse_fused_0_2_3
-; SPLIT: c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_1 2\0A{{.*}}\0Aend\0Agroup __kfuse_fused_0_2_3 2\0A{{.*}}\0Aend\0Amissed _Z3runv 12 4 0 2 legal to fuse, but the plan without that group is predicted faster\0A\00"
-; SPLIT-NOT: __kfuse_fused_0_0_3
-; SPLIT: define ptx_kernel void @__kfuse_fused_0_0_1(
-; SPLIT: define ptx_kernel void @__kfuse_fused_0_2_3(
+; SPLIT-REMARK: fused launches 0..1 (rev, rev) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1
+; SPLIT-REMARK: fused launches 2..3 (rev, rev) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_2_3
+; SPLIT: c"kfuse-manifest 1\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_0_1 2\0A{{.*}}\0Aend\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_2_3 2\0A{{.*}}\0Aend\0Amissed _Z3runv 12 4 0 2 legal to fuse, but the plan without that group is predicted faster\0A\00"
+; SPLIT-NOT: __kfuse_fused_{{[0-9a-f]+}}_0_0_3
+; SPLIT: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
+; SPLIT: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_2_3(
 
 ; NONE-REMARK: planned 4 launches for 16777216 elements each on tiny-shared test device: predicted 188957 ns, 188957 ns unfused, gain 0 ns
 ; NONE-REMARK: launches 0..1 are legal to fuse but the plan without that group is predicted faster
@@ -31,7 +31,7 @@
 ; NONE: c"kfuse-manifest 1\0Amissed _Z3runv 12 4 0 1 legal to fuse, but the plan without that group is predicted faster\0Amissed _Z3runv 12 4 1 2 legal{{.*}}\0Amissed _Z3runv 12 4 2 3 legal{{.*}}\0A\00"
 ; NONE-NOT: __kfuse_fused
 
-; GREEDY: define ptx_kernel void @__kfuse_fused_0_0_3(
+; GREEDY: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_3(
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

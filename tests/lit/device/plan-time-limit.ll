@@ -11,9 +11,9 @@
 
 ; LIMIT-REMARK: planned 4 launches for 16777216 elements each on small-shared test device: predicted {{[0-9]+}} ns, 188957 ns unfused, gain {{[0-9]+}} ns; {{[0-9]+}} candidate groups; time limit reached, best plan found is within {{[0-9]+\.[0-9][0-9]}}% of the optimum
 ; LIMIT-REMARK-NOT: optimal
-; LIMIT-REMARK: fused launches 0..1 (rev, rev) of sequence 0 into __kfuse_fused_0_0_1
-; LIMIT: c"kfuse-manifest 1\0Agroup __kfuse_fused_0_0_1 2\0A
-; LIMIT: define ptx_kernel void @__kfuse_fused_0_0_1(
+; LIMIT-REMARK: fused launches 0..1 (rev, rev) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1
+; LIMIT: c"kfuse-manifest 1\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_0_1 2\0A
+; LIMIT: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 
 ; OPTIMAL: planned 4 launches for 16777216 elements each on small-shared test device: predicted {{[0-9]+}} ns, 188957 ns unfused, gain {{[0-9]+}} ns; {{[0-9]+}} candidate groups, optimal
 ; OPTIMAL-NOT: time limit reached

@@ -8,8 +8,8 @@
 ; RUN:   | llc -march=nvptx64 -mcpu=sm_90 -o %t.stage.ptx
 ; RUN: %ptxas -arch=sm_90 %t.stage.ptx -o %t.stage.cubin
 ; RUN: FileCheck %s < %t.stage.ptx
-; CHECK: .global .align 1 .b8 __kfuse_manifest[
-; CHECK: .entry __kfuse_fused_0_0_1(
+; CHECK: .global .align 1 .b8 __kfuse_manifest_{{[0-9a-f]+}}[
+; CHECK: .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 ; CHECK: bar.sync 0;
 ; CHECK: bar.sync 0;
 

@@ -5,7 +5,7 @@
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_seq_
 ; The manifest has no group, only why, for the host pass's remark.
-; IR: @__kfuse_manifest = {{.*}} c"kfuse-manifest 1\0Amissed _Z3runv 12 2 0 1 kernel 'accum' cannot be fused: uses atomics or fences\0A\00"
+; IR: @__kfuse_manifest_{{[0-9a-f]+}} = {{.*}} c"kfuse-manifest 1\0Amissed _Z3runv 12 2 0 1 kernel 'accum' cannot be fused: uses atomics or fences\0A\00"
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_seq_
 ; CHECK: remark: {{.*}}kernel 'accum(float const*, float*, int)' cannot be fused: uses atomics or fences

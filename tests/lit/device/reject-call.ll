@@ -7,7 +7,7 @@
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_seq_
 ; The manifest has no group, only why, for the host pass's remark.
-; IR: @__kfuse_manifest = {{.*}} c"kfuse-manifest 1\0Amissed _Z3runv 12 2 0 1 kernel 'callx' cannot be fused: calls 'extern_fn(float)', which is not defined in this module; kfuse analyses calls only into functions it can see (define it in this translation unit)\0A\00"
+; IR: @__kfuse_manifest_{{[0-9a-f]+}} = {{.*}} c"kfuse-manifest 1\0Amissed _Z3runv 12 2 0 1 kernel 'callx' cannot be fused: calls 'extern_fn(float)', which is not defined in this module; kfuse analyses calls only into functions it can see (define it in this translation unit)\0A\00"
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_seq_
 ; CHECK: remark: {{.*}}kernel 'callx(float const*, float*, int)' cannot be fused: calls 'extern_fn(float)', which is not defined in this module; kfuse analyses calls only into functions it can see (define it in this translation unit)

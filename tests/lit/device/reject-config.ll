@@ -5,7 +5,7 @@
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_seq_
 ; The manifest has no group, only why, for the host pass's remark.
-; IR: @__kfuse_manifest = {{.*}} c"kfuse-manifest 1\0Amissed _Z3runv 12 2 0 1 launches 0 and 1 differ in launch configuration: block ('b' and 'b2'); launch both kernels with the same grid, block, dynamic shared memory and stream (the same variables or expressions of them)\0A\00"
+; IR: @__kfuse_manifest_{{[0-9a-f]+}} = {{.*}} c"kfuse-manifest 1\0Amissed _Z3runv 12 2 0 1 launches 0 and 1 differ in launch configuration: block ('b' and 'b2'); launch both kernels with the same grid, block, dynamic shared memory and stream (the same variables or expressions of them)\0A\00"
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_seq_
 ; CHECK: not fused: launches 0 and 1 differ in launch configuration: block ('b' and 'b2'); launch both kernels with the same grid, block, dynamic shared memory and stream

@@ -7,7 +7,7 @@
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_seq_
 ; The manifest has no group, only why, for the host pass's remark.
-; IR: @__kfuse_manifest = {{.*}} c"kfuse-manifest 1\0Amissed _Z3runv 12 2 0 1 buffer 't': launch 1 (gather) reads it at an unknown index (a gather) and launch 0 (scale) writes it; a gathered buffer must be read-only in the group\0A\00"
+; IR: @__kfuse_manifest_{{[0-9a-f]+}} = {{.*}} c"kfuse-manifest 1\0Amissed _Z3runv 12 2 0 1 buffer 't': launch 1 (gather) reads it at an unknown index (a gather) and launch 0 (scale) writes it; a gathered buffer must be read-only in the group\0A\00"
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_seq_
 ; CHECK: remark: {{.*}}kernel 'gather(int const*, float const*, float*, int)': 12 bytes and 0 flops per element; gathers (unknown index) through parameter 2

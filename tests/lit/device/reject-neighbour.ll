@@ -5,7 +5,7 @@
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_seq_
 ; The manifest has no group, only why, for the host pass's remark.
-; IR: @__kfuse_manifest = {{.*}} c"kfuse-manifest 1\0Amissed _Z3runv 12 2 0 1 buffer 't': launch 0 (scale) writes it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x and launch 1 (shift) reads it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x+4; neither the same thread nor the same block (access across blocks or unrelated indices)\0A\00"
+; IR: @__kfuse_manifest_{{[0-9a-f]+}} = {{.*}} c"kfuse-manifest 1\0Amissed _Z3runv 12 2 0 1 buffer 't': launch 0 (scale) writes it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x and launch 1 (shift) reads it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x+4; neither the same thread nor the same block (access across blocks or unrelated indices)\0A\00"
 ; IR-NOT: __kfuse_fused
 ; IR-NOT: __kfuse_seq_
 ; CHECK: remark: {{.*}}launches 0..1 (scale, shift) of sequence 0 at app.cu:12:3 in 'run' not fused: buffer 't': launch 0 (scale) writes it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x and launch 1 (shift) reads it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x+4; neither the same thread nor the same block

@@ -5,7 +5,7 @@
 ; RUN: FileCheck %s < %t.remarks
 ; IR-NOT: __kfuse_fused
 ; The manifest has no group, only why, for the host pass's remark.
-; IR: @__kfuse_manifest = {{.*}} c"kfuse-manifest 1\0Amissed _Z3runv 30 2 0 1 kernel 'scatter' cannot be fused: has a non-affine or unknown index (store through parameter 3); write the index as a polynomial in the thread and block indices and extents and integer parameters (t[y * pitch + x]); a row and column taken by / and % must be put back together with the same divisor\0A\00"
+; IR: @__kfuse_manifest_{{[0-9a-f]+}} = {{.*}} c"kfuse-manifest 1\0Amissed _Z3runv 30 2 0 1 kernel 'scatter' cannot be fused: has a non-affine or unknown index (store through parameter 3); write the index as a polynomial in the thread and block indices and extents and integer parameters (t[y * pitch + x]); a row and column taken by / and % must be put back together with the same divisor\0A\00"
 ; IR-NOT: __kfuse_fused
 ; CHECK: remark: {{.*}}kernel 'scatter(int const*, float const*, float*, int)' cannot be fused: has a non-affine or unknown index (store through parameter 3)
 ; CHECK: not fused: kernel 'scatter' cannot be fused

@@ -4,11 +4,11 @@
 ; RUN: llvm-link %S/Inputs/kernels.ll %s -S \
 ; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse 2>&1 | FileCheck %s
 
-; CHECK: fused launches 0..1 (scale, rev) of sequence 0 into __kfuse_fused_0_0_1: t through shared memory, with barriers; saves 4 bytes per element
+; CHECK: fused launches 0..1 (scale, rev) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t through shared memory, with barriers; saves 4 bytes per element
 ; CHECK: 5120 bytes of shared memory per block
-; CHECK: @__kfuse_fused_0_0_1.v5.tile = internal addrspace(3) global [4096 x i8] poison, align 16
-; CHECK: @__kfuse_fused_0_0_1.v5.written = internal addrspace(3) global [1024 x i8] poison
-; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_0_0_1(ptr noalias %l0.p0, ptr noalias %l0.p1, float %l0.p2, i32 %l0.p3, ptr noalias %l1.p0, ptr noalias %l1.p1, i32 %l1.p2, i64 %dead)
+; CHECK: @__kfuse_fused_{{[0-9a-f]+}}_0_0_1.v5.tile = internal addrspace(3) global [4096 x i8] poison, align 16
+; CHECK: @__kfuse_fused_{{[0-9a-f]+}}_0_0_1.v5.written = internal addrspace(3) global [1024 x i8] poison
+; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(ptr noalias %l0.p0, ptr noalias %l0.p1, float %l0.p2, i32 %l0.p3, ptr noalias %l1.p0, ptr noalias %l1.p1, i32 %l1.p2, i64 %dead)
 ; CHECK-NEXT: entry:
 ; The stages twice, each after the shared set-up: for a dead mask of 0 with
 ; t's global store, and for t dead without it; no test of the bit anywhere.

@@ -20,16 +20,16 @@ void run(const float *x, float *t, const float *y, float *o, int n, cudaStream_t
 
 // REMARK: chain2.cu:{{[0-9]+}}:1: remark: kernel 'scale(float const*, float*, float, int)': 8 bytes and 1 flops per element
 // REMARK: chain2.cu:{{[0-9]+}}:1: remark: kernel 'axpy(float const*, float const*, float*, int)': 12 bytes and 1 flops per element
-// REMARK: chain2.cu:{{[0-9]+}}:1: remark: fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_0_0_1: t in registers; saves 4 bytes per element [-Rpass=kfuse]
-// REMARK: remark: __kfuse_fused_0_0_1: 20 bytes per element unfused, 16 fused
+// REMARK: chain2.cu:{{[0-9]+}}:1: remark: fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t in registers; saves 4 bytes per element [-Rpass=kfuse]
+// REMARK: remark: __kfuse_fused_{{[0-9a-f]+}}_0_0_1: 20 bytes per element unfused, 16 fused
 // REMARK-NOT: not fused
 
-// CHECK: .visible .global .align 1 .b8 __kfuse_manifest[
+// CHECK: .visible .global .align 1 .b8 __kfuse_manifest_{{[0-9a-f]+}}[
 // CHECK: .visible .entry _Z5scalePKfPffi(
 // CHECK: .visible .entry _Z4axpyPKfS0_Pfi(
 // The product crosses the old boundary as mul.rn, which ptxas never contracts.
-// CHECK-LABEL: .visible .entry __kfuse_fused_0_0_1(
+// CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 // CHECK-COUNT-9: {{^}}{{[[:space:]]}}.param
-// CHECK-NEXT: ){{ *}}// @__kfuse_fused_0_0_1
+// CHECK-NEXT: ){{ *}}// @__kfuse_fused_{{[0-9a-f]+}}_0_0_1
 // CHECK: mul.rn.f32
 // CHECK: ret;

@@ -32,15 +32,15 @@ void epilogue(const float *x, const float *b, const float *r, float *h1, float *
 }
 
 // REMARK-NOT: not fused
-// REMARK: remark: fused launches 0..3 (bias_add, act, scale, add) of sequence 0 into __kfuse_fused_0_0_3: h1 in registers, h2 in registers, h3 in registers; saves 12 bytes per element
+// REMARK: remark: fused launches 0..3 (bias_add, act, scale, add) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_3: h1 in registers, h2 in registers, h3 in registers; saves 12 bytes per element
 // REMARK-NOT: not fused
 
-// CHECK-LABEL: .visible .entry __kfuse_fused_0_0_3(
+// CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_3(
 // CHECK-COUNT-17: {{^}}{{[[:space:]]}}.param
-// CHECK-NEXT: ){{ *}}// @__kfuse_fused_0_0_3
+// CHECK-NEXT: ){{ *}}// @__kfuse_fused_{{[0-9a-f]+}}_0_0_3
 // CHECK: ret;
 
-// MANIFEST: group __kfuse_fused_0_0_3 4
+// MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_0_0_3 4
 // MANIFEST: footprint 0.0 r
 // MANIFEST-NEXT: footprint 0.1 r 0 4*min(bx*gx-1,max(s3,-s3)-1)+4{{$}}
 // MANIFEST: footprint 0.2 w

@@ -82,9 +82,9 @@ void recursive(const float *x, float *t, float *u, int n) {
   ld_ni<<<n / 256, 256>>>(t, u, n);
 }
 
-// REMARK-DAG: fused launches 0..2 (act, pol, acc_local) of sequence 0 into __kfuse_fused_0_0_2: t in registers, o in registers
-// REMARK-DAG: fused launches 0..1 (st_ni, ld_ni) of sequence 1 into __kfuse_fused_1_0_1: t in registers
-// REMARK-DAG: fused launches 0..1 (mul_ni, axpy_ni) of sequence 2 into __kfuse_fused_2_0_1: t in registers
+// REMARK-DAG: fused launches 0..2 (act, pol, acc_local) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_2: t in registers, o in registers
+// REMARK-DAG: fused launches 0..1 (st_ni, ld_ni) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_1: t in registers
+// REMARK-DAG: fused launches 0..1 (mul_ni, axpy_ni) of sequence 2 into __kfuse_fused_{{[0-9a-f]+}}_2_0_1: t in registers
 // REMARK-DAG: kernel 'deep(float const*, float*, int)' cannot be fused: passes pointer parameter 1 ('x') to 'sum_deep(float const*, int, int)', which is not inlined; kfuse analyses the accesses through a pointer parameter only in the kernel itself: let the compiler inline the function (no __noinline__), or pass it the values instead of the pointer
 // REMARK-DAG: kernel 'glob(float const*, float*, int)' cannot be fused: calls 'reads_global(float)', which reads memory that is neither its own nor a constant ('table')
 // REMARK-DAG: kernel 'rec(float const*, float*, int)' cannot be fused: calls 'fact(float)', which is recursive
@@ -99,7 +99,7 @@ void recursive(const float *x, float *t, float *u, int n) {
 // IR: call void @_Z7axpy_atPfPKffi(
 
 // The out-of-line helpers stay calls in the fused kernel, on its own local.
-// IR-LABEL: define ptx_kernel void @__kfuse_fused_0_0_2(
+// IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_2(
 // IR: call {{.*}}float @_Z4polyf(
 // IR: call void @_Z8sum_intoPff(ptr {{.*}}[[A:%[0-9]+]],
 // IR: call {{.*}}float @_Z13from_constantf(
@@ -108,7 +108,7 @@ void recursive(const float *x, float *t, float *u, int n) {
 // Fused, the helper is inlined: the stage's product is rounded on its own
 // and the parameter a fenced, so only the helper's own multiply and add
 // may form an FMA, as in the helper alone.
-// IR-LABEL: define ptx_kernel void @__kfuse_fused_2_0_1(
+// IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_2_0_1(
 // IR-SAME: ptr noalias %{{[0-9]+}}, ptr noalias %{{[0-9]+}}, float %{{[0-9]+}}, i32 %{{[0-9]+}}, ptr noalias %{{[0-9]+}}, ptr noalias %{{[0-9]+}}, float [[A:%[0-9]+]],
 // IR: [[P:%[0-9]+]] = call float @llvm.nvvm.mul.rn.f(
 // IR: [[FP:%[0-9]+]] = call float @llvm.arithmetic.fence.f32(float [[P]])

@@ -38,11 +38,11 @@ void both(const float *x, const float *y, float *t, float *o, int n) {
   both_read<<<n / 256, 256>>>(t, y, o, n);
 }
 
-// REMARK: fused launches 0..1 (two_stores, store_then_read) of sequence 0 into __kfuse_fused_0_0_1: t in registers
-// REMARK: fused launches 0..1 (two_stores, half) of sequence 1 into __kfuse_fused_1_0_1: t in registers
-// REMARK: fused launches 0..1 (two_stores, both_read) of sequence 2 into __kfuse_fused_2_0_1: t in registers
+// REMARK: fused launches 0..1 (two_stores, store_then_read) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t in registers
+// REMARK: fused launches 0..1 (two_stores, half) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_1: t in registers
+// REMARK: fused launches 0..1 (two_stores, both_read) of sequence 2 into __kfuse_fused_{{[0-9a-f]+}}_2_0_1: t in registers
 
-// CHECK-LABEL: define ptx_kernel void @__kfuse_fused_0_0_1(
+// CHECK-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 // The copy for a dead mask of 0: the store alone on its side.
 // CHECK-LABEL: body.kept:
 // CHECK: [[C:%cmp[0-9.a-z]*]] = fcmp contract olt float [[Y:%[0-9]+]], 0.0
@@ -63,9 +63,9 @@ void both(const float *x, const float *y, float *t, float *o, int n) {
 // CHECK-NOT: store
 // CHECK: {{^}}}{{$}}
 
-// CHECK-LABEL: define ptx_kernel void @__kfuse_fused_1_0_1(
+// CHECK-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_1_0_1(
 // CHECK-NOT: kfuse.ordered
 // CHECK: {{^}}}{{$}}
-// CHECK-LABEL: define ptx_kernel void @__kfuse_fused_2_0_1(
+// CHECK-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_2_0_1(
 // CHECK-NOT: kfuse.ordered
 // CHECK: {{^}}}{{$}}

@@ -16,10 +16,10 @@
 // ScalarEvolution spells X - 5 * (X /u 5)): bounded, read-only, fused.
 // REMARK-DAG: kernel 'bias_mod(float const*, float const*, float*, int, int)': 12 bytes and 1 flops per element; gathers through parameter 2 ('bias') within bytes [0, 4*min(blockDim.x*gridDim.x-1,max(cols,-cols)-1)+4){{ }}
 // REMARK-DAG: kernel 'table_u5(float const*, float const*, float*, unsigned int)': 12 bytes and 1 flops per element; gathers through parameter 2 ('tab') within bytes [0, 4*min(blockDim.x*gridDim.x-1,4)+4){{ }}
-// REMARK-DAG: fused launches 0..2 (bias_mod, table_u5, add) of sequence 1 into __kfuse_fused_1_0_2: h in registers, g in registers
-// REMARK-NOT: __kfuse_fused_0_
+// REMARK-DAG: fused launches 0..2 (bias_mod, table_u5, add) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_2: h in registers, g in registers
+// REMARK-NOT: __kfuse_fused_{{[0-9a-f]+}}_0_
 
-// MANIFEST: group __kfuse_fused_1_0_2 3
+// MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_1_0_2 3
 // MANIFEST: footprint 0.0 r 0 min(4*bx*gx,4*s4){{$}}
 // MANIFEST-NEXT: footprint 0.1 r 0 4*min(bx*gx-1,max(s3,-s3)-1)+4{{$}}
 // table_u5's `i < n` compares unsigned: an n of 2^31 or more reads negative

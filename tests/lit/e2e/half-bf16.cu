@@ -38,10 +38,10 @@ void chain(const __half *x, __half *t, const __half *y, __half *o, float *f, __n
 }
 
 // REMARK-NOT: cannot be fused
-// REMARK: fused launches 0..5 (hsq, hadd, h2f, f2b, bsq, bfma) of sequence 0 into __kfuse_fused_0_0_5: t in registers, o in registers, f in registers, b in registers, c in registers
+// REMARK: fused launches 0..5 (hsq, hadd, h2f, f2b, bsq, bfma) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_5: t in registers, o in registers, f in registers, b in registers, c in registers
 
 // The product t crosses as the mul.rn copy; the store keeps the original.
-// IR-LABEL: define ptx_kernel void @__kfuse_fused_0_0_5(
+// IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_5(
 // IR: [[RN:%[0-9]+]] = call i16 asm "{mul.rn.f16 $0,$1,$2;\0A}", "=h,h,h"(i16 [[X:%[0-9]+]], i16 [[X]])
 // IR-NEXT: [[T:%[0-9]+]] = call i16 asm "{mul.f16 $0,$1,$2;\0A}", "=h,h,h"(i16 [[X]], i16 [[X]])
 // IR: store i16 [[T]]

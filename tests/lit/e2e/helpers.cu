@@ -35,10 +35,10 @@ void lengths(const float *x, float *t, const float *y, float *o, int n, int m, c
   launch_axpy(t, y, o, m, s);
 }
 
-// REMARK: remark: fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_0_0_1: t in registers
-// REMARK: remark: fused launches 0..1 (scale, axpy) of sequence 1 into __kfuse_fused_1_0_1: t in registers
+// REMARK: remark: fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t in registers
+// REMARK: remark: fused launches 0..1 (scale, axpy) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_1: t in registers
 // REMARK: remark: launches 0..1 (scale, axpy) of sequence 2 at {{.*}}helpers.cu:{{[0-9]+}}:3 in 'lengths' not fused: launches 0 and 1 differ in launch configuration
-// CHECK: .entry __kfuse_fused_0_0_1(
-// CHECK: .entry __kfuse_fused_1_0_1(
-// CHECK-NOT: .entry __kfuse_fused_2
+// CHECK: .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_1(
+// CHECK: .entry __kfuse_fused_{{[0-9a-f]+}}_1_0_1(
+// CHECK-NOT: .entry __kfuse_fused_{{[0-9a-f]+}}_2
 // HOST-COUNT-3: remark: handed 2 launches (scale, axpy) to the runtime, which runs them fused where the device code has a fused kernel for them

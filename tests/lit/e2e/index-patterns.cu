@@ -56,4 +56,4 @@ SEQ(s_cast, p, c_id, float, float)
 // CHECK: (pd, c_lo) of sequence 9 {{.*}} not fused: buffer 't': launch 0 (pd) writes it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x
 // CHECK: (pd, c_hi) of sequence 10 {{.*}} not fused: buffer 't': launch 0 (pd) writes it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x
 // CHECK-NOT: in registers
-// CHECK: fused launches 0..1 (p, c_id) of sequence 11 into __kfuse_fused_11_0_1: t in registers
+// CHECK: fused launches 0..1 (p, c_id) of sequence 11 into __kfuse_fused_{{[0-9a-f]+}}_11_0_1: t in registers

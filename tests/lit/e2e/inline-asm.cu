@@ -51,10 +51,10 @@ void fused(const float *x, float *t, float *o, int n) {
 // REMARK-DAG: kernel 'shfl_text(float const*, float*, int)' cannot be fused: has inline asm that uses 'shfl.sync.bfly.b32' ('shfl.sync.bfly.b32 $0, $1, 1, 31, -1;')
 // REMARK-DAG: kernel 'lane_text(float const*, float*, int)' cannot be fused: has inline asm that reads special register '%laneid' ('mov.u32 $0, %laneid;'); kfuse fuses inline asm that only computes on registers; read threadIdx, blockIdx and friends in C++ instead
 // REMARK-DAG: kernel 'ptr_operand(float const*, float*, int)' cannot be fused: passes a pointer to inline asm ('mov.b64 $0, $1;'); kfuse fuses inline asm that only computes on registers, and the one-scalar cache-hint loads and stores (ld.global.cs, st.global.wt, ...)
-// REMARK-DAG: fused launches 0..1 (reg_asm, brev_asm) of sequence 0 into __kfuse_fused_0_0_1: t in registers
+// REMARK-DAG: fused launches 0..1 (reg_asm, brev_asm) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t in registers
 // REMARK-NOT: _Z7reg_asmPKfPfi cannot be fused
 // REMARK-NOT: _Z8brev_asmPKfPfi cannot be fused
 
-// IR-LABEL: define ptx_kernel void @__kfuse_fused_0_0_1(
+// IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 // IR: asm "{ .reg .f32 t; mul.rn.f32 t, $1, $2; add.rn.f32 $0, t, $1; }"
 // IR: asm sideeffect "brev.b32 $0, $1;"

@@ -18,7 +18,7 @@ void iterate(float *x, float *t, int n, int steps, cudaStream_t s) {
   }
 }
 
-// REMARK: remark: fused launches 0..1 (scale, add) of sequence 0 into __kfuse_fused_0_0_1: t in registers
+// REMARK: remark: fused launches 0..1 (scale, add) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t in registers
 // REMARK-NOT: not fused
 
-// CHECK: .visible .entry __kfuse_fused_0_0_1(
+// CHECK: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_1(

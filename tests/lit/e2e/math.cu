@@ -42,12 +42,12 @@ void intrinsics(const float *x, float *t, float *o, int n) {
 // REMARK-NOT: cannot be fused
 // REMARK-DAG: kernel 'trig(float const*, float*, int)': 8 bytes and {{[0-9]+}} flops per element{{$| }}
 // REMARK-DAG: kernel 'dexpsin(double const*, double*, int)': 16 bytes and {{[0-9]+}} flops per element{{$| }}
-// REMARK-DAG: fused launches 0..2 (trig, explog, powr) of sequence 0 into __kfuse_fused_0_0_2: t in registers, u in registers
-// REMARK-DAG: fused launches 0..1 (dexpsin, dpowcos) of sequence 1 into __kfuse_fused_1_0_1: t in registers
-// REMARK-DAG: fused launches 0..1 (fastdiv, rsq) of sequence 2 into __kfuse_fused_2_0_1: t in registers
+// REMARK-DAG: fused launches 0..2 (trig, explog, powr) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_2: t in registers, u in registers
+// REMARK-DAG: fused launches 0..1 (dexpsin, dpowcos) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_1: t in registers
+// REMARK-DAG: fused launches 0..1 (fastdiv, rsq) of sequence 2 into __kfuse_fused_{{[0-9a-f]+}}_2_0_1: t in registers
 
-// IR-LABEL: define ptx_kernel void @__kfuse_fused_0_0_2(
+// IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_2(
 // IR: asm "rcp.approx.ftz.f32
-// IR-LABEL: define ptx_kernel void @__kfuse_fused_1_0_1(
+// IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_1_0_1(
 // IR-DAG: call fastcc { double, i32 } @__internal_trig_reduction_slowpathd(
 // IR-DAG: call fastcc double @__internal_accurate_pow(

@@ -26,7 +26,7 @@ void image(const float *in, float *t, float *u, int w, int h, int pitch)
   brighten<<<grid, block>>>(in, t, w, h, pitch, 1.5f);
   clamp01<<<grid, block>>>(t, u, w, h, pitch);
 }
-// REMARK-DAG: fused launches 0..1 (brighten, clamp01) of sequence [[IMG:[0-9]+]] into __kfuse_fused_[[IMG]]_0_1: t in registers
+// REMARK-DAG: fused launches 0..1 (brighten, clamp01) of sequence [[IMG:[0-9]+]] into __kfuse_fused_{{[0-9a-f]+}}_[[IMG]]_0_1: t in registers
 // The row is at most min(bx*gx, w) floats; rows must not overlap: 4*w <= 4*|pitch|.
 // MANIFEST: kernel 0 _Z8brightenPKfPfiiif 6
 // MANIFEST: le 0 4+4*(max(min(bx*gx,s2),1)-1) max(4*s4,-(4*s4)){{$}}

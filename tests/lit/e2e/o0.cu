@@ -26,7 +26,7 @@ void run(const float *x, float *t, const float *y, float *o, int n) {
 // REMARK-NOT: fused launches
 
 // CHECK-NOT: __kfuse_fused
-// CHECK: .visible .global .align 1 .b8 __kfuse_manifest[
+// CHECK: .visible .global .align 1 .b8 __kfuse_manifest_{{[0-9a-f]+}}[
 // CHECK-NOT: __kfuse_fused
 // CHECK: .visible .entry _Z5scalePKfPffi(
 // CHECK: .visible .entry _Z3addPKfS0_Pfi(
@@ -34,6 +34,6 @@ void run(const float *x, float *t, const float *y, float *o, int n) {
 
 // IR-NOT: __kfuse_seq_
 // IR-NOT: __kfuse_fused
-// IR: @__kfuse_manifest = {{.*}} c"kfuse-manifest 1\0Amissed _Z3runPKfPfS0_S1_i {{[0-9]+}} 2 0 1 kernel 'scale' cannot be fused: is compiled without optimisation (optnone, -O0); kfuse fuses at -O1 and above\0A\00"
+// IR: @__kfuse_manifest_{{[0-9a-f]+}} = {{.*}} c"kfuse-manifest 1\0Amissed _Z3runPKfPfS0_S1_i {{[0-9]+}} 2 0 1 kernel 'scale' cannot be fused: is compiled without optimisation (optnone, -O0); kfuse fuses at -O1 and above\0A\00"
 // IR-NOT: __kfuse_seq_
 // IR-NOT: __kfuse_fused

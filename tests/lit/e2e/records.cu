@@ -11,10 +11,10 @@
 
 // (__builtin_sqrtf: lit compiles with -nocudalib, so sqrtf would be a call.)
 // AB: 9 x 4 bytes no longer loaded by mvmul33; ABv: 3 x 4 by norm3.
-// REMARK: records.cu:{{[0-9]+}}:1: remark: fused launches 0..2 (mmul33, mvmul33, norm3) of sequence 0 into __kfuse_fused_0_0_2: AB in registers, ABv in registers; saves 48 bytes per element [-Rpass=kfuse]
-// REMARK: remark: fused launches 0..1 (place, weigh) of sequence 1 into __kfuse_fused_1_0_1: p in registers; saves 8 bytes per element
+// REMARK: records.cu:{{[0-9]+}}:1: remark: fused launches 0..2 (mmul33, mvmul33, norm3) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_2: AB in registers, ABv in registers; saves 48 bytes per element [-Rpass=kfuse]
+// REMARK: remark: fused launches 0..1 (place, weigh) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_1: p in registers; saves 8 bytes per element
 // Only x crosses: y is loaded from memory, no stage having stored it.
-// REMARK: remark: fused launches 0..1 (first, second) of sequence 2 into __kfuse_fused_2_0_1: r in registers; saves 4 bytes per element
+// REMARK: remark: fused launches 0..1 (first, second) of sequence 2 into __kfuse_fused_{{[0-9a-f]+}}_2_0_1: r in registers; saves 4 bytes per element
 // REMARK: remark: launches 0..1 (wide, half) of sequence 3 at {{.*}}records.cu:{{[0-9]+}}:7 in 'punned' not fused: buffer 'd': launch 0 (wide) writes it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x and launch 1 (half) reads it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x+4; the accesses overlap in part: access each field with the same offset and type in every kernel
 // REMARK: remark: launches 0..1 (spill, peek) of sequence 4 at {{.*}}records.cu:{{[0-9]+}}:8 in 'overlapping' not fused: buffer 't': launch 0 (spill) writes it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x and launch 1 (peek) reads it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x+8; neither the same thread nor the same block
 // REMARK: remark: launches 0..1 (putf, geti) of sequence 5 at {{.*}}records.cu:{{[0-9]+}}:7 in 'retyped' not fused: buffer 't' is accessed at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x with different element types
@@ -23,7 +23,7 @@
 // the planner knows they stay in registers and plans the three as one.
 // They load b once for both adds: 300 bytes saved, t's and u's loads and
 // b's second.
-// REMARK: remark: fused launches 0..2 (add25, add25, scale25) of sequence 6 into __kfuse_fused_6_0_2: t in registers, u in registers; saves 300 bytes per element
+// REMARK: remark: fused launches 0..2 (add25, add25, scale25) of sequence 6 into __kfuse_fused_{{[0-9a-f]+}}_6_0_2: t in registers, u in registers; saves 300 bytes per element
 // REMARK-NOT: remark: fused
 
 // The fused matrix kernel loads A, B and v, 9 + 9 + 3 floats, each once and
@@ -33,18 +33,18 @@
 // mask of 0, storing all three results (9 + 3 + 1 floats), for AB and ABv
 // both dead, storing the norm alone, and for any other mask, with a test of
 // each bit: three times 21 loads.
-// CHECK-LABEL: .visible .entry __kfuse_fused_0_0_2(
+// CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2(
 // CHECK-COUNT-63: ld.global.nc.b32
 // CHECK-NOT: ld.global
 // CHECK: ret;
-// STORES-LABEL: .visible .entry __kfuse_fused_0_0_2(
+// STORES-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2(
 // STORES-COUNT-27: st.global
 // STORES-NOT: st.global
 // STORES: ret;
 
 // r is written in the group: its field y is loaded plainly, a through the
 // read-only path.
-// CHECK-LABEL: .visible .entry __kfuse_fused_2_0_1(
+// CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_2_0_1(
 // CHECK-DAG: ld.global.nc.b32 {{.*}}
 // CHECK-DAG: ld.global.b32 {{.*}}+4];
 // CHECK: ret;

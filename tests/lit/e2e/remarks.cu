@@ -65,5 +65,5 @@ void refused(const float *a, float *b, float *c, int n)
 // DEV: remark: launches 0..1 (rows, img::square<float>) of sequence {{[0-9]+}} at {{.*}}remarks.cu:[[@LINE-3]]:{{[0-9]+}} in 'refused' not fused: kernel 'rows' cannot be fused
 // HOST: remarks.cu:[[@LINE-12]]:3: remark: handed 2 launches (img::scale<float>, img::square<float>) to the runtime, which runs them fused where the device code has a fused kernel for them, else one by one
 // HOST: remarks.cu:[[@LINE-5]]:3: remark: handed 2 launches (rows, img::square<float>) to the runtime, which runs them fused where the device code has a fused kernel for them
-// BOTH: remarks.cu:[[@LINE-14]]:3: remark: handed 2 launches (img::scale<float>, img::square<float>) to the runtime, which runs launches 0..1 as __kfuse_fused_{{[0-9]+}}_0_1 when the guards hold at run time, else one by one
+// BOTH: remarks.cu:[[@LINE-14]]:3: remark: handed 2 launches (img::scale<float>, img::square<float>) to the runtime, which runs launches 0..1 as __kfuse_fused_{{[0-9a-f]+}}_{{[0-9]+}}_0_1 when the guards hold at run time, else one by one
 // BOTH: remarks.cu:[[@LINE-7]]:3: remark: 2 launches (rows, img::square<float>) left as they are: the device code has no fused kernel for them; launches 0..1 not fused: kernel 'rows' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('b'))

@@ -37,15 +37,15 @@ void stream(double *a, double *b, double *c, double s, int n, cudaStream_t st) {
 // 32 bytes: the planner's 181972 ns for 2^24 elements is 32 bytes each at
 // its bandwidth, 112 bytes unfused.
 // REMARK: remark: sequence 0 at {{.*}}: launches 0..4: predicted 181972 ns fused, 641475 ns unfused
-// REMARK: remark: fused launches 0..4 (copy_k<double>, mul_k<double>, add_k<double>, triad_k<double>, nstream_k<double>) of sequence 0 into __kfuse_fused_0_0_4: a in registers, c in registers, b in registers; saves 80 bytes per element
-// REMARK-NEXT: remark: __kfuse_fused_0_0_4: the store of launch 0 (copy_k<double>) to c, its parameter 2, is dropped: launch 2 (add_k<double>) stores the same element later, and nothing reads it in between
-// REMARK-NEXT: remark: __kfuse_fused_0_0_4: the store of launch 3 (triad_k<double>) to a, its parameter 1, is dropped: launch 4 (nstream_k<double>) stores the same element later, and nothing reads it in between
-// REMARK-NEXT: remark: __kfuse_fused_0_0_4: 112 bytes per element unfused, 32 fused (8 where the dead buffers' stores are skipped), 7 flops per element
+// REMARK: remark: fused launches 0..4 (copy_k<double>, mul_k<double>, add_k<double>, triad_k<double>, nstream_k<double>) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_4: a in registers, c in registers, b in registers; saves 80 bytes per element
+// REMARK-NEXT: remark: __kfuse_fused_{{[0-9a-f]+}}_0_0_4: the store of launch 0 (copy_k<double>) to c, its parameter 2, is dropped: launch 2 (add_k<double>) stores the same element later, and nothing reads it in between
+// REMARK-NEXT: remark: __kfuse_fused_{{[0-9a-f]+}}_0_0_4: the store of launch 3 (triad_k<double>) to a, its parameter 1, is dropped: launch 4 (nstream_k<double>) stores the same element later, and nothing reads it in between
+// REMARK-NEXT: remark: __kfuse_fused_{{[0-9a-f]+}}_0_0_4: 112 bytes per element unfused, 32 fused (8 where the dead buffers' stores are skipped), 7 flops per element
 
-// IR: define ptx_kernel void @__kfuse_fused_0_0_4(ptr noalias %{{.*}}, ptr noalias %{{.*}}, i32 %{{.*}}, ptr noalias
+// IR: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_4(ptr noalias %{{.*}}, ptr noalias %{{.*}}, i32 %{{.*}}, ptr noalias
 
 // The copy for a dead mask of 0: one load and three stores of 8 bytes.
-// CHECK-LABEL: .entry __kfuse_fused_0_0_4(
+// CHECK-LABEL: .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_4(
 // CHECK: setp.eq.b64 {{%p[0-9]+}}, [[MASK:%rd[0-9]+]], 0;
 // CHECK-NEXT: @{{%p[0-9]+}} bra [[KEPT:\$L__BB[0-9_]+]];
 // CHECK: setp.eq.b64 {{%p[0-9]+}}, [[MASK]], 7;

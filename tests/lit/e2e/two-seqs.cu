@@ -27,21 +27,21 @@ void second(const float *x, float *t, float *u, int n) {
   scale<<<n / 256, 256>>>(u, t, 0.5f, n);
 }
 
-// REMARK-DAG: remark: fused launches 0..1 (scale, add) of sequence 0 into __kfuse_fused_0_0_1: t in registers
-// REMARK-DAG: remark: fused launches 0..2 (square, square, scale) of sequence 1 into __kfuse_fused_1_0_2: t in registers, u in registers
+// REMARK-DAG: remark: fused launches 0..1 (scale, add) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t in registers
+// REMARK-DAG: remark: fused launches 0..2 (square, square, scale) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_2: t in registers, u in registers
 // REMARK-NOT: not fused
 
-// PTX-DAG: .visible .entry __kfuse_fused_0_0_1(
-// PTX-DAG: .visible .entry __kfuse_fused_1_0_2(
+// PTX-DAG: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_1(
+// PTX-DAG: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_1_0_2(
 
 // ONE: 1
 
 // CHECK: kfuse-manifest 1
-// CHECK-NEXT: group __kfuse_fused_0_0_1 2
+// CHECK-NEXT: group __kfuse_fused_{{[0-9a-f]+}}_0_0_1 2
 // CHECK-NEXT: kernel 0 _Z5scalePKfPffi 4
 // CHECK-NEXT: kernel 1 _Z3addPKfS0_Pfi 4
 // CHECK: end
-// CHECK-NEXT: group __kfuse_fused_1_0_2 3
+// CHECK-NEXT: group __kfuse_fused_{{[0-9a-f]+}}_1_0_2 3
 // CHECK-NEXT: kernel 0 _Z6squarePKfPfi 3
 // CHECK-NEXT: kernel 1 _Z6squarePKfPfi 3
 // CHECK-NEXT: kernel 2 _Z5scalePKfPffi 4
@@ -49,5 +49,5 @@ void second(const float *x, float *t, float *u, int n) {
 // CHECK-NOT: group
 
 // IR-NOT: __kfuse_seq_
-// IR: define {{.*}}ptx_kernel void @__kfuse_fused_0_0_1(
-// IR: define {{.*}}ptx_kernel void @__kfuse_fused_1_0_2(
+// IR: define {{.*}}ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
+// IR: define {{.*}}ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_1_0_2(

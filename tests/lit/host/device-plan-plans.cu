@@ -13,7 +13,7 @@ KMAP void add(const float *t, const float *y, float *u, int n) { IDX; if (i < n)
 KMAP void square(const float *u, float *o, int n) { IDX; if (i < n) o[i] = u[i] * u[i]; }
 
 void run(const float *x, float *t, const float *y, float *u, float *o, int n) {
-  // CHECK: device-plan-plans.cu:[[@LINE+1]]:3: remark: handed 3 launches (scale, add, square) to the runtime, which runs launches 0..2 as __kfuse_fused_0_0_2 when the guards hold at run time, else one by one (plan 0; other architectures or plans cover them differently) [-Rpass=kfuse]
+  // CHECK: device-plan-plans.cu:[[@LINE+1]]:3: remark: handed 3 launches (scale, add, square) to the runtime, which runs launches 0..2 as __kfuse_fused_{{[0-9a-f]+}}_0_0_2 when the guards hold at run time, else one by one (plan 0; other architectures or plans cover them differently) [-Rpass=kfuse]
   scale<<<(n + 255) / 256, 256>>>(x, t, n);
   add<<<(n + 255) / 256, 256>>>(t, y, u, n);
   square<<<(n + 255) / 256, 256>>>(u, o, n);

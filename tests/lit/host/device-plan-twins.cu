@@ -12,15 +12,15 @@
 KMAP void scale(const float *x, float *t, int n) { IDX; if (i < n) t[i] = 2.0f * x[i]; }
 KMAP void add(const float *a, const float *b, float *o, int n) { IDX; if (i < n) o[i] = a[i] + b[i]; }
 
-// CHECK-DAG: remark: fused launches 0..1 (scale, add) of sequence 0 into __kfuse_fused_0_0_1
-// CHECK-DAG: remark: fused launches 0..1 (scale, add) of sequence 1 into __kfuse_fused_1_0_1
+// CHECK-DAG: remark: fused launches 0..1 (scale, add) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1
+// CHECK-DAG: remark: fused launches 0..1 (scale, add) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_1
 void first(const float *x, float *t, const float *y, float *o, int n) {
-  // CHECK: device-plan-twins.cu:[[@LINE+1]]:3: remark: handed 2 launches (scale, add) to the runtime, which runs launches 0..1 as __kfuse_fused_0_0_1 (the runtime binds these kernels to the first of their 2 fused kernels) when the guards hold at run time, else one by one [-Rpass=kfuse]
+  // CHECK: device-plan-twins.cu:[[@LINE+1]]:3: remark: handed 2 launches (scale, add) to the runtime, which runs launches 0..1 as __kfuse_fused_{{[0-9a-f]+}}_0_0_1 (the runtime binds these kernels to the first of their 2 fused kernels) when the guards hold at run time, else one by one [-Rpass=kfuse]
   scale<<<(n + 255) / 256, 256>>>(x, t, n);
   add<<<(n + 255) / 256, 256>>>(t, y, o, n);
 }
 void second(const float *x, float *t, const float *y, float *o, int n) {
-  // CHECK: device-plan-twins.cu:[[@LINE+1]]:3: remark: handed 2 launches (scale, add) to the runtime, which runs launches 0..1 as __kfuse_fused_0_0_1 (the runtime binds these kernels to the first of their 2 fused kernels) when the guards hold at run time, else one by one [-Rpass=kfuse]
+  // CHECK: device-plan-twins.cu:[[@LINE+1]]:3: remark: handed 2 launches (scale, add) to the runtime, which runs launches 0..1 as __kfuse_fused_{{[0-9a-f]+}}_0_0_1 (the runtime binds these kernels to the first of their 2 fused kernels) when the guards hold at run time, else one by one [-Rpass=kfuse]
   scale<<<(n + 255) / 256, 256>>>(x, t, n);
   add<<<(n + 255) / 256, 256>>>(y, t, o, n);
 }

@@ -43,6 +43,13 @@
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-host-only -O2 -Xclang -fcuda-include-gpubinary -Xclang %t/two.fatbin -S -emit-llvm -Rpass=kfuse -Rpass-missed=kfuse -Rpass-analysis=kfuse %s -o %t/two.ll 2> %t/two.txt
 // RUN: FileCheck %s --check-prefix=TWO < %t/two.txt
 // RUN: FileCheck %s --check-prefix=HANDED < %t/two.ll
+// A device side compiled under another macro has another translation-unit
+// key: its manifest is not the one this file's sites will name.
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -DOTHER_KEY=1 -c %s -o %t/other.cubin
+// RUN: %fatbinary -64 --create %t/other.fatbin --image3=kind=elf,sm=%cuda_sm,file=%t/other.cubin
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-host-only -O2 -Xclang -fcuda-include-gpubinary -Xclang %t/other.fatbin -S -emit-llvm -Rpass=kfuse -Rpass-missed=kfuse -Rpass-analysis=kfuse %s -o %t/other.ll 2> %t/other.txt
+// RUN: FileCheck %s --check-prefixes=REMARK,KEY < %t/other.txt
+// RUN: FileCheck %s --check-prefix=HANDED < %t/other.ll
 
 #define KMAP __global__ __attribute__((kfuse_map))
 #define IDX int i = blockIdx.x * blockDim.x + threadIdx.x
@@ -50,11 +57,12 @@
 KMAP void scale(const float *x, float *t, int n) { IDX; if (i < n) t[i] = 2.0f * x[i]; }
 KMAP void axpy(const float *t, const float *y, float *o, int n) { IDX; if (i < n) o[i] = t[i] + y[i]; }
 
-// NONE: remark: the device plan cannot be read here: the host module embeds no device binary (--cuda-host-only, or IR compiled without its device side); launch runs are handed to the runtime, which finds their fused kernels at run time [-Rpass-analysis=kfuse]
+// NONE: remark: the device plan cannot be read here: the host module embeds no device code (--cuda-host-only, or IR compiled without its device side); launch runs are handed to the runtime, which finds their fused kernels at run time [-Rpass-analysis=kfuse]
 // TRUNCATED: remark: the device plan cannot be read here: the embedded fatbinary cannot be read: truncated fatbinary: its header announces {{[0-9]+}} bytes, 600 are there;
 // FOREIGN: remark: the device plan cannot be read here: the embedded fatbinary cannot be read: not a fatbinary (magic 0x464c457f);
 // COMPRESSED: remark: the device plan cannot be read here: the embedded fatbinary cannot be read: the sm_{{[0-9]+}} cubin of the fatbinary is compressed;
 // PTX: remark: the device plan cannot be read here: the embedded fatbinary cannot be read: the fatbinary holds no cubin, only PTX;
+// KEY: remark: the device plan cannot be read here: the device code's manifest is __kfuse_manifest_{{[0-9a-f]+}}, but this compilation's key names __kfuse_manifest_{{[0-9a-f]+}}: the device and host compilations of this file saw different sources or macros, so the runtime will not find the manifest;
 // VERSION: remark: the device plan cannot be read here: the manifest of the sm_{{[0-9]+}} cubin is malformed (line 1: unsupported format version);
 // HANDED-LABEL: define {{.*}}void @_Z3runPKfPfS0_S1_i(
 // HANDED: call void @kf_rt_launch_seq(
@@ -62,7 +70,7 @@ KMAP void axpy(const float *t, const float *y, float *o, int n) { IDX; if (i < n
 void run(const float *x, float *t, const float *y, float *o, int n) {
   // REMARK: device-plan-unread.cu:[[@LINE+3]]:3: remark: handed 2 launches (scale, axpy) to the runtime, which runs them fused where the device code has a fused kernel for them, else one by one [-Rpass=kfuse]
   // PLAIN: device-plan-unread.cu:[[@LINE+2]]:3: remark: 2 launches (scale, axpy) left as they are: the device code has no fused kernel (no kfuse manifest in its cubin) [-Rpass-missed=kfuse]
-  // TWO: device-plan-unread.cu:[[@LINE+1]]:3: remark: handed 2 launches (scale, axpy) to the runtime, which runs launches 0..1 as __kfuse_fused_0_0_1 when the guards hold at run time, else one by one (sm_{{[0-9]+}}; other architectures or plans cover them differently) [-Rpass=kfuse]
+  // TWO: device-plan-unread.cu:[[@LINE+1]]:3: remark: handed 2 launches (scale, axpy) to the runtime, which runs launches 0..1 as __kfuse_fused_{{[0-9a-f]+}}_0_0_1 when the guards hold at run time, else one by one (sm_{{[0-9]+}}; other architectures or plans cover them differently) [-Rpass=kfuse]
   scale<<<(n + 255) / 256, 256>>>(x, t, n);
   axpy<<<(n + 255) / 256, 256>>>(t, y, o, n);
 }

@@ -38,7 +38,7 @@ KMAP void rows(const float *a, float *b, int nx, int ny)
 // CHECK-NOT: cudaLaunchKernel
 // CHECK: ret void
 void fused(const float *x, float *t, const float *y, float *o, int n) {
-  // REMARK: device-plan.cu:[[@LINE+1]]:3: remark: handed 2 launches (scale, axpy) to the runtime, which runs launches 0..1 as [[FUSED:__kfuse_fused_[0-9]+_0_1]] (the runtime binds these kernels to the first of their 2 fused kernels) when the guards hold at run time, else one by one [-Rpass=kfuse]
+  // REMARK: device-plan.cu:[[@LINE+1]]:3: remark: handed 2 launches (scale, axpy) to the runtime, which runs launches 0..1 as [[FUSED:__kfuse_fused_[0-9a-f]+_[0-9]+_0_1]] (the runtime binds these kernels to the first of their 2 fused kernels) when the guards hold at run time, else one by one [-Rpass=kfuse]
   scale<<<(n + 255) / 256, 256>>>(x, t, n);
   axpy<<<(n + 255) / 256, 256>>>(t, y, o, n);
 }

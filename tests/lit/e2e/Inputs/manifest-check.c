@@ -1,4 +1,4 @@
-/* Reads an LLVM IR file, decodes the initializer of @__kfuse_manifest and
+/* Reads an LLVM IR file, decodes the initializer of @__kfuse_manifest_<key> and
  * parses it with the runtime's own parser (manifest/manifest.c), then prints
  * what it understood, one line per group and per `missed` line. Exit status 1 when the module has
  * no manifest, 2 when the parser rejects it, 3 when a footprint expression
@@ -32,9 +32,12 @@ int main(int argc, char **argv)
   static char ir[1 << 24];
   size_t n = f ? fread(ir, 1, sizeof ir - 1, f) : 0;
   ir[n] = 0;
-  char *p = strstr(ir, "@__kfuse_manifest = ");
+  /* @__kfuse_manifest_<16 hex digits> = ... */
+  char *p = strstr(ir, "@__kfuse_manifest_");
+  if (p && strncmp(p + 18 + 16, " = ", 3) != 0)
+    p = NULL;
   if (!p || !(p = strstr(p, "c\""))) {
-    fprintf(stderr, "no @__kfuse_manifest\n");
+    fprintf(stderr, "no @__kfuse_manifest_<key>\n");
     return 1;
   }
   p += 2;
