@@ -1,7 +1,7 @@
 /* ldst_order: a micro-benchmark (not a test) of one GPU hazard that fused
  * code can hit: in a warp whose lanes split between loading elements of a
  * buffer and storing other elements of the same lines, the stores wait for
- * the loads in flight when the loads issue first (BENCHMARKS.md, GPU run 13).
+ * the loads in flight when the loads issue first (bench/HISTORY.md, GPU run 13).
  * Each kernel is one variant of forwarding.cu's two_stores -> store_then_read
  * group written by hand; 16M floats, 256 threads per block, median of 20
  * event-timed runs after 5 warm-ups. Every kernel takes the dead mask (0)

@@ -831,7 +831,7 @@ static int kf__best(kf__search *s, double deadline)
 
 /* The sweep's first limit on reduced costs, as a fraction of the
  * relaxation's bound L, and its growth while it proves nothing. On the
- * 142-kernel instances of BENCHMARKS.md the optimum lies 0.1-0.45 % above
+ * 142-kernel instances of bench/HISTORY.md the optimum lies 0.1-0.45 % above
  * L, and the states grow 2- to 7-fold each time the limit doubles: the
  * small first limits cost little, and a limit too large for the gap can
  * cost more than all of them (1000 kernels: 0.1 % of L ran out of memory

@@ -549,7 +549,7 @@ bool accessesBuffer(ArrayRef<BasicBlock *> Blocks, const Value *Base, bool Loads
 /// nothing. A divergent warp runs the side that falls through in the PTX
 /// first, and where that is the load, the other lanes' stores to the same
 /// lines issue while the load is in flight and wait for it: a group 3.6
-/// times slower than its launches (BENCHMARKS.md, GPU run 13;
+/// times slower than its launches (bench/HISTORY.md, GPU run 13;
 /// bench/ldst_order.cu). Each thread runs one side only, so running them one
 /// after the other, the store side first, computes the same:
 ///

@@ -1,9 +1,9 @@
 /* branch_order: consumers that store an intermediate on one side of a branch
  * and read it on the other. The device pass runs the store side first and
  * the fallback load (where no stage stored) after it, joined at a
- * `kfuse.ordered` block (pass/llvm/FusedKernel.cpp; BENCHMARKS.md, GPU run
- * 15); these shapes exercise that rewrite. Every producer stores t only where
- * x > 0.5, so each consumer also reads t's initial contents.
+ * `kfuse.ordered` block (pass/llvm/FusedKernel.cpp; bench/HISTORY.md, GPU
+ * run 15); these shapes exercise that rewrite. Every producer stores t only
+ * where x > 0.5, so each consumer also reads t's initial contents.
  *
  *   twice     if (y < 0) { t = y; t = t * 2; }  o = t + 1
  *   nested    the diamond inside `i % 3 != 0`; o untouched elsewhere
