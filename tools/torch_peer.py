@@ -79,6 +79,12 @@ def main():
     except ImportError as e:
         print(f"torch_peer: {e}", file=sys.stderr)
         return 77
+    # Each workload function is compiled once per size and type; dynamo's
+    # default limit (8 per function) would leave the later ones uncompiled.
+    import torch._dynamo
+    for knob in ("recompile_limit", "cache_size_limit"):
+        if hasattr(torch._dynamo.config, knob):
+            setattr(torch._dynamo.config, knob, 256)
     if not torch.cuda.is_available():
         print("torch_peer: no CUDA device", file=sys.stderr)
         return 77

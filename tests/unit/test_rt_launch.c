@@ -203,7 +203,7 @@ static void check_results(void)
 
 static void test_fused(void **state)
 {
-  static kf_site_t site = {"t.cu:10:3 main", NULL, 2, 0, NULL};
+  static kf_site_t site = {"t.cu:10:3 main", NULL, 2, 0, NULL, NULL};
   call_t c;
   const fake_record_t *r;
   (void)state;
@@ -231,7 +231,7 @@ static void test_fused(void **state)
 
 static void test_dead_mask_passed(void **state)
 {
-  static kf_site_t site = {"dead", NULL, 2, 0, NULL};
+  static kf_site_t site = {"dead", NULL, 2, 0, NULL, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -244,7 +244,7 @@ static void test_dead_mask_passed(void **state)
 
 static void test_discovery_once_per_site(void **state)
 {
-  static kf_site_t site = {"once", NULL, 2, 0, NULL};
+  static kf_site_t site = {"once", NULL, 2, 0, NULL, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -257,7 +257,7 @@ static void test_discovery_once_per_site(void **state)
 
 static void test_module_path(void **state)
 {
-  static kf_site_t site = {"module", NULL, 2, 0, NULL};
+  static kf_site_t site = {"module", NULL, 2, 0, NULL, NULL};
   call_t c;
   (void)state;
   fake.module_path = 1;
@@ -309,7 +309,7 @@ static void test_manifest_per_file(void **state)
 
 static void test_no_manifest(void **state)
 {
-  static kf_site_t site = {"nomani", NULL, 2, 0, NULL};
+  static kf_site_t site = {"nomani", NULL, 2, 0, NULL, NULL};
   call_t c;
   (void)state;
   fake.manifest = NULL;
@@ -323,7 +323,7 @@ static void test_no_manifest(void **state)
 
 static void run_with_manifest(const char *text, const char *where)
 {
-  kf_site_t site = {where, NULL, 2, 0, NULL};
+  kf_site_t site = {where, NULL, 2, 0, NULL, NULL};
   call_t c;
   fake.manifest = text;
   call_init(&c, "sa");
@@ -356,7 +356,7 @@ static void test_manifest_bytes_limits(void **state)
 
 static void test_fused_kernel_missing(void **state)
 {
-  static kf_site_t site = {"nofused", NULL, 2, 0, NULL};
+  static kf_site_t site = {"nofused", NULL, 2, 0, NULL, NULL};
   call_t c;
   (void)state;
   fake.nfused = 0;
@@ -368,7 +368,7 @@ static void test_fused_kernel_missing(void **state)
 
 static void test_uncovered_launches(void **state)
 {
-  static kf_site_t site = {"mixed", NULL, 4, 0, NULL};
+  static kf_site_t site = {"mixed", NULL, 4, 0, NULL, NULL};
   call_t c;
   (void)state;
   call_init(&c, "osao");
@@ -380,7 +380,7 @@ static void test_uncovered_launches(void **state)
 
 static void test_dead_bit_cleared_for_later_reader(void **state)
 {
-  static kf_site_t site = {"later", NULL, 3, 0, NULL};
+  static kf_site_t site = {"later", NULL, 3, 0, NULL, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sao");
@@ -394,7 +394,7 @@ static void test_dead_bit_cleared_for_later_reader(void **state)
 /* Each guard failing on its own, through the whole path. */
 static void guard_case(const char *where, void (*spoil)(call_t *), const char *expect_stats)
 {
-  kf_site_t site = {where, NULL, 2, 0, NULL};
+  kf_site_t site = {where, NULL, 2, 0, NULL, NULL};
   call_t c;
   fake.nlog = 0;
   fill_inputs();
@@ -427,7 +427,7 @@ static void test_guards(void **state)
  * that differs, whichever guard it breaks, and fuse again afterwards. */
 static void memo_case(const char *where, void (*spoil)(call_t *), const char *expect_stats)
 {
-  kf_site_t site = {where, NULL, 2, 0, NULL};
+  kf_site_t site = {where, NULL, 2, 0, NULL, NULL};
   call_t c;
   fake.nlog = 0;
   fill_inputs();
@@ -465,7 +465,7 @@ static void test_no_memo_from_allocations(void **state)
       "footprint 1.1 r 0 4*s3\nfootprint 1.2 w 0 4*s3\n"
       "disjoint 0.0 0.1\ndisjoint 1.2 0.0\ndisjoint 1.2 1.1\ndisjoint 1.2 1.0\n"
       "dead 0 0.1\nend\n";
-  static kf_site_t site = {"allocs", NULL, 2, 0, NULL};
+  static kf_site_t site = {"allocs", NULL, 2, 0, NULL, NULL};
   call_t c;
   int after_first;
   (void)state;
@@ -481,7 +481,7 @@ static void test_no_memo_from_allocations(void **state)
 
 static void test_fused_launch_fails(void **state)
 {
-  static kf_site_t site = {"lfail", NULL, 2, 0, NULL};
+  static kf_site_t site = {"lfail", NULL, 2, 0, NULL, NULL};
   call_t c;
   (void)state;
   fake.fused_result = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
@@ -537,7 +537,7 @@ static void reset_with(const char *verify, const char *disable)
 
 static void test_scratch_declared_site(void **state)
 {
-  static kf_site_t site = {"decl", NULL, 2, 2, t_decl};
+  static kf_site_t site = {"decl", NULL, 2, 2, t_decl, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -552,7 +552,7 @@ static void test_scratch_declared_site(void **state)
 
 static void test_scratch_range(void **state)
 {
-  static kf_site_t site = {"range", NULL, 2, 0, NULL};
+  static kf_site_t site = {"range", NULL, 2, 0, NULL, NULL};
   call_t c;
   (void)state;
   assert_int_equal(kf_rt_scratch(tbuf, sizeof tbuf), 0);
@@ -562,7 +562,7 @@ static void test_scratch_range(void **state)
   /* A later launch of the run gets t: its stores stay. */
   call_init(&c, "sao");
   c.q = tbuf;
-  kf_rt_launch_seq(&(kf_site_t){"range3", NULL, 3, 0, NULL}, c.l, c.nl);
+  kf_rt_launch_seq(&(kf_site_t){"range3", NULL, 3, 0, NULL, NULL}, c.l, c.nl);
   assert_int_equal(fake.log[1].dead_mask, 0);
   /* Ended: stored again. */
   assert_int_equal(kf_rt_scratch_end(tbuf), 0);
@@ -574,7 +574,7 @@ static void test_scratch_range(void **state)
 
 static void test_scratch_poison(void **state)
 {
-  static kf_site_t site = {"p1", NULL, 2, 2, t_decl}, reader = {"p2", NULL, 2, 0, NULL};
+  static kf_site_t site = {"p1", NULL, 2, 2, t_decl, NULL}, reader = {"p2", NULL, 2, 0, NULL, NULL};
   call_t c;
   (void)state;
   reset_with("scratch", NULL);
@@ -597,7 +597,7 @@ static void test_scratch_poison(void **state)
 
 static void test_scratch_poison_overwritten(void **state)
 {
-  static kf_site_t site = {"w1", NULL, 2, 2, t_decl}, reader = {"w2", NULL, 2, 0, NULL};
+  static kf_site_t site = {"w1", NULL, 2, 2, t_decl, NULL}, reader = {"w2", NULL, 2, 0, NULL, NULL};
   call_t c;
   (void)state;
   reset_with("1", NULL);
@@ -617,7 +617,7 @@ static void test_scratch_poison_overwritten(void **state)
 
 static void test_scratch_poison_disabled(void **state)
 {
-  static kf_site_t site = {"d1", NULL, 2, 2, t_decl}, reader = {"d2", NULL, 2, 0, NULL};
+  static kf_site_t site = {"d1", NULL, 2, 2, t_decl, NULL}, reader = {"d2", NULL, 2, 0, NULL, NULL};
   call_t c;
   (void)state;
   reset_with("scratch", "1");
@@ -639,7 +639,7 @@ static void test_scratch_poison_disabled(void **state)
 
 static void test_scratch_poison_capture(void **state)
 {
-  static kf_site_t site = {"cap", NULL, 2, 2, t_decl};
+  static kf_site_t site = {"cap", NULL, 2, 2, t_decl, NULL};
   call_t c;
   (void)state;
   reset_with("scratch", NULL);
@@ -654,7 +654,7 @@ static void test_scratch_poison_capture(void **state)
 
 static void test_disable(void **state)
 {
-  static kf_site_t site = {"off", NULL, 2, 0, NULL};
+  static kf_site_t site = {"off", NULL, 2, 0, NULL, NULL};
   call_t c;
   (void)state;
   setenv("KFUSE_DISABLE", "1", 1);
@@ -673,7 +673,7 @@ static void test_disable(void **state)
 
 static void test_stats_order_and_silence(void **state)
 {
-  kf_site_t a = {"first", NULL, 2, 0, NULL}, b = {"second", NULL, 2, 0, NULL};
+  kf_site_t a = {"first", NULL, 2, 0, NULL, NULL}, b = {"second", NULL, 2, 0, NULL, NULL};
   call_t c;
   char buf[512];
   FILE *f;
@@ -711,7 +711,7 @@ static const char manifest_plans[] =
 
 static void test_select_plan(void **state)
 {
-  static kf_site_t site = {"t.cu:3:5 main", NULL, 2, 0, NULL};
+  static kf_site_t site = {"t.cu:3:5 main", NULL, 2, 0, NULL, NULL};
   call_t c;
   (void)state;
   fake.manifest = manifest_plans;
@@ -754,8 +754,8 @@ static void test_select_plan(void **state)
  * host function, same length) and at its own position there. */
 static void test_plan_group_placement(void **state)
 {
-  static kf_site_t shifted = {"t.cu:3:5 main", NULL, 3, 0, NULL}, other_fn = {"t.cu:3:5 mainx", NULL, 2, 0, NULL},
-                   no_debug = {"main launch 4", NULL, 2, 0, NULL}, other_nd = {"xmain launch 4", NULL, 2, 0, NULL};
+  static kf_site_t shifted = {"t.cu:3:5 main", NULL, 3, 0, NULL, NULL}, other_fn = {"t.cu:3:5 mainx", NULL, 2, 0, NULL, NULL},
+                   no_debug = {"main launch 4", NULL, 2, 0, NULL, NULL}, other_nd = {"xmain launch 4", NULL, 2, 0, NULL, NULL};
   call_t c;
   (void)state;
   fake.manifest = manifest_plans;
@@ -774,7 +774,7 @@ static void test_plan_group_placement(void **state)
 /* KFUSE_PLAN selects the plan from the start; a bad value means plan 0. */
 static void test_plan_env(void **state)
 {
-  static kf_site_t a = {"env.cu:1:1 main", NULL, 2, 0, NULL}, b = {"env.cu:9:1 main", NULL, 2, 0, NULL};
+  static kf_site_t a = {"env.cu:1:1 main", NULL, 2, 0, NULL, NULL}, b = {"env.cu:9:1 main", NULL, 2, 0, NULL, NULL};
   call_t c;
   (void)state;
   setenv("KFUSE_PLAN", "1", 1);
@@ -829,7 +829,7 @@ static void capture_stderr(void (*fn)(void), char *out, size_t size)
 
 static void verify_call(void)
 {
-  kf_site_t site = {"v.cu:5:1 f", NULL, 2, 0, NULL};
+  kf_site_t site = {"v.cu:5:1 f", NULL, 2, 0, NULL, NULL};
   call_t c;
   call_init(&c, "sa");
   c.l[0].dead = 1u << 1; /* dead buffers are not compared */
@@ -865,7 +865,7 @@ static void test_verify(void **state)
 
 /* Many threads racing on the first call of one site and then calling it. */
 enum { THREADS = 8, CALLS = 2000 };
-static kf_site_t race_site = {"race", NULL, 2, 0, NULL};
+static kf_site_t race_site = {"race", NULL, 2, 0, NULL, NULL};
 
 static void *race_body(void *arg)
 {
