@@ -35,8 +35,8 @@ struct Ctx {
 // CHECK: call void @kf_rt_launch_seq(ptr nonnull @[[SITE_F]]
 void field(Ctx &c, const float *x, const float *y, float *o)
 {
-  // REMARK: scratch.cu:[[#@LINE+3]]:3: remark: parameter 2 ('t') of launch 0 (k1) is dead after the run: 'Ctx::t' is declared scratch at {{.*}}scratch.cu:25 (its contents are not read before they are written again; KFUSE_VERIFY checks it)
-  // REMARK: scratch.cu:[[#@LINE+2]]:3: remark: parameter 1 ('t') of launch 1 (k2) is dead after the run: 'Ctx::t' is declared scratch at {{.*}}scratch.cu:25
+  // REMARK: scratch.cu:[[#@LINE+3]]:3: remark: parameter 2 ('t') of launch 0 (k1) is dead after the run: 'Ctx::t' is declared scratch at {{.*}}scratch.cu:26 (its contents are not read before they are written again; KFUSE_VERIFY checks it)
+  // REMARK: scratch.cu:[[#@LINE+2]]:3: remark: parameter 1 ('t') of launch 1 (k2) is dead after the run: 'Ctx::t' is declared scratch at {{.*}}scratch.cu:26
   // REMARK: scratch.cu:[[#@LINE+1]]:3: remark: parameter 3 ('o') of launch 1 (k2) stays live after the run: its pointer comes from outside this function
   k1<<<(c.n + 255) / 256, 256>>>(x, c.t, c.n);
   k2<<<(c.n + 255) / 256, 256>>>(c.t, y, o, c.n);
@@ -50,7 +50,7 @@ float *global_t __attribute__((kfuse_scratch));
 // CHECK: call void @kf_rt_launch_seq(
 void global(const float *x, const float *y, float *o, int n)
 {
-  // REMARK: scratch.cu:[[#@LINE+1]]:3: remark: the buffer of parameter 2 ('t') of launch 0 (k1) and parameter 1 ('t') of launch 1 (k2) is dead after the run: 'global_t' is declared scratch at {{.*}}scratch.cu:44
+  // REMARK: scratch.cu:[[#@LINE+1]]:3: remark: the buffer of parameter 2 ('t') of launch 0 (k1) and parameter 1 ('t') of launch 1 (k2) is dead after the run: 'global_t' is declared scratch at {{.*}}scratch.cu:45
   k1<<<(n + 255) / 256, 256>>>(x, global_t, n);
   k2<<<(n + 255) / 256, 256>>>(global_t, y, o, n);
 }
@@ -62,7 +62,7 @@ void param_loop(float *tp, const float *x, const float *y, float *o, int n, int 
 {
   float *t __attribute__((kfuse_scratch)) = tp;
   for (int s = 0; s < steps; ++s) {
-    // REMARK: scratch.cu:[[#@LINE+1]]:5: remark: the buffer of parameter 2 ('t') of launch 0 (k1) and parameter 1 ('t') of launch 1 (k2) is dead after the run: 't' is declared scratch at {{.*}}scratch.cu:62
+    // REMARK: scratch.cu:[[#@LINE+1]]:5: remark: the buffer of parameter 2 ('t') of launch 0 (k1) and parameter 1 ('t') of launch 1 (k2) is dead after the run: 't' is declared scratch at {{.*}}scratch.cu:63
     k1<<<(n + 255) / 256, 256>>>(x, t, n);
     k2<<<(n + 255) / 256, 256>>>(t, y, o, n);
   }
