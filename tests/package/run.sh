@@ -65,7 +65,9 @@ else
     set -- "$@" "-DKF_CXX_CUDA_FLAGS=-xcuda;--cuda-gpu-arch=$arch"
   fi
 fi
-cmake -S "$src/multi" -B "$work/multi" "$@" >"$work/configure.log" 2>&1 \
+# A copy of the sources, whose headers the test touches.
+cp -R "$src/multi" "$work/src"
+cmake -S "$work/src" -B "$work/multi" "$@" >"$work/configure.log" 2>&1 \
   || { cat "$work/configure.log"; exit 1; }
 cmake --build "$work/multi" -v >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 
@@ -92,4 +94,16 @@ for t in whole separate separate_static libchain_shared.so; do
   esac
 done
 [ -x "$work/multi/separate_shared" ] || fail "separate_shared was not built"
-echo "multi-file package consumer ($lang, $compiler, $gen): whole, separable, static and shared targets built with device code"
+echo "whole, separable, static and shared targets built with device code"
+
+# The dependencies kfuse-clang++ wrote name the header only fused.cu's device
+# compile includes: touching it rebuilds fused.cu and nothing else (of the
+# target whole, to keep the test short). (clang's
+# own -MD keeps only the host compile's headers.)
+[ "$compiler" = kfuse ] || { echo "multi-file package consumer ($lang, $compiler, $gen): built"; exit 0; }
+sleep 1
+touch "$work/src/device_only.h"
+cmake --build "$work/multi" --target whole -v >"$work/rebuild.log" 2>&1 || { cat "$work/rebuild.log"; exit 1; }
+grep -q -- "-c $work/src/fused.cu" "$work/rebuild.log" || fail "changing a device-only header did not rebuild fused.cu"
+if grep -q -- "-c $work/src/helper.cu" "$work/rebuild.log"; then fail "changing fused.cu's header rebuilt helper.cu"; fi
+echo "multi-file package consumer ($lang, $compiler, $gen): whole, separable, static and shared targets built with device code; a device-only header rebuilds its file"
