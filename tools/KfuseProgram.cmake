@@ -50,6 +50,55 @@ function(kfuse_cuda_program name)
   add_custom_target(${P_TARGET} ALL DEPENDS ${outs})
 endfunction()
 
+# kfuse_cuda_rdc_program(<name> SOURCES <file.cu...> OUTDIR <dir>
+#                        [HEADERS <files...>] [TARGET <custom-target>])
+# Like kfuse_cuda_program, for a program of several files compiled separately
+# with -fgpu-rdc (`kfuse-clang++ -fgpu-rdc -c`) and linked by kfuse-clang++,
+# whose link runs the device link: the files may call each other's
+# __device__ functions.
+function(kfuse_cuda_rdc_program name)
+  cmake_parse_arguments(P "" "OUTDIR;TARGET" "SOURCES;HEADERS" ${ARGN})
+  if(NOT P_TARGET)
+    set(P_TARGET kfuse_${name})
+  endif()
+  set(variants unfused)
+  if(KFUSE_HAVE_RT)
+    list(APPEND variants fused)
+  endif()
+  set(outs)
+  foreach(variant ${variants})
+    set(objdir ${CMAKE_CURRENT_BINARY_DIR}/${name}.${variant})
+    if(variant STREQUAL "fused")
+      set(env)
+      set(deps ${KFUSE_FUSED_DEPS})
+      set(out ${P_OUTDIR}/${name})
+    else()
+      set(env KFUSE_NO_PLUGINS=1)
+      set(deps)
+      set(out ${P_OUTDIR}/${name}.unfused)
+    endif()
+    set(objs)
+    foreach(src ${P_SOURCES})
+      get_filename_component(base ${src} NAME_WE)
+      set(obj ${objdir}/${base}.o)
+      add_custom_command(OUTPUT ${obj}
+        COMMAND ${CMAKE_COMMAND} -E make_directory ${objdir}
+        COMMAND ${CMAKE_COMMAND} -E env ${env}
+                ${KFUSE_CXX_DRIVER} ${KFUSE_PROGRAM_FLAGS} -fgpu-rdc -c ${src} -o ${obj}
+        DEPENDS ${src} ${P_HEADERS} ${KFUSE_CXX_DRIVER} ${deps}
+        COMMENT "kfuse-clang++ (${variant}, -fgpu-rdc) ${name}: ${base}" VERBATIM)
+      list(APPEND objs ${obj})
+    endforeach()
+    add_custom_command(OUTPUT ${out}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${P_OUTDIR}
+      COMMAND ${CMAKE_COMMAND} -E env ${env} ${KFUSE_CXX_DRIVER} ${objs} -o ${out}
+      DEPENDS ${objs} ${KFUSE_CXX_DRIVER} ${deps}
+      COMMENT "Linking ${name} (${variant})" VERBATIM)
+    list(APPEND outs ${out})
+  endforeach()
+  add_custom_target(${P_TARGET} ALL DEPENDS ${outs})
+endfunction()
+
 # kfuse_ptx_test(<name> SOURCE <file.cu>): a CTest test that compiles the
 # device side with the plugins to PTX, printing the fusion remarks, and
 # assembles the PTX with ptxas (no GPU needed).

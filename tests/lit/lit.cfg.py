@@ -5,6 +5,7 @@
 #   %kfuse_plugins    -fplugin=<clang plugin> -fpass-plugin=<llvm plugin>
 #   %kfuse_clang_plugin, %kfuse_llvm_plugin, %opt, %ptxas, %nvlink, %fatbinary, %cuda_arch,
 #   %cuda_sm (the number of %cuda_arch, as fatbinary's --image3=...,sm= takes it)
+#   %cuda_path (the CUDA toolkit)
 import os
 import lit.formats
 
@@ -35,6 +36,7 @@ config.substitutions.append(("%opt", os.path.join(config.llvm_tools_dir, "opt"))
 config.substitutions.append(("%clangxx", clangxx))
 config.substitutions.append(("%cuda_path", config.cuda_path))
 config.substitutions.append(("%cuda_arch", config.cuda_arch))
+config.substitutions.append(("%cuda_path", config.cuda_path))
 config.substitutions.append(("%cuda_sm", config.cuda_arch.replace("sm_", "")))
 config.substitutions.append(("%kfuse_obj_root", config.kfuse_obj_root))
 config.substitutions.append(("%kfuse_src_root", config.kfuse_src_root))
