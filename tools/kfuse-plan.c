@@ -18,12 +18,14 @@ static void usage(FILE *f)
     "  --max-group N    largest fused group (1..8, default 4)\n"
     "  --profile FILE   device profile (default: built-in H100)\n"
     "  --model M        roofline (default) or psi (per-routine tables)\n"
-    "  --time-limit S   seconds for the whole search (default 10)\n"
+    "  --work-limit N   units of work for the whole search (default 2000000): candidate\n"
+    "                   groups, heuristic moves, dynamic-program states, branch-and-bound\n"
+    "                   nodes and simplex iterations, so the plan is the same on any machine\n"
     "  --heuristic      greedy + local search only, no CBC\n"
     "  --exact          CBC whatever the size\n"
     "  --dot FILE       write a Graphviz picture of the best plan\n"
     "  -q               print only the summary line\n"
-    "exit status: 0 optimal, 1 error, 2 usage, 3 stopped by the time limit\n");
+    "exit status: 0 optimal, 1 error, 2 usage, 3 stopped by the work limit\n");
 }
 
 static int arg_num(const char *opt, const char *v, double lo, double hi, double *out)
@@ -114,9 +116,18 @@ int main(int argc, char **argv)
     } else if (!strcmp(a, "--max-group")) {
       if (arg_num(a, v, 1, 8, &x)) return 2;
       o.max_group = (int)x, i++;
+    } else if (!strcmp(a, "--work-limit")) {
+      if (arg_num(a, v, 1, (double)KF_WORK_LIMIT_MAX, &x)) return 2;
+      if (x != (double)(long)x) {
+        fprintf(stderr, "kfuse-plan: --work-limit needs a whole number\n");
+        return 2;
+      }
+      o.work_limit = (long)x, i++;
     } else if (!strcmp(a, "--time-limit")) {
-      if (arg_num(a, v, 0.001, 1e6, &x)) return 2;
-      o.time_limit = x, i++;
+      /* A time limit made the plan depend on the machine and its load. */
+      fprintf(stderr, "kfuse-plan: --time-limit was replaced by --work-limit N (units of "
+                      "deterministic work, default %ld)\n", (long)KF_WORK_LIMIT_DEFAULT);
+      return 2;
     } else if (!strcmp(a, "--profile") && v) {
       prof_path = v, i++;
     } else if (!strcmp(a, "--dot") && v) {
@@ -199,8 +210,10 @@ int main(int argc, char **argv)
   }
   kf_plan *pl = NULL;
   rc = kf_plan_solve(p, m, &o, &pl);
-  if (rc && rc != KF_ETIMEDOUT) {
-    fprintf(stderr, "kfuse-plan: %s: %s\n", file, kf_strerror(rc));
+  if (rc && rc != KF_ELIMIT) {
+    fprintf(stderr, "kfuse-plan: %s: %s%s\n", file, kf_strerror(rc),
+            rc == KF_ERANGE ? ": a predicted time exceeds 1e9 seconds (sizes no device runs)"
+                            : "");
     kf_model_destroy(m);
     kf_problem_destroy(p);
     return 1;
@@ -216,15 +229,15 @@ int main(int argc, char **argv)
     printf("status: optimal%s\n", kf_plan_count(pl) < o.k_best ? " (no further distinct plans)" : "");
   else
     printf("status: %s, gap %.2f%% (bound %.3f us)\n",
-           kf_plan_is_heuristic(pl) ? "heuristic" : "time limit", 100 * kf_plan_gap(pl),
+           kf_plan_is_heuristic(pl) ? "heuristic" : "work limit", 100 * kf_plan_gap(pl),
            kf_plan_bound(pl) * 1e6);
   printf("# solve: %.3f s, %d CBC runs, %d cycle and clique rows, %d cycle cuts, %ld "
-         "branch-and-bound nodes, %ld sweep states\n",
+         "branch-and-bound nodes, %ld sweep states, %ld work units\n",
          st.seconds, st.ilp_solves, st.conflict_rows, st.cycle_cuts, st.bb_nodes,
-         st.sweep_states);
+         st.sweep_states, st.work);
   int bad = dot && write_dot(dot, p, pl);
   kf_plan_destroy(pl);
   kf_model_destroy(m);
   kf_problem_destroy(p);
-  return bad ? 1 : rc == KF_ETIMEDOUT ? 3 : 0;
+  return bad ? 1 : rc == KF_ELIMIT ? 3 : 0;
 }
