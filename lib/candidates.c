@@ -26,6 +26,8 @@ int kf__cand_eval(const kf_problem *p, const kf__dag *d, const kf_model *m,
     rc = kf_model_estimate(m, p, c->order, var, n, &e);
     if (rc)
       return rc;
+    if (isnan(e.time) || e.time < 0)
+      return KF_ERANGE; /* a replaced cost function's nonsense */
     if (e.time < c->cost) {
       c->cost = e.time;
       c->est = e;

@@ -355,11 +355,12 @@ void kf__text_error(char *err, size_t errlen, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
-/* Parses the whole of v as a finite decimal number in [lo, hi] (an integer
- * if asked): 0 with *out set, KF__NUM_BAD when v is not such a number,
- * KF__NUM_RANGE when it is one outside [lo, hi]. */
-enum { KF__NUM_BAD = -1, KF__NUM_RANGE = -2 };
-int kf__parse_number(const char *v, double lo, double hi, int integer, double *out);
+
+/* Every number of @p p within the range a profile file may give it, and
+ * shared_per_block at most shared_per_sm: 0, or KF_ERANGE with the key in
+ * err. The model takes no other profile, so no absurd device number
+ * reaches the solvers. */
+int kf__profile_check(const kf_profile_t *p, char *err, size_t errlen);
 
 /* Reads a whole file; *text is malloc'd. 0, KF_EIO or KF_ENOMEM. */
 int kf__read_file(const char *path, char **text, size_t *len);

@@ -64,8 +64,8 @@ static int kf__fail(kf__pst *s, const char *fmt, const char *arg)
 static int kf__num_in(kf__pst *s, const char *what, const char *v, double lo, double hi,
                       int integer, double *out)
 {
-  int bad = kf__parse_number(v, lo, hi, integer, out);
-  if (bad == KF__NUM_RANGE)
+  int bad = kf_parse_number(v, lo, hi, integer, out);
+  if (bad == KF_ERANGE)
     kf__text_error(s->err, s->errlen, s->line, "%s: %s out of range (%g to %g)", what, v, lo,
                    hi);
   else if (bad)

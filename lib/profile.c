@@ -58,6 +58,24 @@ static int kf__perr(char *err, size_t errlen, int line, const char *msg, const c
   return KF_EPARSE;
 }
 
+int kf__profile_check(const kf_profile_t *p, char *err, size_t errlen)
+{
+  for (size_t i = 0; i < sizeof kf__keys / sizeof kf__keys[0]; i++) {
+    const char *at = (const char *)p + kf__keys[i].off;
+    double x = kf__keys[i].type == KF__I ? *(const int *)at : *(const double *)at;
+    if (!(x >= kf__keys[i].lo && x <= kf__keys[i].hi)) {
+      kf__text_error(err, errlen, 0, "profile value out of range: %s = %g (%g to %g)",
+                     kf__keys[i].key, x, kf__keys[i].lo, kf__keys[i].hi);
+      return KF_ERANGE;
+    }
+  }
+  if (p->shared_per_block > p->shared_per_sm) {
+    kf__text_error(err, errlen, 0, "shared_per_block exceeds shared_per_sm");
+    return KF_ERANGE;
+  }
+  return 0;
+}
+
 int kf_profile_parse(kf_profile_t *prof, const char *text, size_t len,
                      char *err, size_t errlen)
 {
@@ -104,8 +122,8 @@ int kf_profile_parse(kf_profile_t *prof, const char *text, size_t len,
     if (i == sizeof kf__keys / sizeof kf__keys[0])
       return kf__perr(err, errlen, line, "unknown key", k);
     double x;
-    int bad = kf__parse_number(v, kf__keys[i].lo, kf__keys[i].hi, kf__keys[i].type == KF__I, &x);
-    if (bad == KF__NUM_RANGE) {
+    int bad = kf_parse_number(v, kf__keys[i].lo, kf__keys[i].hi, kf__keys[i].type == KF__I, &x);
+    if (bad == KF_ERANGE) {
       kf__text_error(err, errlen, line, "value out of range for: %s = %s (%g to %g)", k, v,
                      kf__keys[i].lo, kf__keys[i].hi);
       return KF_EPARSE;

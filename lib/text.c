@@ -54,21 +54,25 @@ void kf__text_error(char *err, size_t errlen, int line, const char *fmt, ...)
     snprintf(err, errlen, "%s", msg);
 }
 
-int kf__parse_number(const char *v, double lo, double hi, int integer, double *out)
+int kf_parse_number(const char *v, double lo, double hi, int integer, double *out)
 {
+  if (!v || !out)
+    return KF_EINVAL;
   char *e;
   errno = 0;
   double x = strtod(v, &e);
   /* strtod also takes "inf", "nan" and hexadecimal floats: finite decimal
    * numbers only. */
-  if (!*v || *e || !isfinite(x) || strpbrk(v, "xXnN"))
-    return KF__NUM_BAD;
+  if (!*v || *e || strpbrk(v, "xXnN"))
+    return KF_EPARSE;
   if (errno == ERANGE && x != 0)
-    return KF__NUM_RANGE; /* overflow; underflow to 0 is a 0 */
+    return KF_ERANGE; /* overflow (1e999); underflow to 0 is a 0 */
+  if (!isfinite(x))
+    return KF_EPARSE; /* "inf", "infinity" */
   if (x < lo || x > hi)
-    return KF__NUM_RANGE;
+    return KF_ERANGE;
   if (integer && x != floor(x))
-    return KF__NUM_BAD;
+    return KF_EPARSE;
   *out = x;
   return 0;
 }

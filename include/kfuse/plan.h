@@ -125,6 +125,15 @@ KF_EXTERN void kf_problem_set_legality(kf_problem *p, kf_legal_fn fn, void *user
  * @returns 0 or KF_EINVAL (NULL @p p). */
 KF_EXTERN int kf_problem_set_consecutive(kf_problem *p, int consecutive);
 
+/** Parses the whole of @p text as a finite decimal number in [@p lo, @p hi],
+ * an integer if @p integer is nonzero, as the problem and profile readers
+ * and kfuse-plan's options do: no "inf", "nan", hexadecimal or trailing
+ * characters. @returns 0 with *out set, KF_EPARSE (not such a number; an
+ * overflow such as 1e999 is out of range instead), KF_ERANGE (a number
+ * outside the range) or KF_EINVAL (NULL argument). */
+KF_EXTERN int kf_parse_number(const char *text, double lo, double hi, int integer,
+                              double *out);
+
 /** Parses a problem file (format in docs/plan.md). On KF_EPARSE, @p err
  * receives "line N: reason". @returns 0, KF_EPARSE, KF_EINVAL or KF_ENOMEM;
  * on error *out is NULL. The legality statements of the file are installed
