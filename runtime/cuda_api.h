@@ -23,6 +23,8 @@
   RT(cudaFree)                                                                \
   RT(cudaMemcpyAsync)                                                         \
   RT(cudaStreamSynchronize)                                                   \
+  RT(cudaMemsetAsync)                                                         \
+  RT(cudaStreamIsCapturing)                                                   \
   DRV(cuKernelGetLibrary)                                                     \
   DRV(cuKernelGetName)                                                        \
   DRV(cuLibraryGetGlobal)                                                     \
@@ -33,6 +35,7 @@
   DRV(cuModuleGetFunction)                                                    \
   DRV(cuMemcpyDtoH)                                                           \
   DRV(cuMemGetAddressRange)                                                   \
+  DRV(cuMemsetD32Async)                                                       \
   DRV(cuLaunchKernel)
 
 typedef enum kf__cuda_fn {

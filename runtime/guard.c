@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "runtime/cuda_api.h"
+#include "runtime/scratch.h"
 
 __extension__ typedef __int128 kf__i128;
 
@@ -251,24 +252,49 @@ static int kf__passed_to(const kf_launch_t *l, uint32_t from, uint32_t to, uint6
   return 0;
 }
 
+/* Nonzero when everything launch ref of @p l may write through its pointer
+ * (its footprint, else its allocation) lies in a range kf_rt_scratch()
+ * declared. */
+static int kf__in_declared_range(const kf__group_t *g, const kf_launch_t *l, kf__param_ref_t ref)
+{
+  uint64_t lo, hi;
+  return kf__param_range(g, l, ref, &lo, &hi) == 0 && kf__scratch_find(lo, hi, NULL, NULL, NULL, 0);
+}
+
 uint64_t kf__dead_mask(const kf__group_t *g, const kf_launch_t *all, uint32_t n,
                        uint32_t first)
 {
+  return kf__dead_mask_declared(g, all, n, first, NULL);
+}
+
+uint64_t kf__dead_mask_declared(const kf__group_t *g, const kf_launch_t *all, uint32_t n,
+                                uint32_t first, uint64_t *declared)
+{
   const kf_launch_t *l = &all[first];
   uint32_t after = first + g->nlaunches;
-  uint64_t mask = 0;
+  uint64_t mask = 0, by_range = 0;
+  int ranges = kf__scratch_any();
   for (uint32_t i = 0; i < g->ndead; i++) {
     const kf__dead_t *d = &g->dead[i];
     const kf_launch_t *a = &l[d->ref.launch];
     uint64_t ptr;
-    int dead, rerun;
+    int dead, rerun, range = 0;
     if (d->ref.param >= 64 || kf__arg_pointer(a, d->ref.param, &ptr) != 0)
       continue;
     dead = (int)(a->dead >> d->ref.param & 1);
     rerun = d->ref.param < 32 && (a->rerun >> d->ref.param & 1) && d->covered &&
             !kf__passed_to(all, 0, first, ptr);
-    if ((dead || rerun) && !kf__passed_to(all, after, n, ptr))
+    /* The registry is asked only when nothing else makes the buffer dead,
+     * and only when it is not empty: the usual call never locks. */
+    if (!dead && !rerun && ranges)
+      range = kf__in_declared_range(g, l, d->ref);
+    if ((dead || rerun || range) && !kf__passed_to(all, after, n, ptr)) {
       mask |= UINT64_C(1) << d->bit;
+      if (range)
+        by_range |= UINT64_C(1) << d->bit;
+    }
   }
+  if (declared != NULL)
+    *declared = by_range;
   return mask;
 }

@@ -50,6 +50,16 @@ int kf__param_range(const kf__group_t *g, const kf_launch_t *l, kf__param_ref_t 
 uint64_t kf__dead_mask(const kf__group_t *g, const kf_launch_t *all, uint32_t n,
                        uint32_t first);
 
+/**
+ * kf__dead_mask(), where a buffer is also dead when everything the launch
+ * may write through it (its footprint, else its allocation) lies in a range
+ * kf_rt_scratch() declared and nothing else makes it dead; the rule about
+ * later launches of the call applies as to the `dead` bit. @p declared
+ * (may be NULL) gets the bits set only because of such a range.
+ */
+uint64_t kf__dead_mask_declared(const kf__group_t *g, const kf_launch_t *all, uint32_t n,
+                                uint32_t first, uint64_t *declared);
+
 /** @returns the 8-byte pointer value of argument @p p of @p l in @p ptr; 0 or KF_EINVAL. */
 int kf__arg_pointer(const kf_launch_t *l, uint32_t p, uint64_t *ptr);
 

@@ -14,6 +14,8 @@
 #include "runtime/launch.h"
 #include "runtime/log.h"
 #include "runtime/memo.h"
+#include "runtime/poison.h"
+#include "runtime/scratch.h"
 #include "runtime/site.h"
 #include "runtime/verify.h"
 
@@ -36,7 +38,12 @@ static void kf__config_load(void)
   kf__log_level = kf__log_parse_level(getenv("KFUSE_LOG"));
   kf__config.disable = kf__env_flag("KFUSE_DISABLE");
   kf__config.stats = kf__env_flag("KFUSE_STATS");
-  kf__config.verify = kf__env_flag("KFUSE_VERIFY");
+  {
+    const char *v = getenv("KFUSE_VERIFY");
+    int scratch_only = v != NULL && strcmp(v, "scratch") == 0;
+    kf__config.verify = kf__env_flag("KFUSE_VERIFY") && !scratch_only;
+    kf__config.poison = kf__env_flag("KFUSE_VERIFY");
+  }
   kf__config.plan = 0;
   const char *plan = getenv("KFUSE_PLAN");
   if (plan != NULL && plan[0] != '\0') {
@@ -130,6 +137,17 @@ void kf__stats_print(FILE *f)
       if (c != 0)
         fprintf(f, " %s=%" PRIu64, kf_rt_fallback_name((kf_fallback_t)r), c);
     }
+    {
+      uint64_t sk = __atomic_load_n(&st->scratch, __ATOMIC_RELAXED);
+      uint64_t po = __atomic_load_n(&st->poisoned, __ATOMIC_RELAXED);
+      uint64_t rd = __atomic_load_n(&st->scratch_reads, __ATOMIC_RELAXED);
+      if (sk != 0)
+        fprintf(f, " scratch=%" PRIu64, sk);
+      if (po != 0)
+        fprintf(f, " poisoned=%" PRIu64, po);
+      if (rd != 0)
+        fprintf(f, " poison-read=%" PRIu64, rd);
+    }
     if (st->plan != 0)
       fprintf(f, " plan=%" PRIu32, st->plan);
     fputc('\n', f);
@@ -146,6 +164,23 @@ static void kf__register_site(kf__site_state_t *st)
   while (!__atomic_compare_exchange_n(&kf__sites, &head, st, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
+/* Marks, in each fused segment, the `dead` lines whose argument the site's
+ * scratch table lists. */
+static void kf__segments_declare(kf__site_state_t *st, const kf_site_t *site)
+{
+  for (uint32_t s = 0; s < st->nsegs && site->scratch != NULL; s++) {
+    kf__segment_t *seg = &st->segs[s];
+    if (seg->group == NULL)
+      continue;
+    for (uint32_t i = 0; i < seg->group->ndead; i++) {
+      const kf__dead_t *d = &seg->group->dead[i];
+      for (uint32_t k = 0; k < site->nscratch; k++)
+        if (site->scratch[k].launch == seg->first + d->ref.launch && site->scratch[k].param == d->ref.param)
+          seg->declared |= UINT64_C(1) << d->bit;
+    }
+  }
+}
+
 /* The published state of @p site, built and published by whichever thread
  * gets there first; NULL only without memory. A state matched before the
  * last kf_rt_select_plan() is replaced (and kept for KFUSE_STATS). */
@@ -156,8 +191,9 @@ static kf__site_state_t *kf__site_get(kf_site_t *site, const kf_launch_t *l, uin
   kf__site_state_t *st;
   if (cur != NULL && ((kf__site_state_t *)cur)->generation == gen)
     return cur;
-  if (kf__config.disable) {
-    /* No discovery at all: KFUSE_DISABLE must not touch the driver. */
+  if (kf__config.disable && !kf__config.poison) {
+    /* No discovery at all: KFUSE_DISABLE must not touch the driver. (With
+     * KFUSE_VERIFY, discovery runs: poisoning needs the footprints.) */
     if ((st = calloc(1, sizeof *st)) == NULL)
       return NULL;
     st->where = site->where;
@@ -168,6 +204,7 @@ static kf__site_state_t *kf__site_get(kf_site_t *site, const kf_launch_t *l, uin
     return NULL;
   }
   st->generation = gen;
+  kf__segments_declare(st, site);
   /* Several threads may race through discovery; one state wins, the others
    * are dropped. The mutex-protected module cache makes that cheap. */
   if (!__atomic_compare_exchange_n(&site->cache, &cur, st, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
@@ -217,14 +254,16 @@ static void kf__segment_memoize(kf__segment_t *seg, kf__memo_t *memo, const kf_l
 
 /* Runs one fused group: guards (skipped when the memo holds these very
  * launches), then fused (or verified) or original. */
-static void kf__run_group(kf__site_state_t *st, const kf__segment_t *seg, const kf_launch_t *l,
-                          uint32_t n)
+static void kf__run_group(kf__site_state_t *st, const kf_site_t *site, const kf__segment_t *seg,
+                          const kf_launch_t *l, uint32_t n)
 {
   const kf_launch_t *g = &l[seg->first];
   kf__memo_t *memo = __atomic_load_n(&seg->memo, __ATOMIC_ACQUIRE);
   kf_fallback_t why = KF_FALLBACK_COUNT;
-  uint64_t dead;
+  uint64_t dead, by_range, declared;
   int pure;
+  if (kf__config.poison)
+    kf__poison_reads(st, seg, l);
   if (memo == NULL || !kf__memo_hit(memo, g, seg->count)) {
     why = kf__guards_check_pure(seg->group, g, &pure);
     if (why == KF_FALLBACK_COUNT && pure)
@@ -234,10 +273,19 @@ static void kf__run_group(kf__site_state_t *st, const kf__segment_t *seg, const 
     kf__log(KF__LOG_DEBUG, "%s: %s: guard failed: %s", st->where ? st->where : "?", seg->group->name,
             kf_rt_fallback_name(why));
     kf__launch_originals(g, seg->count);
-    kf__site_count_fallback(st, why);
+    if (!kf__config.disable)
+      kf__site_count_fallback(st, why);
     return;
   }
-  dead = kf__dead_mask(seg->group, l, n, seg->first);
+  dead = kf__dead_mask_declared(seg->group, l, n, seg->first, &by_range);
+  declared = (dead & seg->declared) | by_range;
+  if (kf__config.disable) {
+    /* KFUSE_DISABLE with KFUSE_VERIFY: the reference run, poisoned as the
+     * fused one would be (counted `disabled` once per call). */
+    kf__launch_originals(g, seg->count);
+    kf__poison_writes(st, site, seg, l, declared);
+    return;
+  }
   if (kf__config.verify)
     why = kf__verify_group(st, seg, g, dead);
   else if (kf__launch_fused(seg, g, dead) != 0) {
@@ -247,10 +295,15 @@ static void kf__run_group(kf__site_state_t *st, const kf__segment_t *seg, const 
     kf__launch_originals(g, seg->count);
     why = KF_FALLBACK_LAUNCH;
   }
-  if (why == KF_FALLBACK_COUNT)
+  if (why == KF_FALLBACK_COUNT) {
     __atomic_fetch_add(&st->fused, 1, __ATOMIC_RELAXED);
-  else
+    if (declared != 0)
+      __atomic_fetch_add(&st->scratch, 1, __ATOMIC_RELAXED);
+  } else {
     kf__site_count_fallback(st, why);
+  }
+  if (kf__config.poison)
+    kf__poison_writes(st, site, seg, l, declared);
 }
 
 void kf_rt_launch_seq(kf_site_t *site, const kf_launch_t *launches, uint32_t n)
@@ -267,19 +320,24 @@ void kf_rt_launch_seq(kf_site_t *site, const kf_launch_t *launches, uint32_t n)
   __atomic_fetch_add(&st->calls, 1, __ATOMIC_RELAXED);
   if (st->whole != KF_FALLBACK_COUNT || n != st->n) {
     kf__launch_originals(launches, n);
-    kf__site_count_fallback(st, st->whole != KF_FALLBACK_COUNT ? st->whole : KF_FALLBACK_NO_MATCH);
+    kf__site_count_fallback(st, kf__config.disable ? KF_FALLBACK_DISABLED
+                                : st->whole != KF_FALLBACK_COUNT ? st->whole : KF_FALLBACK_NO_MATCH);
     return;
   }
   for (uint32_t s = 0; s < st->nsegs; s++) {
     const kf__segment_t *seg = &st->segs[s];
     if (seg->group == NULL) {
+      if (kf__config.poison)
+        kf__poison_reads(st, seg, launches);
       kf__launch_originals(&launches[seg->first], seg->count);
       unmatched = 1;
     } else {
-      kf__run_group(st, seg, launches, n);
+      kf__run_group(st, site, seg, launches, n);
     }
   }
-  if (unmatched)
+  if (kf__config.disable)
+    kf__site_count_fallback(st, KF_FALLBACK_DISABLED);
+  else if (unmatched)
     kf__site_count_fallback(st, KF_FALLBACK_NO_MATCH);
 }
 
@@ -294,5 +352,7 @@ void kf__rt_test_reset(void)
     st = next;
   }
   kf__modules_reset();
+  kf__scratch_reset();
+  kf__poison_reset();
   kf__config_load();
 }

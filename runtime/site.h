@@ -14,7 +14,8 @@
 typedef struct kf__config {
   int disable; /**< KFUSE_DISABLE */
   int stats;   /**< KFUSE_STATS */
-  int verify;  /**< KFUSE_VERIFY */
+  int verify;  /**< KFUSE_VERIFY=1: compare fused with unfused */
+  int poison;  /**< KFUSE_VERIFY=1 or =scratch: poison scratch buffers (poison.h) */
   /** KFUSE_PLAN, then kf_rt_select_plan(); read with relaxed atomics. */
   uint32_t plan;
 } kf__config_t;
@@ -33,6 +34,9 @@ typedef struct kf__segment {
   uint32_t count;
   const kf__group_t *group;
   CUfunction fused; /**< the group's kernel; a CUkernel cast when found in a library */
+  /** Bits of the group's `dead` lines whose (launch, param) the site's
+   * scratch table lists: a `dead` bit there is a declaration, not a proof. */
+  uint64_t declared;
   /** Last pure guard pass (memo.h); NULL until one; published atomically. */
   struct kf__memo *memo;
 } kf__segment_t;
@@ -55,6 +59,9 @@ typedef struct kf__site_state {
   uint64_t fused;
   uint64_t fallback;
   uint64_t reasons[KF_FALLBACK_COUNT];
+  uint64_t scratch;       /**< fused runs that skipped stores on a scratch declaration */
+  uint64_t poisoned;      /**< buffers poisoned after runs (KFUSE_VERIFY) */
+  uint64_t scratch_reads; /**< reads of poison reported at this site */
 } kf__site_state_t;
 
 /** Frees @p st (not its manifests, which the module cache owns). */

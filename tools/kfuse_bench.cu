@@ -275,6 +275,26 @@ void temps_blas1_hand_run(void *const *in, void *const *out, int n, int block, c
         (const double *)in[0], (const double *)in[1], (const double *)in[2], (double *)out[0], n);
 }
 
+/* The stream kernels as one: a read, c, b and a written once. */
+__global__ void stream_hand(double *A, double *B, double *C, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  double a = A[i], c = a, b = kb_stream_s * c;
+  c = a + b;
+  a = b + kb_stream_s * c;
+  a += b + kb_stream_s * c;
+  A[i] = a, B[i] = b, C[i] = c;
+}
+
+void stream_hand_run(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  (void)in;
+  stream_hand<<<kfx::grid_for(n, block), block, 0, s>>>((double *)out[0], (double *)out[1],
+                                                          (double *)out[2], n);
+}
+
 /* In the order of the workload table (kfuse_bench_workloads.cu). */
 const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
     chain_hand_run<float, 2>,  chain_hand_run<float, 4>,  chain_hand_run<float, 8>,
@@ -283,7 +303,7 @@ const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
     image2d_hand_run,          field3d_hand_run,          gridstride_hand_run,
     activation_hand_run,       half_hand_run,             temps_hand_run<2>,
     temps_hand_run<4>,         temps_hand_run<5>,         temps_hand_run<8>,
-    temps_blas1_hand_run,
+    temps_blas1_hand_run,      stream_hand_run,
 };
 
 /* Instances of w the main table runs for n. */
@@ -374,7 +394,8 @@ void usage(FILE *f)
           "               and __half2 pairs)\n"
           "  --small-n N  elements of the launch-bound runs (default 65536; 0: skip them)\n"
           "  --reps R     timed repetitions, median reported (default 30, at least 20 advised)\n"
-          "  --only NAME  only workloads whose name-dtype contains NAME\n"
+          "  --only NAME  only workloads whose name-dtype contains NAME (or one of\n"
+          "               a comma-separated list of names)\n"
           "  --csv FILE   also write one CSV row per workload, size and variant\n"
           "  --plans REMARKS  instead, run every plan of each workload listed in REMARKS\n"
           "               (the -Rpass-analysis=kfuse output of a -kfuse-plans=K build:\n"
@@ -462,10 +483,21 @@ struct Arena {
 };
 
 /* Runs seq once on poisoned outputs and copies all outputs to host. */
-void run_once(kb_seq_fn seq, void *const *in, void *const *out, size_t out_bytes, int n, int block,
-              cudaStream_t s, void *out_base, unsigned char *host)
+/* The outputs before a checked run: NaN bytes, the inout ones their inputs. */
+void reset_outputs(const kb_workload &w, const Layout &L, void *const *in, void *const *out,
+                   void *out_base, size_t out_bytes, cudaStream_t s)
 {
   KFX_CHECK(cudaMemsetAsync(out_base, 0xff, out_bytes, s));
+  for (int k = 0; k < w.inout; k++)
+    KFX_CHECK(cudaMemcpyAsync(out[k], in[k], (L.in[k + 1] - L.in[k]) * w.elem,
+                              cudaMemcpyDeviceToDevice, s));
+}
+
+void run_once(const kb_workload &w, const Layout &L, kb_seq_fn seq, void *const *in,
+              void *const *out, size_t out_bytes, int n, int block, cudaStream_t s,
+              void *out_base, unsigned char *host)
+{
+  reset_outputs(w, L, in, out, out_base, out_bytes, s);
   seq(in, out, n, block, s);
   KFX_CHECK_LAUNCH();
   KFX_CHECK(cudaStreamSynchronize(s));
@@ -592,6 +624,38 @@ __global__ void diff_words(const uint32_t *a, const uint32_t *b, size_t n, unsig
     atomicAdd(bad, 1ull);
 }
 
+/* Whether --only selects workload "name-dtype" \p name. */
+bool selected(const Options &o, const std::string &name)
+{
+  if (o.only.empty())
+    return true;
+  for (size_t at = 0;;) {
+    size_t end = o.only.find(',', at);
+    std::string part = o.only.substr(at, end == std::string::npos ? end : end - at);
+    if (!part.empty() && name.find(part) != std::string::npos)
+      return true;
+    if (end == std::string::npos)
+      return false;
+    at = end + 1;
+  }
+}
+
+/* The temporaries workloads allocate stream-ordered, as applications do;
+ * keep the pool's memory between calls, as applications that allocate in a
+ * loop set it, so that each call does not pay for mapping fresh pages
+ * (about 0.18 ms per 128 MiB buffer on an H100, the same for every variant
+ * that allocates, and none for the hand-fused kernels, which need no
+ * temporaries). */
+void keep_pool_memory()
+{
+  int dev;
+  cudaMemPool_t pool;
+  uint64_t keep = UINT64_MAX;
+  KFX_CHECK(cudaGetDevice(&dev));
+  KFX_CHECK(cudaDeviceGetDefaultMemPool(&pool, dev));
+  KFX_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+}
+
 int run_plans(const Options &o)
 {
 #ifdef KB_NO_RT
@@ -611,20 +675,7 @@ int run_plans(const Options &o)
   const kb_workload *uw = kb_unfused::workloads();
   cudaStream_t s;
   KFX_CHECK(cudaStreamCreate(&s));
-  /* The temporaries workloads allocate stream-ordered, as applications do;
-   * keep the pool's memory between calls, as applications that allocate in
-   * a loop set it, so that each call does not pay for mapping fresh pages
-   * (about 0.15 ms per 128 MiB buffer on an H100, the same for every variant
-   * that allocates, and none for the hand-fused kernels, which need no
-   * temporaries). */
-  {
-    int dev;
-    cudaMemPool_t pool;
-    uint64_t keep = UINT64_MAX;
-    KFX_CHECK(cudaGetDevice(&dev));
-    KFX_CHECK(cudaDeviceGetDefaultMemPool(&pool, dev));
-    KFX_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  }
+  keep_pool_memory();
   FILE *csv = nullptr;
   if (!o.csv.empty() && !(csv = fopen(o.csv.c_str(), "w"))) {
     fprintf(stderr, "kfuse-bench: cannot write %s: %s\n", o.csv.c_str(), strerror(errno));
@@ -645,7 +696,7 @@ int run_plans(const Options &o)
   for (int k = 0; k < KB_NWORKLOADS; k++) {
     const kb_workload &w = uw[k];
     std::string name = std::string(w.name) + "-" + w.dtype;
-    if (!o.only.empty() && name.find(o.only) == std::string::npos)
+    if (!selected(o, name))
       continue;
     std::vector<PlanRow> mine;
     for (const PlanRow &p : rows)
@@ -669,7 +720,7 @@ int run_plans(const Options &o)
     KFX_CHECK(cudaMalloc(&refb, ob));
     void *in[KB_MAXIN], *out[KB_MAXOUT];
     place(w, L, inb, outb, o.seed, in, out);
-    KFX_CHECK(cudaMemsetAsync(outb, 0xff, ob, s));
+    reset_outputs(w, L, in, out, outb, ob, s);
     w.run(in, out, (int)n, o.block, s);
     KFX_CHECK_LAUNCH();
     KFX_CHECK(cudaMemcpyAsync(refb, outb, ob, cudaMemcpyDeviceToDevice, s));
@@ -684,7 +735,7 @@ int run_plans(const Options &o)
       for (size_t q = 0; q < mine.size(); q++) {
         kf_rt_select_plan((unsigned)mine[q].rank);
         if (pass == 0) {
-          KFX_CHECK(cudaMemsetAsync(outb, 0xff, ob, s));
+          reset_outputs(w, L, in, out, outb, ob, s);
           KFX_CHECK(cudaMemsetAsync(bad, 0, sizeof *bad, s));
           b.w[k].run(in, out, (int)n, o.block, s);
           KFX_CHECK_LAUNCH();
@@ -759,6 +810,7 @@ int main(int argc, char **argv)
   Arena A(in_b, out_b, copy_b);
   cudaStream_t s;
   KFX_CHECK(cudaStreamCreate(&s));
+  keep_pool_memory();
 
   FILE *csv = nullptr;
   if (!o.csv.empty()) {
@@ -786,7 +838,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < KB_NWORKLOADS; k++) {
       const kb_workload &w = uw[k];
       std::string name = std::string(w.name) + "-" + w.dtype;
-      if (!o.only.empty() && name.find(o.only) == std::string::npos)
+      if (!selected(o, name))
         continue;
       size_t un = instances(w, n);
       Layout L = layout(w, un);
@@ -794,8 +846,8 @@ int main(int argc, char **argv)
       place(w, L, A.in, A.out, o.seed, in, out);
       size_t ob = L.out[w.nout] * w.elem;
 
-      run_once(w.run, in, out, ob, (int)un, o.block, s, A.out, A.ref.data());
-      run_once(fw[k].run, in, out, ob, (int)un, o.block, s, A.out, A.got.data());
+      run_once(w, L, w.run, in, out, ob, (int)un, o.block, s, A.out, A.ref.data());
+      run_once(w, L, fw[k].run, in, out, ob, (int)un, o.block, s, A.out, A.got.data());
       Row r{w.name, (long long)un, w.launches, w.bytes_per_elem * un, 0, 0, 0, 0, true, true};
       r.bitwise = memcmp(A.ref.data(), A.got.data(), ob) == 0;
       if (!r.bitwise) {
@@ -808,7 +860,7 @@ int main(int argc, char **argv)
         printf("#   %s: kfuse output differs from unfused at byte %zu (output %zu, element %zu)\n",
                name.c_str(), b, k2, e - L.out[k2]);
       }
-      run_once(hand_runs[k], in, out, ob, (int)un, o.block, s, A.out, A.got.data());
+      run_once(w, L, hand_runs[k], in, out, ob, (int)un, o.block, s, A.out, A.got.data());
       r.hand_ok = hand_close(w, A.got.data(), A.ref.data(), L);
 
       auto timed = [&](kb_seq_fn f) {

@@ -26,6 +26,10 @@ struct kb_workload {
   /* The main table runs n / n_div instances of it (0: n), so that wide
    * records stay within memory; --plans runs the count its plans were made for. */
   int n_div;
+  /* The first `inout` outputs start as the first `inout` inputs in the
+   * checked runs (the sequence reads them before it writes them); the timed
+   * runs keep what the previous run left. */
+  int inout;
 };
 
 #define KB_MAXIN 5
@@ -34,6 +38,8 @@ struct kb_workload {
 /* Coefficients of the element-wise chains (step j uses kb_coef[j]); the
  * hand-fused kernels use the same ones. */
 static constexpr double kb_coef[8] = {0.75, 1.125, 0.875, 1.0625, 0.625, 0.9375, 1.25, 0.8125};
+/* The stream benchmark's scalar. */
+static constexpr double kb_stream_s = 0.4;
 /* BLAS-1 sequence: w1 = a*x + y; w2 = alpha*w1 + beta*z; o = s*w2. */
 static constexpr double kb_blas_a = 1.5, kb_blas_alpha = 0.625, kb_blas_beta = 1.375,
                         kb_blas_s = 0.8125;
@@ -65,7 +71,7 @@ inline unsigned kb_grid_stride_blocks()
   return blocks;
 }
 
-#define KB_NWORKLOADS 19
+#define KB_NWORKLOADS 20
 
 /* The same table of KB_NWORKLOADS entries, compiled twice; the entries
  * differ only in `run`. */

@@ -55,6 +55,38 @@ template <typename T> __global__ KFUSE_MAP void add(const T *u, const T *v, T *o
     o[i] = u[i] + v[i];
 }
 
+/* A memory-bandwidth benchmark's five kernels, as it writes them. */
+template <typename T> __global__ KFUSE_MAP void st_copy(const T *a, T *c, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    c[i] = a[i];
+}
+template <typename T> __global__ KFUSE_MAP void st_mul(T *b, const T *c, T s, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    b[i] = s * c[i];
+}
+template <typename T> __global__ KFUSE_MAP void st_add(const T *a, const T *b, T *c, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    c[i] = a[i] + b[i];
+}
+template <typename T> __global__ KFUSE_MAP void st_triad(T *a, const T *b, const T *c, T s, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    a[i] = b[i] + s * c[i];
+}
+template <typename T> __global__ KFUSE_MAP void st_nstream(T *a, const T *b, const T *c, T s, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    a[i] += b[i] + s * c[i];
+}
+
 #include "epilogue_kernels.h"
 #include "mapped_f_kernels.h"
 
@@ -287,6 +319,21 @@ static void half_f16(void *const *in, void *const *out, int n, int block, cudaSt
   h_add<<<g, block, 0, s>>>((const __half2 *)out[1], y, (__half2 *)out[2], n2);
 }
 
+/* The stream benchmark's kernels back to back on a (out[0], which starts as
+ * in[0]), b and c: a read once and the three written once is the least
+ * any code moves. */
+static void stream_f64(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  (void)in;
+  double *a = (double *)out[0], *b = (double *)out[1], *c = (double *)out[2];
+  unsigned g = grid_for(n, block);
+  st_copy<double><<<g, block, 0, s>>>(a, c, n);
+  st_mul<double><<<g, block, 0, s>>>(b, c, kb_stream_s, n);
+  st_add<double><<<g, block, 0, s>>>(a, b, c, n);
+  st_triad<double><<<g, block, 0, s>>>(a, b, c, kb_stream_s, n);
+  st_nstream<double><<<g, block, 0, s>>>(a, b, c, kb_stream_s, n);
+}
+
 /* The chains and BLAS-1 as programs write them: the intermediates are
  * temporaries, allocated once (stream-ordered), and the sequence runs in a
  * time loop of kb_temp_steps steps; only the last value is an output. */
@@ -382,32 +429,34 @@ static void temps_blas1_f64(void *const *in, void *const *out, int n, int block,
 const kb_workload *workloads()
 {
   static const kb_workload table[KB_NWORKLOADS] = {
-      {"chain2", "chain2_f32", "f32", 4, 3, 2, 2, 4 * 5.0, chain2_f32, nullptr, 0},
-      {"chain4", "chain4_f32", "f32", 4, 3, 4, 4, 4 * 7.0, chain4_f32, nullptr, 0},
-      {"chain8", "chain8_f32", "f32", 4, 3, 8, 8, 4 * 11.0, chain8_f32, nullptr, 0},
-      {"chain2", "chain2_f64", "f64", 8, 3, 2, 2, 8 * 5.0, chain2_f64, nullptr, 0},
-      {"chain4", "chain4_f64", "f64", 8, 3, 4, 4, 8 * 7.0, chain4_f64, nullptr, 0},
-      {"chain8", "chain8_f64", "f64", 8, 3, 8, 8, 8 * 11.0, chain8_f64, nullptr, 0},
-      {"blas1", "blas1_f64", "f64", 8, 3, 3, 3, 8 * 6.0, blas1_f64, nullptr, 0},
-      {"epilogue", "epilogue_f32", "f32", 4, 3, 4, 4, 4 * 6.0, epilogue_f32, nullptr, 0},
+      {"chain2", "chain2_f32", "f32", 4, 3, 2, 2, 4 * 5.0, chain2_f32, nullptr, 0, 0},
+      {"chain4", "chain4_f32", "f32", 4, 3, 4, 4, 4 * 7.0, chain4_f32, nullptr, 0, 0},
+      {"chain8", "chain8_f32", "f32", 4, 3, 8, 8, 4 * 11.0, chain8_f32, nullptr, 0, 0},
+      {"chain2", "chain2_f64", "f64", 8, 3, 2, 2, 8 * 5.0, chain2_f64, nullptr, 0, 0},
+      {"chain4", "chain4_f64", "f64", 8, 3, 4, 4, 8 * 7.0, chain4_f64, nullptr, 0, 0},
+      {"chain8", "chain8_f64", "f64", 8, 3, 8, 8, 8 * 11.0, chain8_f64, nullptr, 0, 0},
+      {"blas1", "blas1_f64", "f64", 8, 3, 3, 3, 8 * 6.0, blas1_f64, nullptr, 0, 0},
+      {"epilogue", "epilogue_f32", "f32", 4, 3, 4, 4, 4 * 6.0, epilogue_f32, nullptr, 0, 0},
       {"mapped-f", "mf_launch", "f32", 4, 5, 6, 6, 4 * (71.0 + 88.0), mapped_f32,
-       kb_mapped_f_width, 16},
-      {"image2d", "image2d_f32", "f32", 4, 1, 3, 3, 4 * 4.0, image2d_f32, nullptr, 0},
-      {"field3d", "field3d_f64", "f64", 8, 2, 2, 2, 8 * 4.0, field3d_f64, nullptr, 0},
-      {"gridstride", "gridstride_f32", "f32", 4, 2, 3, 3, 4 * 5.0, gridstride_f32, nullptr, 0},
-      {"activation", "activation_f32", "f32", 4, 1, 3, 3, 4 * 4.0, activation_f32, nullptr, 0},
-      {"half", "half_f16", "f16", 2, 2, 3, 3, 2 * 5.0, half_f16, nullptr, 0},
+       kb_mapped_f_width, 16, 0},
+      {"image2d", "image2d_f32", "f32", 4, 1, 3, 3, 4 * 4.0, image2d_f32, nullptr, 0, 0},
+      {"field3d", "field3d_f64", "f64", 8, 2, 2, 2, 8 * 4.0, field3d_f64, nullptr, 0, 0},
+      {"gridstride", "gridstride_f32", "f32", 4, 2, 3, 3, 4 * 5.0, gridstride_f32, nullptr, 0, 0},
+      {"activation", "activation_f32", "f32", 4, 1, 3, 3, 4 * 4.0, activation_f32, nullptr, 0, 0},
+      {"half", "half_f16", "f16", 2, 2, 3, 3, 2 * 5.0, half_f16, nullptr, 0, 0},
       /* Per call kb_temp_steps steps, each reading x, y, z and writing o. */
       {"temps2", "temps2_f32", "f32", 4, 3, 1, 2, kb_temp_steps * 4 * 4.0, temps2_f32, nullptr,
-       0},
+       0, 0},
       {"temps4", "temps4_f32", "f32", 4, 3, 1, 4, kb_temp_steps * 4 * 4.0, temps4_f32, nullptr,
-       0},
+       0, 0},
       {"temps5", "temps5_f32", "f32", 4, 3, 1, 5, kb_temp_steps * 4 * 4.0, temps5_f32, nullptr,
-       0},
+       0, 0},
       {"temps8", "temps8_f32", "f32", 4, 3, 1, 8, kb_temp_steps * 4 * 4.0, temps8_f32, nullptr,
-       0},
+       0, 0},
       {"tempsblas1", "temps_blas1_f64", "f64", 8, 3, 1, 3, kb_temp_steps * 8 * 4.0,
-       temps_blas1_f64, nullptr, 0},
+       temps_blas1_f64, nullptr, 0, 0},
+      /* a read, a, b and c written; a starts as the input (inout). */
+      {"stream", "stream_f64", "f64", 8, 1, 3, 5, 8 * 4.0, stream_f64, nullptr, 0, 1},
   };
   return table;
 }

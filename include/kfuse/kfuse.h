@@ -43,4 +43,27 @@
 #endif
 #endif
 
+/**
+ * KFUSE_SCRATCH: declares the buffer a host pointer variable or field holds
+ * scratch between kfuse runs, where the compiler cannot prove it dead:
+ *
+ *   struct Work { float *tmp KFUSE_SCRATCH; int n; };
+ *
+ * The promise: after a run of fused launches that writes the buffer, its
+ * contents are not read (by any kernel, copy, memset or host access) before
+ * they are written again; only the run's own later launches read what the
+ * run wrote. Fused kernels then skip their stores to it. KFUSE_VERIFY checks
+ * the promise (README.md, "Scratch buffers"). Expands to
+ * `__attribute__((kfuse_scratch))` under the kfuse plugin and to nothing
+ * otherwise. For memory that no variable of yours declares (a library's
+ * buffer), call kf_rt_scratch() from <kfuse/rt.h>.
+ */
+#ifndef KFUSE_SCRATCH
+#ifdef KFUSE__HAS_MAP
+#define KFUSE_SCRATCH __attribute__((kfuse_scratch))
+#else
+#define KFUSE_SCRATCH
+#endif
+#endif
+
 #endif

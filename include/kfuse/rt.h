@@ -63,15 +63,32 @@ typedef struct kf_launch {
   uint64_t dead;
 } kf_launch_t;
 
-/** A call site: one per rewritten run, a zero-initialised static the host
- * pass emits. The runtime owns @c cache. */
+/** A pointer argument of a run that the source declared scratch with
+ * `kfuse_scratch` (README.md, "Scratch buffers"): the host pass set its
+ * `dead` bit on that promise, not on a proof. KFUSE_VERIFY names it. */
+typedef struct kf_scratch_decl {
+  /** Launch index within the site's run, and parameter index (from 0). */
+  uint32_t launch;
+  uint32_t param;
+  /** The declared variable or field as the source names it ("Ctx::t"). */
+  const char *name;
+  /** "file:line" of the declaration. */
+  const char *at;
+} kf_scratch_decl_t;
+
+/** A call site: one per rewritten run, a static the host pass emits,
+ * zero-initialised but for @c where, @c nlaunches and the scratch table.
+ * The runtime owns @c cache. */
 typedef struct kf_site {
   /** "file:line:col function" of the first launch, for logs and stats. */
   const char *where;
   /** Runtime-private, atomically published match result; NULL at first. */
   void *volatile cache;
   uint32_t nlaunches;
-  uint32_t reserved;
+  /** Entries of @c scratch. */
+  uint32_t nscratch;
+  /** The run's arguments declared scratch (NULL when none). */
+  const kf_scratch_decl_t *scratch;
 } kf_site_t;
 
 /**
@@ -99,7 +116,16 @@ KF_EXTERN void kf_rt_launch_seq(kf_site_t *site, const kf_launch_t *launches, ui
  *                     buffers and compare bit for bit; a difference prints
  *                     "kfuse-verify: <where>: <fused-kernel>: launch <i> (<kernel>)
  *                     param <p> byte <offset>: fused 0x.. unfused 0x.." and the
- *                     unfused results are kept.
+ *                     unfused results are kept. Also poisons scratch buffers,
+ *                     as KFUSE_VERIFY=scratch does.
+ *   KFUSE_VERIFY=scratch  after each run, fill what it wrote to buffers
+ *                     declared scratch (kfuse_scratch, kf_rt_scratch()) with
+ *                     a NaN pattern, and report a later kfuse launch that
+ *                     reads it before anything writes it:
+ *                     "kfuse-verify: scratch buffer '<name>' declared at
+ *                     <file:line> is read by launch <i> (<kernel>) param <p>
+ *                     of <where> before it is written (...)". Works with
+ *                     KFUSE_DISABLE=1 too (docs/runtime.md).
  */
 
 /** Plan ranks the runtime can select: 0 .. KF_RT_MAX_PLANS-1. */
@@ -118,6 +144,38 @@ KF_EXTERN void kf_rt_select_plan(unsigned rank);
 
 /** @returns the plan rank kf_rt_select_plan() or KFUSE_PLAN selected. */
 KF_EXTERN unsigned kf_rt_selected_plan(void);
+
+/**
+ * Declares the @p bytes of device memory at @p ptr scratch between kfuse
+ * runs, for buffers the compiler cannot see declared (a pointer from another
+ * translation unit or a library; `kfuse_scratch` covers variables and
+ * fields): after a kf_rt_launch_seq() run that writes into the range, its
+ * contents are not read (by any kernel, copy, memset or host access) before
+ * they are written again; only the run's own later launches read what the
+ * run wrote. The fused kernels then skip their stores to it exactly as to a
+ * buffer the host pass proved dead: a store is skipped only where the whole
+ * footprint of the writing launch lies inside the range and no later launch
+ * of the same run gets the pointer. Use the kf_rt_scratch() macro, which
+ * passes the caller's file:line as @p where (copied; named by KFUSE_VERIFY).
+ * Thread-safe; runs that are in flight in other threads may or may not see
+ * the declaration.
+ * @returns 0; KF_EINVAL when @p ptr is NULL, @p bytes is 0, the range wraps
+ * around, or it overlaps a range already declared; KF_ENOMEM.
+ */
+KF_EXTERN int kf_rt_scratch_at(const void *ptr, size_t bytes, const char *where);
+
+/**
+ * Ends the declaration kf_rt_scratch() made at @p ptr (the same address):
+ * from the next run on, stores to it are kept. Call it before the memory is
+ * freed or handed to code that reads it after a run.
+ * @returns 0, or KF_ENOENT when no declared range starts at @p ptr.
+ */
+KF_EXTERN int kf_rt_scratch_end(const void *ptr);
+
+#define KF__STR2(x) #x
+#define KF__STR(x) KF__STR2(x)
+/** kf_rt_scratch_at() with the caller's "file:line". */
+#define kf_rt_scratch(ptr, bytes) kf_rt_scratch_at((ptr), (bytes), __FILE__ ":" KF__STR(__LINE__))
 
 /** @returns the KF_FALLBACK_MAP text of @p reason ("?" when out of range). */
 KF_EXTERN const char *kf_rt_fallback_name(kf_fallback_t reason);

@@ -15,6 +15,20 @@ namespace kfuse {
 
 /// The AnnotateAttr string that marks a map kernel (docs/annotations.md).
 inline constexpr llvm::StringRef MapMark = "kfuse_map";
+/// Followed by the kernel's parameter names, "-" for an unnamed one.
+inline constexpr llvm::StringRef ParamsMark = "kfuse_params";
+
+/// The first word of the AnnotateAttr string of a kfuse_scratch variable or
+/// field; the qualified name follows after a space ("kfuse_scratch Ctx::t").
+inline constexpr llvm::StringRef ScratchMark = "kfuse_scratch";
+
+/// The kfuse_scratch AnnotateAttr of D, or null.
+inline const clang::AnnotateAttr *getScratchMark(const clang::Decl *D) {
+  for (const auto *A : D->specific_attrs<clang::AnnotateAttr>())
+    if (A->getAnnotation().starts_with(ScratchMark))
+      return A;
+  return nullptr;
+}
 
 /// The AnnotateAttr that marks FD as a map kernel, or null.
 inline const clang::AnnotateAttr *getMapMark(const clang::FunctionDecl *FD) {

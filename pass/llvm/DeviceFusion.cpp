@@ -103,6 +103,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FusionCandidate.h"
+#include "HelperInline.h"
 #include "Passes.h"
 #include "PlanBridge.h"
 #include "RemarkText.h"
@@ -113,6 +114,11 @@
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Transforms/InstCombine/InstCombine.h"
+#include "llvm/Transforms/Scalar/EarlyCSE.h"
+#include "llvm/Transforms/Scalar/SROA.h"
+#include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
@@ -185,6 +191,12 @@ static cl::opt<long> PlanWorkOpt(
     cl::desc("kfuse: units of work the planner may spend per sequence, the K best plans "
              "included (candidate groups, states, nodes, simplex iterations; default 1000000): "
              "a count, not a time, so the output does not depend on the machine or its load"));
+// Deprecated: the old time limit made the output depend on the machine's
+// load. Taken with any value, so existing build lines still compile, and
+// ignored with a warning.
+static cl::opt<std::string> PlanTimeOpt(
+    "kfuse-plan-time-limit", cl::Hidden, cl::value_desc("seconds"),
+    cl::desc("kfuse: deprecated and ignored; see -kfuse-plan-work-limit"));
 
 static void countKernelRejection(StringRef Key) {
   if (Key == "escape") ++NumKernelEscape;
@@ -218,6 +230,9 @@ class DeviceFuser {
   Module &M;
   FunctionAnalysisManager &FAM;
   std::map<std::string, KernelInfo> Kernels; // by mangled name
+  /// Kernels' copies with their pointer-taking helpers inlined
+  /// (HelperInline.h), erased when the pass is done.
+  std::vector<Function *> Twins;
   std::string ManifestText;
   /// The manifest's `missed` lines: why launches of a sequence stay unfused,
   /// for the host pass's remarks.
@@ -235,6 +250,10 @@ public:
   bool run();
 
 private:
+  KernelInfo analyze(Function &F) {
+    return analyzeKernel(F, FAM.getResult<ScalarEvolutionAnalysis>(F),
+                         FAM.getResult<DominatorTreeAnalysis>(F), FAM.getResult<LoopAnalysis>(F));
+  }
   OptimizationRemarkEmitter &ore(Function &F) {
     return FAM.getResult<OptimizationRemarkEmitterAnalysis>(F);
   }
@@ -541,7 +560,8 @@ void DeviceFuser::remarkMissed(const FusionCandidate &C) {
   const Instruction *At = locatedAt(C.At);
   Function &AtF = At ? *const_cast<Function *>(At->getFunction()) : F;
   ore(AtF).emit([&] {
-    auto Rem = At ? OptimizationRemarkMissed(DEBUG_TYPE, "NotFused", At)
+    auto Rem = At ? OptimizationRemarkMissed(DEBUG_TYPE, "NotFused", remarkLocation(*At),
+                                             At->getParent())
                   : OptimizationRemarkMissed(DEBUG_TYPE, "NotFused", &F);
     return Rem << "launches " << std::to_string(C.First) << ".." << std::to_string(C.Last)
                << " (" << Kernels << ") of sequence " << std::to_string(C.Seq->Id) << " at "
@@ -560,18 +580,17 @@ void DeviceFuser::fuse(FusionCandidate &C) {
   NumFusedLaunches += C.size();
 
   std::string Kernels, Mechs;
-  unsigned Saved = 0, Bytes = 0, Flops = 0;
+  unsigned Flops = 0;
   for (const KernelInfo *K : C.Stages) {
     Kernels += (Kernels.empty() ? "" : ", ") + shortName(K->F->getName());
-    Bytes += K->BytesPerThread;
     Flops += K->Flops;
   }
+  GroupBytes Bytes = groupBytes(C);
   for (const Intermediate &I : C.Carried) {
     bool Fwd = I.Mech == Mechanism::Forward;
     Fwd ? ++NumForwarded : ++NumStaged;
     Mechs += (Mechs.empty() ? "" : ", ") + C.Seq->Values.at(I.Value).Text +
              (Fwd ? " in registers" : " through shared memory");
-    Saved += I.SavedBytes;
   }
   if (Mechs.empty())
     Mechs = "no carried buffer";
@@ -581,12 +600,44 @@ void DeviceFuser::fuse(FusionCandidate &C) {
            << "fused launches " << std::to_string(C.First) << ".." << std::to_string(C.Last)
            << " (" << Kernels << ") of sequence " << std::to_string(C.Seq->Id) << " into "
            << Fused->getName() << ": " << Mechs << (C.NeedsBarrier ? ", with barriers" : "")
-           << "; saves " << std::to_string(Saved) << " bytes per element";
+           << "; saves " << std::to_string(Bytes.Unfused - Bytes.Fused)
+           << " bytes per element";
   });
+  for (auto [S, Index] : C.Overwritten) {
+    const Access &A = C.Stages[S]->Accesses[Index];
+    unsigned V = C.arg(S, A.Param);
+    IndexPoly O = C.valueOffset(S, A);
+    // The stage that stores the same element next, else the next that
+    // stores the buffer at all; none: the store wrote what was there.
+    int By = -1;
+    for (unsigned Pass = 0; Pass < 2 && By < 0; ++Pass)
+      for (unsigned S2 = S + 1; S2 < C.size() && By < 0; ++S2)
+        for (const Access &A2 : C.Stages[S2]->Accesses)
+          if (A2.IsStore && C.arg(S2, A2.Param) == V &&
+              (Pass == 1 || (!A2.UnknownIndex && C.valueOffset(S2, A2) == O))) {
+            By = int(S2);
+            break;
+          }
+    ore(F0).emit([&] {
+      OptimizationRemarkAnalysis Rem(DEBUG_TYPE, "StoreDropped", &F0);
+      Rem << Fused->getName() << ": the store of launch " << std::to_string(C.First + S) << " ("
+          << shortName(C.Stages[S]->F->getName()) << ") to " << C.Seq->Values.at(V).Text
+          << ", its parameter " << std::to_string(A.Param + 1) << ", is dropped: ";
+      if (By < 0)
+        return Rem << "it stores the value the element already holds";
+      return Rem << "launch " << std::to_string(C.First + By) << " ("
+                 << shortName(C.Stages[By]->F->getName())
+                 << ") stores the same element later, and nothing reads it in between";
+    });
+  }
   ore(F0).emit([&] {
     return OptimizationRemarkAnalysis(DEBUG_TYPE, "FusionCost", &F0)
-           << Fused->getName() << ": " << std::to_string(Bytes) << " bytes per element unfused, "
-           << std::to_string(Bytes - Saved) << " fused, " << std::to_string(Flops)
+           << Fused->getName() << ": " << std::to_string(Bytes.Unfused)
+           << " bytes per element unfused, " << std::to_string(Bytes.Fused) << " fused"
+           << (Bytes.FusedDead < Bytes.Fused
+                   ? " (" + std::to_string(Bytes.FusedDead) + " where the dead buffers' stores are skipped)"
+                   : std::string())
+           << ", " << std::to_string(Flops)
            << " flops per element, " << std::to_string(C.TileBytes)
            << " bytes of shared memory per block; predicted " << std::to_string(UnfusedNs)
            << " ns unfused, " << std::to_string(FusedNs) << " ns fused";
@@ -618,6 +669,12 @@ static std::string checkPlanFlags() {
 bool DeviceFuser::run() {
   ModuleRecords Recs = readModuleRecords(M);
   FlagError = checkPlanFlags();
+  if (PlanTimeOpt.getNumOccurrences() && !Recs.Seqs.empty())
+    M.getContext().diagnose(DiagnosticInfoGeneric(
+        "kfuse: -kfuse-plan-time-limit is deprecated and ignored: the planner's search is "
+        "bounded by -kfuse-plan-work-limit=N (default " + std::to_string(PlanDefaultWork) +
+            "), so the output is the same on any machine",
+        DS_Warning));
   if (!FlagError.empty() && !Recs.Seqs.empty())
     M.getContext().diagnose(DiagnosticInfoGeneric("kfuse: " + FlagError +
                                                       "; sequences are planned greedily",
@@ -626,9 +683,24 @@ bool DeviceFuser::run() {
   for (Function *F : Recs.Kernels) {
     if (F->getCallingConv() != CallingConv::PTX_Kernel)
       continue;
-    KernelInfo K = analyzeKernel(*F, FAM.getResult<ScalarEvolutionAnalysis>(*F),
-                                 FAM.getResult<DominatorTreeAnalysis>(*F),
-                                 FAM.getResult<LoopAnalysis>(*F));
+    KernelInfo K = analyze(*F);
+    // A pointer parameter handed to a helper kept out of line: the analysis
+    // reads the kernel's twin with the helper inlined, and fused kernels
+    // clone the twin. Its verdict, either way, is about the helper's code.
+    bool Twinned = false;
+    if (!K.isValid() && callsPointerHelper(*F))
+      if (Function *Twin = inlinedTwin(*F)) {
+        Twins.push_back(Twin);
+        FunctionPassManager FPM;
+        FPM.addPass(SROAPass(SROAOptions::ModifyCFG));
+        FPM.addPass(EarlyCSEPass(true));
+        FPM.addPass(InstCombinePass());
+        FPM.addPass(SimplifyCFGPass());
+        FPM.run(*Twin, FAM);
+        K = analyze(*Twin);
+        K.F = F;
+        Twinned = true;
+      }
     std::string Name = "kernel '" + signature(F->getName()) + "'";
     if (!K.isValid()) {
       countKernelRejection(K.Stat);
@@ -636,7 +708,8 @@ bool DeviceFuser::run() {
       // source line, else at the kernel.
       const Instruction *At = locatedAt(K.At);
       ore(*F).emit([&] {
-        auto Rem = At ? OptimizationRemarkMissed(DEBUG_TYPE, "KernelNotAnalysable", At)
+        auto Rem = At ? OptimizationRemarkMissed(DEBUG_TYPE, "KernelNotAnalysable",
+                                                 remarkLocation(*At), At->getParent())
                       : OptimizationRemarkMissed(DEBUG_TYPE, "KernelNotAnalysable", F);
         return Rem << Name << " cannot be fused: " << K.Reason;
       });
@@ -659,7 +732,10 @@ bool DeviceFuser::run() {
       ore(*F).emit([&] {
         return OptimizationRemarkAnalysis(DEBUG_TYPE, "KernelSummary", F)
                << Name << ": " << std::to_string(K.BytesPerThread)
-               << " bytes and " << std::to_string(K.Flops) << " flops per element" << Gathers;
+               << " bytes and " << std::to_string(K.Flops) << " flops per element" << Gathers
+               << (Twinned ? "; analysed and fused with its out-of-line helpers inlined "
+                             "(launched alone, it keeps its calls)"
+                           : "");
       });
     }
     Kernels.emplace(F->getName().str(), std::move(K));
@@ -688,6 +764,10 @@ bool DeviceFuser::run() {
     Changed = true;
   }
   Changed |= eraseSeqRecords(M);
+  for (Function *Twin : Twins) {
+    FAM.clear(*Twin, Twin->getName());
+    Twin->eraseFromParent();
+  }
   return Changed;
 }
 

@@ -16,13 +16,16 @@
 //    block-local, so an element no thread of the block wrote was written by
 //    no thread at all.
 //
-// Stores to a carried buffer run under `if (!(dead & bit))`. A forwarded or
-// staged value goes through llvm.arithmetic.fence and its producing
-// instruction loses `contract`, so neither LLVM nor ptxas contracts across
-// the old kernel boundary. A small cleanup pipeline turns slots into
-// registers; last, where a branch stores a carried buffer on one side and
-// loads it on the other, the two sides run one after the other, the store
-// first (orderOneFallback).
+// A forwarded or staged value goes through llvm.arithmetic.fence and its
+// producing instruction loses `contract`, so neither LLVM nor ptxas
+// contracts across the old kernel boundary. The pointer parameters are
+// noalias (markNoAlias: the runtime checks the buffers disjoint), and a
+// small cleanup pipeline turns slots into registers, loads each element
+// once and drops the stores a later stage overwrites. The body is then
+// specialised on the dead mask (versionOnDead): every store kept, the dead
+// buffers' stores gone, or each under a test of its bit. Last, where a
+// branch stores a carried buffer on one side and loads it on the other, the
+// two sides run one after the other, the store first (orderOneFallback).
 //
 //===----------------------------------------------------------------------===//
 #include "CallEffects.h"
@@ -40,6 +43,7 @@
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
+#include "llvm/Transforms/Scalar/DeadStoreElimination.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
 #include "llvm/Transforms/Scalar/GVN.h"
 #include "llvm/Transforms/Scalar/SROA.h"
@@ -68,7 +72,9 @@ class FusedKernelBuilder {
   const FusionCandidate &C;
   LLVMContext &Ctx;
   Function *Fused = nullptr;
-  unsigned AccessKind, GridKind;
+  unsigned AccessKind, GridKind, StoreKind;
+  /// Where build() reports the stores the cleanup's DSE removed.
+  std::vector<std::pair<unsigned, unsigned>> &Overwritten;
   std::map<unsigned, CarriedStorage> Storage;
   /// First fused-kernel argument of each stage.
   std::vector<unsigned> ArgBase;
@@ -76,11 +82,16 @@ class FusedKernelBuilder {
   std::vector<SmallVector<Value *, 8>> StageArgs;
   /// The fused kernel's argument of every carried buffer.
   SmallPtrSet<Value *, 4> CarriedBases;
+  /// The dead-mask bit of each carried buffer whose stores the mask may
+  /// skip, by the buffer's argument.
+  DenseMap<const Value *, unsigned> DeadBitOf;
 
 public:
-  FusedKernelBuilder(Module &M, const FusionCandidate &C)
+  FusedKernelBuilder(Module &M, const FusionCandidate &C,
+                     std::vector<std::pair<unsigned, unsigned>> &Overwritten)
       : M(M), C(C), Ctx(M.getContext()), AccessKind(Ctx.getMDKindID("kfuse.access")),
-        GridKind(Ctx.getMDKindID("kfuse.grid")) {}
+        GridKind(Ctx.getMDKindID("kfuse.grid")), StoreKind(Ctx.getMDKindID("kfuse.store")),
+        Overwritten(Overwritten) {}
 
   Function *build(FunctionAnalysisManager &FAM);
 
@@ -89,7 +100,8 @@ private:
   void createStorage(IRBuilder<> &B);
   Value *barrier(IRBuilder<> &B);
   Value *sreg(IRBuilder<> &B, Intrinsic::ID ID);
-  void versionOnDead(BasicBlock *Entry, BasicBlock *Body);
+  void versionOnDead(FunctionAnalysisManager &FAM);
+  void markNoAlias();
   bool orderOneFallback();
   Value *inBlockOffset(Instruction *I, unsigned Stage, const Access &A);
   Value *tileOffset(Instruction *I, unsigned Stage, const Access &A, const Intermediate &In);
@@ -308,13 +320,8 @@ void FusedKernelBuilder::rewriteStore(Instruction *SI, unsigned Stage, const Acc
     Value *Elt = B.CreateUDiv(L, B.getInt64(I.Bytes));
     B.CreateStore(B.getInt8(1), B.CreateInBoundsGEP(B.getInt8Ty(), S.Flag[K], Elt));
   }
-  if (I.DeadBit >= 0) {
-    Value *Dead = Fused->getArg(Fused->arg_size() - 1);
-    Value *Bit = B.CreateAnd(B.CreateLShr(Dead, I.DeadBit), 1);
-    Value *Keep = B.CreateICmpEQ(Bit, B.getInt64(0), "kfuse.keep");
-    Instruction *Then = SplitBlockAndInsertIfThen(Keep, SI, false);
-    SI->moveBefore(Then->getIterator());
-  }
+  if (I.DeadBit >= 0)
+    DeadBitOf[StageArgs[Stage][A.Param]] = I.DeadBit;
 }
 
 /// Rewrites a load (or a cache-hint asm load, which stays as it is on the
@@ -351,36 +358,149 @@ void FusedKernelBuilder::rewriteLoad(Instruction *LI, unsigned Stage, const Acce
   Phi->addIncoming(LI, ElseT->getParent());
 }
 
-/// Gives the body a second copy for a dead mask of 0, the usual case, in
-/// which every store is kept and so needs no test of its dead bit. Each
-/// test is a branch around a store, a region ptxas does not predicate; a
-/// divergent warp then runs whichever side ptxas puts first, and where the
-/// other side loads the same lines the stores can wait for those loads
-/// (bench/ldst_order.cu: 476 us with such a test, 150 us without;
-/// BENCHMARKS.md, GPU runs 13 and 14). The mask is a kernel parameter, so
-/// every thread takes the same copy and a staged group's barriers stay
-/// uniform.
-void FusedKernelBuilder::versionOnDead(BasicBlock *Entry, BasicBlock *Body) {
-  if (llvm::none_of(C.Carried, [](const Intermediate &I) { return I.DeadBit >= 0; }))
+/// Specialises the body on the dead mask, after the cleanup has dropped the
+/// stores a later stage overwrites: one copy for a mask of 0, the usual case
+/// where every store is kept, one for the mask with every bit set, the
+/// usual case where the buffers are dead, with those stores gone, and, where
+/// more than one buffer has a bit, one for any other mask, each store under
+/// a test of its bit. A test is a branch around a store, a region ptxas does
+/// not predicate; a divergent warp then runs whichever side ptxas puts
+/// first, and where the other side loads the same lines the stores can wait
+/// for those loads (bench/ldst_order.cu: 476 us with such a test, 150 us
+/// without; bench/HISTORY.md, GPU runs 13 and 14). The mask is a kernel
+/// parameter, so every thread takes the same copy and a staged group's
+/// barriers stay uniform.
+void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
+  uint64_t All = 0;
+  for (auto &[Arg, Bit] : DeadBitOf)
+    All |= uint64_t(1) << Bit;
+  if (!All)
     return;
   Argument *Dead = Fused->getArg(Fused->arg_size() - 1);
-  SmallVector<BasicBlock *, 32> Blocks;
+  BasicBlock *Entry = &Fused->getEntryBlock();
+  auto Split = Entry->begin();
+  while (isa<AllocaInst>(*Split))
+    ++Split;
+  BasicBlock *Body = Entry->splitBasicBlock(Split, "body");
+
+  auto DeadStores = [&](ArrayRef<BasicBlock *> Blocks) {
+    SmallVector<std::pair<Instruction *, unsigned>, 8> Out;
+    for (BasicBlock *BB : Blocks)
+      for (Instruction &I : *BB)
+        if (auto M = memoryAccessOf(I); M && M->IsStore)
+          if (auto It = DeadBitOf.find(getUnderlyingObject(M->Ptr)); It != DeadBitOf.end())
+            Out.push_back({&I, It->second});
+    return Out;
+  };
+  SmallVector<BasicBlock *, 32> Orig;
   for (BasicBlock &BB : *Fused)
     if (&BB != Entry)
-      Blocks.push_back(&BB);
-  ValueToValueMapTy VMap;
-  VMap[Dead] = ConstantInt::get(Dead->getType(), 0);
-  SmallVector<BasicBlock *, 32> Copies;
-  for (BasicBlock *BB : Blocks) {
-    BasicBlock *Copy = CloneBasicBlock(BB, VMap, ".kept", Fused);
-    VMap[BB] = Copy;
-    Copies.push_back(Copy);
-  }
-  remapInstructionsInBlocks(Copies, VMap);
+      Orig.push_back(&BB);
+  auto Copy = [&](uint64_t Mask, const char *Suffix) {
+    ValueToValueMapTy VMap;
+    VMap[Dead] = ConstantInt::get(Dead->getType(), Mask);
+    SmallVector<BasicBlock *, 32> Copies;
+    for (BasicBlock *BB : Orig) {
+      BasicBlock *C = CloneBasicBlock(BB, VMap, Suffix, Fused);
+      VMap[BB] = C;
+      Copies.push_back(C);
+    }
+    remapInstructionsInBlocks(Copies, VMap);
+    return std::make_pair(cast<BasicBlock>(VMap[Body]), Copies);
+  };
+  auto [Kept, KeptBlocks] = Copy(0, ".kept");
+  auto [None, NoneBlocks] = Copy(All, ".dead");
+  for (auto [I, Bit] : DeadStores(NoneBlocks))
+    I->eraseFromParent();
+
   Entry->getTerminator()->eraseFromParent();
   IRBuilder<> B(Entry);
-  B.CreateCondBr(B.CreateICmpEQ(Dead, B.getInt64(0), "kfuse.nodead"),
-                 cast<BasicBlock>(VMap[Body]), Body);
+  if (llvm::popcount(All) == 1) {
+    B.CreateCondBr(B.CreateICmpEQ(Dead, B.getInt64(0), "kfuse.nodead"), Kept, None);
+    DeleteDeadBlocks(Orig);
+  } else {
+    for (auto [I, Bit] : DeadStores(Orig)) {
+      IRBuilder<> P(I);
+      Value *Keep = P.CreateICmpEQ(P.CreateAnd(P.CreateLShr(Dead, Bit), 1), P.getInt64(0),
+                                   "kfuse.keep");
+      Instruction *Then = SplitBlockAndInsertIfThen(Keep, I, false);
+      I->moveBefore(Then->getIterator());
+    }
+    SwitchInst *Sw = B.CreateSwitch(Dead, Body, 2);
+    Sw->addCase(B.getInt64(0), Kept);
+    Sw->addCase(B.getInt64(All), None);
+  }
+  cleanup(FAM);
+}
+
+/// Marks every pointer parameter noalias. Before each fused launch the
+/// runtime checks that distinct buffers of the group, one of them written,
+/// do not overlap in what the group accesses (the manifest's `disjoint`
+/// lines, disjointPairs()), and a value passed again reaches the stages as
+/// its first argument only: that is what noalias states, for the memory the
+/// kernel reaches through its parameters. So the optimiser keeps a loaded
+/// value across a store to another buffer, and drops a store that a later
+/// stage overwrites at the same element (DSE in cleanup()). The fact says
+/// nothing about memory reached otherwise, so where an access's address may
+/// come from anything but a parameter, a local or the shared or constant
+/// space (a __device__ variable, a pointer loaded from memory), or a call
+/// may touch memory it does not name, no parameter is marked.
+void FusedKernelBuilder::markNoAlias() {
+  auto Known = [&](const Value *Ptr) {
+    SmallVector<const Value *, 4> Objs;
+    getUnderlyingObjects(Ptr, Objs, nullptr, 0);
+    return llvm::all_of(Objs, [&](const Value *O) {
+      if (const auto *A = dyn_cast<Argument>(O))
+        return A->getParent() == Fused;
+      if (isa<AllocaInst>(O))
+        return true;
+      const auto *GV = dyn_cast<GlobalVariable>(O);
+      return GV && (GV->getAddressSpace() == SharedAS || GV->getAddressSpace() == 4 ||
+                    GV->isConstant());
+    });
+  };
+  for (Instruction &I : instructions(*Fused)) {
+    if (!I.mayReadOrWriteMemory())
+      continue;
+    if (auto M = memoryAccessOf(I)) {
+      if (!Known(M->Ptr))
+        return;
+      continue;
+    }
+    if (auto *II = dyn_cast<IntrinsicInst>(&I)) {
+      // A barrier, a vote or a shuffle names no memory; a barrier orders
+      // accesses, it reaches none itself.
+      if (II->isConvergent() && llvm::none_of(II->args(), [](const Use &U) {
+            return U->getType()->isPointerTy();
+          }))
+        continue;
+      switch (II->getIntrinsicID()) {
+      case Intrinsic::lifetime_start:
+      case Intrinsic::lifetime_end:
+      case Intrinsic::assume:
+      case Intrinsic::experimental_noalias_scope_decl:
+        continue;
+      default:
+        break;
+      }
+    }
+    if (isa<FenceInst>(I))
+      continue;
+    auto *CB = dyn_cast<CallBase>(&I);
+    if (CB && CB->onlyAccessesArgMemory() &&
+        llvm::all_of(CB->args(), [&](const Use &U) {
+          return !U->getType()->isPointerTy() || Known(U.get());
+        }))
+      continue;
+    if (auto *RMW = dyn_cast<AtomicRMWInst>(&I); RMW && Known(RMW->getPointerOperand()))
+      continue;
+    if (auto *CX = dyn_cast<AtomicCmpXchgInst>(&I); CX && Known(CX->getPointerOperand()))
+      continue;
+    return;
+  }
+  for (Argument &A : Fused->args())
+    if (A.getType()->isPointerTy())
+      A.addAttr(Attribute::NoAlias);
 }
 
 namespace {
@@ -500,14 +620,43 @@ bool FusedKernelBuilder::orderOneFallback() {
 }
 
 void FusedKernelBuilder::cleanup(FunctionAnalysisManager &FAM) {
+  // The body changed by hand since any analysis of it was cached.
+  FAM.invalidate(*Fused, PreservedAnalyses::none());
   FunctionPassManager FPM;
   FPM.addPass(SROAPass(SROAOptions::ModifyCFG));
   FPM.addPass(EarlyCSEPass(true));
   FPM.addPass(InstCombinePass());
   FPM.addPass(SimplifyCFGPass());
   FPM.addPass(GVNPass());
-  FPM.addPass(SimplifyCFGPass());
   FPM.run(*Fused, FAM);
+  // The stages' stores still tagged (build()) before DSE; those it deletes
+  // are overwritten by a later stage's store to the same element (or store
+  // what the element already holds), which the remarks report.
+  struct Tagged {
+    WeakVH I;
+    unsigned Stage, Index;
+  };
+  std::vector<Tagged> Before;
+  for (Instruction &I : instructions(*Fused))
+    if (MDNode *MD = I.getMetadata(StoreKind)) {
+      auto Get = [&](unsigned N) {
+        return (unsigned)mdconst::extract<ConstantInt>(MD->getOperand(N))->getZExtValue();
+      };
+      Before.push_back({WeakVH(&I), Get(0), Get(1)});
+    }
+  FunctionPassManager DSE;
+  DSE.addPass(DSEPass());
+  DSE.run(*Fused, FAM);
+  for (const Tagged &T : Before)
+    if (!T.I)
+      Overwritten.emplace_back(T.Stage, T.Index);
+  llvm::sort(Overwritten);
+  Overwritten.erase(std::unique(Overwritten.begin(), Overwritten.end()), Overwritten.end());
+  for (Instruction &I : instructions(*Fused))
+    I.setMetadata(StoreKind, nullptr);
+  FunctionPassManager Late;
+  Late.addPass(SimplifyCFGPass());
+  Late.run(*Fused, FAM);
 }
 
 Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
@@ -528,7 +677,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
   for (unsigned S = 0; S < C.size(); ++S) {
     const KernelInfo &K = *C.Stages[S];
     ValueToValueMapTy VMap;
-    Function *Clone = CloneFunction(K.F, VMap);
+    Function *Clone = CloneFunction(K.Body, VMap);
     Clone->setName(C.Name + ".stage" + Twine(S));
     Clone->setLinkage(GlobalValue::InternalLinkage);
     Clone->setCallingConv(CallingConv::C);
@@ -616,6 +765,10 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     }
   for (Tagged &T : Work) {
     T.I->setMetadata(AccessKind, nullptr);
+    if (isa<StoreInst>(T.I))
+      T.I->setMetadata(StoreKind, MDNode::get(Ctx, {ConstantAsMetadata::get(B.getInt32(T.Stage)),
+                                                   ConstantAsMetadata::get(B.getInt32(
+                                                       T.A - C.Stages[T.Stage]->Accesses.data()))}));
     // A buffer no stage writes is checked disjoint from every buffer the
     // group writes (disjointPairs), so nothing changes it while the fused
     // kernel runs: its loads may go through the read-only path
@@ -651,16 +804,21 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     for (Value *Flag : Storage[V].Flag)
       H.CreateStore(H.getFalse(), Flag);
   }
-  versionOnDead(Entry, Body);
+  markNoAlias();
   cleanup(FAM);
+  versionOnDead(FAM);
   for (unsigned Round = 0; Round < 64 && orderOneFallback(); ++Round)
     ;
   return Fused;
 }
 
-Function *kfuse::buildFusedKernel(Module &M, const FusionCandidate &C,
+Function *kfuse::buildFusedKernel(Module &M, FusionCandidate &C,
                                   FunctionAnalysisManager &FAM) {
-  return FusedKernelBuilder(M, C).build(FAM);
+  C.Overwritten.clear();
+  std::vector<std::pair<unsigned, unsigned>> Overwritten;
+  Function *F = FusedKernelBuilder(M, C, Overwritten).build(FAM);
+  C.Overwritten = std::move(Overwritten);
+  return F;
 }
 
 /// A carried buffer is covered when no instruction of the cleaned fused

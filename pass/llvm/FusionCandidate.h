@@ -41,7 +41,6 @@ struct Intermediate {
   std::vector<ForwardSlot> Slots;
   int DeadBit = -1;         ///< bit of the dead mask, or -1
   unsigned DeadLaunch = 0, DeadParam = 0; ///< the writer the dead line names
-  unsigned SavedBytes = 0;  ///< bytes per thread no longer loaded
   /// The fused kernel never reads the buffer from memory: every load of it
   /// became the value the same thread stored earlier in the group (manifest
   /// `dead ... covered`, markCovered()).
@@ -69,6 +68,11 @@ struct FusionCandidate : Verdict {
   /// this group, and how many plans the sequence has (manifest `plans`).
   std::vector<unsigned> PlanRanks;
   unsigned PlanCount = 1;
+  /// The stores the fused kernel no longer makes because a later stage
+  /// stores the same element first (dead store elimination over the fused
+  /// body, the pointers noalias), as (stage, index into its Accesses), in
+  /// program order; filled by buildFusedKernel.
+  std::vector<std::pair<unsigned, unsigned>> Overwritten;
 
   unsigned size() const { return Last - First + 1; }
   const SeqLaunch &launch(unsigned Stage) const { return Seq->Launches[First + Stage]; }
@@ -114,11 +118,25 @@ struct ParamRef {
 /// invariant for its whole run (FusedKernel.cpp).
 std::vector<std::pair<ParamRef, ParamRef>> disjointPairs(const FusionCandidate &C);
 
+/// Global memory traffic per element (per thread of a stage), counted one
+/// way by the remarks, the manifest's estimate and the tests: every access
+/// of every stage unfused; fused, each element (buffer and offset) loaded
+/// once where its first access in the group is a load, and stored once
+/// where any stage stores it (the last store: the fused kernel's pointers
+/// are noalias, so a store a later stage overwrites goes, FusedKernel.cpp),
+/// a gather every time; and fused with the stores of every buffer that has
+/// a dead bit skipped, as when the runtime passes the full dead mask.
+struct GroupBytes {
+  unsigned Unfused = 0, Fused = 0, FusedDead = 0;
+};
+GroupBytes groupBytes(const FusionCandidate &C);
+
 /// Whether no stage of \p C writes through value \p V.
 bool readOnlyValue(const FusionCandidate &C, unsigned V);
 
-/// Builds the fused kernel of a legal candidate (FusedKernel.cpp).
-llvm::Function *buildFusedKernel(llvm::Module &M, const FusionCandidate &C,
+/// Builds the fused kernel of a legal candidate (FusedKernel.cpp), and
+/// fills C.Overwritten.
+llvm::Function *buildFusedKernel(llvm::Module &M, FusionCandidate &C,
                                  llvm::FunctionAnalysisManager &FAM);
 
 /// Sets Intermediate::Covered for each carried buffer of \p C that the built

@@ -294,7 +294,14 @@ StructType *getSiteType(Module &M) {
   LLVMContext &C = M.getContext();
   Type *Ptr = PointerType::getUnqual(C);
   Type *I32 = Type::getInt32Ty(C);
-  return getNamedStruct(M, "kfuse.site", {Ptr, Ptr, I32, I32});
+  return getNamedStruct(M, "kfuse.site", {Ptr, Ptr, I32, I32, Ptr});
+}
+
+StructType *getScratchDeclType(Module &M) {
+  LLVMContext &C = M.getContext();
+  Type *Ptr = PointerType::getUnqual(C);
+  Type *I32 = Type::getInt32Ty(C);
+  return getNamedStruct(M, "kfuse.scratch", {I32, I32, Ptr, Ptr});
 }
 
 } // namespace kfuse

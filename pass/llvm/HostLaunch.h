@@ -106,6 +106,9 @@ std::string kernelName(const llvm::Function &Stub);
 llvm::StructType *getLaunchRecordType(llvm::Module &M);
 llvm::StructType *getSiteType(llvm::Module &M);
 
+/// kf_scratch_decl_t: { i32 launch, i32 param, ptr name, ptr at }.
+llvm::StructType *getScratchDeclType(llvm::Module &M);
+
 /// Field numbers of the kf_launch_t struct type.
 enum LaunchField : unsigned {
   LF_Func,

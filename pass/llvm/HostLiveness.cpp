@@ -24,7 +24,14 @@
 // none of them reachable from the call. Then every copy of the pointer is a
 // load of that slot, every load reachable from the call yields this buffer,
 // and the only way to read the buffer's contents is through a use of such a
-// load, which the walk below sees.
+// load, which the walk below sees. A file-local global is the same kind of
+// slot for the whole module (fateOfGlobal()).
+//
+// Where the proof is impossible, the source may declare the buffer scratch
+// (kfuse_scratch on the variable or field the pointer is loaded from,
+// ScratchDecl.h): a pointer that is not proven dead and comes from such a
+// slot gets its `dead` bit on that promise, and the site's scratch table
+// (kf_site_t.scratch) lists it for KFUSE_VERIFY.
 //
 // The records are found from the call: operand 1 is the record array, whose
 // `args` field holds, per parameter, the address of a slot the argument was
@@ -36,6 +43,7 @@
 #include "HostMemory.h"
 #include "Passes.h"
 #include "RemarkText.h"
+#include "ScratchDecl.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -47,6 +55,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
 
 using namespace llvm;
 using namespace kfuse;
@@ -55,6 +64,7 @@ using namespace kfuse;
 
 STATISTIC(NumLiveDead, "Launch parameters dead after their run (after inlining)");
 STATISTIC(NumLiveRerun, "Launch parameters read again only by their own run");
+STATISTIC(NumScratch, "Launch parameters dead after their run on a kfuse_scratch declaration");
 
 namespace {
 
@@ -84,17 +94,22 @@ struct FateOf {
 
 class Liveness {
 public:
-  Liveness(Function &F, OptimizationRemarkEmitter &ORE)
-      : F(F), DL(F.getDataLayout()), ORE(ORE) {}
+  Liveness(Function &F, OptimizationRemarkEmitter &ORE, const ScratchDecls &Decls)
+      : F(F), DL(F.getDataLayout()), ORE(ORE), Decls(Decls) {}
   bool run();
 
 private:
   Function &F;
   const DataLayout &DL;
   OptimizationRemarkEmitter &ORE;
+  const ScratchDecls &Decls;
 
   bool findRecords(CallInst &Call, RunRecords &R);
   FateOf fate(const Value *Ptr, const RunRecords &R);
+  FateOf fateOfGlobal(const GlobalVariable &G, int64_t Off, const LoadInst *Ld,
+                      const RunRecords &R);
+  void emitScratchTable(CallInst &Call,
+                        ArrayRef<std::tuple<unsigned, unsigned, ScratchDecl>> Entries);
   StoreInst *uniqueStore(const Value *Base, int64_t Offset, unsigned Bytes);
 
   /// Per base object: the stores into it at a constant offset.
@@ -187,8 +202,10 @@ FateOf Liveness::fate(const Value *Ptr, const RunRecords &R) {
     return {Fate::Live, "its pointer comes from outside this function (a parameter, a "
                         "global or other memory)"};
   int64_t Off = 0;
-  const auto *Slot =
-      dyn_cast<AllocaInst>(GetPointerBaseWithConstantOffset(Ld->getPointerOperand(), Off, DL));
+  const Value *Base = GetPointerBaseWithConstantOffset(Ld->getPointerOperand(), Off, DL);
+  if (const auto *G = dyn_cast<GlobalVariable>(Base))
+    return fateOfGlobal(*G, Off, Ld, R);
+  const auto *Slot = dyn_cast<AllocaInst>(Base);
   if (!Slot)
     return {Fate::Live, "it is not held in a local variable of this function"};
   uint64_t Bytes = DL.getPointerSize();
@@ -205,6 +222,17 @@ FateOf Liveness::fate(const Value *Ptr, const RunRecords &R) {
     auto [V, At] = Work.pop_back_val();
     for (const Use &U : V->uses()) {
       const auto *UI = cast<Instruction>(U.getUser());
+      // A kfuse_scratch local's or field's annotation marks the slot and
+      // reads nothing; a field's passes its address on.
+      if (isVarAnnotation(*UI))
+        continue;
+      if (isPtrAnnotation(*UI)) {
+        if (U.getOperandNo() != 0)
+          return {Fate::Live, "the address of its variable leaves the function"};
+        if (Seen.insert(UI).second)
+          Work.push_back({UI, At});
+        continue;
+      }
       if (const auto *GEP = dyn_cast<GetElementPtrInst>(UI)) {
         APInt Delta(DL.getIndexTypeSizeInBits(GEP->getType()), 0);
         if (!GEP->accumulateConstantOffset(DL, Delta))
@@ -323,6 +351,88 @@ FateOf Liveness::fate(const Value *Ptr, const RunRecords &R) {
   return {Again ? Fate::Rerun : Fate::Dead, ""};
 }
 
+/// A buffer held in a file-local global (`static float *tmp;`, a field of a
+/// static struct): every use of the global is in this module, so every copy
+/// of the pointer is a load of it that the walk below sees. When each such
+/// load, in any function, only feeds this run's own arguments or cudaFree,
+/// nothing but this run's next execution can read the buffer after the run
+/// (a new cudaMalloc into the global leaves the old buffer unread).
+FateOf Liveness::fateOfGlobal(const GlobalVariable &G, int64_t Off, const LoadInst *Ld,
+                              const RunRecords &R) {
+  if (!G.hasLocalLinkage() || G.isConstant() || G.isExternallyInitialized() ||
+      G.getAddressSpace() != 0)
+    return {Fate::Live, "its pointer is held in a global that other files may use"};
+  uint64_t Bytes = DL.getPointerSize();
+  if (!Ld->getType()->isPointerTy() || DL.getTypeStoreSize(Ld->getType()) != Bytes)
+    return {Fate::Live, "its global is read in pieces"};
+  auto Overlaps = [&](int64_t At, uint64_t Size) {
+    return At < Off + int64_t(Bytes) && Off < At + int64_t(Size);
+  };
+  SmallVector<std::pair<const Value *, int64_t>, 8> Work{{&G, 0}};
+  SmallPtrSet<const Value *, 8> Seen{&G};
+  SmallVector<const LoadInst *, 8> Loads;
+  while (!Work.empty()) {
+    auto [V, At] = Work.pop_back_val();
+    for (const Use &U : V->uses()) {
+      const User *Us = U.getUser();
+      if (const auto *GEP = dyn_cast<GEPOperator>(Us)) {
+        APInt Delta(DL.getIndexTypeSizeInBits(GEP->getType()), 0);
+        if (!GEP->accumulateConstantOffset(DL, Delta))
+          return {Fate::Live, "its global is indexed at a variable offset"};
+        if (Seen.insert(GEP).second)
+          Work.push_back({GEP, At + Delta.getSExtValue()});
+        continue;
+      }
+      const auto *UI = dyn_cast<Instruction>(Us);
+      if (!UI)
+        return {Fate::Live, "the address of its global is taken in a constant"};
+      if (UI->isLifetimeStartOrEnd() || UI->isDebugOrPseudoInst())
+        continue;
+      if (const auto *L = dyn_cast<LoadInst>(UI)) {
+        uint64_t Size = DL.getTypeStoreSize(L->getType());
+        if (!Overlaps(At, Size))
+          continue;
+        if (At != Off || Size != Bytes || !L->isSimple())
+          return {Fate::Live, "its global is read in pieces"};
+        Loads.push_back(L);
+        continue;
+      }
+      if (const auto *S = dyn_cast<StoreInst>(UI)) {
+        if (U.getOperandNo() != S->getPointerOperandIndex())
+          return {Fate::Live, "the address of its global is stored to memory"};
+        if (Overlaps(At, DL.getTypeStoreSize(S->getValueOperand()->getType())) &&
+            !isa<ConstantPointerNull>(S->getValueOperand()))
+          return {Fate::Live, "its global is assigned another pointer"};
+        continue;
+      }
+      if (const auto *CB = dyn_cast<CallBase>(UI); CB && CB->isArgOperand(&U) &&
+                                                    CB->getArgOperandNo(&U) == 0 &&
+                                                    (fillsSlot(*CB) || isFree(*CB)))
+        continue;
+      return {Fate::Live, "the address of its global leaves its uses"};
+    }
+  }
+  for (const LoadInst *L : Loads)
+    for (const Use &U : L->uses()) {
+      const auto *UI = cast<Instruction>(U.getUser());
+      if (R.OwnArgStores.count(UI))
+        continue;
+      if (const auto *CB = dyn_cast<CallBase>(UI);
+          CB && isFree(*CB) && CB->isArgOperand(&U) && CB->getArgOperandNo(&U) == 0)
+        continue;
+      std::string Why = "its global's pointer is used ";
+      if (const auto *CB = dyn_cast<CallBase>(UI); CB && CB->getCalledFunction())
+        Why += "by a call to " + shortName(CB->getCalledFunction()->getName());
+      else
+        Why += std::string("by a '") + UI->getOpcodeName() + "'";
+      Why += " in " + shortName(UI->getFunction()->getName());
+      if (const DebugLoc &DLoc = UI->getDebugLoc())
+        Why += " at line " + std::to_string(DLoc.getLine());
+      return {Fate::Live, Why};
+    }
+  return {Fate::Rerun, ""};
+}
+
 bool Liveness::run() {
   SmallVector<CallInst *, 4> Calls;
   for (Instruction &I : instructions(F)) {
@@ -372,6 +482,15 @@ bool Liveness::run() {
       Rerun.push_back(cast<ConstantInt>(R.Rerun[K]->getValueOperand())->getZExtValue());
     }
     DenseMap<const Value *, FateOf> Known;
+    SmallVector<std::tuple<unsigned, unsigned, ScratchDecl>, 4> Declared;
+    // What each buffer's remark says: its fate, once, with every (launch,
+    // parameter) that passes it, in the order the run passes them.
+    struct Told {
+      const Value *V;
+      std::optional<ScratchDecl> Decl;
+      SmallVector<const PtrArg *, 2> Uses;
+    };
+    SmallVector<Told, 4> Remarks;
     for (const PtrArg &A : R.Ptrs) {
       auto [It, New] = Known.try_emplace(A.V);
       if (New)
@@ -379,7 +498,17 @@ bool Liveness::run() {
       const FateOf &Fa = It->second;
       uint64_t Bit = uint64_t(1) << A.Param;
       bool WasDead = Dead[A.Launch] & Bit;
-      if (Fa.F == Fate::Dead && !WasDead) {
+      // What cannot be proven may be declared: the promise makes the buffer
+      // dead after the run (the runtime still keeps the stores of a buffer a
+      // later launch of the same run gets).
+      std::optional<ScratchDecl> Decl;
+      if (!WasDead && Fa.F != Fate::Dead)
+        Decl = Decls.of(A.V, F);
+      if (Decl) {
+        Dead[A.Launch] |= Bit;
+        ++NumScratch;
+        Declared.emplace_back(A.Launch, A.Param, *Decl);
+      } else if (Fa.F == Fate::Dead && !WasDead) {
         Dead[A.Launch] |= Bit;
         ++NumLiveDead;
       } else if (Fa.F == Fate::Rerun && !WasDead && A.Param < 32) {
@@ -388,16 +517,34 @@ bool Liveness::run() {
       }
       if (WasDead)
         continue;
-      Function *Stub = R.Stub[A.Launch];
-      std::string Name;
-      if (Stub && A.Param < Stub->arg_size())
-        Name = paramName(*Stub, A.Param);
-      std::string Named = Name.empty() ? "" : " ('" + Name + "')";
+      auto T = llvm::find_if(Remarks, [&](const Told &T) { return T.V == A.V; });
+      if (T == Remarks.end())
+        T = Remarks.insert(Remarks.end(), Told{A.V, Decl, {}});
+      T->Uses.push_back(&A);
+    }
+    for (const Told &T : Remarks) {
+      const FateOf &Fa = Known[T.V];
       ORE.emit([&] {
         OptimizationRemarkAnalysis Rem(DEBUG_TYPE, "BufferLiveness", Call);
-        Rem << "parameter " << ore::NV("Param", A.Param + 1) << Named << " of launch "
-            << ore::NV("Launch", A.Launch) << " ("
-            << ore::NV("Kernel", Stub ? kernelName(*Stub) : std::string("?")) << ")";
+        Rem << (T.Uses.size() > 1 ? "the buffer of " : "");
+        for (unsigned U = 0; U < T.Uses.size(); ++U) {
+          const PtrArg &A = *T.Uses[U];
+          Function *Stub = R.Stub[A.Launch];
+          std::string Name;
+          if (Stub && A.Param < Stub->arg_size())
+            Name = paramName(*Stub, A.Param);
+          if (U)
+            Rem << (U + 1 == T.Uses.size() ? " and " : ", ");
+          Rem << "parameter " << ore::NV("Param", A.Param + 1)
+              << (Name.empty() ? "" : " ('" + Name + "')") << " of launch "
+              << ore::NV("Launch", A.Launch) << " ("
+              << ore::NV("Kernel", Stub ? kernelName(*Stub) : std::string("?")) << ")";
+        }
+        if (T.Decl)
+          return Rem << " is dead after the run: '" << ore::NV("Scratch", T.Decl->Name)
+                     << "' is declared scratch at " << ore::NV("DeclaredAt", T.Decl->At)
+                     << " (its contents are not read before they are written again; "
+                        "KFUSE_VERIFY checks it)";
         switch (Fa.F) {
         case Fate::Dead:
           return Rem << " is dead after the run: it is freed or lost before anything reads it";
@@ -410,6 +557,10 @@ bool Liveness::run() {
         }
         return Rem << " stays live after the run: " << ore::NV("Reason", Fa.Why);
       });
+    }
+    if (!Declared.empty()) {
+      emitScratchTable(*Call, Declared);
+      Changed = true;
     }
     for (unsigned K = 0; K < R.Dead.size(); ++K) {
       Type *I64 = R.Dead[K]->getValueOperand()->getType();
@@ -429,15 +580,51 @@ bool Liveness::run() {
   return Changed;
 }
 
+/// Points the call's site (operand 0, the kf_site_t the rewrite emitted) at
+/// a table of \p Entries (kf_scratch_decl_t: launch, param, name, at).
+void Liveness::emitScratchTable(
+    CallInst &Call, ArrayRef<std::tuple<unsigned, unsigned, ScratchDecl>> Entries) {
+  Module &M = *F.getParent();
+  LLVMContext &C = M.getContext();
+  auto *Site = dyn_cast<GlobalVariable>(Call.getArgOperand(0)->stripPointerCasts());
+  StructType *SiteTy = getSiteType(M);
+  if (!Site || Site->getValueType() != SiteTy || !Site->hasInitializer())
+    return;
+  auto *Init = dyn_cast<ConstantStruct>(Site->getInitializer());
+  if (!Init)
+    return;
+  auto String = [&](StringRef S, const Twine &Name) {
+    auto *GV = new GlobalVariable(M, ArrayType::get(Type::getInt8Ty(C), S.size() + 1), true,
+                                  GlobalValue::PrivateLinkage, ConstantDataArray::getString(C, S),
+                                  Name);
+    GV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    return GV;
+  };
+  StructType *EntryTy = getScratchDeclType(M);
+  Type *I32 = Type::getInt32Ty(C);
+  SmallVector<Constant *, 4> Elems;
+  for (const auto &[Launch, Param, D] : Entries)
+    Elems.push_back(ConstantStruct::get(
+        EntryTy, {ConstantInt::get(I32, Launch), ConstantInt::get(I32, Param),
+                  String(D.Name, "kfuse.scratch.name"), String(D.At, "kfuse.scratch.at")}));
+  auto *ArrTy = ArrayType::get(EntryTy, Elems.size());
+  auto *Table = new GlobalVariable(M, ArrTy, true, GlobalValue::PrivateLinkage,
+                                   ConstantArray::get(ArrTy, Elems), "kfuse.scratch");
+  Site->setInitializer(ConstantStruct::get(
+      SiteTy, {Init->getOperand(0), Init->getOperand(1), Init->getOperand(2),
+               ConstantInt::get(I32, Elems.size()), Table}));
+}
+
 PreservedAnalyses HostLivenessPass::run(Module &M, ModuleAnalysisManager &) {
   if (!M.getFunction("kf_rt_launch_seq"))
     return PreservedAnalyses::all();
   bool Changed = false;
+  ScratchDecls Decls(M);
   for (Function &F : M) {
     if (F.isDeclaration())
       continue;
     OptimizationRemarkEmitter ORE(&F);
-    Changed |= Liveness(F, ORE).run();
+    Changed |= Liveness(F, ORE, Decls).run();
   }
   return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }

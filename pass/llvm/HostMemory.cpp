@@ -11,11 +11,17 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Analysis/CFG.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 
 using namespace llvm;
 
 namespace kfuse {
+
+/// How far and how much of the callees of a call between launches
+/// calleeHazard() reads: accessors are a few instructions deep.
+static constexpr unsigned MaxCalleeDepth = 4;
+static constexpr unsigned MaxCalleeInstructions = 256;
 
 /// CUDA runtime calls that write a handle or pointer into their first
 /// argument and keep no reference to it.
@@ -65,6 +71,16 @@ static bool isDim3Constructor(const Function *F) {
                F->getName().starts_with("_ZN4dim3C2E"));
 }
 
+bool isVarAnnotation(const Instruction &I) {
+  const auto *II = dyn_cast<IntrinsicInst>(&I);
+  return II && II->getIntrinsicID() == Intrinsic::var_annotation;
+}
+
+bool isPtrAnnotation(const Instruction &I) {
+  const auto *II = dyn_cast<IntrinsicInst>(&I);
+  return II && II->getIntrinsicID() == Intrinsic::ptr_annotation;
+}
+
 bool HostMemory::isPrivateSlot(const Value *Base) {
   if (auto *A = dyn_cast<Argument>(Base); !(A && A->hasByValAttr()) &&
                                           !isa<AllocaInst>(Base))
@@ -86,13 +102,13 @@ bool HostMemory::isPrivateSlot(const Value *Base) {
           continue;
         return false;
       }
-      if (isa<GetElementPtrInst>(UI) || isa<BitCastInst>(UI)) {
+      if (isa<GetElementPtrInst>(UI) || isa<BitCastInst>(UI) || isPtrAnnotation(*UI)) {
         if (Seen.insert(UI).second)
           Work.push_back(UI);
         continue;
       }
       if (UI->isLifetimeStartOrEnd() || UI->isDebugOrPseudoInst() ||
-          isa<MemIntrinsic>(UI))
+          isa<MemIntrinsic>(UI) || isVarAnnotation(*UI))
         continue;
       if (auto *CB = dyn_cast<CallBase>(UI)) {
         const Function *Callee = CB->getCalledFunction();
@@ -115,7 +131,10 @@ bool HostMemory::isPrivateSlot(const Value *Base) {
 }
 
 std::string HostMemory::hazard(const Instruction &I) {
-  if (I.isDebugOrPseudoInst() || I.isLifetimeStartOrEnd())
+  // Annotations (kfuse_scratch) only mark a slot; they read and write nothing
+  // of the program's.
+  if (I.isDebugOrPseudoInst() || I.isLifetimeStartOrEnd() || isVarAnnotation(I) ||
+      isPtrAnnotation(I))
     return "";
   auto IsPrivate = [&](const Value *Ptr) {
     return isPrivateSlot(getUnderlyingObject(Ptr));
@@ -158,6 +177,9 @@ std::string HostMemory::hazard(const Instruction &I) {
       return IsPrivate(CB->getArgOperand(0)) ? "" : What;
     if (CB->doesNotAccessMemory() && CB->doesNotThrow() && CB->willReturn())
       return "";
+    unsigned Budget = MaxCalleeInstructions;
+    if (Callee && calleeHazard(*Callee, 0, Budget).empty())
+      return "";
     return What;
   }
   if (isa<BinaryOperator>(I) || isa<UnaryOperator>(I) || isa<CastInst>(I) ||
@@ -168,6 +190,82 @@ std::string HostMemory::hazard(const Instruction &I) {
       isa<AllocaInst>(I))
     return "";
   return std::string("a '") + I.getOpcodeName() + "' instruction";
+}
+
+std::string HostMemory::calleeHazard(const Function &F, unsigned Depth, unsigned &Budget) {
+  if (auto It = Callees.find(&F); It != Callees.end())
+    return It->second;
+  auto Verdict = [&](std::string Why) {
+    // A verdict cut short by the budget or the depth is not the callee's.
+    if (Why != "too deep" && Why != "too large")
+      Callees[&F] = Why;
+    return Why;
+  };
+  // The definition must be the one that runs (not interposable), and must
+  // be plain host code: not a stub, not the CUDA runtime.
+  if (F.isDeclaration() || F.isInterposable() || !cudaApiName(&F).empty() ||
+      F.hasFnAttribute(Attribute::ReturnsTwice))
+    return Verdict("not analysable");
+  if (Depth >= MaxCalleeDepth)
+    return "too deep";
+  SmallVector<std::pair<const BasicBlock *, const BasicBlock *>, 4> BackEdges;
+  FindFunctionBackedges(F, BackEdges);
+  if (!BackEdges.empty())
+    return Verdict("a loop");
+  for (const Instruction &I : instructions(F)) {
+    if (Budget-- == 0)
+      return "too large";
+    if (isa<UnreachableInst>(I) || isa<InvokeInst>(I) || isa<ResumeInst>(I) ||
+        isa<LandingPadInst>(I) || isa<CallBrInst>(I) || I.isEHPad())
+      return Verdict("control that may not return");
+    if (isa<ReturnInst>(I) || isa<BranchInst>(I) || isa<SwitchInst>(I) ||
+        I.isDebugOrPseudoInst() || I.isLifetimeStartOrEnd())
+      continue;
+    if (auto *LI = dyn_cast<LoadInst>(&I)) {
+      if (!LI->isSimple())
+        return Verdict("a volatile or atomic load");
+      continue;
+    }
+    auto OwnLocal = [&](const Value *Ptr) {
+      return isa<AllocaInst>(getUnderlyingObject(Ptr));
+    };
+    if (auto *SI = dyn_cast<StoreInst>(&I)) {
+      if (!SI->isSimple() || !OwnLocal(SI->getPointerOperand()))
+        return Verdict("a store to non-local memory");
+      continue;
+    }
+    if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+      if (MI->isVolatile() || !OwnLocal(MI->getDest()))
+        return Verdict("a memory copy to non-local memory");
+      continue;
+    }
+    if (auto *CB = dyn_cast<CallBase>(&I)) {
+      if (isa<IntrinsicInst>(CB)) {
+        if (!(CB->doesNotAccessMemory() || CB->onlyReadsMemory()) || !CB->doesNotThrow())
+          return Verdict("a call to " + CB->getCalledOperand()->getName().str());
+        continue;
+      }
+      const Function *G = CB->getCalledFunction();
+      if (!G)
+        return Verdict("a call through a pointer");
+      if (CB->doesNotAccessMemory() && CB->doesNotThrow() && CB->willReturn())
+        continue;
+      std::string Why = calleeHazard(*G, Depth + 1, Budget);
+      if (Why == "too deep" || Why == "too large")
+        return Why;
+      if (!Why.empty())
+        return Verdict("a call to " + G->getName().str());
+      continue;
+    }
+    if (isa<BinaryOperator>(I) || isa<UnaryOperator>(I) || isa<CastInst>(I) ||
+        isa<CmpInst>(I) || isa<SelectInst>(I) || isa<GetElementPtrInst>(I) ||
+        isa<ExtractValueInst>(I) || isa<InsertValueInst>(I) || isa<ExtractElementInst>(I) ||
+        isa<InsertElementInst>(I) || isa<ShuffleVectorInst>(I) || isa<FreezeInst>(I) ||
+        isa<PHINode>(I) || isa<AllocaInst>(I))
+      continue;
+    return Verdict(std::string("a '") + I.getOpcodeName() + "' instruction");
+  }
+  return Verdict("");
 }
 
 bool HostMemory::isDeadAfter(const Value *Ptr, const Instruction &RunStart,

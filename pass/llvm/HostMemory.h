@@ -17,6 +17,12 @@
 
 namespace kfuse {
 
+/// llvm.var.annotation: marks a local's slot (clang's annotate, kfuse_scratch).
+bool isVarAnnotation(const llvm::Instruction &I);
+
+/// llvm.ptr.annotation: returns its pointer operand, marked (an annotated field).
+bool isPtrAnnotation(const llvm::Instruction &I);
+
 class HostMemory {
 public:
   /// True for an alloca or byval argument of the function whose address
@@ -28,7 +34,10 @@ public:
 
   /// Why \p I, executed between two launches, might touch device memory or
   /// synchronise with the device (and so must not be moved across a launch);
-  /// "" when it provably cannot.
+  /// "" when it provably cannot. A call of a function defined here (an
+  /// accessor such as `buf.get()`, `v.data()`) is looked into: harmless when
+  /// its body, and those of the functions it calls, only read memory, write
+  /// their own locals, cannot throw and cannot loop.
   std::string hazard(const llvm::Instruction &I);
 
   /// True when the device buffer \p Ptr (an argument of a launch in a run)
@@ -40,7 +49,11 @@ public:
                    const llvm::Instruction &RunEnd);
 
 private:
+  std::string calleeHazard(const llvm::Function &F, unsigned Depth, unsigned &Budget);
+
   llvm::DenseMap<const llvm::Value *, bool> PrivateSlots;
+  /// Verdicts of calleeHazard() for whole callees ("" = harmless).
+  llvm::DenseMap<const llvm::Function *, std::string> Callees;
 };
 
 } // namespace kfuse

@@ -66,8 +66,10 @@
 ///   %kfuse.launch = type { ptr, [3 x i32], [3 x i32], i64, ptr, ptr, ptr,
 ///                          i32, i64 }    ; kf_launch_t: offsets 0, 8, 20, 32,
 ///                                        ; 40, 48, 56, 64, 72; 80 bytes
-///   %kfuse.site   = type { ptr, ptr, i32, i32 }   ; kf_site_t, 24 bytes
-///   @kfuse.site   = private global { @kfuse.where, null, n, 0 }
+///   %kfuse.site   = type { ptr, ptr, i32, i32, ptr }  ; kf_site_t, 32 bytes
+///   @kfuse.site   = private global { @kfuse.where, null, n, 0, null }
+///                   (the liveness pass fills the last two with the run's
+///                   kfuse_scratch arguments, HostLiveness.cpp)
 ///   @kfuse.where  = "file:line:col function" of the first `<<<` (or
 ///                   "function launch i" without debug info)
 ///   @kfuse.argsizes.<stub> = private constant [nargs x i32]: sizeof of each
@@ -512,7 +514,8 @@ GlobalVariable *HostRewriter::createSite(const LaunchRun &R) {
   Type *I32 = Type::getInt32Ty(C);
   Constant *Init = ConstantStruct::get(
       SiteTy, {StrGV, ConstantPointerNull::get(PointerType::getUnqual(C)),
-               ConstantInt::get(I32, R.Launches.size()), ConstantInt::get(I32, 0)});
+               ConstantInt::get(I32, R.Launches.size()), ConstantInt::get(I32, 0),
+               ConstantPointerNull::get(PointerType::getUnqual(C))});
   // Not constant: the runtime publishes its match in `cache`.
   auto *Site = new GlobalVariable(M, SiteTy, /*isConstant=*/false,
                                   GlobalValue::PrivateLinkage, Init, "kfuse.site");

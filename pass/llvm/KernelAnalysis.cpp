@@ -728,6 +728,7 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
                                 LoopInfo &LI) {
   KernelInfo K;
   K.F = &F;
+  K.Body = &F;
   // At -O0 clang marks every function optnone: parameters live in allocas and
   // no analysis below would see through them, and the pass must not
   // optimise the kernel itself. Say so instead of blaming the kernel.
@@ -871,7 +872,12 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     }
     K.Params[A.Param].Read |= !IsStore;
     K.Params[A.Param].Written |= IsStore;
-    K.BytesPerThread += A.Bytes;
+    A.Repeat = !A.UnknownIndex && llvm::any_of(K.Accesses, [&](const Access &E) {
+      return !E.UnknownIndex && E.Param == A.Param && E.IsStore == A.IsStore &&
+             E.Offset == A.Offset;
+    });
+    if (!A.Repeat)
+      K.BytesPerThread += A.Bytes;
     K.Accesses.push_back(std::move(A));
   }
   return K;

@@ -143,6 +143,10 @@ struct Access {
   /// footprint; legality accepts it only from a buffer no stage writes.
   /// Stores never have an unknown index: such a kernel is not analysed.
   bool UnknownIndex = false;
+  /// Another access of the same kind (load or store) to the same element
+  /// came before it: the kernel moves those bytes once (a loop that reads
+  /// v[3*i] for every row of a matrix), and they are counted once.
+  bool Repeat = false;
   /// For a gather whose index is still bounded (a remainder, `b[i % c]`):
   /// the bytes it touches, [GatherLo, GatherHi) from the parameter, as
   /// manifest expressions (docs/manifest.md). Empty when unbounded.
@@ -207,13 +211,17 @@ struct GridStride {
 
 struct KernelInfo : Verdict {
   llvm::Function *F = nullptr;
+  /// The function the analysis read, whose instructions Accesses and Grid
+  /// point into, and which the fused kernel clones: F itself, or F's twin
+  /// with its pointer-taking helpers inlined (HelperInline.h).
+  llvm::Function *Body = nullptr;
   /// The kernel's accesses lie in this loop and their offsets count its
   /// iterations (SymIter).
   std::optional<GridStride> Grid;
   std::vector<ParamInfo> Params;
   std::vector<Access> Accesses;
   unsigned Flops = 0;
-  unsigned BytesPerThread = 0; ///< bytes loaded + stored by one thread
+  unsigned BytesPerThread = 0; ///< bytes loaded + stored by one thread, each element once
   /// Bit S for every coordinate symbol S (tid.d, ctaid.d) the kernel reads.
   unsigned CoordsRead = 0;
 };

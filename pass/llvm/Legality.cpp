@@ -648,24 +648,12 @@ void kfuse::checkCandidate(FusionCandidate &C) {
       I.Bytes = Accs.front().A->Bytes;
       C.TileBytes += TileElements * I.Bytes + TileElements; // tile + written flags
     }
-    // Bytes saved: loads of a later stage than the first store they can see.
-    for (const StagedAccess &X : Accs) {
+    // The dead line names the last writer.
+    for (const StagedAccess &X : Accs)
       if (X.A->IsStore) {
         I.DeadLaunch = C.First + X.Stage;
         I.DeadParam = X.A->Param;
-        continue;
       }
-      if (I.Mech == Mechanism::Stage) {
-        if ((int)X.Stage > FirstStore)
-          I.SavedBytes += X.A->Bytes;
-        continue;
-      }
-      for (const StagedAccess &W : Accs)
-        if (W.A->IsStore && W.Stage < X.Stage && W.Offset == X.Offset) {
-          I.SavedBytes += X.A->Bytes;
-          break;
-        }
-    }
     C.Carried.push_back(I);
   }
 

@@ -167,6 +167,58 @@ static std::string footprint(const FusionCandidate &C, unsigned S, unsigned P) {
   return Fold(Lo, "min") + " " + Fold(Hi, "max");
 }
 
+GroupBytes kfuse::groupBytes(const FusionCandidate &C) {
+  GroupBytes B;
+  std::set<unsigned> DeadValues;
+  for (const Intermediate &I : C.Carried)
+    if (I.DeadBit >= 0)
+      DeadValues.insert(I.Value);
+  // Elements seen, as (value, offset); a handful per group.
+  std::vector<std::pair<unsigned, IndexPoly>> Seen, Stored;
+  auto Find = [](std::vector<std::pair<unsigned, IndexPoly>> &In, unsigned V,
+                 const IndexPoly &O) {
+    for (auto &[V2, O2] : In)
+      if (V2 == V && O2 == O)
+        return true;
+    In.push_back({V, O});
+    return false;
+  };
+  // A staged buffer's later loads read the tile (or what no thread of the
+  // block wrote: nothing, in bounds).
+  std::map<unsigned, unsigned> StagedFrom;
+  for (const Intermediate &I : C.Carried)
+    if (I.Mech == Mechanism::Stage)
+      for (unsigned S = 0; S < C.size() && !StagedFrom.count(I.Value); ++S)
+        for (const Access &A : C.Stages[S]->Accesses)
+          if (A.IsStore && C.arg(S, A.Param) == I.Value) {
+            StagedFrom[I.Value] = S;
+            break;
+          }
+  for (unsigned S = 0; S < C.size(); ++S)
+    for (const Access &A : C.Stages[S]->Accesses) {
+      if (A.Repeat)
+        continue;
+      B.Unfused += A.Bytes;
+      unsigned V = C.arg(S, A.Param);
+      if (!A.IsStore)
+        if (auto It = StagedFrom.find(V); It != StagedFrom.end() && It->second < S)
+          continue;
+      if (A.UnknownIndex) {
+        B.Fused += A.Bytes;
+        B.FusedDead += A.Bytes;
+        continue;
+      }
+      IndexPoly O = C.valueOffset(S, A);
+      bool Before = Find(Seen, V, O);
+      if (A.IsStore ? Find(Stored, V, O) : Before)
+        continue;
+      B.Fused += A.Bytes;
+      if (!A.IsStore || !DeadValues.count(V))
+        B.FusedDead += A.Bytes;
+    }
+  return B;
+}
+
 bool kfuse::readOnlyValue(const FusionCandidate &C, unsigned V) {
   for (unsigned S = 0; S < C.size(); ++S)
     for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P)
@@ -179,33 +231,31 @@ std::vector<std::pair<ParamRef, ParamRef>> kfuse::disjointPairs(const FusionCand
   struct Buf {
     ParamRef R;
     unsigned Value;
-    bool Written, Gathered, ReadOnly;
+    bool Written;
   };
   std::vector<Buf> Bufs;
   for (unsigned S = 0; S < C.size(); ++S)
     for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P) {
       const ParamInfo &PI = C.Stages[S]->Params[P];
       if (PI.IsPointer && (PI.Read || PI.Written))
-        Bufs.push_back({{S, P}, C.arg(S, P), PI.Written, PI.Gathered,
-                        readOnlyValue(C, C.arg(S, P))});
+        Bufs.push_back({{S, P}, C.arg(S, P), PI.Written});
     }
-  // Distinct values are assumed not to overlap wherever the fused code could
-  // notice: a write in one stage against an access in another, any access
-  // to a carried buffer, a gathered buffer (read anywhere in its allocation,
-  // alongside any stage) against any written one, and a buffer no stage
-  // writes (read as invariant) against any written one.
+  // Distinct values are assumed not to overlap wherever one of them is
+  // written: the fused kernel's pointer parameters are noalias
+  // (FusedKernel.cpp markNoAlias), so its loads may move across a store to
+  // another buffer and a store overwritten by a later stage goes away. A
+  // gathered buffer is read anywhere in its allocation, and any access to a
+  // carried buffer is checked as well.
   std::vector<std::pair<ParamRef, ParamRef>> Out;
   for (size_t X = 0; X < Bufs.size(); ++X)
     for (size_t Y = X + 1; Y < Bufs.size(); ++Y) {
       const Buf &A = Bufs[X], &B = Bufs[Y];
       if (A.Value == B.Value)
         continue;
-      bool CrossStageWrite = A.R.S != B.R.S && (A.Written || B.Written);
-      bool TouchesCarried = (C.carried(A.Value) || C.carried(B.Value)) &&
-                            (A.Written || B.Written || A.R.S != B.R.S);
-      bool GatherVsWrite = (A.Gathered && B.Written) || (B.Gathered && A.Written);
-      bool InvariantVsWrite = (A.ReadOnly && B.Written) || (B.ReadOnly && A.Written);
-      if (CrossStageWrite || TouchesCarried || GatherVsWrite || InvariantVsWrite)
+      bool Write = A.Written || B.Written;
+      bool TouchesCarried =
+          (C.carried(A.Value) || C.carried(B.Value)) && (Write || A.R.S != B.R.S);
+      if (Write || TouchesCarried)
         Out.push_back({A.R, B.R});
     }
   return Out;
@@ -250,19 +300,16 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
   for (auto &[A, B] : disjointPairs(C))
     Out += "disjoint " + ref(A.S, A.P) + " " + ref(B.S, B.P) + "\n";
 
-  uint64_t Bytes = 0, Saved = 0;
-  for (const KernelInfo *K : C.Stages)
-    Bytes += K->BytesPerThread;
   for (const Intermediate &I : C.Carried) {
-    Saved += I.SavedBytes;
     if (I.DeadBit >= 0)
       Out += "dead " + std::to_string(I.DeadBit) + " " +
              ref(I.DeadLaunch - C.First, I.DeadParam) + (I.Covered ? " covered" : "") + "\n";
   }
   // The planner's prediction when the caller passes one in.
   if (UnfusedNs == 0 || FusedNs == 0) {
-    UnfusedNs = Bytes * NominalThreads / BytesPerNs + LaunchNs * C.size();
-    FusedNs = (Bytes - Saved) * NominalThreads / BytesPerNs + LaunchNs;
+    GroupBytes B = groupBytes(C);
+    UnfusedNs = uint64_t(B.Unfused) * NominalThreads / BytesPerNs + LaunchNs * C.size();
+    FusedNs = uint64_t(B.Fused) * NominalThreads / BytesPerNs + LaunchNs;
   }
   Out += "predict " + std::to_string(UnfusedNs) + " " + std::to_string(FusedNs) + "\n";
   if (C.PlanCount > 1) {

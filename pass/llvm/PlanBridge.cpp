@@ -126,7 +126,7 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
     std::map<unsigned, std::pair<double, double>> Moved;
     if (K && K->Params.size() == La.Args.size()) {
       for (const Access &A : K->Accesses)
-        if (A.Param < La.Args.size())
+        if (A.Param < La.Args.size() && !A.Repeat)
           (A.IsStore ? Moved[La.Args[A.Param]].second : Moved[La.Args[A.Param]].first) +=
               A.Bytes;
     } else {

@@ -2,6 +2,8 @@
 //
 // Names in remarks come from the demangler and from debug info; without -g
 // at -O2 clang keeps neither parameter names nor variable records, so a
+// kfuse_map kernel's parameter names come from the Clang plugin's
+// "kfuse_params" annotation (docs/annotations.md), and any other function's
 // parameter is then named by its number alone.
 //
 //===----------------------------------------------------------------------===//
@@ -14,6 +16,7 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instruction.h"
+#include "llvm/IR/Module.h"
 
 #include <cctype>
 #include <cstdlib>
@@ -61,6 +64,33 @@ std::string kfuse::paramName(const Function &F, unsigned ArgNo) {
   }
   if (ArgNo < F.arg_size() && F.getArg(ArgNo)->hasName())
     return F.getArg(ArgNo)->getName().str();
+  return annotatedParamName(F, ArgNo);
+}
+
+/// The name \p F's "kfuse_params a b c" annotation gives parameter \p ArgNo
+/// ("-" there for an unnamed one), or "".
+std::string kfuse::annotatedParamName(const Function &F, unsigned ArgNo) {
+  const GlobalVariable *GA = F.getParent()->getNamedGlobal("llvm.global.annotations");
+  const auto *CA = GA && GA->hasInitializer() ? dyn_cast<ConstantArray>(GA->getInitializer())
+                                              : nullptr;
+  if (!CA)
+    return "";
+  for (const Use &U : CA->operands()) {
+    const auto *E = dyn_cast<ConstantStruct>(U.get());
+    if (!E || E->getNumOperands() < 2 || E->getOperand(0)->stripPointerCasts() != &F)
+      continue;
+    const auto *S = dyn_cast<GlobalVariable>(E->getOperand(1)->stripPointerCasts());
+    const auto *Data = S && S->hasInitializer()
+                           ? dyn_cast<ConstantDataSequential>(S->getInitializer())
+                           : nullptr;
+    if (!Data || !Data->isCString())
+      continue;
+    SmallVector<StringRef, 8> Words;
+    Data->getAsCString().split(Words, ' ', -1, false);
+    if (Words.empty() || Words[0] != "kfuse_params" || ArgNo + 1 >= Words.size())
+      continue;
+    return Words[ArgNo + 1] == "-" ? "" : Words[ArgNo + 1].str();
+  }
   return "";
 }
 
@@ -131,4 +161,15 @@ std::string kfuse::exprText(StringRef Expr, const Function *F) {
 
 const Instruction *kfuse::locatedAt(const Instruction *At) {
   return At && At->getDebugLoc() ? At : nullptr;
+}
+
+DiagnosticLocation kfuse::remarkLocation(const Instruction &At) {
+  const DILocation *L = At.getDebugLoc().get();
+  const DISubprogram *SP = At.getFunction()->getSubprogram();
+  if (!L || !SP || !SP->getFile())
+    return DiagnosticLocation(At.getDebugLoc());
+  StringRef Own = SP->getFile()->getFilename();
+  while (L->getInlinedAt() && L->getFilename() != Own)
+    L = L->getInlinedAt();
+  return DiagnosticLocation(DebugLoc(L));
 }

@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/IR/DiagnosticInfo.h"
 
 #include <string>
 
@@ -34,9 +35,13 @@ std::string signature(llvm::StringRef Mangled);
 /// A sequence record's site, `t.cu:22:10 _Z3runPKfPf`, as `t.cu:22:10 in 'run'`.
 std::string siteText(llvm::StringRef Site);
 
-/// The source name of argument \p ArgNo of \p F, from debug info or the IR;
-/// empty when neither keeps it.
+/// The source name of argument \p ArgNo of \p F, from debug info, the IR or
+/// the kfuse_params annotation; empty when none keeps it.
 std::string paramName(const llvm::Function &F, unsigned ArgNo);
+
+/// The name of parameter \p ArgNo in \p F's "kfuse_params" annotation
+/// (the Clang plugin writes one for each kfuse_map kernel), or "".
+std::string annotatedParamName(const llvm::Function &F, unsigned ArgNo);
 
 /// Parameter \p ArgNo (from 0) of \p F as a remark names it, counted from 1:
 /// `parameter 2 ('t')` where debug info or the IR keeps the name,
@@ -59,6 +64,12 @@ std::string exprText(llvm::StringRef Expr, const llvm::Function *F);
 /// clang turns on for -Rpass), otherwise null, and the remark goes to the
 /// kernel's opening line.
 const llvm::Instruction *locatedAt(const llvm::Instruction *At);
+
+/// Where a remark at \p At (non-null, with a location) points: its source
+/// line, or, where that line was inlined from another file (the asm of
+/// `__ldcs` in clang's CUDA headers, a helper in a header), the line in the
+/// function's own file that the code was inlined at.
+llvm::DiagnosticLocation remarkLocation(const llvm::Instruction &At);
 
 } // namespace kfuse
 

@@ -148,7 +148,7 @@ int main(int argc, char **argv)
   for (int alternating = 0; alternating < 2; alternating++)
     for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
       uint32_t k = ks[ki];
-      kf_site_t site = {"bench_rt_overhead.c:1:1 chain", NULL, k, 0};
+      kf_site_t site = {"bench_rt_overhead.c:1:1 chain", NULL, k, 0, NULL};
       chain_t c;
       double t0, t1, t2;
       __typeof__(&cudaLaunchKernel) raw = KF__CU(cudaLaunchKernel);

@@ -225,6 +225,28 @@ static cudaError_t fake_cudaStreamSynchronize(cudaStream_t s)
   return cudaSuccess;
 }
 
+static cudaError_t fake_cudaMemsetAsync(void *dst, int value, size_t bytes, cudaStream_t s)
+{
+  (void)s;
+  memset(dst, value, bytes);
+  return cudaSuccess;
+}
+
+static CUresult fake_cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t n, CUstream s)
+{
+  (void)s;
+  for (size_t i = 0; i < n; i++)
+    memcpy((char *)(uintptr_t)dst + 4 * i, &value, 4);
+  return CUDA_SUCCESS;
+}
+
+static cudaError_t fake_cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *status)
+{
+  (void)s;
+  *status = fake.capturing ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+  return cudaSuccess;
+}
+
 void fake_reset(void)
 {
   static void *table[KF__CU_COUNT];
@@ -239,6 +261,9 @@ void fake_reset(void)
   FAKE_SET(cudaFree)
   FAKE_SET(cudaMemcpyAsync)
   FAKE_SET(cudaStreamSynchronize)
+  FAKE_SET(cudaMemsetAsync)
+  FAKE_SET(cuMemsetD32Async)
+  FAKE_SET(cudaStreamIsCapturing)
   FAKE_SET(cuKernelGetLibrary)
   FAKE_SET(cuKernelGetName)
   FAKE_SET(cuLibraryGetGlobal)

@@ -43,6 +43,7 @@ typedef struct fake_state {
   int nlog;
   int calls_get_kernel; /* cudaGetKernel calls: discovery must run once per site */
   int calls_range;      /* cuMemGetAddressRange calls */
+  int capturing;        /* cudaStreamIsCapturing reports an active capture */
 } fake_state_t;
 
 extern fake_state_t fake;

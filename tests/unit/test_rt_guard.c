@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "runtime/guard.h"
+#include "runtime/scratch.h"
 #include "tests/unit/fake_cuda.h"
 #include "tests/unit/manifest_testlib.h"
 
@@ -367,6 +368,77 @@ static void test_rerun_mask(void **state)
   kf__manifest_free(m);
 }
 
+static void test_scratch_registry(void **state)
+{
+  char where[64];
+  uint64_t lo, hi;
+  (void)state;
+  assert_int_equal(kf_rt_scratch_at(NULL, 8, "r.c:1"), KF_EINVAL);
+  assert_int_equal(kf_rt_scratch_at(tbuf, 0, "r.c:1"), KF_EINVAL);
+  assert_int_equal(kf_rt_scratch_at((void *)(uintptr_t)(UINT64_MAX - 4), 8, "r.c:1"), KF_EINVAL);
+  assert_false(kf__scratch_any());
+  assert_int_equal(kf_rt_scratch_at(tbuf, sizeof tbuf, "r.c:2"), 0);
+  assert_int_equal(kf_rt_scratch_at(big, sizeof big, "r.c:3"), 0);
+  assert_true(kf__scratch_any());
+  /* Overlaps are refused, whichever side. */
+  assert_int_equal(kf_rt_scratch_at(&tbuf[N / 2], sizeof tbuf, "r.c:4"), KF_EINVAL);
+  assert_int_equal(kf_rt_scratch_at(&big[1], 4, "r.c:5"), KF_EINVAL);
+  /* A range inside a declared one is found, with the declaring site. */
+  assert_true(kf__scratch_find((uint64_t)(uintptr_t)&tbuf[1], (uint64_t)(uintptr_t)&tbuf[N], &lo, &hi, where,
+                               sizeof where));
+  assert_int_equal(lo, (uint64_t)(uintptr_t)tbuf);
+  assert_int_equal(hi - lo, sizeof tbuf);
+  assert_string_equal(where, "r.c:2");
+  /* One that leaves it is not. */
+  assert_false(kf__scratch_find((uint64_t)(uintptr_t)&tbuf[1], (uint64_t)(uintptr_t)&tbuf[N] + 4, NULL, NULL,
+                                NULL, 0));
+  assert_false(kf__scratch_find((uint64_t)(uintptr_t)xbuf, (uint64_t)(uintptr_t)&xbuf[1], NULL, NULL, NULL, 0));
+  assert_int_equal(kf_rt_scratch_end(&tbuf[1]), KF_ENOENT);
+  assert_int_equal(kf_rt_scratch_end(tbuf), 0);
+  assert_int_equal(kf_rt_scratch_end(tbuf), KF_ENOENT);
+  assert_int_equal(kf_rt_scratch_end(big), 0);
+  assert_false(kf__scratch_any());
+}
+
+/* The dead mask with declared ranges: the whole write footprint inside, no
+ * later launch of the call getting the pointer, reported as declared. */
+static void test_dead_mask_scratch_range(void **state)
+{
+  const kf__group_t *g = &gm->groups[0];
+  two_t w;
+  kf_launch_t all[4];
+  float *later_t = tbuf;
+  void *later_args[1] = {&later_t};
+  static const uint32_t sz[1] = {8};
+  kf_launch_t later = {NULL, {1, 1, 1}, {1, 1, 1}, 0, NULL, later_args, sz, 1, 0, 0};
+  uint64_t declared = 99;
+  uint32_t n;
+  (void)state;
+  two_init(&w);
+  n = call_of(all, &w, NULL, NULL);
+  assert_int_equal(kf__dead_mask_declared(g, all, n, 0, &declared), 0);
+  assert_int_equal(declared, 0);
+  /* Half of t declared: the footprint (4*n bytes) leaves it. */
+  assert_int_equal(kf_rt_scratch_at(tbuf, sizeof tbuf / 2, "d.c:1"), 0);
+  assert_int_equal(kf__dead_mask_declared(g, all, n, 0, &declared), 0);
+  assert_int_equal(kf_rt_scratch_end(tbuf), 0);
+  assert_int_equal(kf_rt_scratch_at(tbuf, sizeof tbuf, "d.c:2"), 0);
+  assert_int_equal(kf__dead_mask_declared(g, all, n, 0, &declared), 1);
+  assert_int_equal(declared, 1);
+  assert_int_equal(kf__dead_mask(g, all, n, 0), 1);
+  /* Proven dead as well: not a declaration's doing. */
+  w.l[0].dead = 1u << 1;
+  n = call_of(all, &w, NULL, NULL);
+  assert_int_equal(kf__dead_mask_declared(g, all, n, 0, &declared), 1);
+  assert_int_equal(declared, 0);
+  /* A later launch of the call reads t: stored, declaration or not. */
+  w.l[0].dead = 0;
+  n = call_of(all, &w, NULL, &later);
+  assert_int_equal(kf__dead_mask_declared(g, all, n, 0, &declared), 0);
+  assert_int_equal(declared, 0);
+  assert_int_equal(kf_rt_scratch_end(tbuf), 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -382,6 +454,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_missing_footprint_uses_allocation, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_dead_mask, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_rerun_mask, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_scratch_registry, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_dead_mask_scratch_range, guard_setup, guard_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 
 #include "kfuse/rt.h"
 #include "runtime/site.h"
+#include "runtime/poison.h"
 #include "tests/unit/fake_cuda.h"
 
 enum { N = 64 };
@@ -202,7 +203,7 @@ static void check_results(void)
 
 static void test_fused(void **state)
 {
-  static kf_site_t site = {"t.cu:10:3 main", NULL, 2, 0};
+  static kf_site_t site = {"t.cu:10:3 main", NULL, 2, 0, NULL};
   call_t c;
   const fake_record_t *r;
   (void)state;
@@ -230,7 +231,7 @@ static void test_fused(void **state)
 
 static void test_dead_mask_passed(void **state)
 {
-  static kf_site_t site = {"dead", NULL, 2, 0};
+  static kf_site_t site = {"dead", NULL, 2, 0, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -243,7 +244,7 @@ static void test_dead_mask_passed(void **state)
 
 static void test_discovery_once_per_site(void **state)
 {
-  static kf_site_t site = {"once", NULL, 2, 0};
+  static kf_site_t site = {"once", NULL, 2, 0, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -256,7 +257,7 @@ static void test_discovery_once_per_site(void **state)
 
 static void test_module_path(void **state)
 {
-  static kf_site_t site = {"module", NULL, 2, 0};
+  static kf_site_t site = {"module", NULL, 2, 0, NULL};
   call_t c;
   (void)state;
   fake.module_path = 1;
@@ -270,7 +271,7 @@ static void test_module_path(void **state)
 
 static void test_no_manifest(void **state)
 {
-  static kf_site_t site = {"nomani", NULL, 2, 0};
+  static kf_site_t site = {"nomani", NULL, 2, 0, NULL};
   call_t c;
   (void)state;
   fake.manifest = NULL;
@@ -284,7 +285,7 @@ static void test_no_manifest(void **state)
 
 static void run_with_manifest(const char *text, const char *where)
 {
-  kf_site_t site = {where, NULL, 2, 0};
+  kf_site_t site = {where, NULL, 2, 0, NULL};
   call_t c;
   fake.manifest = text;
   call_init(&c, "sa");
@@ -317,7 +318,7 @@ static void test_manifest_bytes_limits(void **state)
 
 static void test_fused_kernel_missing(void **state)
 {
-  static kf_site_t site = {"nofused", NULL, 2, 0};
+  static kf_site_t site = {"nofused", NULL, 2, 0, NULL};
   call_t c;
   (void)state;
   fake.nfused = 0;
@@ -329,7 +330,7 @@ static void test_fused_kernel_missing(void **state)
 
 static void test_uncovered_launches(void **state)
 {
-  static kf_site_t site = {"mixed", NULL, 4, 0};
+  static kf_site_t site = {"mixed", NULL, 4, 0, NULL};
   call_t c;
   (void)state;
   call_init(&c, "osao");
@@ -341,7 +342,7 @@ static void test_uncovered_launches(void **state)
 
 static void test_dead_bit_cleared_for_later_reader(void **state)
 {
-  static kf_site_t site = {"later", NULL, 3, 0};
+  static kf_site_t site = {"later", NULL, 3, 0, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sao");
@@ -355,7 +356,7 @@ static void test_dead_bit_cleared_for_later_reader(void **state)
 /* Each guard failing on its own, through the whole path. */
 static void guard_case(const char *where, void (*spoil)(call_t *), const char *expect_stats)
 {
-  kf_site_t site = {where, NULL, 2, 0};
+  kf_site_t site = {where, NULL, 2, 0, NULL};
   call_t c;
   fake.nlog = 0;
   fill_inputs();
@@ -388,7 +389,7 @@ static void test_guards(void **state)
  * that differs, whichever guard it breaks, and fuse again afterwards. */
 static void memo_case(const char *where, void (*spoil)(call_t *), const char *expect_stats)
 {
-  kf_site_t site = {where, NULL, 2, 0};
+  kf_site_t site = {where, NULL, 2, 0, NULL};
   call_t c;
   fake.nlog = 0;
   fill_inputs();
@@ -426,7 +427,7 @@ static void test_no_memo_from_allocations(void **state)
       "footprint 1.1 r 0 4*s3\nfootprint 1.2 w 0 4*s3\n"
       "disjoint 0.0 0.1\ndisjoint 1.2 0.0\ndisjoint 1.2 1.1\ndisjoint 1.2 1.0\n"
       "dead 0 0.1\nend\n";
-  static kf_site_t site = {"allocs", NULL, 2, 0};
+  static kf_site_t site = {"allocs", NULL, 2, 0, NULL};
   call_t c;
   int after_first;
   (void)state;
@@ -442,7 +443,7 @@ static void test_no_memo_from_allocations(void **state)
 
 static void test_fused_launch_fails(void **state)
 {
-  static kf_site_t site = {"lfail", NULL, 2, 0};
+  static kf_site_t site = {"lfail", NULL, 2, 0, NULL};
   call_t c;
   (void)state;
   fake.fused_result = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
@@ -458,9 +459,164 @@ static void test_fused_launch_fails(void **state)
   assert_string_equal(stats_of("lfail"), "kfuse-stats: lfail: calls=2 fused=0 fallback=2 launch-failed=2");
 }
 
+/* ---- scratch declarations and KFUSE_VERIFY's poison ---- */
+
+static float t2buf[N];
+
+static int all_poisoned(const float *b)
+{
+  for (int i = 0; i < N; i++) {
+    uint32_t w;
+    memcpy(&w, &b[i], sizeof w);
+    if (w != KF__POISON_WORD)
+      return 0;
+  }
+  return 1;
+}
+
+/* Runs scale+axpy at a site whose scratch table declares t (launch 0
+ * param 1, launch 1 param 0), with the environment @p verify. */
+static const kf_scratch_decl_t t_decl[2] = {{0, 1, "Ctx::t", "t.cu:3"}, {1, 0, "Ctx::t", "t.cu:3"}};
+
+static void reset_with(const char *verify, const char *disable)
+{
+  if (verify)
+    setenv("KFUSE_VERIFY", verify, 1);
+  if (disable)
+    setenv("KFUSE_DISABLE", disable, 1);
+  fake_reset();
+  fake_kernel(&stub_scale, "_Z5scalePKfPffi", body_scale);
+  fake_kernel(&stub_axpy, "_Z4axpyPKfS0_Pfi", body_axpy);
+  fake_fused("fused_sa", 8, body_fused);
+  fake_alloc(xbuf, sizeof xbuf);
+  fake_alloc(tbuf, sizeof tbuf);
+  fake_alloc(t2buf, sizeof t2buf);
+  fake_alloc(ybuf, sizeof ybuf);
+  fake_alloc(obuf, sizeof obuf);
+  fake.manifest = manifest;
+  fill_inputs();
+}
+
+static void test_scratch_declared_site(void **state)
+{
+  static kf_site_t site = {"decl", NULL, 2, 2, t_decl};
+  call_t c;
+  (void)state;
+  call_init(&c, "sa");
+  c.l[0].dead = 1u << 1, c.l[1].dead = 1u << 0; /* what the host pass sets */
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("F:fused_sa");
+  assert_int_equal(fake.log[0].dead_mask, 1);
+  /* No KFUSE_VERIFY: counted, not poisoned. */
+  assert_false(all_poisoned(tbuf));
+  assert_string_equal(stats_of("decl"), "kfuse-stats: decl: calls=1 fused=1 fallback=0 scratch=1");
+}
+
+static void test_scratch_range(void **state)
+{
+  static kf_site_t site = {"range", NULL, 2, 0, NULL};
+  call_t c;
+  (void)state;
+  assert_int_equal(kf_rt_scratch(tbuf, sizeof tbuf), 0);
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_int_equal(fake.log[0].dead_mask, 1);
+  /* A later launch of the run gets t: its stores stay. */
+  call_init(&c, "sao");
+  c.q = tbuf;
+  kf_rt_launch_seq(&(kf_site_t){"range3", NULL, 3, 0, NULL}, c.l, c.nl);
+  assert_int_equal(fake.log[1].dead_mask, 0);
+  /* Ended: stored again. */
+  assert_int_equal(kf_rt_scratch_end(tbuf), 0);
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_int_equal(fake.log[fake.nlog - 1].dead_mask, 0);
+  assert_string_equal(stats_of("range"), "kfuse-stats: range: calls=2 fused=2 fallback=0 scratch=1");
+}
+
+static void test_scratch_poison(void **state)
+{
+  static kf_site_t site = {"p1", NULL, 2, 2, t_decl}, reader = {"p2", NULL, 2, 0, NULL};
+  call_t c;
+  (void)state;
+  reset_with("scratch", NULL);
+  call_init(&c, "sa");
+  c.l[0].dead = 1u << 1, c.l[1].dead = 1u << 0;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_true(all_poisoned(tbuf));
+  for (int i = 0; i < N; i++) /* the output is the fused kernel's */
+    assert_true(obuf[i] == 2.5f * (float)i);
+  /* The same run again writes t before reading it: nothing to report. */
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  /* Another site reads t (as x) before anything writes it. */
+  call_init(&c, "sa");
+  c.x = tbuf, c.t = t2buf, c.t1 = t2buf;
+  kf_rt_launch_seq(&reader, c.l, c.nl);
+  unsetenv("KFUSE_VERIFY");
+  assert_string_equal(stats_of("p1"), "kfuse-stats: p1: calls=2 fused=2 fallback=0 scratch=2 poisoned=2");
+  assert_string_equal(stats_of("p2"), "kfuse-stats: p2: calls=1 fused=1 fallback=0 poison-read=1");
+}
+
+static void test_scratch_poison_overwritten(void **state)
+{
+  static kf_site_t site = {"w1", NULL, 2, 2, t_decl}, reader = {"w2", NULL, 2, 0, NULL};
+  call_t c;
+  (void)state;
+  reset_with("1", NULL);
+  call_init(&c, "sa");
+  c.l[0].dead = 1u << 1, c.l[1].dead = 1u << 0;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_true(all_poisoned(tbuf));
+  /* The program rewrites t (a copy the runtime does not see): no report. */
+  for (int i = 0; i < N; i++)
+    tbuf[i] = 1.0f;
+  call_init(&c, "sa");
+  c.x = tbuf, c.t = t2buf, c.t1 = t2buf;
+  kf_rt_launch_seq(&reader, c.l, c.nl);
+  unsetenv("KFUSE_VERIFY");
+  assert_string_equal(stats_of("w2"), "kfuse-stats: w2: calls=1 fused=1 fallback=0");
+}
+
+static void test_scratch_poison_disabled(void **state)
+{
+  static kf_site_t site = {"d1", NULL, 2, 2, t_decl}, reader = {"d2", NULL, 2, 0, NULL};
+  call_t c;
+  (void)state;
+  reset_with("scratch", "1");
+  call_init(&c, "sa");
+  c.l[0].dead = 1u << 1, c.l[1].dead = 1u << 0;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
+  assert_true(all_poisoned(tbuf)); /* the reference run is poisoned as the fused one */
+  for (int i = 0; i < N; i++)
+    assert_true(obuf[i] == 2.5f * (float)i);
+  call_init(&c, "sa");
+  c.x = tbuf, c.t = t2buf, c.t1 = t2buf;
+  kf_rt_launch_seq(&reader, c.l, c.nl);
+  unsetenv("KFUSE_VERIFY");
+  unsetenv("KFUSE_DISABLE");
+  assert_string_equal(stats_of("d1"), "kfuse-stats: d1: calls=1 fused=0 fallback=1 disabled=1 poisoned=1");
+  assert_string_equal(stats_of("d2"), "kfuse-stats: d2: calls=1 fused=0 fallback=1 disabled=1 poison-read=1");
+}
+
+static void test_scratch_poison_capture(void **state)
+{
+  static kf_site_t site = {"cap", NULL, 2, 2, t_decl};
+  call_t c;
+  (void)state;
+  reset_with("scratch", NULL);
+  fake.capturing = 1;
+  call_init(&c, "sa");
+  c.l[0].dead = 1u << 1, c.l[1].dead = 1u << 0;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  unsetenv("KFUSE_VERIFY");
+  assert_false(all_poisoned(tbuf));
+  assert_string_equal(stats_of("cap"), "kfuse-stats: cap: calls=1 fused=1 fallback=0 scratch=1");
+}
+
 static void test_disable(void **state)
 {
-  static kf_site_t site = {"off", NULL, 2, 0};
+  static kf_site_t site = {"off", NULL, 2, 0, NULL};
   call_t c;
   (void)state;
   setenv("KFUSE_DISABLE", "1", 1);
@@ -479,7 +635,7 @@ static void test_disable(void **state)
 
 static void test_stats_order_and_silence(void **state)
 {
-  kf_site_t a = {"first", NULL, 2, 0}, b = {"second", NULL, 2, 0};
+  kf_site_t a = {"first", NULL, 2, 0, NULL}, b = {"second", NULL, 2, 0, NULL};
   call_t c;
   char buf[512];
   FILE *f;
@@ -517,7 +673,7 @@ static const char manifest_plans[] =
 
 static void test_select_plan(void **state)
 {
-  static kf_site_t site = {"t.cu:3:5 main", NULL, 2, 0};
+  static kf_site_t site = {"t.cu:3:5 main", NULL, 2, 0, NULL};
   call_t c;
   (void)state;
   fake.manifest = manifest_plans;
@@ -560,8 +716,8 @@ static void test_select_plan(void **state)
  * host function, same length) and at its own position there. */
 static void test_plan_group_placement(void **state)
 {
-  static kf_site_t shifted = {"t.cu:3:5 main", NULL, 3, 0}, other_fn = {"t.cu:3:5 mainx", NULL, 2, 0},
-                   no_debug = {"main launch 4", NULL, 2, 0}, other_nd = {"xmain launch 4", NULL, 2, 0};
+  static kf_site_t shifted = {"t.cu:3:5 main", NULL, 3, 0, NULL}, other_fn = {"t.cu:3:5 mainx", NULL, 2, 0, NULL},
+                   no_debug = {"main launch 4", NULL, 2, 0, NULL}, other_nd = {"xmain launch 4", NULL, 2, 0, NULL};
   call_t c;
   (void)state;
   fake.manifest = manifest_plans;
@@ -580,7 +736,7 @@ static void test_plan_group_placement(void **state)
 /* KFUSE_PLAN selects the plan from the start; a bad value means plan 0. */
 static void test_plan_env(void **state)
 {
-  static kf_site_t a = {"env.cu:1:1 main", NULL, 2, 0}, b = {"env.cu:9:1 main", NULL, 2, 0};
+  static kf_site_t a = {"env.cu:1:1 main", NULL, 2, 0, NULL}, b = {"env.cu:9:1 main", NULL, 2, 0, NULL};
   call_t c;
   (void)state;
   setenv("KFUSE_PLAN", "1", 1);
@@ -635,7 +791,7 @@ static void capture_stderr(void (*fn)(void), char *out, size_t size)
 
 static void verify_call(void)
 {
-  kf_site_t site = {"v.cu:5:1 f", NULL, 2, 0};
+  kf_site_t site = {"v.cu:5:1 f", NULL, 2, 0, NULL};
   call_t c;
   call_init(&c, "sa");
   c.l[0].dead = 1u << 1; /* dead buffers are not compared */
@@ -671,7 +827,7 @@ static void test_verify(void **state)
 
 /* Many threads racing on the first call of one site and then calling it. */
 enum { THREADS = 8, CALLS = 2000 };
-static kf_site_t race_site = {"race", NULL, 2, 0};
+static kf_site_t race_site = {"race", NULL, 2, 0, NULL};
 
 static void *race_body(void *arg)
 {
@@ -739,6 +895,12 @@ int main(void)
     cmocka_unit_test_setup(test_fallback_names, setup),
     cmocka_unit_test_setup(test_verify, setup),
     cmocka_unit_test_setup(test_threads, setup),
+    cmocka_unit_test_setup(test_scratch_declared_site, setup),
+    cmocka_unit_test_setup(test_scratch_range, setup),
+    cmocka_unit_test_setup(test_scratch_poison, setup),
+    cmocka_unit_test_setup(test_scratch_poison_overwritten, setup),
+    cmocka_unit_test_setup(test_scratch_poison_disabled, setup),
+    cmocka_unit_test_setup(test_scratch_poison_capture, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,7 +27,7 @@ __global__ KFUSE_MAP void scale(const float *x, float *t, float a, int n) {
 }
 __global__ void plain(float *p) { *p = 0; }
 
-// DEV: @llvm.global.annotations = appending global [1 x
+// DEV: @llvm.global.annotations = appending global [2 x
 // DEV-SAME: { ptr @_Z5scalePKfPffi, ptr @{{.*}}, ptr @{{.*}}, i32 {{[0-9]+}}, ptr null }
-// HOST: @llvm.global.annotations = appending global [1 x
+// HOST: @llvm.global.annotations = appending global [2 x
 // HOST-SAME: { ptr @_Z20__device_stub__scalePKfPffi, ptr @{{.*}}, ptr @{{.*}}, i32 {{[0-9]+}}, ptr null }

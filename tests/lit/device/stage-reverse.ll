@@ -8,35 +8,40 @@
 ; CHECK: 5120 bytes of shared memory per block
 ; CHECK: @__kfuse_fused_0_0_1.v5.tile = internal addrspace(3) global [4096 x i8] poison, align 16
 ; CHECK: @__kfuse_fused_0_0_1.v5.written = internal addrspace(3) global [1024 x i8] poison
-; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_0_0_1(
+; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_0_0_1(ptr noalias %l0.p0, ptr noalias %l0.p1, float %l0.p2, i32 %l0.p3, ptr noalias %l1.p0, ptr noalias %l1.p1, i32 %l1.p2, i64 %dead)
 ; CHECK-NEXT: entry:
+; The stages twice, each after the shared set-up: for a dead mask of 0 with
+; t's global store, and for t dead without it; no test of the bit anywhere.
+; CHECK-NEXT: %kfuse.nodead = icmp eq i64 %dead, 0
+; CHECK-NEXT: br i1 %kfuse.nodead, label %body.kept, label %body.dead
+; CHECK-NOT: kfuse.keep
+; CHECK: body.kept:
 ; CHECK: store i8 0, ptr addrspace(3)
 ; CHECK-NEXT: call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
-; The stages twice, after the shared set-up: with the dead-bit test around
-; t's global store, and for a dead mask of 0 without it.
-; CHECK: br i1 %kfuse.nodead, label %body.kept, label %body
-; CHECK: body:
 ; CHECK: icmp slt i32 {{.*}}, %l0.p3
-; CHECK: br i1 {{.*}}, label {{.*}}, label %[[EXIT0:.*stage0.exit]]
-; CHECK: store float %kfuse.fence, ptr addrspace(3)
-; CHECK: store i8 1, ptr addrspace(3)
-; CHECK: br i1 %kfuse.keep,
-; CHECK: [[EXIT0]]:
-; CHECK-NEXT: call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
-; CHECK: icmp slt i32 {{.*}}, %l0.p3
-; CHECK: load i8, ptr addrspace(3)
-; CHECK: %kfuse.tile = load float, ptr addrspace(3)
-; CHECK: common.ret:
-; CHECK-NEXT: ret void
-; CHECK: body.kept:
-; CHECK-NOT: kfuse.keep
+; CHECK: br i1 {{.*}}, label {{.*}}, label %[[EXIT1:.*stage0.exit.kept]]
 ; CHECK: store float %kfuse.fence.kept, ptr addrspace(3)
 ; CHECK: store i8 1, ptr addrspace(3)
 ; CHECK: store float {{.*}}, ptr %
-; CHECK-NEXT: br label %[[EXIT1:.*stage0.exit.kept]]
+; CHECK-NEXT: br label %[[EXIT1]]
 ; CHECK: [[EXIT1]]:
 ; CHECK-NEXT: call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
+; CHECK: icmp slt i32 {{.*}}, %l0.p3
+; CHECK: load i8, ptr addrspace(3)
 ; CHECK: %kfuse.tile.kept = load float, ptr addrspace(3)
+; CHECK: common.ret:
+; CHECK-NEXT: ret void
+; CHECK: body.dead:
+; CHECK: store i8 0, ptr addrspace(3)
+; CHECK-NEXT: call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
+; CHECK: store float %kfuse.fence.dead, ptr addrspace(3)
+; CHECK-NEXT: and i64
+; CHECK-NEXT: getelementptr
+; CHECK-NEXT: store i8 1, ptr addrspace(3)
+; CHECK-NEXT: br label %[[EXIT2:.*stage0.exit.dead]]
+; CHECK: [[EXIT2]]:
+; CHECK-NEXT: call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
+; CHECK: %kfuse.tile.dead = load float, ptr addrspace(3)
 ; CHECK: }
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"

@@ -50,7 +50,8 @@ void reversed(const float *x, float *t, float *o, int n) {
 // REMARK-DAG: fused launches 0..2 (ldcs_scale, ldcg_add, ldcv_neg) of sequence 0 into __kfuse_fused_0_0_2: t in registers, o in registers
 // REMARK-DAG: fused launches 0..2 (h_ldca, h_ldcs, b_ldcg) of sequence 1 into __kfuse_fused_1_0_2: h in registers, b in registers
 // REMARK-DAG: fused launches 0..1 (ldcs_scale, rev_ldcs) of sequence 2 into __kfuse_fused_2_0_1: t through shared memory, with barriers
-// REMARK-DAG: kernel 'vec4(float4 const*, float4*, int)' cannot be fused: has a vector cache-hint access in inline asm ('ld.global.cs.v4.f32 {$0,$1,$2,$3}, [$4];'); kfuse analyses the scalar forms only: access the elements one by one, or use a plain load or store
+// The remark points at the __ldcs in the kernel, not at the asm in clang's header.
+// REMARK-DAG: cache-hints.cu:33:76: remark: kernel 'vec4(float4 const*, float4*, int)' cannot be fused: has a vector cache-hint access in inline asm ('ld.global.cs.v4.f32 {$0,$1,$2,$3}, [$4];'); kfuse analyses the scalar forms only: access the elements one by one, or use a plain load or store
 
 // PTX-LABEL: .entry __kfuse_fused_0_0_2(
 // PTX: ld.global.cs.f32

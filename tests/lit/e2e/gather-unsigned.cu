@@ -16,8 +16,8 @@ void run(const float *x, const float *b, float *h, float *o, unsigned c, int n, 
   tab_mod<<<n / 256, 256, 0, s>>>(x, b, h, c, n);
   tab_mask<<<n / 256, 256, 0, s>>>(h, b, o, n);
 }
-// REMARK: kernel 'tab_mod(float const*, float const*, float*, unsigned int, unsigned int)': 12 bytes and 1 flops per element; gathers through parameter 2 within bytes [0, 4*(max(min(blockDim.x*gridDim.x-1+1,arg4),min(blockDim.x*gridDim.x-1+1,-arg4*(blockDim.x*gridDim.x-1+1)))-1)+4)
-// REMARK: kernel 'tab_mask(float const*, float const*, float*, int)': 12 bytes and 1 flops per element; gathers through parameter 2 within bytes [0, 64)
+// REMARK: kernel 'tab_mod(float const*, float const*, float*, unsigned int, unsigned int)': 12 bytes and 1 flops per element; gathers through parameter 2 ('b') within bytes [0, 4*(max(min(blockDim.x*gridDim.x-1+1,c),min(blockDim.x*gridDim.x-1+1,-c*(blockDim.x*gridDim.x-1+1)))-1)+4)
+// REMARK: kernel 'tab_mask(float const*, float const*, float*, int)': 12 bytes and 1 flops per element; gathers through parameter 2 ('b') within bytes [0, 64)
 // REMARK: fused launches 0..1 (tab_mod, tab_mask) of sequence 0 into __kfuse_fused_0_0_1: h in registers
 
 // MANIFEST: footprint 0.1 r 0 4*(max(min(bx*gx-1+1,s3),min(bx*gx-1+1,-s3*(bx*gx-1+1)))-1)+4{{$}}

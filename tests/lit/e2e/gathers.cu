@@ -10,12 +10,12 @@
 // t[i & 15] is a mask of the index (ScalarEvolution: zext(trunc(i to i4))),
 // not t[i]: a gather of a buffer the first launch writes, so no fusion (the
 // pass once forwarded t in a register here). Its range is 16 floats.
-// REMARK-DAG: kernel 'mask_read(float const*, float*, int)': 8 bytes and 0 flops per element; gathers through parameter 1 within bytes [0, 64){{ }}
+// REMARK-DAG: kernel 'mask_read(float const*, float*, int)': 8 bytes and 0 flops per element; gathers through parameter 1 ('t') within bytes [0, 64){{ }}
 // REMARK-DAG: launches 0..1 (scale, mask_read) of sequence 0 at {{.*}} not fused: buffer 't': launch 1 (mask_read) reads it at an unknown index (a gather) and launch 0 (scale) writes it; a gathered buffer must be read-only in the group
 // Signed remainder by a parameter, unsigned remainder by a constant (which
 // ScalarEvolution spells X - 5 * (X /u 5)): bounded, read-only, fused.
-// REMARK-DAG: kernel 'bias_mod(float const*, float const*, float*, int, int)': 12 bytes and 1 flops per element; gathers through parameter 2 within bytes [0, 4*min(blockDim.x*gridDim.x-1,max(arg4,-arg4)-1)+4){{ }}
-// REMARK-DAG: kernel 'table_u5(float const*, float const*, float*, unsigned int)': 12 bytes and 1 flops per element; gathers through parameter 2 within bytes [0, 4*min(blockDim.x*gridDim.x-1,4)+4){{ }}
+// REMARK-DAG: kernel 'bias_mod(float const*, float const*, float*, int, int)': 12 bytes and 1 flops per element; gathers through parameter 2 ('bias') within bytes [0, 4*min(blockDim.x*gridDim.x-1,max(cols,-cols)-1)+4){{ }}
+// REMARK-DAG: kernel 'table_u5(float const*, float const*, float*, unsigned int)': 12 bytes and 1 flops per element; gathers through parameter 2 ('tab') within bytes [0, 4*min(blockDim.x*gridDim.x-1,4)+4){{ }}
 // REMARK-DAG: fused launches 0..2 (bias_mod, table_u5, add) of sequence 1 into __kfuse_fused_1_0_2: h in registers, g in registers
 // REMARK-NOT: __kfuse_fused_0_
 

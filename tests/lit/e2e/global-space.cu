@@ -52,7 +52,7 @@ void rev(const float *x, float *t, float *o, int n) {
 // REMARK-DAG: fused launches 0..1 (scale_g, add_ldg) of sequence 0 into __kfuse_fused_0_0_1: t in registers
 // REMARK-DAG: launches 0..1 (scale_g, next_ldg) of sequence 1 at {{.*}} not fused: buffer 't': launch 0 (scale_g) writes it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x and launch 1 (next_ldg) reads it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x+4;
 // REMARK-DAG: launches 0..1 (shifted_store, add_ldg) of sequence 2 at {{.*}} not fused: buffer 't': launch 0 (shifted_store) writes it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x+4 and launch 1 (add_ldg) reads it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x;
-// REMARK-DAG: kernel 'bias_ldg(float const*, float const*, float*, int, int)': 12 bytes and 1 flops per element; gathers through parameter 2 within bytes [0, 4*min(blockDim.x*gridDim.x-1,max(arg4,-arg4)-1)+4)
+// REMARK-DAG: kernel 'bias_ldg(float const*, float const*, float*, int, int)': 12 bytes and 1 flops per element; gathers through parameter 2 ('bias') within bytes [0, 4*min(blockDim.x*gridDim.x-1,max(cols,-cols)-1)+4)
 // REMARK-DAG: fused launches 0..1 (bias_ldg, add_ldg) of sequence 3 into __kfuse_fused_3_0_1: h in registers
 // REMARK-DAG: fused launches 0..1 (scale_g, rev_ldg) of sequence 4 into __kfuse_fused_4_0_1: t through shared memory, with barriers
 

@@ -27,9 +27,12 @@ void chain(const float *x, float *t, const float *y, float *o, float *p, size_t 
   square_pos<<<264, 256>>>(o, p, n);
 }
 // REMARK-DAG: fused launches 0..2 (scale, add, square_pos) of sequence [[CHAIN:[0-9]+]] into __kfuse_fused_[[CHAIN]]_0_2: t in registers, o in registers
-// One loop, in each of the two copies of the body (dead mask 0 or not):
-// one back edge each, where three loops would have three.
+// One loop, in each of the three copies of the body (for a dead mask of 0,
+// for t and o both dead, for any other mask): one back edge each, where
+// three loops would have three.
 // IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9]+}}_0_2(
+// IR: call float @llvm.nvvm.mul.rn.f(
+// IR: br i1 %{{[0-9]+}}, label %{{[0-9]+}}, label %{{[0-9]+}}{{.*}}, !llvm.loop
 // IR: call float @llvm.nvvm.mul.rn.f(
 // IR: br i1 %{{[0-9]+}}, label %{{[0-9]+}}, label %{{[0-9]+}}{{.*}}, !llvm.loop
 // IR: call float @llvm.nvvm.mul.rn.f(
@@ -61,11 +64,11 @@ void two_bounds(const float *x, float *t, const float *y, float *o, size_t n, si
 // A loop that strides by a constant is no grid-stride loop.
 KMAP void by_block(const float *x, float *t, size_t n)
 { for (size_t i = threadIdx.x; i < n; i += 256) t[i] = x[i]; }
-// REMARK-DAG: kernel 'by_block(float const*, float*, unsigned long)' cannot be fused: has a non-affine or unknown index (store through parameter 2); it varies in a loop that is not a grid-stride loop
+// REMARK-DAG: kernel 'by_block(float const*, float*, unsigned long)' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('t')); it varies in a loop that is not a grid-stride loop
 // An access after the loop.
 KMAP void with_tail(const float *x, float *t, size_t n)
 { GRID_STRIDE(size_t, i, n) t[i] = x[i]; if (threadIdx.x == 0) t[0] = 0.f; }
-// REMARK-DAG: kernel 'with_tail(float const*, float*, unsigned long)' cannot be fused: accesses parameter 2 outside its grid-stride loop
+// REMARK-DAG: kernel 'with_tail(float const*, float*, unsigned long)' cannot be fused: accesses parameter 2 ('t') outside its grid-stride loop
 void refused(const float *x, float *t, float *u, size_t n)
 {
   by_block<<<1, 256>>>(x, t, n);

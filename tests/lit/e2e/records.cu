@@ -6,6 +6,7 @@
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass=kfuse -Rpass-missed=kfuse %s -o %t.ptx 2>%t.remarks
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: FileCheck %s < %t.ptx
+// RUN: FileCheck %s --check-prefix=STORES < %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 
 // (__builtin_sqrtf: lit compiles with -nocudalib, so sqrtf would be a call.)
@@ -20,19 +21,26 @@
 // Two 100-byte records per instance cross inside 0..2: staged in shared
 // memory that would be 51 KB per block of 256, more than a block may have;
 // the planner knows they stay in registers and plans the three as one.
-// REMARK: remark: fused launches 0..2 (add25, add25, scale25) of sequence 6 into __kfuse_fused_6_0_2: t in registers, u in registers; saves 200 bytes per element
+// They load b once for both adds: 300 bytes saved, t's and u's loads and
+// b's second.
+// REMARK: remark: fused launches 0..2 (add25, add25, scale25) of sequence 6 into __kfuse_fused_6_0_2: t in registers, u in registers; saves 300 bytes per element
 // REMARK-NOT: remark: fused
 
 // The fused matrix kernel loads A, B and v, 9 + 9 + 3 floats, each once and
 // through the read-only path (no stage writes them, and the runtime checks
 // them disjoint from what the group writes; unfused, mvmul33 reloads v for
-// every row), and never AB or ABv; it stores all four buffers. The stages
-// come twice (with the dead-bit tests, and for a dead mask of 0 without
-// them), so twice 21 loads.
+// every row), and never AB or ABv. The stages come three times: for a dead
+// mask of 0, storing all three results (9 + 3 + 1 floats), for AB and ABv
+// both dead, storing the norm alone, and for any other mask, with a test of
+// each bit: three times 21 loads.
 // CHECK-LABEL: .visible .entry __kfuse_fused_0_0_2(
-// CHECK-COUNT-42: ld.global.nc.b32
+// CHECK-COUNT-63: ld.global.nc.b32
 // CHECK-NOT: ld.global
 // CHECK: ret;
+// STORES-LABEL: .visible .entry __kfuse_fused_0_0_2(
+// STORES-COUNT-27: st.global
+// STORES-NOT: st.global
+// STORES: ret;
 
 // r is written in the group: its field y is loaded plainly, a through the
 // read-only path.

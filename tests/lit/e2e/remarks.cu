@@ -29,16 +29,17 @@ KMAP void rows(const float *a, float *b, int nx, int ny)
 { int id = blockIdx.x * blockDim.x + threadIdx.x, row = id / (nx + 4), col = id % (nx + 4);
   if (row < ny && col < nx) b[row * nx + col] = a[id]; }
 // DEV: remarks.cu:[[@LINE-1]]:47: remark: kernel 'rows(float const*, float*, int, int)' cannot be fused: has a non-affine or unknown index
-// NUM-SAME: (store through parameter 2); write the index as a polynomial in the thread and block indices
+// NUM-SAME: (store through parameter 2 ('b')); write the index as a polynomial in the thread and block indices
 // NAMED-SAME: (store through parameter 2 ('b')); write the index as a polynomial in the thread and block indices
 
-// The call that stays a call and gets a pointer.
-__device__ __noinline__ float first(const float *p) { return p[0]; }
+// The call that stays a call and gets a pointer: recursive, so that it
+// stays one even in the kernel's copy with its helpers inlined.
+__device__ __noinline__ float first(const float *p, int d) { return d ? p[0] + 0.5f * first(p + 1, d - 1) : 0.0f; }
 KMAP void calls(const float *x, float *t, int n)
 { IDX;
-  if (i < n) t[i] = first(x + i); }
+  if (i < n) t[i] = first(x + i, i & 3); }
 // DEV: remarks.cu:[[@LINE-1]]:21: remark: kernel 'calls(float const*, float*, int)' cannot be fused: passes pointer parameter 1
-// NAMED-SAME: ('x') to 'first(float const*)', which is not inlined
+// NAMED-SAME: ('x') to 'first(float const*, int)', which is not inlined
 
 // The asm statement.
 KMAP void fenced(const float *x, float *t, int n)
@@ -65,4 +66,4 @@ void refused(const float *a, float *b, float *c, int n)
 // HOST: remarks.cu:[[@LINE-12]]:3: remark: handed 2 launches (img::scale<float>, img::square<float>) to the runtime, which runs them fused where the device code has a fused kernel for them, else one by one
 // HOST: remarks.cu:[[@LINE-5]]:3: remark: handed 2 launches (rows, img::square<float>) to the runtime, which runs them fused where the device code has a fused kernel for them
 // BOTH: remarks.cu:[[@LINE-14]]:3: remark: handed 2 launches (img::scale<float>, img::square<float>) to the runtime, which runs launches 0..1 as __kfuse_fused_{{[0-9]+}}_0_1 when the guards hold at run time, else one by one
-// BOTH: remarks.cu:[[@LINE-7]]:3: remark: 2 launches (rows, img::square<float>) left as they are: the device code has no fused kernel for them; launches 0..1 not fused: kernel 'rows' cannot be fused: has a non-affine or unknown index (store through parameter 2)
+// BOTH: remarks.cu:[[@LINE-7]]:3: remark: 2 launches (rows, img::square<float>) left as they are: the device code has no fused kernel for them; launches 0..1 not fused: kernel 'rows' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('b'))

@@ -52,7 +52,7 @@ void fused(const float *x, float *t, const float *y, float *o, int n) {
 // CHECK-NOT: kf_rt_launch_seq
 // CHECK: ret void
 void refused(const float *a, float *b, float *c, int n) {
-  // REMARK: device-plan.cu:[[@LINE+1]]:3: remark: 2 launches (rows, square) left as they are: the device code has no fused kernel for them; launches 0..1 not fused: kernel 'rows' cannot be fused: has a non-affine or unknown index (store through parameter 2){{.*}} [-Rpass-missed=kfuse]
+  // REMARK: device-plan.cu:[[@LINE+1]]:3: remark: 2 launches (rows, square) left as they are: the device code has no fused kernel for them; launches 0..1 not fused: kernel 'rows' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('b')){{.*}} [-Rpass-missed=kfuse]
   rows<<<(n + 255) / 256, 256>>>(a, b, n, 1);
   square<<<(n + 255) / 256, 256>>>(b, c, n);
 }

@@ -1,6 +1,6 @@
 // The record offsets the host pass emits (checked in o0-pair.ll: fields at
 // 0, 8, 20, 32, 40, 48, 56, 64, 68, 72, records 80 bytes apart; the site's
-// fields at 0, 8, 16, 20) are the C layout of include/kfuse/rt.h on x86-64.
+// fields at 0, 8, 16, 20, 24, its scratch table's entries 24 bytes) are the C layout of include/kfuse/rt.h on x86-64.
 // RUN: clang --target=x86_64-pc-linux-gnu -std=c11 -fsyntax-only -Xclang -verify -I %kfuse_src_root/include %s
 // expected-no-diagnostics
 #include <stddef.h>
@@ -22,5 +22,11 @@ _Static_assert(_Alignof(kf_launch_t) == 8, "record alignment");
 _Static_assert(offsetof(kf_site_t, where) == 0, "where");
 _Static_assert(offsetof(kf_site_t, cache) == 8, "cache");
 _Static_assert(offsetof(kf_site_t, nlaunches) == 16, "nlaunches");
-_Static_assert(offsetof(kf_site_t, reserved) == 20, "reserved");
-_Static_assert(sizeof(kf_site_t) == 24, "site size");
+_Static_assert(offsetof(kf_site_t, nscratch) == 20, "nscratch");
+_Static_assert(offsetof(kf_site_t, scratch) == 24, "scratch");
+_Static_assert(sizeof(kf_site_t) == 32, "site size");
+_Static_assert(offsetof(kf_scratch_decl_t, launch) == 0, "launch");
+_Static_assert(offsetof(kf_scratch_decl_t, param) == 4, "param");
+_Static_assert(offsetof(kf_scratch_decl_t, name) == 8, "name");
+_Static_assert(offsetof(kf_scratch_decl_t, at) == 16, "at");
+_Static_assert(sizeof(kf_scratch_decl_t) == 24, "scratch entry size");

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Compile-time benchmark (not a test): compiles each file given (default:
+# every example and GPU test program) with `-O2 -c` by plain clang and by
+# clang with both kfuse plugins, REPS times each (default 5, alternating),
+# and prints a Markdown table row per file with the median CPU time
+# (user + system, the compiler's child processes included: cc1 device and
+# host, ptxas, fatbinary) and the difference. CPU time, not wall time, so
+# that other work on the machine disturbs it less; run it on a quiet
+# machine all the same. Usage:
+#   sh bench/compile-time.sh [build-dir] [reps] [file.cu ...]
+set -e
+B=${1:-build}
+REPS=${2:-5}
+[ $# -ge 2 ] && shift 2 || shift $#
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CLANG=${KFUSE_CLANGXX:-clang++-22}
+command -v "$CLANG" >/dev/null 2>&1 || CLANG=/usr/lib/llvm-22/bin/clang++
+CUDA=${CUDA_PATH:-/usr/local/cuda}
+PLUGINS="-fplugin=$B/lib/libkfuse_clang.so -fpass-plugin=$B/lib/libkfuse_llvm.so"
+T=${TMPDIR:-/tmp}/kfct.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+[ $# -gt 0 ] || set -- "$ROOT"/examples/*.cu "$ROOT"/tests/gpu/*.cu
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+cpu() { # extra flags..., file last
+  /usr/bin/time -f '%U %S' -o "$T/t" "$CLANG" -x cuda --cuda-path="$CUDA" \
+    --cuda-gpu-arch=sm_90 -Wno-unknown-cuda-version -O2 -I"$ROOT/include" \
+    -I"$ROOT/examples" -I"$ROOT/tests/gpu" "$@" -c -o "$T/o.o" 2>/dev/null
+  awk '{ print $1 + $2 }' "$T/t"
+}
+echo "| file | plain clang | with kfuse | difference |"
+echo "|---|---|---|---|"
+for f in "$@"; do
+  : > "$T/plain"
+  : > "$T/kfuse"
+  i=0
+  while [ $i -lt "$REPS" ]; do
+    cpu "$f" >> "$T/plain"
+    # shellcheck disable=SC2086
+    cpu $PLUGINS "$f" >> "$T/kfuse"
+    i=$((i + 1))
+  done
+  p=$(median < "$T/plain")
+  k=$(median < "$T/kfuse")
+  printf '| %s | %.2f s | %.2f s | %+.1f %% |\n' "$(basename "$f")" "$p" "$k" \
+    "$(echo "100 * ($k - $p) / $p" | bc -l)"
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

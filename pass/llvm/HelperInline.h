@@ -1,0 +1,34 @@
+//===- HelperInline.h - a kernel's pointer-taking helpers, inlined -*- C++ -*-===//
+//
+// A kfuse_map kernel that hands one of its pointer parameters to a device
+// function the compiler did not inline (a `__noinline__` helper, a large
+// one) is analysed and fused through a private copy in which those calls
+// are inlined (HelperInline.cpp); the kernel itself is left as written.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_PASS_LLVM_HELPERINLINE_H
+#define KFUSE_PASS_LLVM_HELPERINLINE_H
+
+namespace llvm {
+class Function;
+} // namespace llvm
+
+namespace kfuse {
+
+/// Whether \p F calls a function defined in its module (not an intrinsic)
+/// with a pointer based on one of \p F's parameters.
+bool callsPointerHelper(const llvm::Function &F);
+
+/// A private copy of \p F, named "<F>.kfuse.inlined", in which every call
+/// callsPointerHelper() looks for is inlined, helpers of helpers included
+/// (at most 8 levels). Every floating-point value that crosses such a call
+/// goes through llvm.arithmetic.fence: the arguments, the result and every
+/// floating-point load, so no FMA forms across what was a call boundary and
+/// the copy computes bit for bit what \p F computes. Returns nullptr (and
+/// creates nothing) when a call cannot be inlined or the helpers nest
+/// deeper. The caller erases the copy when done with it.
+llvm::Function *inlinedTwin(llvm::Function &F);
+
+} // namespace kfuse
+
+#endif
