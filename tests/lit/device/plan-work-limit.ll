@@ -8,11 +8,23 @@
 ; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-profile=%S/Inputs/shared-1k.prof -kfuse-plan-work-limit=1 -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse %t.ll -o %t.one.ll 2>&1 | FileCheck %s --check-prefix=OPTIMAL
 ; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-profile=%S/Inputs/shared-1k.prof -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse %t.ll -o %t.default.ll 2>&1 | FileCheck %s --check-prefix=OPTIMAL
 ; RUN: cmp %t.one.ll %t.default.ll
+; The old time limit is taken and ignored, with a warning; the output is
+; unchanged.
+; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-profile=%S/Inputs/shared-1k.prof -kfuse-plan-time-limit=0.000001 -S %t.ll -o %t.time.ll 2>&1 | FileCheck %s --check-prefix=DEPRECATED
+; RUN: cmp %t.time.ll %t.default.ll
+; A limit that is not a count is a clear error, never a crash.
+; RUN: not %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-plan-work-limit=1e30 -S %t.ll -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOT-COUNT
+; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-plan-work-limit=1000000000001 -S -pass-remarks-missed=kfuse %t.ll -o /dev/null 2>&1 | FileCheck %s --check-prefix=TOO-MANY
 
 ; OPTIMAL: planned 4 launches for 16777216 elements each on small-shared test device: predicted {{[0-9]+}} ns, 188957 ns unfused, gain {{[0-9]+}} ns; {{[0-9]+}} candidate groups, optimal
 ; OPTIMAL-NOT: work limit reached
 ; OPTIMAL: fused launches 0..1
 ; OPTIMAL: fused launches 2..3
+
+; DEPRECATED: warning: kfuse: -kfuse-plan-time-limit is deprecated and ignored: the planner's search is bounded by -kfuse-plan-work-limit=N (default 1000000), so the output is the same on any machine
+; NOT-COUNT: '1e30' value invalid for long argument
+; TOO-MANY: warning: kfuse: -kfuse-plan-work-limit=1000000000001 is out of range (1 to 1e+12); sequences are planned greedily
+; TOO-MANY: -kfuse-plan-work-limit=1000000000001 is out of range (1 to 1e+12); planned greedily
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
