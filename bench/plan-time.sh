@@ -11,14 +11,14 @@ T=${TMPDIR:-/tmp}/kfplan-bench.$$
 mkdir -p "$T"
 trap 'rm -rf "$T"' EXIT
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-run() { # kernels arrays seed max-group time-limit
+run() { # kernels arrays seed max-group work-limit
   f=$T/s$1_$3.plan
   $B --generate --kernels $1 --arrays $2 --sharing 2:8 --seed $3 -o "$f"
   : > "$T/walls"
   i=0
   while [ $i -lt "$REPS" ]; do
     s=$(date +%s.%N)
-    out=$($B -q --max-group $4 --time-limit $5 "$f" || true)
+    out=$($B -q --max-group $4 --work-limit $5 "$f" || true)
     e=$(date +%s.%N)
     echo "$e - $s" | bc >> "$T/walls"
     i=$((i + 1))
@@ -27,16 +27,15 @@ run() { # kernels arrays seed max-group time-limit
   gain=$(echo "$out" | sed -n 's/.*gain [^(]*(\([^)]*\)).*/\1/p')
   status=$(echo "$out" | sed -n 's/^status: //p')
   runs=$(echo "$out" | sed -n 's/^# solve: [^,]*, \([0-9]*\) CBC runs.*/\1/p')
-  printf '| %d kernels, %d arrays, seed %d | %d | %ss | %s | %.2f s | %s, gain %s, %s CBC runs |\n' \
-    $1 $2 $3 $4 $5 "$cands" "$(median < "$T/walls")" "$status" "$gain" "$runs"
+  work=$(echo "$out" | sed -n 's/^# solve: .*, \([0-9]*\) work units$/\1/p')
+  printf '| %d kernels, %d arrays, seed %d | %d | %s | %s | %.2f s | %s, gain %s, %s CBC runs, %s work units |\n' \
+    $1 $2 $3 $4 $5 "$cands" "$(median < "$T/walls")" "$status" "$gain" "$runs" "$work"
 }
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo '| instance | k | limit | candidates (enumerated / after pruning) | wall (median) | result |'
+echo '| instance | k | work limit | candidates (enumerated / after pruning) | wall (median) | result |'
 echo '|---|---|---|---|---|---|'
-for seed in 1 2 3; do run 142 64 $seed 3 30; done
-for seed in 1 2 3; do run 142 64 $seed 4 30; done
-run 1000 450 1 3 25
-run 1000 450 1 4 25
-run 1000 450 1 3 28
-run 1000 450 1 4 28
+for seed in 1 2 3; do run 142 64 $seed 3 2000000; done
+for seed in 1 2 3; do run 142 64 $seed 4 2000000; done
+run 1000 450 1 3 20000000
+run 1000 450 1 4 20000000
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,7 +1,10 @@
 /* Candidate groups: connected (through dependencies or shared buffers),
  * convex (no path leaves the group and re-enters), at most k launches, legal
  * per the caller's callback; each costed in its best linearisation and
- * variant assignment. Also the quotient-graph cycle check of a partition. */
+ * variant assignment. Consecutive groups are listed first and completely
+ * (n * k of them), the others under the work budget: a sequence of launches
+ * that all share one buffer has C(n, k) connected groups of k launches.
+ * Also the quotient-graph cycle check of a partition. */
 #include <math.h>
 #include <string.h>
 #include "plan_int.h"
@@ -23,6 +26,8 @@ int kf__cand_eval(const kf_problem *p, const kf__dag *d, const kf_model *m,
     rc = kf_model_estimate(m, p, c->order, var, n, &e);
     if (rc)
       return rc;
+    if (isnan(e.time) || e.time < 0)
+      return KF_ERANGE; /* a replaced cost function's nonsense */
     if (e.time < c->cost) {
       c->cost = e.time;
       c->est = e;
@@ -46,6 +51,7 @@ typedef struct kf__esu {
   int set[KF__MAXK], n;
   int *near;        /* members of set or adjacent to it, counted */
   uint64_t *scratch;
+  kf__work *w;      /* charged one unit per group visited */
   int rc;
 } kf__esu;
 
@@ -53,6 +59,9 @@ static int kf__icmp(const void *a, const void *b)
 {
   return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
 }
+
+/* Work units a costed group counts for (a set visited counts one). */
+#define KF__EVAL_WORK 16
 
 static void kf__esu_record(kf__esu *s)
 {
@@ -65,6 +74,9 @@ static void kf__esu_record(kf__esu *s)
     if (s->p->legal && !s->p->legal(s->p->legal_user, mem, s->n))
       return;
   }
+  /* Costing a group (its orders, staging allocation and variants) takes
+   * about as long as visiting a few dozen sets. */
+  kf__work_charge(s->w, KF__EVAL_WORK);
   kf__cand c;
   int rc = kf__cand_eval(s->p, s->d, s->m, mem, s->n, &c);
   if (rc) {
@@ -97,18 +109,67 @@ static void kf__near_add(kf__esu *s, int w, int delta)
     s->near[s->d->nb[q]] += delta;
 }
 
+/* Nonzero if the launches of set[0..n) are consecutive (i..j). */
+static int kf__is_run(const int *set, int n)
+{
+  int lo = set[0], hi = set[0];
+  for (int i = 1; i < n; i++) {
+    lo = set[i] < lo ? set[i] : lo;
+    hi = set[i] > hi ? set[i] : hi;
+  }
+  return hi - lo == n - 1; /* the members are distinct */
+}
+
+/* The size of the convex hull of set[0..n): the members and every launch
+ * on a path between two of them. A group holding the set holds its hull
+ * too, so past k no superset is a candidate. */
+static int kf__hull_size(const kf__esu *s)
+{
+  const kf__dag *d = s->d;
+  int W = d->words, size = 0;
+  uint64_t *out = s->scratch, *in = s->scratch + W;
+  memset(out, 0, sizeof(uint64_t) * 2 * (size_t)W);
+  for (int i = 0; i < s->n; i++) {
+    int v = s->set[i];
+    for (int w = 0; w < W; w++) {
+      out[w] |= d->desc[(size_t)v * W + w];
+      in[w] |= d->anc[(size_t)v * W + w];
+    }
+  }
+  for (int i = 0; i < s->n; i++) /* members are on no such path themselves */
+    out[s->set[i] / 64] &= ~(1ull << (s->set[i] % 64));
+  for (int w = 0; w < W; w++)
+    size += __builtin_popcountll(out[w] & in[w]);
+  return size + s->n;
+}
+
 /* ESU (Wernicke): every connected set containing root as its smallest
- * vertex is produced exactly once. */
+ * vertex is produced exactly once; those of exactly s->k launches that
+ * are not consecutive (kf__runs recorded those) are recorded. A set whose
+ * convex hull exceeds the group size ends its branch: in a chain of
+ * launches that all read one array, launches 0 and 9 are connected, but
+ * every group holding both holds 1..8 too. The walk stops, with
+ * s->out->truncated set, when the work budget is spent, one unit per set
+ * visited. */
 static void kf__esu_extend(kf__esu *s, const int *ext, int next)
 {
-  if (s->n > 1) /* singletons were recorded first */
-    kf__esu_record(s);
-  if (s->n == s->k || s->rc)
+  if (kf__work_charge(s->w, 1)) {
+    s->out->truncated = 1;
+    return;
+  }
+  if (s->n >= 2 && kf__hull_size(s) > s->k)
+    return;
+  if (s->n == s->k) {
+    if (!kf__is_run(s->set, s->n))
+      kf__esu_record(s);
+    return;
+  }
+  if (s->rc || s->out->truncated)
     return;
   int local[KF__MAXK * 64 + 64];
   int nl = next < (int)(sizeof local / sizeof local[0]) ? next : (int)(sizeof local / sizeof local[0]);
   memcpy(local, ext, sizeof(int) * (size_t)nl);
-  while (nl > 0 && !s->rc) {
+  while (nl > 0 && !s->rc && !s->out->truncated) {
     int w = local[--nl];
     int ext2[KF__MAXK * 64 + 64];
     int n2 = nl;
@@ -249,8 +310,44 @@ static int kf__cands_prune(const kf__dag *d, kf__cands *c)
   return 0;
 }
 
+/* Nonzero if launches first..first+len-1 are connected by dependencies or
+ * shared buffers among themselves. */
+static int kf__run_connected(const kf__dag *d, int first, int len)
+{
+  int seen[KF__MAXK] = { 1 }, stack[KF__MAXK], sp = 0, count = 1;
+  stack[sp++] = first;
+  while (sp > 0) {
+    int v = stack[--sp];
+    for (int q = d->nb_start[v]; q < d->nb_start[v + 1]; q++) {
+      int u = d->nb[q] - first;
+      if (u >= 0 && u < len && !seen[u]) {
+        seen[u] = 1;
+        stack[sp++] = d->nb[q];
+        count++;
+      }
+    }
+  }
+  return count == len;
+}
+
+/* The consecutive groups of 2..k launches, all of them: each is convex
+ * (dependencies point forward in launch order), so only connectivity,
+ * legality and cost decide. */
+static void kf__runs(kf__esu *s, int n)
+{
+  for (int first = 0; first < n && !s->rc; first++)
+    for (int len = 2; len <= s->k && first + len <= n && !s->rc; len++) {
+      if (!kf__run_connected(s->d, first, len))
+        continue;
+      for (int i = 0; i < len; i++)
+        s->set[i] = first + i;
+      s->n = len;
+      kf__esu_record(s);
+    }
+}
+
 int kf__cands_build(const kf_problem *p, const kf__dag *d, const kf_model *m,
-                    int k, kf__cands *out)
+                    int k, kf__work *w, kf__cands *out)
 {
   memset(out, 0, sizeof *out);
   if (k < 1 || k > KF__MAXK)
@@ -271,6 +368,7 @@ int kf__cands_build(const kf_problem *p, const kf__dag *d, const kf_model *m,
   s.d = d;
   s.m = m;
   s.out = out;
+  s.w = w;
   s.k = 1;
   /* Singletons first: groups are compared against them. */
   for (int v = 0; v < n && !s.rc; v++) {
@@ -280,17 +378,24 @@ int kf__cands_build(const kf_problem *p, const kf__dag *d, const kf_model *m,
     kf__esu_record(&s);
   }
   s.k = k;
-  for (int v = 0; v < n && !s.rc && k > 1; v++) {
-    s.root = v;
-    s.set[0] = v;
-    s.n = 1;
-    kf__near_add(&s, v, 1);
-    int ext[KF__MAXK * 64 + 64], ne = 0;
-    for (int q = d->nb_start[v]; q < d->nb_start[v + 1]; q++)
-      if (d->nb[q] > v && ne < (int)(sizeof ext / sizeof ext[0]))
-        ext[ne++] = d->nb[q];
-    kf__esu_extend(&s, ext, ne);
-    kf__near_add(&s, v, -1);
+  kf__runs(&s, n);
+  /* The other groups by size, smallest first, while the budget lasts: a
+   * budget too small for every group of k launches still yields all the
+   * smaller ones, and more budget only adds larger groups. */
+  for (int size = 2; size <= k && !s.rc && !p->consecutive && !out->truncated; size++) {
+    s.k = size;
+    for (int v = 0; v < n && !s.rc && !out->truncated; v++) {
+      s.root = v;
+      s.set[0] = v;
+      s.n = 1;
+      kf__near_add(&s, v, 1);
+      int ext[KF__MAXK * 64 + 64], ne = 0;
+      for (int q = d->nb_start[v]; q < d->nb_start[v + 1]; q++)
+        if (d->nb[q] > v && ne < (int)(sizeof ext / sizeof ext[0]))
+          ext[ne++] = d->nb[q];
+      kf__esu_extend(&s, ext, ne);
+      kf__near_add(&s, v, -1);
+    }
   }
   free(s.near);
   free(s.scratch);

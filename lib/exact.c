@@ -202,7 +202,19 @@ typedef struct kf__search {
   double inc_cost;
   int improved;         /* the incumbent is no longer the heuristic's */
   int *rowbuf;          /* a row's columns in core order */
+  kf__work *w;          /* the solve's work budget */
+  int k_best;           /* plans wanted */
 } kf__search;
+
+/* One LP solve charged to the search's budget: at most what is left. */
+static int kf__lp_run(kf__search *s, kf__lp *lp, kf__lp_result_t *r)
+{
+  if (kf__work_out(s->w))
+    return KF_ELIMIT;
+  int rc = kf__lp_solve(lp, s->w->left, r);
+  kf__work_charge(s->w, r->work > 0 ? r->work : 1);
+  return rc;
+}
 
 static void kf__trace(const char *what, int ncols, int nrows, int src, double obj,
                       double bound, double secs)
@@ -330,21 +342,23 @@ static int kf__separate(kf__search *s, const double *x, int max)
 }
 
 /* CBC over the current core and rows. */
-static int kf__solve_core(kf__search *s, double cutoff, int max_nodes, double deadline,
-                          kf__ilp_result_t *r, int *nc)
+static int kf__solve_core(kf__search *s, double cutoff, int max_nodes, kf__ilp_result_t *r,
+                          int *nc)
 {
+  *r = (kf__ilp_result_t){ s->x, 0, 0, 0, 0, 0 };
+  *nc = 0;
+  if (kf__work_out(s->w))
+    return KF_ELIMIT;
   int rc = kf__core_project(&s->k, &s->rows, s->cost);
   if (rc)
     return rc;
-  /* CBC checks its clock between steps only (its preprocessing and root
-   * relaxation run to the end): give it 90% of what is left. */
-  double left = deadline - kf__now();
+  /* CBC counts nodes and simplex iterations against what is left. */
   kf__ilp_t ilp = { s->k.ncol, s->k.cost, s->k.rows.n, s->k.rows.start, s->k.rows.idx,
-                    s->k.rows.sense, s->k.rows.rhs, 0.9 * left - 0.05, cutoff, max_nodes,
+                    s->k.rows.sense, s->k.rows.rhs, s->w->left, cutoff, max_nodes,
                     max_nodes ? KF__SEARCH_PASSES : 0 };
-  *r = (kf__ilp_result_t){ s->x, 0, 0, 0, 0 };
   double ts = kf__now();
   rc = kf__ilp_solve(&ilp, r);
+  kf__work_charge(s->w, r->work > 0 ? r->work : 1);
   s->pl->st.ilp_solves++;
   kf__trace(max_nodes ? "ilp (search)" : "ilp", s->k.ncol, s->k.rows.n, rc, r->obj,
             r->bound, kf__now() - ts);
@@ -358,7 +372,7 @@ static int kf__solve_core(kf__search *s, double cutoff, int max_nodes, double de
  * its solutions violate, prices the columns (sets L and d). Keeps the LP in
  * *lp for the dive; without an LP solver or time, the core stays every
  * column. */
-static int kf__relax(kf__search *s, double deadline, kf__lp **lp)
+static int kf__relax(kf__search *s, kf__lp **lp)
 {
   const kf__cands *c = s->c;
   int n = s->d->n, rc, lp_rows;
@@ -373,14 +387,20 @@ static int kf__relax(kf__search *s, double deadline, kf__lp **lp)
     double *y = malloc(sizeof(double) * (size_t)(s->rows.n + 1));
     if (!y)
       return KF_ENOMEM;
-    kf__lp_result_t lr = { s->x, y, 0 };
-    double ts = kf__now(), left = deadline - ts;
-    int lrc = left > 0 ? kf__lp_solve(*lp, left, &lr) : KF_ETIMEDOUT;
+    kf__lp_result_t lr = { s->x, y, 0, 0, 0 };
+    double ts = kf__now();
+    int lrc = kf__lp_run(s, *lp, &lr);
     if (lrc == 0)
       kf__core_price(&s->k, s->cost, c->n, &s->rows, y);
     free(y);
     kf__trace("lp", c->n, s->rows.n, lrc, lr.obj, s->k.lower, kf__now() - ts);
     if (lrc != 0 || round == 50)
+      return 0;
+    /* A bound that reaches the incumbent proves it: rows would only cut
+     * fractional points of the same cost (with 32 launches that all read
+     * one array, dozens of rounds over 41 448 columns for nothing). The k
+     * best need the rows. */
+    if (s->k_best == 1 && s->k.lower >= s->inc_cost - KF__TOL * fabs(s->inc_cost))
       return 0;
     int added = kf__separate(s, s->x, 4 * n);
     if (added < 0)
@@ -401,7 +421,7 @@ static int kf__relax(kf__search *s, double deadline, kf__lp **lp)
  * infeasible relaxation frees the last fix and forbids that group. Stops
  * when the relaxation costs as much as the incumbent, which a cheaper plan
  * replaces. 0 or KF_ENOMEM. */
-static int kf__dive(kf__search *s, kf__lp *lp, double deadline)
+static int kf__dive(kf__search *s, kf__lp *lp)
 {
   const kf__cands *c = s->c;
   int n = s->d->n, last = -1, lp_rows = s->rows.n, rc = 0;
@@ -414,9 +434,9 @@ static int kf__dive(kf__search *s, kf__lp *lp, double deadline)
   }
   for (int j = 0; j < c->n; j++)
     hi[j] = 1;
-  for (int step = 0; step < 4 * n && kf__now() < deadline && !rc; step++) {
-    kf__lp_result_t r = { s->x, NULL, 0 };
-    int src = kf__lp_solve(lp, deadline - kf__now(), &r);
+  for (int step = 0; step < 4 * n && !kf__work_out(s->w) && !rc; step++) {
+    kf__lp_result_t r = { s->x, NULL, 0, 0, 0 };
+    int src = kf__lp_run(s, lp, &r);
     if (src == KF_EINFEASIBLE && last >= 0) {
       lo[last] = hi[last] = 0;
       last = -1;
@@ -480,7 +500,6 @@ typedef struct kf__bb {
   kf__rows rows;     /* the LP's rows, over the core (for pricing) */
   double *y, *d;     /* the node's row duals and reduced costs */
   long nodes, max_nodes;
-  double deadline;
 } kf__bb;
 
 /* Hands the LP the rows added to s->rows since the last call (over the
@@ -555,8 +574,8 @@ static int kf__bb_bound(kf__bb *b, int depth)
   for (int round = 0;; round++) {
     double cutoff = s->inc_cost * (1 - KF__TOL);
     kf__lp_set_cutoff(b->lp, cutoff);
-    kf__lp_result_t r = { b->xc, b->y, 0 };
-    int rc = kf__lp_solve(b->lp, b->deadline - kf__now(), &r);
+    kf__lp_result_t r = { b->xc, b->y, 0, 0, 0 };
+    int rc = kf__lp_run(s, b->lp, &r);
     if (rc == KF_EINFEASIBLE || (rc == 0 && r.obj >= cutoff))
       return 0;
     if (rc)
@@ -632,10 +651,10 @@ static void kf__bb_undo(kf__bb *b, int count)
 static int kf__bb_node(kf__bb *b, int depth)
 {
   kf__search *s = b->s;
-  if (kf__now() >= b->deadline)
-    return KF_ETIMEDOUT;
   if (b->max_nodes && b->nodes >= b->max_nodes)
-    return KF_ETIMEDOUT;
+    return KF_ELIMIT;
+  if (kf__work_charge(s->w, 1))
+    return KF_ELIMIT;
   b->nodes++;
   int n0 = b->nchanged, rc = kf__bb_bound(b, depth);
   if (rc <= 0) {
@@ -674,11 +693,11 @@ static int kf__bb_node(kf__bb *b, int depth)
 }
 
 /* The best plan in the current core, by kf__bb: 0 when the incumbent is
- * proven the cheapest plan there, KF_ETIMEDOUT at the deadline or after
- * max_nodes (0: no limit), or an error. Rows found at the nodes are kept
+ * proven the cheapest plan there, KF_ELIMIT when the work budget is spent
+ * or after max_nodes (0: no limit), or an error. Rows found at the nodes are kept
  * for the search only: they tighten subtrees, and CBC runs later were
  * slower with them. */
-static int kf__bb_solve(kf__search *s, long max_nodes, double deadline)
+static int kf__bb_solve(kf__search *s, long max_nodes)
 {
   int rc = kf__core_project(&s->k, &s->rows, s->cost), rows0 = s->rows.n;
   if (rc)
@@ -688,7 +707,6 @@ static int kf__bb_solve(kf__search *s, long max_nodes, double deadline)
   kf__bb b;
   memset(&b, 0, sizeof b);
   b.s = s;
-  b.deadline = deadline;
   b.max_nodes = max_nodes;
   b.lp_rows = s->rows.n;
   b.lo = calloc((size_t)s->k.ncol + 1, sizeof(double));
@@ -754,9 +772,9 @@ static void kf__raise_bound(kf__search *s, double core_bound)
  * A search core that holds no cheaper plan doubles while it stays smaller
  * than the proof's (a better cutoff shrinks the proof's core and tree).
  * Then the proof in the core of every column that a cheaper plan could
- * use. Returns 0 when the incumbent is proven optimal, KF_ETIMEDOUT at the
- * deadline, or an error. */
-static int kf__best(kf__search *s, double deadline)
+ * use. Returns 0 when the incumbent is proven optimal, KF_ELIMIT once the
+ * work budget is spent, or an error. */
+static int kf__best(kf__search *s)
 {
   const kf__cands *c = s->c;
   int n = s->d->n, rc, nc, width = KF__SEARCH_COLS, bb_gave_up = 0;
@@ -771,17 +789,17 @@ static int kf__best(kf__search *s, double deadline)
     s->pl->st.conflict_rows += rc;
   }
   for (;;) {
-    if (kf__now() >= deadline)
-      return KF_ETIMEDOUT;
+    if (kf__work_out(s->w))
+      return KF_ELIMIT;
     if (isfinite(s->k.lower) && s->k.ncol <= kf__bb_max_cols && !bb_gave_up) {
       /* Small: our own search. In the search stage its node limit ends
        * it like CBC's; in the proof, CBC takes over. */
-      rc = kf__bb_solve(s, search ? KF__BB_SEARCH_NODES : kf__bb_proof_nodes, deadline);
-      if (rc == KF_ETIMEDOUT && kf__now() < deadline && !search) {
+      rc = kf__bb_solve(s, search ? KF__BB_SEARCH_NODES : kf__bb_proof_nodes);
+      if (rc == KF_ELIMIT && !kf__work_out(s->w) && !search) {
         bb_gave_up = 1;
         continue;
       }
-      if (rc != 0 && !(search && rc == KF_ETIMEDOUT && kf__now() < deadline))
+      if (rc != 0 && !(search && rc == KF_ELIMIT && !kf__work_out(s->w)))
         return rc;
       if (rc == 0) {
         kf__raise_bound(s, s->inc_cost);
@@ -794,23 +812,23 @@ static int kf__best(kf__search *s, double deadline)
       continue;
     }
     kf__ilp_result_t r;
-    rc = kf__solve_core(s, s->inc_cost * (1 - KF__TOL), search ? KF__SEARCH_NODES : 0,
-                        deadline, &r, &nc);
-    if (rc != 0 && rc != KF_ETIMEDOUT && rc != KF_EINFEASIBLE)
+    rc = kf__solve_core(s, s->inc_cost * (1 - KF__TOL), search ? KF__SEARCH_NODES : 0, &r,
+                        &nc);
+    if (rc != 0 && rc != KF_ELIMIT && rc != KF_EINFEASIBLE)
       return rc;
     kf__raise_bound(s, rc == KF_EINFEASIBLE ? s->inc_cost : r.bound);
     int acyclic = 1;
     if (r.has_solution && (acyclic = kf__offer(s, s->chosen, nc, r.obj)) < 0)
       return acyclic;
-    if (rc == KF_ETIMEDOUT && !r.node_limited)
-      return KF_ETIMEDOUT;
+    if (rc == KF_ELIMIT && !r.node_limited)
+      return KF_ELIMIT;
     if (!acyclic)
       continue; /* cut off; look again in the same core */
     /* No plan in the core is cheaper than the incumbent, or the search
      * stopped: proven if the core holds every column a cheaper plan could
      * use, else take them all. */
     double need = s->inc_cost - s->k.lower;
-    if (rc != KF_ETIMEDOUT && need <= s->k.covered)
+    if (rc != KF_ELIMIT && need <= s->k.covered)
       return 0;
     if (search && rc == KF_EINFEASIBLE && 2 * width * n < c->n) {
       width *= 2;
@@ -847,8 +865,8 @@ static int kf__best(kf__search *s, double deadline)
  * incumbent is proven optimal (with k_best > 1, when the plans found, added
  * to the plan in order, are proven the k_best best or all there are), 1
  * when the sweep's states outgrew their memory (the other searches go on
- * from the incumbent and bound it leaves), KF_ETIMEDOUT or KF_ENOMEM. */
-static int kf__sweep_best(kf__search *s, int k_best, double deadline)
+ * from the incumbent and bound it leaves), KF_ELIMIT or KF_ENOMEM. */
+static int kf__sweep_best(kf__search *s, int k_best)
 {
   int n = s->d->n, rc, found, *nc = malloc(sizeof(int) * (size_t)k_best);
   int *chosen = malloc(sizeof(int) * (size_t)k_best * (size_t)n);
@@ -877,7 +895,7 @@ static int kf__sweep_best(kf__search *s, int k_best, double deadline)
       break;
     }
     long states;
-    rc = kf__sweep(s->d, s->c, s->cost, s->k.d, lim, k_best, deadline, chosen, nc, best,
+    rc = kf__sweep(s->d, s->c, s->cost, s->k.d, lim, k_best, s->w, chosen, nc, best,
                    &found, &states);
     s->pl->st.sweep_states += states;
     if (getenv("KFPLAN_TRACE"))
@@ -921,26 +939,26 @@ done:
 /* Ranks 2 and on: the next plans, each cut off by a no-good row once found
  * (the plan differs in at least one group). The core widens until it holds
  * every column a plan as cheap as the one found could use. Returns 0,
- * KF_ETIMEDOUT or an error. */
-static int kf__next(kf__search *s, int k_best, double deadline)
+ * KF_ELIMIT or an error. */
+static int kf__next(kf__search *s, int k_best)
 {
   const kf__cands *c = s->c;
   int n = s->d->n, rc, nc;
   while (s->pl->nalt < k_best) {
-    if (kf__now() >= deadline)
-      return KF_ETIMEDOUT;
+    if (kf__work_out(s->w))
+      return KF_ELIMIT;
     kf__ilp_result_t r;
-    int src = kf__solve_core(s, INFINITY, 0, deadline, &r, &nc);
+    int src = kf__solve_core(s, INFINITY, 0, &r, &nc);
     if (src == KF_EINFEASIBLE) {
       if (!isfinite(s->k.covered))
         return 0; /* no further distinct plan */
       kf__core_select(&s->k, c, n, INFINITY, NULL, 0);
       continue;
     }
-    if (src != 0 && src != KF_ETIMEDOUT)
+    if (src != 0 && src != KF_ELIMIT)
       return src;
     if (!r.has_solution)
-      return KF_ETIMEDOUT;
+      return KF_ELIMIT;
     int clen, q = kf__quotient_cycle(s->d, c, s->chosen, nc, s->cyc, &clen, s->topo);
     if (q < 0)
       return q;
@@ -948,8 +966,8 @@ static int kf__next(kf__search *s, int k_best, double deadline)
       /* cuts only: the incumbent is rank 1's */
       if ((rc = kf__cut_cycles(s, s->chosen, nc, 0)) != 0)
         return rc;
-      if (src == KF_ETIMEDOUT)
-        return KF_ETIMEDOUT;
+      if (src == KF_ELIMIT)
+        return KF_ELIMIT;
       continue;
     }
     if (src == 0 && r.obj > s->k.lower + s->k.covered) {
@@ -960,15 +978,15 @@ static int kf__next(kf__search *s, int k_best, double deadline)
     }
     if ((rc = kf__plan_add(s->pl, c, s->chosen, s->topo, nc)) != 0)
       return rc;
-    if (src == KF_ETIMEDOUT)
-      return KF_ETIMEDOUT;
+    if (src == KF_ELIMIT)
+      return KF_ELIMIT;
     if ((rc = kf__row_add(&s->rows, s->chosen, nc, 'L', nc - 1.0)) != 0)
       return rc;
   }
   return 0;
 }
 
-int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
+int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, kf__work *w,
               int *hchosen, int *nh, double *hcost, kf_plan *pl)
 {
   int n = d->n, rc = KF_ENOMEM;
@@ -977,6 +995,8 @@ int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
   s.d = d;
   s.c = c;
   s.pl = pl;
+  s.w = w;
+  s.k_best = k_best;
   s.inc = hchosen;
   s.ninc = *nh;
   s.inc_cost = *hcost * 1e6;
@@ -995,7 +1015,7 @@ int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
     s.cost[i] = c->c[i].cost * 1e6;
   if ((rc = kf__partition_rows(c, n, &s.rows)) != 0)
     goto out;
-  if ((rc = kf__relax(&s, deadline, &lp)) != 0)
+  if ((rc = kf__relax(&s, &lp)) != 0)
     goto out;
   int proven = 0;
   if (isfinite(s.k.lower)) {
@@ -1004,24 +1024,24 @@ int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
     /* The sweep first; where its states outgrow their memory, the dive and
      * the core searches. */
     if (kf__sweep_max_bytes > 0) {
-      rc = kf__sweep_best(&s, k_best, deadline);
-      if (rc < 0 && rc != KF_ETIMEDOUT)
+      rc = kf__sweep_best(&s, k_best);
+      if (rc < 0 && rc != KF_ELIMIT)
         goto out;
       proven = rc == 0;
     }
     if (!proven) {
       double ts = kf__now();
-      if ((rc = kf__dive(&s, lp, deadline)) != 0)
+      if ((rc = kf__dive(&s, lp)) != 0)
         goto out;
       kf__trace("dive", c->n, s.rows.n, 0, s.inc_cost, s.k.lower, kf__now() - ts);
     }
   }
   kf__lp_destroy(lp);
   lp = NULL;
-  rc = proven ? 0 : kf__best(&s, deadline);
-  if (rc != 0 && rc != KF_ETIMEDOUT)
+  rc = proven ? 0 : kf__best(&s);
+  if (rc != 0 && rc != KF_ELIMIT)
     goto out;
-  int timed_out = rc == KF_ETIMEDOUT;
+  int timed_out = rc == KF_ELIMIT;
   if (proven && k_best > 1 && pl->nalt > 0) { /* the sweep added the k best, or all */
     pl->bound = pl->alt[0].time;
     goto out;
@@ -1030,14 +1050,14 @@ int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
     goto out;
   if (timed_out) {
     pl->heuristic = !s.improved;
-    rc = KF_ETIMEDOUT;
+    rc = KF_ELIMIT;
     goto out;
   }
   pl->bound = pl->alt[0].time;
   if (k_best > 1) {
     if ((rc = kf__row_add(&s.rows, s.inc, s.ninc, 'L', s.ninc - 1.0)) != 0)
       goto out;
-    rc = kf__next(&s, k_best, deadline);
+    rc = kf__next(&s, k_best);
   }
 out:
   *nh = s.ninc;

@@ -1,18 +1,10 @@
 /* The planner for instances too large for CBC: greedy merging of the most
- * profitable disjoint groups that keep the group order acyclic, then local
- * search (insert a group, dissolve what it overlaps) until the deadline. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+ * profitable disjoint groups that keep the group order acyclic (always to
+ * the end), then local search (insert a group, dissolve what it overlaps)
+ * while its work budget lasts. */
 #include <math.h>
 #include <string.h>
-#include <time.h>
 #include "plan_int.h"
-
-double kf__now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 typedef struct kf__hs {
   const kf__dag *d;
@@ -63,14 +55,19 @@ static void kf__place(kf__hs *s, int ci)
     s->owner[g->members[i]] = ci;
 }
 
+/* Largest gain first; equal gains in candidate order, so the order does not
+ * depend on the C library's sort. */
 static const double *kf__sort_key;
 static int kf__by_gain(const void *a, const void *b)
 {
-  double x = kf__sort_key[*(const int *)a], y = kf__sort_key[*(const int *)b];
-  return (x < y) - (x > y);
+  int i = *(const int *)a, j = *(const int *)b;
+  double x = kf__sort_key[i], y = kf__sort_key[j];
+  if (x != y)
+    return x < y ? 1 : -1;
+  return (i > j) - (i < j);
 }
 
-int kf__heuristic(const kf__dag *d, const kf__cands *c, double deadline,
+int kf__heuristic(const kf__dag *d, const kf__cands *c, kf__work *w,
                   unsigned seed, int *chosen, double *cost)
 {
   int n = d->n, nc = c->n;
@@ -113,15 +110,15 @@ int kf__heuristic(const kf__dag *d, const kf__cands *c, double deadline,
     kf__place(&s, ord[k]);
     if (!kf__acyclic(&s))
       memcpy(s.owner, saved, sizeof(int) * (size_t)n);
-    if ((k & 255) == 0 && kf__now() > deadline)
-      break;
+    kf__work_charge(w, 1); /* the greedy pass always ends: every plan is
+                              measured against it */
   }
   double best = kf__owner_cost(&s);
   /* Local search: try each profitable group in random order; keep a move
    * that lowers the total and leaves the order acyclic. */
   unsigned x = seed ? seed : 1;
   int stale = 0;
-  while (ng > 0 && kf__now() < deadline && stale < 4 * ng + 100) {
+  while (ng > 0 && !kf__work_charge(w, 1) && stale < 4 * ng + 100) {
     x ^= x << 13;
     x ^= x >> 17;
     x ^= x << 5;

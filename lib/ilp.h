@@ -13,7 +13,9 @@ typedef struct kf__ilp {
   const int *row_idx;
   const char *sense;    /* 'E' (= rhs) or 'L' (<= rhs) per row */
   const double *rhs;
-  double time_limit;    /* seconds, > 0 */
+  long max_work;        /* work CBC may spend, > 0: each branch-and-bound
+                           node counts kf__ilp_node_work() units, each
+                           simplex iteration one */
   double cutoff;        /* only solutions cheaper than this are wanted (then
                            KF_EINFEASIBLE means none is); INFINITY: any */
   int max_nodes;        /* branch-and-bound nodes, 0: no limit */
@@ -25,11 +27,30 @@ typedef struct kf__ilp_result {
   int has_solution;
   double obj;
   double bound;         /* proven lower bound */
-  int node_limited;     /* stopped by max_nodes, not by time */
+  int node_limited;     /* stopped by max_nodes, not by max_work */
+  long work;            /* work CBC spent, counted as for max_work */
 } kf__ilp_result_t;
 
-/* Returns 0 (proven optimal), KF_ETIMEDOUT (stopped by the time or node
- * limit; maybe a solution), KF_EINFEASIBLE, KF_ESOLVER or KF_ENOMEM. */
+/* Units a node of CBC's branch and bound counts for: 10 plus the program's
+ * columns and rows (it re-solves the relaxation and runs cut and branching
+ * rounds over all of them). */
+long kf__ilp_node_work(const kf__ilp_t *p);
+/* Units a simplex iteration over @p ncols columns counts for: 1 per 1024
+ * columns begun (an iteration prices every column), so the budget bounds
+ * the time of a relaxation over a million candidate groups as it does one
+ * over a thousand. */
+long kf__iteration_work(int ncols);
+
+/* Largest magnitude of a cost or right-hand side handed to the solvers:
+ * past it their tolerances, which are absolute, lose meaning (and Clp
+ * aborts on some such programs). Costs reach them in microseconds. */
+#define KF__ILP_MAX_VALUE 1e15
+
+/* Returns 0 (proven optimal), KF_ELIMIT (stopped by the work or node
+ * limit; maybe a solution), KF_EINFEASIBLE, KF_ERANGE (a cost or
+ * right-hand side not finite or beyond KF__ILP_MAX_VALUE), KF_ESOLVER or
+ * KF_ENOMEM. CBC runs on one thread with fixed random seeds: the same
+ * program and limits give the same answer on any machine. */
 int kf__ilp_solve(const kf__ilp_t *p, kf__ilp_result_t *r);
 
 /* The linear relaxation (0 <= x <= 1) of the same program, kept across
@@ -43,11 +64,13 @@ typedef struct kf__lp_result {
   double *x;            /* caller's array of ncols, or NULL */
   double *dual;         /* caller's array of nrows (all rows so far), or NULL */
   double obj;
+  long iterations;
+  long work;            /* iterations * kf__iteration_work(columns) */
 } kf__lp_result_t;
 
-/* Loads the relaxation of p (its time_limit, cutoff and max_nodes are not
- * used). Returns 0, KF_ENOMEM, or KF_ESOLVER when no LP solver is
- * available. */
+/* Loads the relaxation of p (its max_work, cutoff and max_nodes are not
+ * used). Returns 0, KF_ENOMEM, KF_ERANGE (as kf__ilp_solve), or KF_ESOLVER
+ * when no LP solver is available. */
 int kf__lp_create(const kf__ilp_t *p, kf__lp **out);
 void kf__lp_destroy(kf__lp *lp);
 /* Appends rows (same form as kf__ilp_t's). 0 or KF_ENOMEM. */
@@ -58,9 +81,11 @@ int kf__lp_add_rows(kf__lp *lp, int nrows, const int *start, const int *idx,
 void kf__lp_set_cutoff(kf__lp *lp, double limit);
 /* Replaces every column's bounds. */
 void kf__lp_set_bounds(kf__lp *lp, const double *lower, const double *upper);
-/* Returns 0 (optimal), KF_ETIMEDOUT, KF_EINFEASIBLE or KF_ESOLVER; the
- * result is filled only on 0. */
-int kf__lp_solve(kf__lp *lp, double time_limit, kf__lp_result_t *r);
+/* Runs simplex iterations worth at most @p max_work units (> 0; at least
+ * one iteration). Returns 0 (optimal), KF_ELIMIT, KF_EINFEASIBLE or
+ * KF_ESOLVER; the result is filled only on 0, except r->iterations and
+ * r->work, what was spent, always. */
+int kf__lp_solve(kf__lp *lp, long max_work, kf__lp_result_t *r);
 
 /* The current basis, as a status per column then per row, in a malloc'ed
  * array (*n entries), or NULL without one (no solve yet, or a solver
@@ -84,13 +109,14 @@ typedef struct kf__cbc_api {
                        const double *rowub);
   void (*set_integer)(void *m, int col);
   void (*set_log_level)(void *m, int level);
-  void (*set_max_seconds)(void *m, double s);
+  void (*set_max_nodes)(void *m, int nodes);
   void (*set_parameter)(void *m, const char *name, const char *value);
   int (*solve)(void *m);
   int (*is_proven_optimal)(void *m);
   int (*is_proven_infeasible)(void *m);
-  int (*seconds_limit_reached)(void *m);
   int (*node_limit_reached)(void *m);
+  int (*node_count)(void *m);
+  int (*iteration_count)(void *m);
   const double *(*col_solution)(void *m);
   double (*obj_value)(void *m);
   double (*best_possible)(void *m);
@@ -105,7 +131,8 @@ typedef struct kf__cbc_api {
                       const int *start, const int *index, const double *value);
   void (*lp_set_col_bounds)(void *m, const double *lower, const double *upper);
   void (*lp_log_level)(void *m, int level);
-  void (*lp_set_max_seconds)(void *m, double s);
+  void (*lp_set_max_iterations)(void *m, int iterations);
+  int (*lp_iterations)(void *m); /* of the last solve */
   int (*lp_solve)(void *m);     /* Clp's status: 0 optimal, 1 infeasible,
                                    3 stopped by the limit, other: failed */
   double (*lp_obj_value)(void *m);

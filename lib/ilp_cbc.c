@@ -1,7 +1,10 @@
 /* The binary program solved by COIN-OR CBC, its relaxation by Clp, both
  * through their C interfaces. The only file that includes them; the calls go
- * through a table so unit tests can fake the solvers (time-outs, failures). */
+ * through a table so unit tests can fake the solvers (limits, failures).
+ * Neither solver is given a time limit: both stop on counts of nodes and
+ * simplex iterations, so their answers do not depend on the machine. */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,13 +28,14 @@ static void kf__c_load(void *m, int nc, int nr, const int *st, const int *ix,
 }
 static void kf__c_int(void *m, int c) { Cbc_setInteger(m, c); }
 static void kf__c_log(void *m, int l) { Cbc_setLogLevel(m, l); }
-static void kf__c_secs(void *m, double s) { Cbc_setMaximumSeconds(m, s); }
+static void kf__c_nodes(void *m, int n) { Cbc_setMaximumNodes(m, n); }
 static void kf__c_param(void *m, const char *k, const char *v) { Cbc_setParameter(m, k, v); }
 static int kf__c_solve(void *m) { return Cbc_solve(m); }
 static int kf__c_opt(void *m) { return Cbc_isProvenOptimal(m); }
 static int kf__c_inf(void *m) { return Cbc_isProvenInfeasible(m); }
-static int kf__c_tl(void *m) { return Cbc_isSecondsLimitReached(m); }
 static int kf__c_nl(void *m) { return Cbc_isNodeLimitReached(m); }
+static int kf__c_ncount(void *m) { return Cbc_getNodeCount(m); }
+static int kf__c_icount(void *m) { return Cbc_getIterationCount(m); }
 static const double *kf__c_sol(void *m) { return Cbc_getColSolution(m); }
 static double kf__c_obj(void *m) { return Cbc_getObjValue(m); }
 static double kf__c_bound(void *m) { return Cbc_getBestPossibleObjValue(m); }
@@ -54,7 +58,8 @@ static void kf__l_bounds(void *m, const double *lo, const double *hi)
   Clp_chgColumnUpper(m, hi);
 }
 static void kf__l_log(void *m, int l) { Clp_setLogLevel(m, l); }
-static void kf__l_secs(void *m, double s) { Clp_setMaximumSeconds(m, s); }
+static void kf__l_iters(void *m, int n) { Clp_setMaximumIterations(m, n); }
+static int kf__l_icount(void *m) { return Clp_numberIterations(m); }
 static int kf__l_solve(void *m)
 {
   Clp_dual(m, 0);
@@ -71,10 +76,11 @@ static void kf__l_set_status(void *m, const unsigned char *st) { Clp_copyinStatu
 static void kf__l_cutoff(void *m, double limit) { Clp_setDualObjectiveLimit(m, limit); }
 
 static const kf__cbc_api_t kf__cbc_real = {
-  kf__c_new, kf__c_delete, kf__c_load, kf__c_int, kf__c_log, kf__c_secs, kf__c_param,
-  kf__c_solve, kf__c_opt, kf__c_inf, kf__c_tl, kf__c_nl, kf__c_sol, kf__c_obj, kf__c_bound,
-  kf__l_new, kf__l_delete, kf__l_load, kf__l_add_rows, kf__l_bounds, kf__l_log, kf__l_secs,
-  kf__l_solve, kf__l_obj, kf__l_duals, kf__l_sol, kf__l_status, kf__l_set_status,
+  kf__c_new, kf__c_delete, kf__c_load, kf__c_int, kf__c_log, kf__c_nodes, kf__c_param,
+  kf__c_solve, kf__c_opt, kf__c_inf, kf__c_nl, kf__c_ncount, kf__c_icount, kf__c_sol,
+  kf__c_obj, kf__c_bound,
+  kf__l_new, kf__l_delete, kf__l_load, kf__l_add_rows, kf__l_bounds, kf__l_log, kf__l_iters,
+  kf__l_icount, kf__l_solve, kf__l_obj, kf__l_duals, kf__l_sol, kf__l_status, kf__l_set_status,
   kf__l_cutoff,
 };
 static const kf__cbc_api_t *kf__cbc = &kf__cbc_real;
@@ -154,7 +160,7 @@ static int kf__cols_build(const kf__ilp_t *p, kf__cols *m)
   return 0;
 }
 
-/* Checks x against the rows: CBC may return a point on time-out that is not
+/* Checks x against the rows: CBC may return a point at a limit that is not
  * a solution. */
 static int kf__feasible(const kf__ilp_t *p, const double *x)
 {
@@ -168,12 +174,33 @@ static int kf__feasible(const kf__ilp_t *p, const double *x)
   return 1;
 }
 
+/* Every cost and right-hand side finite and within KF__ILP_MAX_VALUE. */
+static int kf__values_ok(const kf__ilp_t *p)
+{
+  for (int c = 0; c < p->ncols; c++)
+    if (!(fabs(p->cost[c]) <= KF__ILP_MAX_VALUE))
+      return 0;
+  for (int r = 0; r < p->nrows; r++)
+    if (!(fabs(p->rhs[r]) <= KF__ILP_MAX_VALUE))
+      return 0;
+  return 1;
+}
+
+long kf__ilp_node_work(const kf__ilp_t *p) { return 10L + p->ncols + p->nrows; }
+long kf__iteration_work(int ncols) { return 1L + (ncols > 0 ? (ncols - 1) / 1024 : 0); }
+
+/* A count for the solvers' int parameters. */
+static int kf__clamp_int(long v) { return v < 1 ? 1 : v > INT_MAX ? INT_MAX : (int)v; }
+
 int kf__ilp_solve(const kf__ilp_t *p, kf__ilp_result_t *r)
 {
   r->has_solution = 0;
   r->node_limited = 0;
+  r->work = 0;
   r->obj = INFINITY;
   r->bound = -INFINITY;
+  if (!kf__values_ok(p) || !(p->cutoff == INFINITY || fabs(p->cutoff) <= KF__ILP_MAX_VALUE))
+    return KF_ERANGE;
   void *m = kf__cbc->new_model();
   if (!m)
     return KF_ENOMEM;
@@ -200,19 +227,35 @@ int kf__ilp_solve(const kf__ilp_t *p, kf__ilp_result_t *r)
     snprintf(buf, sizeof buf, "%.17g", p->cutoff);
     kf__cbc->set_parameter(m, "cutoff", buf);
   }
-  if (p->max_nodes > 0) {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%d", p->max_nodes);
-    kf__cbc->set_parameter(m, "maxNodes", buf);
-  }
+  /* Reproducible runs: one thread, and CBC's and Clp's random seeds fixed
+   * (their value 0 would seed them from the clock). */
+  kf__cbc->set_parameter(m, "threads", "0");
+  kf__cbc->set_parameter(m, "randomCbcSeed", "1234567");
+  kf__cbc->set_parameter(m, "randomSeed", "1234567");
+  /* A node re-solves the relaxation and runs cut and branching rounds over
+   * every column and row: it is charged as that many units, so the node
+   * limit keeps CBC's run proportionate to the budget. */
+  char buf[32];
+  long budget = p->max_work > 0 ? p->max_work : 1;
+  long per_node = kf__ilp_node_work(p);
+  long nodes = budget / per_node > 0 ? budget / per_node : 1;
+  if (p->max_nodes > 0 && p->max_nodes < nodes)
+    nodes = p->max_nodes;
+  kf__cbc->set_max_nodes(m, kf__clamp_int(nodes));
+  snprintf(buf, sizeof buf, "%d", kf__clamp_int(nodes));
+  kf__cbc->set_parameter(m, "maxNodes", buf);
+  long per_iter = kf__iteration_work(p->ncols);
+  snprintf(buf, sizeof buf, "%d", kf__clamp_int(budget / per_iter));
+  kf__cbc->set_parameter(m, "maxIterations", buf);
   if (p->root_passes > 0) {
-    char buf[32];
     snprintf(buf, sizeof buf, "%d", p->root_passes);
     kf__cbc->set_parameter(m, "passCuts", buf);
   }
-  kf__cbc->set_max_seconds(m, p->time_limit > 0.01 ? p->time_limit : 0.01);
   int st = kf__cbc->solve(m);
-  int limited = st != 0 && (kf__cbc->seconds_limit_reached(m) || kf__cbc->node_limit_reached(m));
+  r->work = (long)kf__cbc->node_count(m) * per_node +
+            (long)kf__cbc->iteration_count(m) * per_iter;
+  /* Status 1: stopped on a limit (nodes or iterations, the only ones set). */
+  int limited = st == 1;
   if (st != 0 && !limited) {
     rc = KF_ESOLVER;
     goto out;
@@ -234,8 +277,9 @@ int kf__ilp_solve(const kf__ilp_t *p, kf__ilp_result_t *r)
   if (limited) {
     double b = kf__cbc->best_possible(m);
     r->bound = isfinite(b) ? b : -INFINITY;
-    r->node_limited = !kf__cbc->seconds_limit_reached(m) && kf__cbc->node_limit_reached(m);
-    rc = KF_ETIMEDOUT;
+    r->node_limited = p->max_nodes > 0 && p->max_nodes < budget / per_node &&
+                      kf__cbc->node_limit_reached(m);
+    rc = KF_ELIMIT;
   } else if (kf__cbc->is_proven_optimal(m) && r->has_solution) {
     r->bound = r->obj;
     rc = 0;
@@ -257,6 +301,8 @@ struct kf__lp {
 int kf__lp_create(const kf__ilp_t *p, kf__lp **out)
 {
   *out = NULL;
+  if (!kf__values_ok(p))
+    return KF_ERANGE;
   if (!kf__cbc->lp_new)
     return KF_ESOLVER;
   kf__lp *lp = calloc(1, sizeof *lp);
@@ -372,13 +418,16 @@ void kf__lp_set_bounds(kf__lp *lp, const double *lower, const double *upper)
   kf__cbc->lp_set_col_bounds(lp->m, lower, upper);
 }
 
-int kf__lp_solve(kf__lp *lp, double time_limit, kf__lp_result_t *r)
+int kf__lp_solve(kf__lp *lp, long max_work, kf__lp_result_t *r)
 {
   r->obj = -INFINITY;
-  kf__cbc->lp_set_max_seconds(lp->m, time_limit > 0.01 ? time_limit : 0.01);
+  long per = kf__iteration_work(lp->ncols);
+  kf__cbc->lp_set_max_iterations(lp->m, kf__clamp_int(max_work / per));
   int st = kf__cbc->lp_solve(lp->m);
+  r->iterations = kf__cbc->lp_iterations(lp->m);
+  r->work = r->iterations * per;
   if (st != 0)
-    return st == 1 ? KF_EINFEASIBLE : st == 3 ? KF_ETIMEDOUT : KF_ESOLVER;
+    return st == 1 ? KF_EINFEASIBLE : st == 3 ? KF_ELIMIT : KF_ESOLVER;
   const double *y = kf__cbc->lp_duals(lp->m);
   const double *x = kf__cbc->lp_col_solution(lp->m);
   if ((r->dual && !y) || (r->x && !x))

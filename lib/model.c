@@ -16,6 +16,8 @@ int kf_model_create(kf_model **out, const kf_profile_t *prof, kf_model_kind_t ki
 {
   if (!out || (kind != KF_MODEL_ROOFLINE && kind != KF_MODEL_PSI))
     return KF_EINVAL;
+  if (prof && kf__profile_check(prof, NULL, 0))
+    return KF_ERANGE;
   kf_model *m = calloc(1, sizeof *m);
   if (!m)
     return KF_ENOMEM;

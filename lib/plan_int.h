@@ -11,6 +11,26 @@
 
 #define KF__MAXK 8 /* largest group the solver accepts */
 
+/* The work budget of a solve. Every search charges what it does, in units
+ * that count the same on any machine: a candidate group enumerated, a move
+ * of the heuristic, a state of the sweep, a node of a branch and bound, an
+ * iteration of the simplex method. Where a search stops therefore depends
+ * on the problem and the limit only, never on the clock, the machine's
+ * load or memory addresses. */
+typedef struct kf__work {
+  long left;  /* units still allowed; the budget is spent at 0 or below */
+  long spent; /* units charged so far */
+} kf__work;
+
+/* Charges @p units; returns nonzero once the budget is spent. */
+static inline int kf__work_charge(kf__work *w, long units)
+{
+  w->spent += units;
+  w->left -= units;
+  return w->left <= 0;
+}
+static inline int kf__work_out(const kf__work *w) { return w->left <= 0; }
+
 typedef struct kf__buffer {
   char *name;
   int dead_after;
@@ -56,6 +76,7 @@ struct kf_problem {
   int npsi, cappsi;
   kf_legal_fn legal;
   void *legal_user;
+  int consecutive; /* only groups of consecutive launches may fuse */
   void *owned_rules; /* legality rules of a parsed file, freed with the problem */
   void (*free_rules)(void *);
 };
@@ -119,15 +140,22 @@ typedef struct kf__cands {
   kf__cand *c;
   int n, cap;
   int enumerated; /* profitable groups found, before dominance pruning */
+  int truncated;  /* the work budget stopped the enumeration of groups that
+                     are not consecutive: some may be missing */
   int *single;    /* index of the singleton candidate of each launch */
 } kf__cands;
 
 /* Enumerates connected, convex, legal groups of up to k launches, costs them
  * and keeps singletons plus groups cheaper than their launches alone, then
  * drops groups that cost at least as much as a refinement into smaller
- * groups ordered acyclically inside them (the optimum is unchanged). */
+ * groups ordered acyclically inside them (the optimum is unchanged).
+ * Consecutive groups (launches i..j) come first and always completely, so
+ * kf__consecutive_best has all it needs; the other groups (none where the
+ * problem admits consecutive groups only) are enumerated while @p w lasts,
+ * one unit per connected set visited, and out->truncated says whether it
+ * ran out. */
 int kf__cands_build(const kf_problem *p, const kf__dag *d, const kf_model *m,
-                    int k, kf__cands *out);
+                    int k, kf__work *w, kf__cands *out);
 void kf__cands_free(kf__cands *c);
 /* Costs one group (members ascending) into c; c->cost INFINITY if it cannot run. */
 int kf__cand_eval(const kf_problem *p, const kf__dag *d, const kf_model *m,
@@ -216,11 +244,24 @@ int kf__separate_cycles(const kf__dag *d, const kf__cands *c, kf__rows *rows,
 int kf__conflict_rows(const kf__dag *d, const kf__cands *c, kf__rows *rows,
                       const char *in, int *cols, int max);
 
-/* Greedy + local search under a deadline (seconds since an arbitrary epoch,
- * see kf__now). chosen receives candidate indices, returns their count. */
-int kf__heuristic(const kf__dag *d, const kf__cands *c, double deadline,
+/* Greedy + local search, charging one unit per move it tries to @p w
+ * (stopping when it is spent). chosen receives candidate indices, returns
+ * their count. */
+int kf__heuristic(const kf__dag *d, const kf__cands *c, kf__work *w,
                   unsigned seed, int *chosen, double *cost);
+/* Seconds on a monotonic clock, for reports (kf_plan_stats, traces) only:
+ * no decision of the planner reads it. */
 double kf__now(void);
+
+/* The cheapest partition of launches 0..n-1 into consecutive groups (in
+ * launch order) among the candidates, and up to k - 1 next-cheapest ones:
+ * a dynamic program over the prefixes of the sequence, O(n * max group *
+ * k). Such a partition is always acyclic (every dependency points forward)
+ * and exists (each launch alone is a candidate). Plan i goes to chosen[i *
+ * n ..] (candidate indices in launch order), nc[i] groups, cost best[i];
+ * *found receives how many there are (at most k). 0 or KF_ENOMEM. */
+int kf__consecutive_best(const kf__cands *c, int n, int k, int *chosen, int *nc,
+                         double *best, int *found);
 
 /* A plan under construction: the alternatives found so far and what the
  * solve reports. */
@@ -252,10 +293,10 @@ int kf__plan_add(kf_plan *pl, const kf__cands *c, const int *chosen,
 /* The exact search (exact.c) from the heuristic plan hchosen[0..*nh) of cost
  * *hcost seconds, which it replaces by any cheaper acyclic plan it finds.
  * Adds up to k_best plans to pl and raises pl->bound. Returns 0 when they
- * are proven, KF_ETIMEDOUT at the deadline (the best plan known is added,
+ * are proven, KF_ELIMIT when @p w is spent (the best plan known is added,
  * pl->heuristic says whether it is still the heuristic's), KF_EINFEASIBLE,
  * KF_ESOLVER or KF_ENOMEM. */
-int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, double deadline,
+int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, kf__work *w,
               int *hchosen, int *nh, double *hcost, kf_plan *pl);
 /* Reduced-cost fixing over the box lo <= x <= hi of 0/1 columns with costs
  * cost[0..ncols) and rows: from any duals y of the rows (y <= 0 taken on
@@ -284,15 +325,42 @@ extern long kf__bb_proof_nodes;
  * costs at least the smaller of its last plan's cost and L + limit.
  * Returns 0 with *found plans: plan i in chosen[i * n ..] (n launches),
  * nc[i] groups, cost best[i]; 1 when its states would take more than
- * kf__sweep_max_bytes; KF_ETIMEDOUT at the deadline; KF_ENOMEM. *states:
- * the states it expanded. */
+ * kf__sweep_max_bytes; KF_ELIMIT when @p w is spent (one unit per state
+ * expanded); KF_ENOMEM. *states: the states it expanded. */
 int kf__sweep(const kf__dag *d, const kf__cands *c, const double *cost, const double *rc,
-              double limit, int k, double deadline, int *chosen, int *nc, double *best,
+              double limit, int k, kf__work *w, int *chosen, int *nc, double *best,
               int *found, long *states);
 /* Memory the sweep's states may take (tests set 0 to reach the other
  * searches). */
 #define KF__SWEEP_BYTES ((size_t)256 << 20)
 extern size_t kf__sweep_max_bytes;
+
+/* The lines of a text, for the file readers (text.c): the same limits and
+ * errors for every format. */
+typedef struct kf__lines {
+  const char *text;
+  size_t len, pos;
+  int line; /* number of the line last returned, from 1 */
+} kf__lines;
+/* The longest line the readers take, newline excluded. */
+#define KF__LINE_MAX 4095
+/* Copies the next line into buf (cap bytes, > KF__LINE_MAX) without its
+ * newline (or CRLF) and comment (from '#'). Returns 1, 0 at the end of the
+ * text, or KF_EPARSE with "line N: reason" in err for a line too long or
+ * one holding a NUL byte. */
+int kf__lines_next(kf__lines *l, char *buf, size_t cap, char *err, size_t errlen);
+/* Writes "line N: " (when line > 0) and the printf-formatted reason. */
+void kf__text_error(char *err, size_t errlen, int line, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Every number of @p p within the range a profile file may give it, and
+ * shared_per_block at most shared_per_sm: 0, or KF_ERANGE with the key in
+ * err. The model takes no other profile, so no absurd device number
+ * reaches the solvers. */
+int kf__profile_check(const kf_profile_t *p, char *err, size_t errlen);
 
 /* Reads a whole file; *text is malloc'd. 0, KF_EIO or KF_ENOMEM. */
 int kf__read_file(const char *path, char **text, size_t *len);

@@ -99,6 +99,8 @@ int kf_problem_add_launch(kf_problem *p, const char *name, double instances, int
 {
   if (!p || !name || !*name || !(instances > 0) || !isfinite(instances))
     return KF_EINVAL;
+  if (instances > KF_MAX_INSTANCES)
+    return KF_ERANGE;
   for (int i = 0; i < p->nl; i++)
     if (strcmp(p->l[i].name, name) == 0)
       return KF_EINVAL;
@@ -126,6 +128,8 @@ int kf_problem_add_variant(kf_problem *p, int launch, const kf_variant_t *v)
       v->registers < 0 || v->registers > KF_VARIANT_MAX_REGS || v->shared_bytes < 0 ||
       !(v->flops >= 0) || !isfinite(v->flops))
     return KF_EINVAL;
+  if (v->flops > KF_MAX_FLOPS_PER_INSTANCE)
+    return KF_ERANGE;
   kf__launch *l = &p->l[launch];
   if (kf__grow((void **)&l->var, &l->capvar, l->nvar + 1, sizeof(kf__variant)))
     return KF_ENOMEM;
@@ -159,6 +163,8 @@ int kf_problem_add_access(kf_problem *p, int launch, int buffer,
       (mode != KF_READ && mode != KF_WRITE && mode != KF_READWRITE) ||
       !(bytes >= 0) || !isfinite(bytes))
     return KF_EINVAL;
+  if (bytes > KF_MAX_BYTES_PER_INSTANCE)
+    return KF_ERANGE;
   kf__launch *l = &p->l[launch];
   for (int a = 0; a < l->nacc; a++)
     if (l->acc[a].buffer == buffer) /* merge repeated accesses */
@@ -183,6 +189,8 @@ int kf_problem_add_psi(kf_problem *p, const char *routine, int ipb, int smem,
   if (!p || !routine || !*routine || ipb < 1 || smem < 0 || !(seconds >= 0) ||
       !isfinite(seconds))
     return KF_EINVAL;
+  if (seconds > KF_MAX_PSI_SECONDS)
+    return KF_ERANGE;
   if (kf__grow((void **)&p->psi, &p->cappsi, p->npsi + 1, sizeof(kf__psi)))
     return KF_ENOMEM;
   kf__psi *e = &p->psi[p->npsi];
@@ -202,6 +210,14 @@ void kf_problem_set_legality(kf_problem *p, kf_legal_fn fn, void *user)
     return;
   p->legal = fn;
   p->legal_user = user;
+}
+
+int kf_problem_set_consecutive(kf_problem *p, int consecutive)
+{
+  if (!p)
+    return KF_EINVAL;
+  p->consecutive = consecutive != 0;
+  return 0;
 }
 
 static const kf__variant kf__default_variant = {

@@ -1,13 +1,14 @@
 /* The problem file reader (format in docs/plan.md): one statement per line,
  * errors reported with their line number, never a crash on bad input. */
 #include <ctype.h>
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "plan_int.h"
 
 #define KF__MAXTOK 64
+/* Largest shared memory per block a variant or psi entry may name: more
+ * than any GPU has, far less than overflows an int. */
+#define KF__MAX_SHARED_BYTES (1 << 30)
 
 typedef struct kf__rules {
   int n, cap;
@@ -51,33 +52,39 @@ typedef struct kf__pst {
 
 static int kf__fail(kf__pst *s, const char *fmt, const char *arg)
 {
-  if (s->err && s->errlen) {
-    char msg[256];
-    snprintf(msg, sizeof msg, fmt, arg ? arg : "");
-    snprintf(s->err, s->errlen, "line %d: %s", s->line, msg);
-  }
+  char msg[256];
+  snprintf(msg, sizeof msg, fmt, arg ? arg : "");
+  kf__text_error(s->err, s->errlen, s->line, "%s", msg);
   return KF_EPARSE;
 }
 
-static int kf__num(const char *v, double *out)
+/* A number of the file in [lo, hi]: 0, or KF_EPARSE with "line N: WHAT:
+ * VALUE out of range (LO to HI)" or "line N: WHAT: 'VALUE' is not a
+ * number". */
+static int kf__num_in(kf__pst *s, const char *what, const char *v, double lo, double hi,
+                      int integer, double *out)
 {
-  char *e;
-  errno = 0;
-  double x = strtod(v, &e);
-  if (!*v || *e || errno || !isfinite(x) || x < 0)
-    return -1;
-  *out = x;
-  return 0;
+  int bad = kf_parse_number(v, lo, hi, integer, out);
+  if (bad == KF_ERANGE)
+    kf__text_error(s->err, s->errlen, s->line, "%s: %s out of range (%g to %g)", what, v, lo,
+                   hi);
+  else if (bad)
+    kf__text_error(s->err, s->errlen, s->line, "%s: '%s' is not %s", what, v,
+                   integer ? "an integer" : "a number");
+  return bad ? KF_EPARSE : 0;
 }
 
-static int kf__int(const char *v, int *out)
+static int kf__int_in(kf__pst *s, const char *what, const char *v, int lo, int hi, int *out)
 {
   double x;
-  if (kf__num(v, &x) || x != floor(x) || x > 1e9)
-    return -1;
-  *out = (int)x;
-  return 0;
+  int rc = kf__num_in(s, what, v, lo, hi, 1, &x);
+  if (rc == 0)
+    *out = (int)x;
+  return rc;
 }
+
+/* Instances of a launch: at least one element. */
+#define KF__MIN_INSTANCES 1.0
 
 static int kf__find(const kf_problem *p, const char *name, int launch)
 {
@@ -104,9 +111,15 @@ static int kf__line(kf_problem *p, kf__rules *rules, kf__pst *s, char **tok,
     return 0;
   }
   if (strcmp(kw, "instances") == 0) {
-    if (nt != 2 || kf__num(tok[1], instances) || *instances <= 0)
+    if (nt != 2)
       return kf__fail(s, "instances needs one positive number%s", NULL);
-    return 0;
+    return kf__num_in(s, "instances needs one positive number", tok[1], KF__MIN_INSTANCES,
+                      KF_MAX_INSTANCES, 0, instances);
+  }
+  if (strcmp(kw, "consecutive") == 0) {
+    if (nt != 1)
+      return kf__fail(s, "expected 'consecutive' alone%s", NULL);
+    return kf_problem_set_consecutive(p, 1);
   }
   if (strcmp(kw, "buffer") == 0) {
     int dead = 0, regs = 0, id = -1;
@@ -134,8 +147,13 @@ static int kf__line(kf_problem *p, kf__rules *rules, kf__pst *s, char **tok,
     if (nt < 2)
       return kf__fail(s, "expected 'launch NAME [instances=N]'%s", NULL);
     for (int i = 2; i < nt; i++) {
-      if (strncmp(tok[i], "instances=", 10) != 0 || kf__num(tok[i] + 10, &inst) || inst <= 0)
+      if (strncmp(tok[i], "instances=", 10) != 0)
         return kf__fail(s, "bad launch attribute '%s'", tok[i]);
+      char what[96];
+      snprintf(what, sizeof what, "bad launch attribute '%.60s'", tok[i]);
+      if ((rc = kf__num_in(s, what, tok[i] + 10, KF__MIN_INSTANCES, KF_MAX_INSTANCES, 0,
+                           &inst)) != 0)
+        return rc;
     }
     if (kf__find(p, tok[1], 1) >= 0)
       return kf__fail(s, "duplicate launch '%s'", tok[1]);
@@ -157,27 +175,26 @@ static int kf__line(kf_problem *p, kf__rules *rules, kf__pst *s, char **tok,
       *eq = 0;
       const char *k = tok[i], *val = eq + 1;
       int bad = 0;
+      char what[96];
+      snprintf(what, sizeof what, "bad value for '%.60s'", k);
       if (strcmp(k, "tpi") == 0)
-        bad = kf__int(val, &v.threads_per_instance) || v.threads_per_instance < 1 ||
-              v.threads_per_instance > KF_VARIANT_MAX_THREADS;
+        bad = kf__int_in(s, what, val, 1, KF_VARIANT_MAX_THREADS, &v.threads_per_instance);
       else if (strcmp(k, "ipb") == 0)
-        bad = kf__int(val, &v.instances_per_block) || v.instances_per_block < 1 ||
-              v.instances_per_block > KF_VARIANT_MAX_THREADS;
+        bad = kf__int_in(s, what, val, 1, KF_VARIANT_MAX_THREADS, &v.instances_per_block);
       else if (strcmp(k, "block") == 0)
-        bad = kf__int(val, &v.block_threads) || v.block_threads < 1 ||
-              v.block_threads > KF_VARIANT_MAX_THREADS;
+        bad = kf__int_in(s, what, val, 1, KF_VARIANT_MAX_THREADS, &v.block_threads);
       else if (strcmp(k, "regs") == 0)
-        bad = kf__int(val, &v.registers) || v.registers < 1 || v.registers > KF_VARIANT_MAX_REGS;
+        bad = kf__int_in(s, what, val, 1, KF_VARIANT_MAX_REGS, &v.registers);
       else if (strcmp(k, "smem") == 0)
-        bad = kf__int(val, &v.shared_bytes);
+        bad = kf__int_in(s, what, val, 0, KF__MAX_SHARED_BYTES, &v.shared_bytes);
       else if (strcmp(k, "flops") == 0)
-        bad = kf__num(val, &v.flops);
+        bad = kf__num_in(s, what, val, 0, KF_MAX_FLOPS_PER_INSTANCE, 0, &v.flops);
       else if (strcmp(k, "psi") == 0)
         v.psi_compute = val;
       else
         return kf__fail(s, "unknown variant key '%s'", k);
       if (bad)
-        return kf__fail(s, "bad value for '%s'", k);
+        return bad;
     }
     for (int i = 0; i < p->l[p->nl - 1].nvar; i++)
       if (strcmp(p->l[p->nl - 1].var[i].name, v.name) == 0)
@@ -196,8 +213,9 @@ static int kf__line(kf_problem *p, kf__rules *rules, kf__pst *s, char **tok,
     const char *psi = NULL;
     for (int i = 2; i < nt; i++) {
       if (strncmp(tok[i], "bytes=", 6) == 0) {
-        if (kf__num(tok[i] + 6, &bytes))
-          return kf__fail(s, "bad byte count '%s'", tok[i] + 6);
+        if ((rc = kf__num_in(s, "bad byte count", tok[i] + 6, 0, KF_MAX_BYTES_PER_INSTANCE, 0,
+                             &bytes)))
+          return rc;
       } else if (strncmp(tok[i], "psi=", 4) == 0 && tok[i][4]) {
         psi = tok[i] + 4;
       } else {
@@ -212,9 +230,13 @@ static int kf__line(kf_problem *p, kf__rules *rules, kf__pst *s, char **tok,
   if (strcmp(kw, "psi") == 0) {
     int ipb, sm;
     double sec;
-    if (nt != 5 || kf__int(tok[2], &ipb) || ipb < 1 || kf__int(tok[3], &sm) ||
-        kf__num(tok[4], &sec))
+    if (nt != 5)
       return kf__fail(s, "expected 'psi ROUTINE IPB EXTRA_SHARED SECONDS'%s", NULL);
+    const char *what = "expected 'psi ROUTINE IPB EXTRA_SHARED SECONDS'";
+    if ((rc = kf__int_in(s, what, tok[2], 1, KF_VARIANT_MAX_THREADS, &ipb)) ||
+        (rc = kf__int_in(s, what, tok[3], 0, KF__MAX_SHARED_BYTES, &sm)) ||
+        (rc = kf__num_in(s, what, tok[4], 0, KF_MAX_PSI_SECONDS, 0, &sec)))
+      return rc;
     return kf_problem_add_psi(p, tok[1], ipb, sm, sec);
   }
   if (strcmp(kw, "forbid") == 0 || strcmp(kw, "alone") == 0) {
@@ -260,28 +282,15 @@ int kf_problem_parse(kf_problem **out, const char *text, size_t len,
   kf__pst s = { err, errlen, 0 };
   double instances = 1 << 20;
   int header = 0;
-  size_t pos = 0;
-  char buf[4096];
-  while (pos < len && rc == 0) {
-    s.line++;
-    size_t e = pos;
-    while (e < len && text[e] != '\n')
-      e++;
-    size_t n = e - pos;
-    if (n >= sizeof buf) {
-      rc = kf__fail(&s, "line longer than 4095 characters%s", NULL);
+  kf__lines lines = { text, len, 0, 0 };
+  char buf[KF__LINE_MAX + 1];
+  while (rc == 0) {
+    int more = kf__lines_next(&lines, buf, sizeof buf, err, errlen);
+    s.line = lines.line;
+    if (more <= 0) {
+      rc = more;
       break;
     }
-    memcpy(buf, text + pos, n);
-    buf[n] = 0;
-    pos = e + 1;
-    if (memchr(buf, 0, n)) {
-      rc = kf__fail(&s, "NUL byte in line%s", NULL);
-      break;
-    }
-    char *hash = strchr(buf, '#');
-    if (hash)
-      *hash = 0;
     char *tok[KF__MAXTOK];
     int nt = 0;
     for (char *q = buf; *q;) {

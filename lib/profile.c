@@ -1,6 +1,5 @@
 /* Device profiles: defaults for the H100 and the "key = value" file reader. */
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -55,9 +54,26 @@ static const struct {
 
 static int kf__perr(char *err, size_t errlen, int line, const char *msg, const char *arg)
 {
-  if (err && errlen)
-    snprintf(err, errlen, "line %d: %s%s%s", line, msg, arg ? ": " : "", arg ? arg : "");
+  kf__text_error(err, errlen, line, "%s%s%s", msg, arg ? ": " : "", arg ? arg : "");
   return KF_EPARSE;
+}
+
+int kf__profile_check(const kf_profile_t *p, char *err, size_t errlen)
+{
+  for (size_t i = 0; i < sizeof kf__keys / sizeof kf__keys[0]; i++) {
+    const char *at = (const char *)p + kf__keys[i].off;
+    double x = kf__keys[i].type == KF__I ? *(const int *)at : *(const double *)at;
+    if (!(x >= kf__keys[i].lo && x <= kf__keys[i].hi)) {
+      kf__text_error(err, errlen, 0, "profile value out of range: %s = %g (%g to %g)",
+                     kf__keys[i].key, x, kf__keys[i].lo, kf__keys[i].hi);
+      return KF_ERANGE;
+    }
+  }
+  if (p->shared_per_block > p->shared_per_sm) {
+    kf__text_error(err, errlen, 0, "shared_per_block exceeds shared_per_sm");
+    return KF_ERANGE;
+  }
+  return 0;
 }
 
 int kf_profile_parse(kf_profile_t *prof, const char *text, size_t len,
@@ -67,21 +83,15 @@ int kf_profile_parse(kf_profile_t *prof, const char *text, size_t len,
     return KF_EINVAL;
   kf_profile_t p;
   kf_profile_default(&p);
-  size_t pos = 0;
-  for (int line = 1; pos < len; line++) {
-    size_t e = pos;
-    while (e < len && text[e] != '\n')
-      e++;
-    char buf[512];
-    size_t n = e - pos;
-    if (n >= sizeof buf)
-      return kf__perr(err, errlen, line, "line too long", NULL);
-    memcpy(buf, text + pos, n);
-    buf[n] = 0;
-    pos = e + 1;
-    char *hash = strchr(buf, '#');
-    if (hash)
-      *hash = 0;
+  kf__lines lines = { text, len, 0, 0 };
+  char buf[KF__LINE_MAX + 1];
+  for (;;) {
+    int more = kf__lines_next(&lines, buf, sizeof buf, err, errlen);
+    if (more < 0)
+      return more;
+    if (!more)
+      break;
+    int line = lines.line;
     char *s = buf;
     while (isspace((unsigned char)*s))
       s++;
@@ -111,74 +121,26 @@ int kf_profile_parse(kf_profile_t *prof, const char *text, size_t len,
         break;
     if (i == sizeof kf__keys / sizeof kf__keys[0])
       return kf__perr(err, errlen, line, "unknown key", k);
-    char *endp;
-    errno = 0;
-    double x = strtod(v, &endp);
-    if (!*v || *endp || errno || !isfinite(x))
-      return kf__perr(err, errlen, line, "not a number", v);
-    if (x < kf__keys[i].lo || x > kf__keys[i].hi)
-      return kf__perr(err, errlen, line, "value out of range for", k);
-    if (kf__keys[i].type == KF__I) {
-      if (x != floor(x))
-        return kf__perr(err, errlen, line, "expected an integer for", k);
-      *(int *)((char *)&p + kf__keys[i].off) = (int)x;
-    } else {
-      *(double *)((char *)&p + kf__keys[i].off) = x;
+    double x;
+    int bad = kf_parse_number(v, kf__keys[i].lo, kf__keys[i].hi, kf__keys[i].type == KF__I, &x);
+    if (bad == KF_ERANGE) {
+      kf__text_error(err, errlen, line, "value out of range for: %s = %s (%g to %g)", k, v,
+                     kf__keys[i].lo, kf__keys[i].hi);
+      return KF_EPARSE;
     }
+    if (bad && kf__keys[i].type == KF__I)
+      return kf__perr(err, errlen, line, "expected an integer for", k);
+    if (bad)
+      return kf__perr(err, errlen, line, "not a number", v);
+    if (kf__keys[i].type == KF__I)
+      *(int *)((char *)&p + kf__keys[i].off) = (int)x;
+    else
+      *(double *)((char *)&p + kf__keys[i].off) = x;
   }
   if (p.shared_per_block > p.shared_per_sm)
     return kf__perr(err, errlen, 0, "shared_per_block exceeds shared_per_sm", NULL);
   *prof = p;
   return 0;
-}
-
-int kf__read_file(const char *path, char **text, size_t *len)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return KF_EIO;
-  size_t cap = 4096, n = 0;
-  char *b = malloc(cap);
-  for (;;) {
-    if (!b) {
-      fclose(f);
-      return KF_ENOMEM;
-    }
-    n += fread(b + n, 1, cap - n, f);
-    if (n < cap)
-      break;
-    cap *= 2;
-    char *nb = realloc(b, cap);
-    if (!nb)
-      free(b);
-    b = nb;
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    free(b);
-    return KF_EIO;
-  }
-  *text = b;
-  *len = n;
-  return 0;
-}
-
-int kf__load_file(const char *path, char *err, size_t errlen,
-                  int (*parse)(void *obj, const char *text, size_t len, char *err, size_t errlen),
-                  void *obj)
-{
-  char *t;
-  size_t n;
-  int rc = kf__read_file(path, &t, &n);
-  if (rc) {
-    if (err && errlen)
-      snprintf(err, errlen, "%s: cannot read", path);
-    return rc;
-  }
-  rc = parse(obj, t, n, err, errlen);
-  free(t);
-  return rc;
 }
 
 static int kf__profile_parse_obj(void *prof, const char *text, size_t len, char *err,

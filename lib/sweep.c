@@ -296,7 +296,7 @@ static void kf__unpack(const uint64_t *key, int w, int base, uint64_t *full)
 }
 
 int kf__sweep(const kf__dag *d, const kf__cands *c, const double *cost, const double *rc,
-              double limit, int k, double deadline, int *chosen, int *nc, double *best,
+              double limit, int k, kf__work *work, int *chosen, int *nc, double *best,
               int *found, long *states)
 {
   int n = d->n, w = d->words, r = KF_ENOMEM, at;
@@ -347,8 +347,9 @@ int kf__sweep(const kf__dag *d, const kf__cands *c, const double *cost, const do
   for (int m = 0; m < n; m++) {
     kf__layer *l = &s.layer[m];
     for (int si = 0; si < l->n; si++) {
-      if ((++done & 1023) == 0 && kf__now() >= deadline) {
-        r = KF_ETIMEDOUT;
+      ++done;
+      if (kf__work_charge(work, 1)) {
+        r = KF_ELIMIT;
         goto out;
       }
       kf__sstate st = l->st[si];

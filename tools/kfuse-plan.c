@@ -1,6 +1,5 @@
 /* kfuse-plan: plans the fusion of a problem file with libkfplan and prints
  * the plan, its predicted gain, the k best plans and a Graphviz picture. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,24 +17,28 @@ static void usage(FILE *f)
     "  --max-group N    largest fused group (1..8, default 4)\n"
     "  --profile FILE   device profile (default: built-in H100)\n"
     "  --model M        roofline (default) or psi (per-routine tables)\n"
-    "  --time-limit S   seconds for the whole search (default 10)\n"
+    "  --work-limit N   units of work for the whole search (default 2000000): candidate\n"
+    "                   groups, heuristic moves, dynamic-program states, branch-and-bound\n"
+    "                   nodes and simplex iterations, so the plan is the same on any machine\n"
     "  --heuristic      greedy + local search only, no CBC\n"
     "  --exact          CBC whatever the size\n"
     "  --dot FILE       write a Graphviz picture of the best plan\n"
     "  -q               print only the summary line\n"
-    "exit status: 0 optimal, 1 error, 2 usage, 3 stopped by the time limit\n");
+    "exit status: 0 optimal, 1 error, 2 usage, 3 stopped by the work limit\n");
 }
 
-static int arg_num(const char *opt, const char *v, double lo, double hi, double *out)
+/* The number after option @p opt: the whole word a decimal number in
+ * [lo, hi] (an integer if asked), as the problem reader takes them. */
+static int arg_num(const char *opt, const char *v, double lo, double hi, int integer,
+                   double *out)
 {
-  char *e;
-  errno = 0;
-  double x = v ? strtod(v, &e) : 0;
-  if (!v || !*v || *e || errno || x < lo || x > hi) {
-    fprintf(stderr, "kfuse-plan: %s needs a number in [%g, %g]\n", opt, lo, hi);
+  int rc = v ? kf_parse_number(v, lo, hi, integer, out) : KF_EINVAL;
+  if (rc) {
+    fprintf(stderr, "kfuse-plan: %s needs %s in [%.15g, %.15g]%s%s%s\n", opt,
+            integer ? "an integer" : "a number", lo, hi, v ? ", not '" : "", v ? v : "",
+            v ? "'" : "");
     return -1;
   }
-  *out = x;
   return 0;
 }
 
@@ -109,14 +112,22 @@ int main(int argc, char **argv)
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     double x;
     if (!strcmp(a, "--k")) {
-      if (arg_num(a, v, 1, 10000, &x)) return 2;
+      if (arg_num(a, v, 1, 10000, 1, &x)) return 2;
       o.k_best = (int)x, i++;
     } else if (!strcmp(a, "--max-group")) {
-      if (arg_num(a, v, 1, 8, &x)) return 2;
+      if (arg_num(a, v, 1, 8, 1, &x)) return 2;
       o.max_group = (int)x, i++;
+    } else if (!strcmp(a, "--work-limit")) {
+      if (arg_num(a, v, 1, (double)KF_WORK_LIMIT_MAX, 1, &x)) return 2;
+      o.work_limit = (long)x, i++;
     } else if (!strcmp(a, "--time-limit")) {
-      if (arg_num(a, v, 0.001, 1e6, &x)) return 2;
-      o.time_limit = x, i++;
+      /* Deprecated: a time limit made the plan depend on the machine and
+       * its load. Still taken (and checked), so old scripts run. */
+      if (arg_num(a, v, 0, 1e6, 0, &x)) return 2;
+      fprintf(stderr, "kfuse-plan: warning: --time-limit is ignored; the search is bounded "
+                      "by --work-limit N (default %ld), the same on any machine\n",
+              (long)KF_WORK_LIMIT_DEFAULT);
+      i++;
     } else if (!strcmp(a, "--profile") && v) {
       prof_path = v, i++;
     } else if (!strcmp(a, "--dot") && v) {
@@ -137,20 +148,28 @@ int main(int argc, char **argv)
     } else if (!strcmp(a, "--generate")) {
       generate = 1;
     } else if (!strcmp(a, "--kernels")) {
-      if (arg_num(a, v, 1, 1e6, &x)) return 2;
+      if (arg_num(a, v, 1, 1e6, 1, &x)) return 2;
       kernels = (int)x, i++;
     } else if (!strcmp(a, "--arrays")) {
-      if (arg_num(a, v, 1, 1e6, &x)) return 2;
+      if (arg_num(a, v, 1, 1e6, 1, &x)) return 2;
       arrays = (int)x, i++;
     } else if (!strcmp(a, "--seed")) {
-      if (arg_num(a, v, 0, 4294967295.0, &x)) return 2;
+      if (arg_num(a, v, 0, 4294967295.0, 1, &x)) return 2;
       seed = (unsigned)x, i++;
     } else if (!strcmp(a, "--sharing") && v) {
-      if (sscanf(v, "%d:%d", &smin, &smax) != 2 || smin < 1 || smax < smin) {
+      char lo[32], hi[32];
+      const char *colon = strchr(v, ':');
+      double x2;
+      if (!colon || colon - v >= (long)sizeof lo || strlen(colon + 1) >= sizeof hi) {
         fprintf(stderr, "kfuse-plan: --sharing needs MIN:MAX\n");
         return 2;
       }
-      i++;
+      snprintf(lo, sizeof lo, "%.*s", (int)(colon - v), v);
+      snprintf(hi, sizeof hi, "%s", colon + 1);
+      if (arg_num("--sharing MIN", lo, 1, 1e6, 1, &x) ||
+          arg_num("--sharing MAX", hi, x, 1e6, 1, &x2))
+        return 2;
+      smin = (int)x, smax = (int)x2, i++;
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);
       return 0;
@@ -199,8 +218,10 @@ int main(int argc, char **argv)
   }
   kf_plan *pl = NULL;
   rc = kf_plan_solve(p, m, &o, &pl);
-  if (rc && rc != KF_ETIMEDOUT) {
-    fprintf(stderr, "kfuse-plan: %s: %s\n", file, kf_strerror(rc));
+  if (rc && rc != KF_ELIMIT) {
+    fprintf(stderr, "kfuse-plan: %s: %s%s\n", file, kf_strerror(rc),
+            rc == KF_ERANGE ? ": a predicted time exceeds 1e9 seconds (sizes no device runs)"
+                            : "");
     kf_model_destroy(m);
     kf_problem_destroy(p);
     return 1;
@@ -216,15 +237,15 @@ int main(int argc, char **argv)
     printf("status: optimal%s\n", kf_plan_count(pl) < o.k_best ? " (no further distinct plans)" : "");
   else
     printf("status: %s, gap %.2f%% (bound %.3f us)\n",
-           kf_plan_is_heuristic(pl) ? "heuristic" : "time limit", 100 * kf_plan_gap(pl),
+           kf_plan_is_heuristic(pl) ? "heuristic" : "work limit", 100 * kf_plan_gap(pl),
            kf_plan_bound(pl) * 1e6);
   printf("# solve: %.3f s, %d CBC runs, %d cycle and clique rows, %d cycle cuts, %ld "
-         "branch-and-bound nodes, %ld sweep states\n",
+         "branch-and-bound nodes, %ld sweep states, %ld work units\n",
          st.seconds, st.ilp_solves, st.conflict_rows, st.cycle_cuts, st.bb_nodes,
-         st.sweep_states);
+         st.sweep_states, st.work);
   int bad = dot && write_dot(dot, p, pl);
   kf_plan_destroy(pl);
   kf_model_destroy(m);
   kf_problem_destroy(p);
-  return bad ? 1 : rc == KF_ETIMEDOUT ? 3 : 0;
+  return bad ? 1 : rc == KF_ELIMIT ? 3 : 0;
 }

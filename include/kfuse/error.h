@@ -24,7 +24,7 @@ extern "C" {
   XX(ENOTSUP, -7, "not supported")                                            \
   XX(EIO, -8, "input/output error")                                           \
   XX(ESOLVER, -9, "solver failed")                                            \
-  XX(ETIMEDOUT, -10, "time limit reached before optimality was proven")       \
+  XX(ELIMIT, -10, "work limit reached before optimality was proven")       \
   XX(EINFEASIBLE, -11, "no feasible plan")                                    \
   XX(ECUDA, -12, "CUDA call failed")                                          \
   XX(EMISMATCH, -13, "results differ")

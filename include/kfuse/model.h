@@ -47,7 +47,8 @@ typedef int (*kf_cost_fn)(void *user, const kf_problem *p, const int *order,
                           const int *variants, int n, kf_estimate_t *out);
 
 /** Creates a model over a copy of @p prof (NULL: kf_profile_default()).
- * @returns 0, KF_EINVAL or KF_ENOMEM. */
+ * @returns 0, KF_EINVAL, KF_ERANGE (a number of @p prof outside the range a
+ * profile file may give it, docs/plan.md) or KF_ENOMEM. */
 KF_EXTERN int kf_model_create(kf_model **out, const kf_profile_t *prof,
                               kf_model_kind_t kind);
 /** Frees @p m; NULL is allowed. */

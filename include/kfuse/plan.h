@@ -72,31 +72,43 @@ KF_EXTERN int kf_problem_add_buffer(kf_problem *p, const char *name,
  * @returns 0 or KF_EINVAL (NULL @p p, @p buffer out of range). */
 KF_EXTERN int kf_problem_set_buffer_registers(kf_problem *p, int buffer, int in_registers);
 
+/* Largest instances per launch, bytes per instance of an access, flops per
+ * instance, and psi-table seconds the problem accepts: beyond them the
+ * predicted times leave the range the solvers handle with precision. */
+#define KF_MAX_INSTANCES 1e15
+#define KF_MAX_BYTES_PER_INSTANCE 1e9
+#define KF_MAX_FLOPS_PER_INSTANCE 1e12
+#define KF_MAX_PSI_SECONDS 1e6
+
 /** Appends a launch (launch order = call order). @param instances number of
- * independent instances (map elements) it processes, > 0. The launch starts
- * with no variant; one default variant is assumed if none is added.
- * @returns 0, KF_EINVAL or KF_ENOMEM. */
+ * independent instances (map elements) it processes, > 0 and at most
+ * KF_MAX_INSTANCES. The launch starts with no variant; one default variant is assumed if none is
+ * added. @returns 0, KF_EINVAL (NULL or empty name, instances not finite or
+ * not positive), KF_ERANGE (instances too large) or KF_ENOMEM. */
 KF_EXTERN int kf_problem_add_launch(kf_problem *p, const char *name,
                                     double instances, int *id);
 
 /** Adds an implementation variant to @p launch (copied).
- * @returns 0, KF_EINVAL (bad index or negative field) or KF_ENOMEM. */
+ * @returns 0, KF_EINVAL (bad index or negative field), KF_ERANGE (flops
+ * beyond KF_MAX_FLOPS_PER_INSTANCE) or KF_ENOMEM. */
 KF_EXTERN int kf_problem_add_variant(kf_problem *p, int launch,
                                      const kf_variant_t *v);
 
 /** Records that @p launch accesses @p buffer with @p mode, moving
- * @p bytes_per_instance bytes per instance per direction. @param psi_routine
- * the psi-table routine of this load/store, or NULL. Accesses must be added
- * before kf_plan_solve(); dependencies are derived from them in launch order.
- * @returns 0, KF_EINVAL or KF_ENOMEM. */
+ * @p bytes_per_instance bytes per instance per direction (0 to
+ * KF_MAX_BYTES_PER_INSTANCE). @param psi_routine the psi-table routine of
+ * this load/store, or NULL. Accesses must be added before kf_plan_solve();
+ * dependencies are derived from them in launch order. @returns 0, KF_EINVAL
+ * (bytes not finite or negative, among others), KF_ERANGE (bytes too large)
+ * or KF_ENOMEM. */
 KF_EXTERN int kf_problem_add_access(kf_problem *p, int launch, int buffer,
                                     kf_access_mode_t mode,
                                     double bytes_per_instance,
                                     const char *psi_routine);
 
 /** Adds one entry of the per-routine timing table psi(routine, instances per
- * block, extra shared memory in bytes) = @p seconds (Fousek et al.).
- * @returns 0, KF_EINVAL or KF_ENOMEM. */
+ * block, extra shared memory in bytes) = @p seconds (Fousek et al.), 0 to
+ * KF_MAX_PSI_SECONDS. @returns 0, KF_EINVAL, KF_ERANGE or KF_ENOMEM. */
 KF_EXTERN int kf_problem_add_psi(kf_problem *p, const char *routine,
                                  int instances_per_block, int extra_shared,
                                  double seconds);
@@ -104,6 +116,23 @@ KF_EXTERN int kf_problem_add_psi(kf_problem *p, const char *routine,
 /** Sets the legality callback; NULL (the default) means every connected
  * convex group is legal. */
 KF_EXTERN void kf_problem_set_legality(kf_problem *p, kf_legal_fn fn, void *user);
+
+/** Nonzero @p consecutive: only groups of consecutive launches (i, i+1,
+ * ..., j in launch order) may fuse, as where the code generator fuses
+ * runs of adjacent launches. The planner then lists n * max_group groups
+ * instead of every connected one, and finds the optimum (and the k best
+ * plans) by dynamic programming in O(n * max_group * k_best).
+ * @returns 0 or KF_EINVAL (NULL @p p). */
+KF_EXTERN int kf_problem_set_consecutive(kf_problem *p, int consecutive);
+
+/** Parses the whole of @p text as a finite decimal number in [@p lo, @p hi],
+ * an integer if @p integer is nonzero, as the problem and profile readers
+ * and kfuse-plan's options do: no "inf", "nan", hexadecimal or trailing
+ * characters. @returns 0 with *out set, KF_EPARSE (not such a number; an
+ * overflow such as 1e999 is out of range instead), KF_ERANGE (a number
+ * outside the range) or KF_EINVAL (NULL argument). */
+KF_EXTERN int kf_parse_number(const char *text, double lo, double hi, int integer,
+                              double *out);
 
 /** Parses a problem file (format in docs/plan.md). On KF_EPARSE, @p err
  * receives "line N: reason". @returns 0, KF_EPARSE, KF_EINVAL or KF_ENOMEM;
@@ -147,10 +176,21 @@ typedef enum kf_solver {
   KF_SOLVE_HEURISTIC = 2  /* greedy merge + local search only */
 } kf_solver_t;
 
+/* Default and largest work_limit. */
+#define KF_WORK_LIMIT_DEFAULT 2000000L
+#define KF_WORK_LIMIT_MAX 1000000000000L
+
 typedef struct kf_solve_options_s {
   int max_group;          /* k: largest group; default 4 */
   int k_best;             /* number of distinct plans wanted; default 1 */
-  double time_limit;      /* seconds for the whole solve; default 10 */
+  long work_limit;        /* units of work for the whole solve, 1 to
+                             KF_WORK_LIMIT_MAX; default KF_WORK_LIMIT_DEFAULT.
+                             A unit is a candidate group enumerated, a move
+                             of the heuristic, a state of the dynamic
+                             program, a node of a branch and bound or a
+                             simplex iteration: counts that do not depend on
+                             the machine, so the same problem and options
+                             give the same plan everywhere */
   kf_solver_t solver;
   int max_exact_launches; /* AUTO threshold; default 2000 */
   unsigned seed;          /* heuristic seed; default 1 */
@@ -161,11 +201,16 @@ KF_EXTERN void kf_solve_options_init(kf_solve_options_t *o);
 
 /** Solves @p p with cost model @p m (NULL: the default H100 roofline model).
  * @param opts NULL for defaults. @param out receives the plan (free it with
- * kf_plan_destroy) whenever the return value is 0 or KF_ETIMEDOUT.
+ * kf_plan_destroy) whenever the return value is 0 or KF_ELIMIT. The best
+ * plan is never worse than the best plan of consecutive groups (which is
+ * always found exactly) nor than the greedy plan, and depends only on the
+ * problem, the model and the options: never on time, load or addresses.
  * @returns 0 when every plan is proven optimal (the i-th plan the i-th best);
- * KF_ETIMEDOUT when the time limit stopped the search: the plan holds the best
+ * KF_ELIMIT when the work limit stopped the search: the plan holds the best
  * found and kf_plan_gap() bounds its distance from the optimum;
- * KF_EINFEASIBLE, KF_ESOLVER, KF_EINVAL or KF_ENOMEM otherwise. */
+ * KF_ERANGE when a predicted time is not finite or beyond 1e9 seconds
+ * (absurd sizes); KF_EINFEASIBLE, KF_ESOLVER, KF_EINVAL or KF_ENOMEM
+ * otherwise. */
 KF_EXTERN int kf_plan_solve(const kf_problem *p, const kf_model *m,
                             const kf_solve_options_t *opts, kf_plan **out);
 
@@ -216,7 +261,8 @@ typedef struct kf_plan_stats_s {
   int ilp_solves;     /* CBC runs */
   int cycle_cuts;     /* cuts against cyclic group orders found in solutions
                          (CBC's, or the relaxation dive's) */
-  double seconds;     /* wall time of kf_plan_solve */
+  double seconds;     /* wall time of kf_plan_solve (reported, never used) */
+  long work;          /* work units the solve spent (see work_limit) */
   long bb_nodes;      /* nodes of the planner's own branch and bound, which
                          searches small cores instead of CBC */
   long sweep_states;  /* states the sweep expanded (the exact search by

@@ -112,11 +112,13 @@
 #include "Passes.h"
 #include "PlanBridge.h"
 #include "RemarkText.h"
+#include "kfuse/plan.h"
 
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
@@ -189,10 +191,17 @@ static cl::opt<double> ElementsOpt(
     "kfuse-elements", cl::value_desc("N"), cl::init(PlanNominalInstances),
     cl::desc("kfuse: elements each launch is assumed to process in the cost model "
              "(default 16777216)"));
-static cl::opt<double>
-    PlanTimeOpt("kfuse-plan-time-limit", cl::value_desc("seconds"), cl::init(1.0),
-                cl::desc("kfuse: time the planner may spend per sequence, the K best plans "
-                         "included (default 1)"));
+static cl::opt<long> PlanWorkOpt(
+    "kfuse-plan-work-limit", cl::value_desc("N"), cl::init(PlanDefaultWork),
+    cl::desc("kfuse: units of work the planner may spend per sequence, the K best plans "
+             "included (candidate groups, states, nodes, simplex iterations; default 1000000): "
+             "a count, not a time, so the output does not depend on the machine or its load"));
+// Deprecated: the old time limit made the output depend on the machine's
+// load. Taken with any value, so existing build lines still compile, and
+// ignored with a warning.
+static cl::opt<std::string> PlanTimeOpt(
+    "kfuse-plan-time-limit", cl::Hidden, cl::value_desc("seconds"),
+    cl::desc("kfuse: deprecated and ignored; see -kfuse-plan-work-limit"));
 
 static void countKernelRejection(StringRef Key) {
   if (Key == "escape") ++NumKernelEscape;
@@ -240,6 +249,8 @@ class DeviceFuser {
   /// The planner's prediction (unfused ns, fused ns) per fused kernel name.
   std::map<std::string, std::pair<uint64_t, uint64_t>> Predicted;
   bool ProfileRead = false, ProfileOk = true;
+  /// Why the planner's flags cannot be used (empty when they can).
+  std::string FlagError;
   std::string ProfileError;
   kf_profile_t Profile;
 
@@ -396,17 +407,14 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
     auto It = Kernels.find(La.Kernel);
     Infos.push_back(It != Kernels.end() && It->second.isValid() ? &It->second : nullptr);
   }
-  if (PlansOpt < 1 || PlansOpt > PlanMaxAlternatives || !(ElementsOpt >= 1)) {
+  if (!FlagError.empty()) {
     ++NumPlanFallbacks;
-    remarkPlan(R, "PlannerFailed",
-               "-kfuse-plans must be 1.." + std::to_string(PlanMaxAlternatives) +
-                   " and -kfuse-elements at least 1; planned greedily",
-               /*Missed=*/true);
+    remarkPlan(R, "PlannerFailed", FlagError + "; planned greedily", /*Missed=*/true);
     return planGreedy(R);
   }
   PlanOutcome Out = planWithLibrary(
       R, Infos, [&](unsigned First, unsigned Last) { return Get(First, Last).isValid(); },
-      Profile, PlanTimeOpt, ElementsOpt, PlansOpt);
+      Profile, PlanWorkOpt, ElementsOpt, PlansOpt);
   if (!Out.Ok) {
     ++NumPlanFallbacks;
     remarkPlan(R, "PlannerFailed", "the planning library failed (" + Out.Error +
@@ -421,13 +429,13 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
                      " ns, " + ns(Out.UnfusedNs) + " ns unfused, gain " +
                      ns(Out.UnfusedNs - Out.PlanNs) + " ns; " +
                      std::to_string(Out.Candidates) + " candidate groups";
-  if (Out.TimedOut && Out.Gap <= 0 && PlansOpt > 1) {
-    Head += ", optimal; the time limit stopped the search for alternatives after " +
+  if (Out.Limited && Out.Gap <= 0 && PlansOpt > 1) {
+    Head += ", optimal; the work limit stopped the search for alternatives after " +
             std::to_string(Out.Alternatives.size()) + " plans";
-  } else if (Out.TimedOut) {
+  } else if (Out.Limited) {
     char Gap[32];
     std::snprintf(Gap, sizeof Gap, "%.2f%%", 100 * Out.Gap);
-    Head += "; time limit reached, best plan found is within " + std::string(Gap) +
+    Head += "; work limit reached, best plan found is within " + std::string(Gap) +
             " of the optimum";
   } else {
     Head += ", optimal";
@@ -645,9 +653,42 @@ void DeviceFuser::fuse(FusionCandidate &C) {
   });
 }
 
+/// Checks the planner's numeric flags once per module: a value out of range
+/// gets a warning naming the flag and its range, and every sequence is then
+/// planned greedily (with a missed remark) instead of handing the planning
+/// library sizes it cannot solve.
+static std::string checkPlanFlags() {
+  auto Num = [](double X) {
+    char Buf[32];
+    std::snprintf(Buf, sizeof Buf, "%g", X);
+    return std::string(Buf);
+  };
+  if (PlansOpt < 1 || PlansOpt > PlanMaxAlternatives)
+    return "-kfuse-plans=" + std::to_string(PlansOpt) + " is out of range (1 to " +
+           std::to_string(PlanMaxAlternatives) + ")";
+  if (!(ElementsOpt >= 1 && ElementsOpt <= PlanMaxElements))
+    return "-kfuse-elements=" + Num(ElementsOpt) + " is out of range (1 to " +
+           Num(PlanMaxElements) + ")";
+  if (PlanWorkOpt < 1 || PlanWorkOpt > KF_WORK_LIMIT_MAX)
+    return "-kfuse-plan-work-limit=" + std::to_string(PlanWorkOpt) +
+           " is out of range (1 to " + Num(double(KF_WORK_LIMIT_MAX)) + ")";
+  return "";
+}
+
 bool DeviceFuser::run() {
   ModuleRecords Recs = readModuleRecords(M);
   Key = Recs.TuKey;
+  FlagError = checkPlanFlags();
+  if (PlanTimeOpt.getNumOccurrences() && !Recs.Seqs.empty())
+    M.getContext().diagnose(DiagnosticInfoGeneric(
+        "kfuse: -kfuse-plan-time-limit is deprecated and ignored: the planner's search is "
+        "bounded by -kfuse-plan-work-limit=N (default " + std::to_string(PlanDefaultWork) +
+            "), so the output is the same on any machine",
+        DS_Warning));
+  if (!FlagError.empty() && !Recs.Seqs.empty())
+    M.getContext().diagnose(DiagnosticInfoGeneric("kfuse: " + FlagError +
+                                                      "; sequences are planned greedily",
+                                                  DS_Warning));
   bool Changed = false;
   for (Function *F : Recs.Kernels) {
     if (F->getCallingConv() != CallingConv::PTX_Kernel)

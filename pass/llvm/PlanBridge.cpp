@@ -14,8 +14,13 @@
 //  - buffers are not dead after the sequence: the fused kernel keeps its
 //    stores unless the runtime's dead mask drops them, so the prediction
 //    only counts the loads fusion removes;
-//  - the legality callback accepts consecutive launches that the pass's
-//    legality check accepts.
+//  - only consecutive groups may fuse (kf_problem_set_consecutive: the
+//    library plans them by dynamic programming, exactly and in
+//    O(n * max group)), and the legality callback accepts those the pass's
+//    legality check accepts;
+//  - the budget is a count of work (-kfuse-plan-work-limit), never a time,
+//    so the plan, and with it the PTX, the manifest and the object, is the
+//    same on any machine under any load.
 //
 //===----------------------------------------------------------------------===//
 #include "PlanBridge.h"
@@ -75,7 +80,7 @@ bool kfuse::loadPlanProfile(const std::string &Path, kf_profile_t &Out, std::str
 
 PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo *> Infos,
                                    function_ref<bool(unsigned, unsigned)> Legal,
-                                   const kf_profile_t &Profile, double TimeLimit,
+                                   const kf_profile_t &Profile, long WorkLimit,
                                    double Elements, unsigned KBest) {
   PlanOutcome Out;
   unsigned N = R.Launches.size();
@@ -167,6 +172,10 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
 
   LegalCtx Ctx{Legal};
   kf_problem_set_legality(P.get(), kfusePlanLegal, &Ctx);
+  if (int Rc = kf_problem_set_consecutive(P.get(), 1)) {
+    Out.Error = failure("kf_problem_set_consecutive", Rc);
+    return Out;
+  }
 
   kf_model *MRaw = nullptr;
   if (int Rc = kf_model_create(&MRaw, &Profile, KF_MODEL_ROOFLINE)) {
@@ -180,15 +189,15 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
   Opts.solver = KF_SOLVE_EXACT;
   Opts.max_group = N < 2 ? 2 : N > 8 ? 8 : int(N);
   Opts.k_best = KBest < 1 ? 1 : int(std::min(KBest, PlanMaxAlternatives));
-  Opts.time_limit = TimeLimit;
+  Opts.work_limit = WorkLimit;
   kf_plan *PlRaw = nullptr;
   int Rc = kf_plan_solve(P.get(), Model.get(), &Opts, &PlRaw);
   std::unique_ptr<kf_plan, PlanDeleter> Plan(PlRaw);
-  if ((Rc != 0 && Rc != KF_ETIMEDOUT) || !Plan || kf_plan_count(Plan.get()) < 1) {
+  if ((Rc != 0 && Rc != KF_ELIMIT) || !Plan || kf_plan_count(Plan.get()) < 1) {
     Out.Error = failure("kf_plan_solve", Rc ? Rc : KF_ESOLVER);
     return Out;
   }
-  Out.TimedOut = Rc == KF_ETIMEDOUT;
+  Out.Limited = Rc == KF_ELIMIT;
   Out.Gap = kf_plan_gap(Plan.get());
   Out.PlanNs = kf_plan_time(Plan.get(), 0) * 1e9;
   Out.UnfusedNs = kf_plan_unfused_time(Plan.get()) * 1e9;

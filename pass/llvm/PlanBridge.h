@@ -30,6 +30,13 @@ constexpr double PlanNominalInstances = 16777216.0; // 2^24
 /// Most plans -kfuse-plans may ask for: the runtime selects among them with
 /// KFUSE_PLAN / kf_rt_select_plan() (docs/manifest.md, `plans`).
 constexpr unsigned PlanMaxAlternatives = 256;
+/// Work units the planner may spend per sequence (-kfuse-plan-work-limit):
+/// about a second's worth on the synthetic 142-kernel instances, far more
+/// than the dynamic program over consecutive groups ever takes.
+constexpr long PlanDefaultWork = 1000000;
+/// Largest -kfuse-elements: sizes past it make predicted times no device
+/// runs (kf_problem_add_launch refuses them too).
+constexpr double PlanMaxElements = 1e15;
 
 /// One fused group of the plan: launches First..Last of the record.
 struct PlannedGroup {
@@ -47,8 +54,9 @@ struct PlanAlternative {
 struct PlanOutcome {
   bool Ok = false;
   std::string Error;      ///< why not Ok
-  bool TimedOut = false;  ///< best plan found, not proven optimal
-  double Gap = 0;         ///< relative gap when TimedOut
+  bool Limited = false;   ///< the work limit stopped the search: best plan found,
+                          ///< not proven optimal
+  double Gap = 0;         ///< relative gap when Limited
   double PlanNs = 0, UnfusedNs = 0; ///< whole sequence
   int Candidates = 0;     ///< candidate groups the solver considered
   std::vector<PlannedGroup> Groups; ///< the best plan's groups of two launches or more
@@ -64,10 +72,12 @@ bool loadPlanProfile(const std::string &Path, kf_profile_t &Out, std::string &Er
 /// \p Legal(First, Last) says whether launches First..Last may be fused; the
 /// solver only ever forms groups of consecutive launches. Every launch is
 /// taken to process \p Elements elements; \p KBest plans are asked for (the
-/// best one alone when the time limit stops the search).
+/// best one alone when the work limit stops the search). The problem admits
+/// consecutive groups only, so the library plans it exactly by dynamic
+/// programming, whatever the length of the sequence.
 PlanOutcome planWithLibrary(const SeqRecord &R, llvm::ArrayRef<const KernelInfo *> Infos,
                             llvm::function_ref<bool(unsigned, unsigned)> Legal,
-                            const kf_profile_t &Profile, double TimeLimit,
+                            const kf_profile_t &Profile, long WorkLimit,
                             double Elements = PlanNominalInstances, unsigned KBest = 1);
 
 } // namespace kfuse

@@ -9,6 +9,15 @@
 #include <string.h>
 #include "lib/plan_int.h"
 
+/* A fresh work budget no test reaches, for the internal searches. */
+static inline kf__work *tl_work(void)
+{
+  static kf__work w;
+  w.left = KF_WORK_LIMIT_MAX;
+  w.spent = 0;
+  return &w;
+}
+
 static inline unsigned tl_rand(unsigned *s)
 {
   *s ^= *s << 13;

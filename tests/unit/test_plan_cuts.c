@@ -95,7 +95,7 @@ static void rowinst_open(rowinst *t, kf_problem *p, int n, int k, kf_model *m)
   t->p = p;
   t->n = n;
   assert_int_equal(kf__dag_build(p, &t->d), 0);
-  assert_int_equal(kf__cands_build(p, &t->d, m, k, &t->c), 0);
+  assert_int_equal(kf__cands_build(p, &t->d, m, k, tl_work(), &t->c), 0);
   memset(&t->rows, 0, sizeof t->rows);
   assert_int_equal(kf__partition_rows(&t->c, n, &t->rows), 0);
   t->x = calloc((size_t)t->c.n + 1, sizeof(double));
@@ -132,11 +132,11 @@ static void relaxation_point(rowinst *t, int nrows)
   for (int j = 0; j < t->c.n; j++)
     cost[j] = t->c.c[j].cost * 1e6;
   kf__ilp_t ilp = { t->c.n, cost, nrows, t->rows.start, t->rows.idx, t->rows.sense,
-                    t->rows.rhs, 5, INFINITY, 0, 0 };
+                    t->rows.rhs, 1000000, INFINITY, 0, 0 };
   kf__lp *lp;
   assert_int_equal(kf__lp_create(&ilp, &lp), 0);
-  kf__lp_result_t lr = { t->x, NULL, 0 };
-  assert_int_equal(kf__lp_solve(lp, 5, &lr), 0);
+  kf__lp_result_t lr = { t->x, NULL, 0, 0, 0 };
+  assert_int_equal(kf__lp_solve(lp, 1000000, &lr), 0);
   kf__lp_destroy(lp);
   free(cost);
 }
@@ -555,7 +555,7 @@ static void test_dominance_needs_acyclic_order(void **state)
   kf__dag dg;
   kf__cands cs;
   assert_int_equal(kf__dag_build(p, &dg), 0);
-  assert_int_equal(kf__cands_build(p, &dg, m, 4, &cs), 0);
+  assert_int_equal(kf__cands_build(p, &dg, m, 4, tl_work(), &cs), 0);
   int whole = 0;
   for (int i = 0; i < cs.n; i++)
     whole |= cs.c[i].n == 4;
@@ -612,7 +612,7 @@ static void test_k_best_brute_force(void **state)
     kf__dag d;
     kf__cands c;
     assert_int_equal(kf__dag_build(p, &d), 0);
-    assert_int_equal(kf__cands_build(p, &d, m, k, &c), 0);
+    assert_int_equal(kf__cands_build(p, &d, m, k, tl_work(), &c), 0);
     cs.c = &c;
     cs.n = 0;
     tl_partitions(&d, &c, collect, &cs);

@@ -12,9 +12,13 @@
 ; RUN: FileCheck %s --check-prefix=TWO-IR < %t.two.ll
 ; Without -kfuse-plans the manifest has no `plans` line.
 ; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S %t.ll | FileCheck %s --check-prefix=ONE
-; Out of range: a remark, and the greedy plan.
+; Out of range: a warning naming the flag and its range, a remark, and the
+; greedy plan; absurd sizes never reach the solvers.
 ; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-plans=257 -S -pass-remarks-missed=kfuse %t.ll -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
-; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-elements=0 -S -pass-remarks-missed=kfuse %t.ll -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-elements=0 -S -pass-remarks-missed=kfuse %t.ll -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-ELEMENTS
+; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-elements=3e30 -S -pass-remarks-missed=kfuse %t.ll -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGE-ELEMENTS
+; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-elements=nan -S -pass-remarks-missed=kfuse %t.ll -o /dev/null 2>&1 | FileCheck %s --check-prefix=NAN-ELEMENTS
+; RUN: %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -kfuse-plan-work-limit=0 -S -pass-remarks-missed=kfuse %t.ll -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-WORK
 
 ; REMARK: planned 4 launches for 16777216 elements each
 ; REMARK: plan 0 of 8: predicted 136718 ns: 0..3
@@ -44,7 +48,14 @@
 ; ONE-NOT: plans
 ; ONE: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_3(
 
-; BAD: -kfuse-plans must be 1..256 and -kfuse-elements at least 1; planned greedily
+; BAD: warning: kfuse: -kfuse-plans=257 is out of range (1 to 256); sequences are planned greedily
+; BAD: -kfuse-plans=257 is out of range (1 to 256); planned greedily
+; BAD-ELEMENTS: warning: kfuse: -kfuse-elements=0 is out of range (1 to 1e+15)
+; BAD-ELEMENTS: -kfuse-elements=0 is out of range (1 to 1e+15); planned greedily
+; HUGE-ELEMENTS: warning: kfuse: -kfuse-elements=3e+30 is out of range (1 to 1e+15)
+; HUGE-ELEMENTS: -kfuse-elements=3e+30 is out of range (1 to 1e+15); planned greedily
+; NAN-ELEMENTS: -kfuse-elements=nan is out of range (1 to 1e+15); planned greedily
+; BAD-WORK: -kfuse-plan-work-limit=0 is out of range (1 to 1e+12); planned greedily
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
