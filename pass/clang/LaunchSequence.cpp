@@ -475,7 +475,11 @@ std::optional<HelperCall> asHelperCall(const Stmt *S) {
 void SequenceBuilder::addLaunch(const CUDAKernelCallExpr *K, const VersionMap &Versions,
                                 const HelperCall *H) {
   if (Launches.empty())
-    Site = H ? H->Call->getBeginLoc() : K->getConfig()->getBeginLoc();
+    // Where the host compilation's debug locations put the launch (the
+    // configuration push at `<<<`; a helper call's callee, or member name
+    // for a member function): the host pass finds the sequence by it
+    // (docs/annotations.md).
+    Site = H ? H->Call->getExprLoc() : K->getConfig()->getBeginLoc();
   auto Number = [&](const Expr *E) {
     return H ? valueIn(E, *H, Versions) : valueNumber(E, Versions);
   };
@@ -793,6 +797,51 @@ private:
   std::string Why;
 };
 
+/// One step of a block: a statement, an operand of a comma expression
+/// statement, or a label or return (Edge) around them.
+struct BlockStep {
+  const Stmt *S;
+  enum Kind { Plain, Edge } K;
+};
+
+/// Appends the operands \p E evaluates in turn: those of a comma, the
+/// operand of a cast to void, else \p E itself.
+void expressionSteps(const Expr *E, SmallVectorImpl<BlockStep> &Out) {
+  E = E->IgnoreParens();
+  if (const auto *EWC = dyn_cast<ExprWithCleanups>(E); EWC && !EWC->cleanupsHaveSideEffects())
+    return expressionSteps(EWC->getSubExpr(), Out);
+  if (const auto *C = dyn_cast<CastExpr>(E); C && C->getCastKind() == CK_ToVoid)
+    return expressionSteps(C->getSubExpr(), Out);
+  if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->getOpcode() == BO_Comma) {
+    expressionSteps(BO->getLHS(), Out);
+    return expressionSteps(BO->getRHS(), Out);
+  }
+  Out.push_back({E, BlockStep::Plain});
+}
+
+/// Appends the steps of statement \p S of a block: `case 0: k<<<...>>>(...);`
+/// is the label, then the launch; `return (void)k<<<...>>>(...);` the
+/// launch, then the return; `k1<<<...>>>(...), k2<<<...>>>(...);` two launches.
+void blockSteps(const Stmt *S, SmallVectorImpl<BlockStep> &Out) {
+  if (const auto *SC = dyn_cast<SwitchCase>(S)) {
+    Out.push_back({S, BlockStep::Edge});
+    return blockSteps(SC->getSubStmt(), Out);
+  }
+  if (const auto *LS = dyn_cast<LabelStmt>(S)) {
+    Out.push_back({S, BlockStep::Edge});
+    return blockSteps(LS->getSubStmt(), Out);
+  }
+  if (const auto *RS = dyn_cast<ReturnStmt>(S)) {
+    if (const Expr *V = RS->getRetValue())
+      expressionSteps(V, Out);
+    Out.push_back({S, BlockStep::Edge});
+    return;
+  }
+  if (const auto *E = dyn_cast<Expr>(S))
+    return expressionSteps(E, Out);
+  Out.push_back({S, BlockStep::Plain});
+}
+
 /// Visits every host function with a body, including template
 /// instantiations, and scans each of its compound statements.
 class SequenceFinder : public RecursiveASTVisitor<SequenceFinder> {
@@ -910,7 +959,25 @@ private:
       Broken.reset();
       Prev = Next;
     };
-    for (const Stmt *S : CS->body()) {
+    // A statement of the block is read as the steps it is made of: a
+    // label, then the statement it labels; a comma expression's operands
+    // in turn, and a cast to void's operand; a return's value, then the
+    // return.
+    SmallVector<BlockStep, 16> Steps;
+    for (const Stmt *S : CS->body())
+      blockSteps(S, Steps);
+    for (const BlockStep &Step : Steps) {
+      const Stmt *S = Step.S;
+      if (Step.K != BlockStep::Plain) {
+        // A label is a way in from elsewhere, a return a way out: the
+        // launches before it and those after it are two sequences.
+        flush(Seq, Host);
+        Versions.clear();
+        if (!Broken)
+          Broken.emplace(S->getBeginLoc(), describeStmt(S) + fromMacro(S->getBeginLoc(), Ctx) +
+                                               " ends the launch sequence");
+        continue;
+      }
       if (const CUDAKernelCallExpr *K = asMapLaunch(S)) {
         Arrive(K->getDirectCallee());
         Seq.addLaunch(K, Versions);
