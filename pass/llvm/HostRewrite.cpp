@@ -9,10 +9,16 @@
 ///
 /// Which runs a fused kernel can take it learns from the device plan
 /// (DevicePlan.h): the manifest in each cubin of the fatbinary the host
-/// module embeds, matched against the run exactly as the runtime will match
-/// it (manifest/match.c). A run no group of any cubin covers stays as plain
-/// launches, with a missed remark that quotes the device pass's reason (the
-/// manifest's `missed` lines). Where the fatbinary cannot be read
+/// module embeds. Each group there is bound by its `at` line to one launch
+/// sequence of the Clang plugin: this function's mangled name and the line
+/// and column of the sequence's first launch, which here is the debug
+/// location of that launch's configuration push (the plugin turns on
+/// location tracking). A run that holds such a launch hands over exactly
+/// the sequence's launches from there, as a run of its own whose site names
+/// the key, matched as the runtime will match it (manifest/match.c); its
+/// other launches, and runs no group is bound to, stay plain launches with
+/// a missed remark that quotes the device pass's reason (the manifest's
+/// `missed` lines). Where the fatbinary cannot be read
 /// (--cuda-host-only, -fgpu-rdc, a compressed or malformed one), every run
 /// is handed over and the runtime finds out, and an analysis remark says
 /// why the plan could not be read.
