@@ -671,7 +671,7 @@ bool DeviceFuser::run() {
                               "fused kernels are bound to the launches of the host code by "
                               "that position";
       remarkPlan(R, "SiteNotUnique", "not fused: " + Why, /*Missed=*/true);
-      recordMissed(R, 0, R.Launches.size() - 1, "not fused: " + Why);
+      recordMissed(R, 0, R.Launches.size() - 1, Why);
       continue;
     }
     std::vector<FusionCandidate> Plan = planSequence(R);

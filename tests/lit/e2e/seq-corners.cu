@@ -129,5 +129,25 @@ void by_split(Pipe &p, const float *x, const float *y, float *o, int n) {
   scale<<<(n + 255) / 256, 256>>>(x, t, n);
   add<<<(n + 255) / 256, 256>>>(t, y, o, n);
 }
+
+// One macro expanding to two sequences: both start at the macro's position,
+// which the host pass cannot tell apart, so the device pass fuses neither
+// and says why; the host pass leaves both plain, quoting it.
+#define TWO_SEQUENCES(x, t, y, o, n)                                                               \
+  scale<<<(n + 255) / 256, 256>>>(x, t, n);                                                        \
+  add<<<(n + 255) / 256, 256>>>(t, y, o, n);                                                       \
+  cudaDeviceSynchronize();                                                                         \
+  scale<<<(n + 255) / 256, 256>>>(x, t, n);                                                        \
+  add<<<(n + 255) / 256, 256>>>(t, o, o, n)
+// CHECK-LABEL: define {{.*}}void @_Z8by_macroPKfPfS0_S1_i(
+// CHECK-NOT: kf_rt_launch_seq
+// CHECK: ret void
+void by_macro(const float *x, float *t, const float *y, float *o, int n) {
+  // MANIFEST: missed _Z8by_macroPKfPfS0_S1_i [[@LINE+4]] 2 0 1 another launch sequence of the same host function starts at the same line and column
+  // MANIFEST: missed _Z8by_macroPKfPfS0_S1_i [[@LINE+3]] 2 0 1 another launch sequence
+  // REMARK: seq-corners.cu:[[@LINE+2]]:3: remark: 2 launches (scale, add) left as they are: the device code has no fused kernel for them; launches 0..1 not fused: another launch sequence
+  // REMARK: seq-corners.cu:[[@LINE+1]]:3: remark: 2 launches (scale, add) left as they are: the device code has no fused kernel for them; launches 0..1 not fused: another launch sequence
+  TWO_SEQUENCES(x, t, y, o, n);
+}
 // MANIFEST-NOT: group
 // REMARK-NOT: handed
