@@ -149,6 +149,7 @@ static void kf__group_clear(kf__group_t *g)
   free(g->hi_src);
   free(g->name);
   free(g->plan_function);
+  free(g->at_function);
   free(g->kernels);
   free(g->equal);
   free(g->disjoint);
@@ -267,6 +268,7 @@ typedef struct kf__parser {
   unsigned seen_dynshmem : 1;
   unsigned seen_predict : 1;
   unsigned seen_plans : 1;
+  unsigned seen_at : 1;
   unsigned seen_shape : 1;
   unsigned seen_stream : 1;
 } kf__parser_t;
@@ -302,7 +304,7 @@ static int kf__parse_group_line(kf__parser_t *ps, const kf__field_t *f, int nf)
   g->nlaunches = n;
   ps->g = g;
   ps->next_kernel = 0;
-  ps->seen_launch = ps->seen_dynshmem = ps->seen_predict = ps->seen_plans = 0;
+  ps->seen_launch = ps->seen_dynshmem = ps->seen_predict = ps->seen_plans = ps->seen_at = 0;
   ps->seen_shape = ps->seen_stream = 0;
   ps->state = KF__P_KERNELS;
   return 0;
@@ -470,6 +472,28 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
     if ((rc = kf__parse_name(f[4], &g->plan_function)) != 0)
       return rc;
     return kf__parse_ranks(f[5], g->plan_count, g->plan_ranks);
+  }
+  if (kf__field_is(f[0], "at")) {
+    kf__field_t line = f[3], col = f[3];
+    size_t colon = 0;
+    if (nf != 5 || ps->seen_at)
+      return KF_EPARSE;
+    ps->seen_at = 1;
+    while (colon < f[3].n && f[3].s[colon] != ':')
+      colon++;
+    if (colon == f[3].n)
+      return KF_EPARSE;
+    line.n = colon;
+    col.s += colon + 1;
+    col.n -= colon + 1;
+    if ((rc = kf__parse_u32(f[1], KF__MANIFEST_MAX_LAUNCHES - 1, &g->at_first)) != 0 ||
+        (rc = kf__parse_u32(f[2], KF__MANIFEST_MAX_LAUNCHES, &g->at_length)) != 0 ||
+        (rc = kf__parse_u32(line, UINT32_MAX, &g->at_line)) != 0 ||
+        (rc = kf__parse_u32(col, UINT32_MAX, &g->at_col)) != 0)
+      return rc == KF_ERANGE ? KF_EPARSE : rc;
+    if (g->at_first + g->nlaunches > g->at_length)
+      return KF_EPARSE;
+    return kf__parse_name(f[4], &g->at_function);
   }
   return KF_EPARSE; /* unknown directive */
 }

@@ -99,6 +99,17 @@ typedef struct kf__group {
   uint32_t plan_length;
   char *plan_function;
   uint64_t plan_ranks[KF__MANIFEST_MAX_PLANS / 64];
+  /** `at <first> <length> <line>:<col> <function>`: the group covers
+   * launches from @c at_first on of the one sequence of @c at_length
+   * launches whose first launch is at @c at_line : @c at_col of host
+   * function @c at_function, and is bound to that sequence's site only.
+   * at_function NULL: no such line (a group bound by kernel names alone,
+   * at any position of any site). */
+  uint32_t at_first;
+  uint32_t at_length;
+  uint32_t at_line;
+  uint32_t at_col;
+  char *at_function;
   /* Derived at `end`, for the per-call guards (guard.c): */
   /** 2*ndisjoint entries: the footprint index of each pair's a and b,
    * KF__NO_FOOTPRINT when the manifest gives that parameter none. */

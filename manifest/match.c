@@ -22,10 +22,12 @@ static int kf__group_fits(const kf__group_t *g, const kf__manifest_t *m, const k
 uint32_t kf__group_twins(const kf__manifest_t *m, const kf__group_t *g)
 {
   uint32_t n = 0;
+  if (g->at_function != NULL)
+    return 0;
   for (uint32_t k = 0; k < m->ngroups; k++) {
     const kf__group_t *h = &m->groups[k];
     uint32_t j = 0;
-    if (h->plan_count != 0 || h->nlaunches != g->nlaunches)
+    if (h->plan_count != 0 || h->at_function != NULL || h->nlaunches != g->nlaunches)
       continue;
     while (j < h->nlaunches && h->kernels[j].nparams == g->kernels[j].nparams &&
            strcmp(h->kernels[j].name, g->kernels[j].name) == 0)
@@ -56,12 +58,44 @@ const char *kf__where_function(const char *where, size_t *len)
   return sp + 1;
 }
 
+int kf__where_key(const char *where, uint32_t *line, uint32_t *col)
+{
+  const char *sp, *p;
+  uint64_t v[2] = {0, 0};
+  *line = *col = 0;
+  if (where == NULL || (sp = strrchr(where, ' ')) == NULL)
+    return 0;
+  /* Backwards from the space: <col>, ':', <line>, ':'. */
+  p = sp;
+  for (int k = 1; k >= 0; k--) {
+    uint64_t scale = 1;
+    const char *end = p;
+    while (p > where && p[-1] >= '0' && p[-1] <= '9' && end - p < 9) {
+      p--;
+      v[k] += (uint64_t)(*p - '0') * scale;
+      scale *= 10;
+    }
+    if (p == end || p == where || p[-1] != ':')
+      return 0;
+    p--;
+  }
+  *line = (uint32_t)v[0];
+  *col = (uint32_t)v[1];
+  return 1;
+}
+
 /* Nonzero when @p g may cover launch @p i of a site of @p n launches in
- * function @p fn (@p fnlen bytes) under plan @p rank. */
+ * function @p fn (@p fnlen bytes) whose first launch is at @p line : @p col
+ * (0 when unknown) under plan @p rank. */
 static int kf__group_placed(const kf__group_t *g, uint32_t rank, uint32_t i, uint32_t n,
-                            const char *fn, size_t fnlen)
+                            const char *fn, size_t fnlen, uint32_t line, uint32_t col)
 {
   if (!kf__group_in_plan(g, rank))
+    return 0;
+  if (g->at_function != NULL &&
+      (line == 0 || g->at_line != line || g->at_col != col || g->at_first != i ||
+       g->at_length != n || strlen(g->at_function) != fnlen ||
+       memcmp(g->at_function, fn, fnlen) != 0))
     return 0;
   return g->plan_count == 0 || (g->plan_first == i && g->plan_length == n &&
                                 strlen(g->plan_function) == fnlen &&
@@ -72,6 +106,7 @@ int kf__match(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, const char 
               kf__cover_t **covers, uint32_t *ncovers)
 {
   size_t fnlen;
+  uint32_t line, col;
   const char *fn = kf__where_function(where, &fnlen);
   kf__cover_t *s = calloc(n ? n : 1, sizeof *s); /* at most one cover per launch */
   uint32_t ns = 0;
@@ -79,13 +114,14 @@ int kf__match(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, const char 
   *ncovers = 0;
   if (s == NULL)
     return KF_ENOMEM;
+  kf__where_key(where, &line, &col);
   for (uint32_t i = 0; i < n;) {
     const kf__manifest_t *m = ids[i].manifest;
     const kf__group_t *best = NULL;
     for (uint32_t k = 0; m != NULL && k < m->ngroups; k++) {
       const kf__group_t *g = &m->groups[k];
       if ((best == NULL || g->nlaunches > best->nlaunches) &&
-          kf__group_placed(g, rank, i, n, fn, fnlen) && kf__group_fits(g, m, ids, i, n))
+          kf__group_placed(g, rank, i, n, fn, fnlen, line, col) && kf__group_fits(g, m, ids, i, n))
         best = g;
     }
     if (best != NULL) {

@@ -34,19 +34,30 @@ typedef struct kf__cover {
  * parameter counts equal the next launches (all from the same manifest)
  * wins, ties going to the earlier group; a launch no group starts at joins
  * an unfused cover. Only groups of plan @p rank take part
- * (kf__group_in_plan()), and a group with a `plans` line only at its own
- * sequence's sites (@p n equal to its plan_length, @p where naming its
- * plan_function, see kf__where_function()) and position (launch plan_first).
+ * (kf__group_in_plan()); a group with an `at` line only at its own
+ * sequence's site (@p n equal to its at_length, @p where naming its
+ * at_function and at_line:at_col, see kf__where_key()) and position (launch
+ * at_first); and a group with a `plans` line only at its own sequence's
+ * sites (@p n equal to its plan_length, @p where naming its plan_function,
+ * see kf__where_function()) and position (launch plan_first).
  * @param covers receives a malloc'd array of *ncovers covers, in launch order.
  * @returns 0 or KF_ENOMEM.
  */
 int kf__match(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, const char *where,
               kf__cover_t **covers, uint32_t *ncovers);
 
-/** @returns how many groups of @p m without a `plans` line have the kernel
- * list of @p g (names and parameter counts, in order), @p g included: the
- * matcher binds any site of those kernels to the first of them. */
+/** @returns how many groups of @p m without a `plans` or `at` line have the
+ * kernel list of @p g (names and parameter counts, in order), @p g
+ * included: the matcher binds any site of those kernels to the first of
+ * them. 0 when @p g has such a line. */
 uint32_t kf__group_twins(const kf__manifest_t *m, const kf__group_t *g);
+
+/** The sequence key of a site's `where`, "<file>:<line>:<col> <function>":
+ * the line and column of its first launch, which with the function and the
+ * site's launch count bind it to the groups whose `at` line names them
+ * (the file is not part of the key). @returns 1, or 0 with *line = *col = 0
+ * for NULL or another shape ("<function> launch <i>"). */
+int kf__where_key(const char *where, uint32_t *line, uint32_t *col);
 
 /** The host function a site's `where` names: "<file>:<line>:<col> <function>"
  * or "<function> launch <i>" (pass/llvm/HostRewrite.cpp). @returns its start

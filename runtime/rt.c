@@ -204,6 +204,8 @@ static kf__site_state_t *kf__site_get(kf_site_t *site, const kf_launch_t *l, uin
     return NULL;
   }
   st->generation = gen;
+  for (uint32_t s = 0; s < st->nsegs; s++)
+    st->planned |= st->segs[s].group != NULL && st->segs[s].group->at_function != NULL;
   kf__segments_declare(st, site);
   /* Several threads may race through discovery; one state wins, the others
    * are dropped. The mutex-protected module cache makes that cheap. */
@@ -330,7 +332,7 @@ void kf_rt_launch_seq(kf_site_t *site, const kf_launch_t *launches, uint32_t n)
       if (kf__config.poison)
         kf__poison_reads(st, seg, launches);
       kf__launch_originals(&launches[seg->first], seg->count);
-      unmatched = 1;
+      unmatched |= !st->planned;
     } else {
       kf__run_group(st, site, seg, launches, n);
     }

@@ -50,6 +50,10 @@ typedef struct kf__site_state {
   kf_fallback_t whole;
   uint32_t nsegs;
   kf__segment_t *segs;
+  /** Some segment's group has an `at` line: the segments are the plan the
+   * device pass made for this very sequence, and launches no group covers
+   * are ones it chose to leave unfused (not a `no-match` fallback). */
+  int planned;
   char **names; /**< n original kernel names (NULL entries when unknown) */
   uint32_t plan;       /**< the plan rank the segments were matched for */
   uint32_t generation; /**< kf__generation when matched */

@@ -23,6 +23,7 @@
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/CodeGenOptions.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
 #include "clang/Lex/PreprocessorOptions.h"
@@ -214,6 +215,16 @@ class KfuseAction : public PluginASTAction {
 protected:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  llvm::StringRef) override {
+    // The host pass binds each run of launches to the device side's launch
+    // sequence by the line and column of its first launch, which it reads
+    // from debug locations; without -g or -R there are none. Location
+    // tracking adds them to the IR without emitting debug information (as
+    // -Rpass does). Code generation reads the option once the AST consumers
+    // exist, so setting it here takes effect.
+    CodeGenOptions &CG = CI.getCodeGenOpts();
+    if (!CI.getLangOpts().CUDAIsDevice && CI.getLangOpts().CUDA &&
+        CG.getDebugInfo() == llvm::codegenoptions::NoDebugInfo)
+      CG.setDebugInfo(llvm::codegenoptions::LocTrackingOnly);
     return std::make_unique<KfuseConsumer>(CI);
   }
 

@@ -39,6 +39,10 @@ std::string kfuse::describeStmt(const Stmt *S) {
     return "a 'goto'";
   if (isa<LabelStmt>(S))
     return "a label";
+  if (isa<CaseStmt>(S))
+    return "a 'case' label";
+  if (isa<DefaultStmt>(S))
+    return "a 'default' label";
   if (isa<AsmStmt>(S))
     return "an 'asm' statement";
   if (isa<CXXTryStmt>(S))

@@ -405,6 +405,7 @@ private:
   std::vector<std::string> Launches;
   std::vector<Value> Values;
   unsigned Fresh = 0; ///< values that equal no other
+  unsigned LocalDepth = 0; ///< helper locals being read through (hashIn)
 };
 
 /// The expression an expression statement evaluates (cleanups and
@@ -426,16 +427,47 @@ const CUDAKernelCallExpr *asMapLaunch(const Stmt *S) {
   return K;
 }
 
-/// A statement that calls a launch helper: a host function whose body is a
-/// single map-kernel launch, with parameters taken by value
-/// (`void axpy(...) { k<<<g, b>>>(...); }`). The launch's configuration and
-/// arguments are read in the caller, the helper's parameters standing for
-/// the call's arguments.
+/// A statement that calls a launch helper: a host function whose body is
+/// declarations of local variables initialised by pure host computations,
+/// then a single map-kernel launch, with parameters taken by value or by
+/// reference, and that changes none of its variables
+/// (`void axpy(...) { int g = (n + 255) / 256; k<<<g, b>>>(...); }`); a
+/// member function too when nothing in it reads its object. The launch's
+/// configuration and arguments are read in the caller, the helper's
+/// parameters standing for the call's arguments and its locals for their
+/// initialisers.
 struct HelperCall {
   const CallExpr *Call = nullptr;
   const FunctionDecl *Helper = nullptr;
   const CUDAKernelCallExpr *Launch = nullptr;
 };
+
+/// Whether the declarations of a helper's local \p VD and its initialiser
+/// are pure host computations (defined with PurityCheck below).
+bool pureHelperLocal(const VarDecl *VD);
+
+/// Why nothing in \p S changes a variable or reads the helper's object, or
+/// "" when nothing does.
+std::string helperEffects(const Stmt *S) {
+  if (!S)
+    return "";
+  if (isa<CXXThisExpr>(S))
+    return "it reads members of its object";
+  if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp())
+    return "it assigns to a variable";
+  if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
+    if (UO->isIncrementDecrementOp())
+      return "it assigns to a variable";
+    if (UO->getOpcode() == UO_AddrOf)
+      return "it takes an address";
+  }
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S); OC && OC->isAssignmentOp())
+    return "it assigns to a variable";
+  for (const Stmt *Child : S->children())
+    if (std::string Why = helperEffects(Child); !Why.empty())
+      return Why;
+  return "";
+}
 
 /// The launch helper call \p Call is, or nothing; then \p WhyNot (when
 /// given) says why the callee is no launch helper.
@@ -447,8 +479,17 @@ std::optional<HelperCall> asHelperCall(const CallExpr *Call, std::string *WhyNot
   };
   if (!Call || isa<CUDAKernelCallExpr>(Call) || !Call->getDirectCallee())
     return Fail("it is no direct call");
-  if (isa<CXXMemberCallExpr>(Call) || isa<CXXOperatorCallExpr>(Call))
-    return Fail("it is a member function");
+  if (isa<CXXOperatorCallExpr>(Call))
+    return Fail("it is an operator");
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (!MD || (MD->isVirtual() && !MD->hasAttr<FinalAttr>() &&
+                !MD->getParent()->hasAttr<FinalAttr>()))
+      return Fail("it is a virtual member function");
+    const Expr *Obj = MC->getImplicitObjectArgument();
+    if (!Obj || Obj->HasSideEffects(MD->getASTContext()))
+      return Fail("its object is computed by a call");
+  }
   const FunctionDecl *Def = nullptr;
   if (!Call->getDirectCallee()->hasBody(Def) || Def->hasAttr<CUDAGlobalAttr>() ||
       (Def->hasAttr<CUDADeviceAttr>() && !Def->hasAttr<CUDAHostAttr>()))
@@ -458,13 +499,31 @@ std::optional<HelperCall> asHelperCall(const CallExpr *Call, std::string *WhyNot
   if (Def->isVariadic() || Call->getNumArgs() != Def->getNumParams())
     return Fail("it is variadic");
   for (const ParmVarDecl *P : Def->parameters())
-    if (P->getType()->isReferenceType() || P->getType().isVolatileQualified())
-      return Fail("it takes a parameter by reference");
+    if (P->getType().getNonReferenceType().isVolatileQualified())
+      return Fail("it takes a volatile parameter");
   const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
   const CUDAKernelCallExpr *K =
-      Body && Body->size() == 1 ? asMapLaunch(Body->body_front()) : nullptr;
+      Body && Body->size() >= 1 ? asMapLaunch(Body->body_back()) : nullptr;
   if (!K)
-    return Fail("its body is more than one launch");
+    return Fail("its body does not end in a launch");
+  for (const Stmt *S : Body->body()) {
+    if (S == Body->body_back())
+      break;
+    const auto *DS = dyn_cast<DeclStmt>(S);
+    if (!DS)
+      return Fail("its body is more than local variables and one launch");
+    for (const Decl *D : DS->decls()) {
+      const auto *VD = dyn_cast<VarDecl>(D);
+      if (!VD || !VD->hasLocalStorage() || VD->getType()->isReferenceType() ||
+          VD->getType().isVolatileQualified() || !pureHelperLocal(VD))
+        return Fail("its body is more than local variables and one launch");
+    }
+  }
+  if (std::string Why = helperEffects(Body); !Why.empty()) {
+    if (WhyNot)
+      *WhyNot = Why;
+    return std::nullopt;
+  }
   return HelperCall{Call, Def, K};
 }
 
@@ -475,7 +534,11 @@ std::optional<HelperCall> asHelperCall(const Stmt *S) {
 void SequenceBuilder::addLaunch(const CUDAKernelCallExpr *K, const VersionMap &Versions,
                                 const HelperCall *H) {
   if (Launches.empty())
-    Site = H ? H->Call->getBeginLoc() : K->getConfig()->getBeginLoc();
+    // Where the host compilation's debug locations put the launch (the
+    // configuration push at `<<<`; a helper call's callee, or member name
+    // for a member function): the host pass finds the sequence by it
+    // (docs/annotations.md).
+    Site = H ? H->Call->getExprLoc() : K->getConfig()->getBeginLoc();
   auto Number = [&](const Expr *E) {
     return H ? valueIn(E, *H, Versions) : valueNumber(E, Versions);
   };
@@ -516,9 +579,27 @@ unsigned SequenceBuilder::callerArg(const HelperCall &H, const ParmVarDecl *P,
 /// parameter is the call's argument; anything else is compared by its
 /// structure with each parameter read as the argument's value number, and
 /// what hashIn cannot read equals no other value.
+/// The initialiser a local variable of helper \p H that \p E names stands
+/// for, or null.
+static const Expr *helperLocalInit(const Expr *E, const HelperCall &H) {
+  const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!VD || isa<ParmVarDecl>(VD) ||
+      VD->getDeclContext() != static_cast<const DeclContext *>(H.Helper))
+    return nullptr;
+  return VD->getInit();
+}
+
 unsigned SequenceBuilder::valueIn(const Expr *E, const HelperCall &H,
                                   const VersionMap &Versions) {
   const Expr *S = spelledValue(E);
+  // A local of the helper (`int g = (n + 255) / 256;`) is its initialiser.
+  for (unsigned Depth = 0; Depth < 16; ++Depth) {
+    const Expr *Init = helperLocalInit(S, H);
+    if (!Init)
+      break;
+    S = E = spelledValue(Init);
+  }
   if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
     if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl());
         P && P->getDeclContext() == static_cast<const DeclContext *>(H.Helper))
@@ -568,7 +649,8 @@ bool SequenceBuilder::hashIn(const Expr *E, const HelperCall *H, const VersionMa
   }
   // `dim3(x, y)` (a temporary object) and `dim3 g(x, y)` are one construction.
   ID.AddInteger(isa<CXXConstructExpr>(E) ? Stmt::CXXConstructExprClass : E->getStmtClass());
-  ID.AddPointer(E->getType().getCanonicalType().getAsOpaquePtr());
+  // Qualifiers do not change a value: a `const int &n` parameter reads as `int n`.
+  ID.AddPointer(E->getType().getCanonicalType().getUnqualifiedType().getAsOpaquePtr());
   if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E))
     return hashIn(DA->getExpr(), H, Versions, ID);
   if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E))
@@ -580,6 +662,13 @@ bool SequenceBuilder::hashIn(const Expr *E, const HelperCall *H, const VersionMa
         H && P && P->getDeclContext() == static_cast<const DeclContext *>(H->Helper)) {
       ID.AddInteger(callerArg(*H, P, Versions));
       return true;
+    }
+    if (const Expr *Init = H ? helperLocalInit(DRE, *H) : nullptr) {
+      if (++LocalDepth > 16)
+        return false;
+      bool Ok = hashIn(spelledValue(Init), H, Versions, ID);
+      --LocalDepth;
+      return Ok;
     }
     if (const auto *EC = dyn_cast<EnumConstantDecl>(DRE->getDecl())) {
       ID.AddInteger(EC->getInitVal().getExtValue());
@@ -793,6 +882,62 @@ private:
   std::string Why;
 };
 
+/// One step of a block: a statement, an operand of a comma expression
+/// statement, or a label or return (Edge) around them.
+struct BlockStep {
+  const Stmt *S;
+  enum Kind { Plain, Edge } K;
+};
+
+/// Appends the operands \p E evaluates in turn: those of a comma, the
+/// operand of a cast to void, else \p E itself.
+void expressionSteps(const Expr *E, SmallVectorImpl<BlockStep> &Out) {
+  E = E->IgnoreParens();
+  if (const auto *EWC = dyn_cast<ExprWithCleanups>(E); EWC && !EWC->cleanupsHaveSideEffects())
+    return expressionSteps(EWC->getSubExpr(), Out);
+  if (const auto *C = dyn_cast<CastExpr>(E); C && C->getCastKind() == CK_ToVoid)
+    return expressionSteps(C->getSubExpr(), Out);
+  if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->getOpcode() == BO_Comma) {
+    expressionSteps(BO->getLHS(), Out);
+    return expressionSteps(BO->getRHS(), Out);
+  }
+  Out.push_back({E, BlockStep::Plain});
+}
+
+/// Appends the steps of statement \p S of a block: `case 0: k<<<...>>>(...);`
+/// is the label, then the launch; `return (void)k<<<...>>>(...);` the
+/// launch, then the return; `k1<<<...>>>(...), k2<<<...>>>(...);` two launches.
+void blockSteps(const Stmt *S, SmallVectorImpl<BlockStep> &Out) {
+  if (const auto *SC = dyn_cast<SwitchCase>(S)) {
+    Out.push_back({S, BlockStep::Edge});
+    return blockSteps(SC->getSubStmt(), Out);
+  }
+  if (const auto *LS = dyn_cast<LabelStmt>(S)) {
+    Out.push_back({S, BlockStep::Edge});
+    return blockSteps(LS->getSubStmt(), Out);
+  }
+  if (const auto *RS = dyn_cast<ReturnStmt>(S)) {
+    if (const Expr *V = RS->getRetValue())
+      expressionSteps(V, Out);
+    Out.push_back({S, BlockStep::Edge});
+    return;
+  }
+  if (const auto *E = dyn_cast<Expr>(S))
+    return expressionSteps(E, Out);
+  Out.push_back({S, BlockStep::Plain});
+}
+
+bool pureHelperLocal(const VarDecl *VD) {
+  if (VD->isStaticLocal() || VD->getType()->isReferenceType())
+    return false;
+  const Expr *Init = VD->getInit();
+  if (!Init)
+    return false;
+  VersionMap Versions;
+  PurityCheck Purity(const_cast<ASTContext &>(VD->getASTContext()), Versions);
+  return Purity.isPureStmt(Init);
+}
+
 /// Visits every host function with a body, including template
 /// instantiations, and scans each of its compound statements.
 class SequenceFinder : public RecursiveASTVisitor<SequenceFinder> {
@@ -910,7 +1055,25 @@ private:
       Broken.reset();
       Prev = Next;
     };
-    for (const Stmt *S : CS->body()) {
+    // A statement of the block is read as the steps it is made of: a
+    // label, then the statement it labels; a comma expression's operands
+    // in turn, and a cast to void's operand; a return's value, then the
+    // return.
+    SmallVector<BlockStep, 16> Steps;
+    for (const Stmt *S : CS->body())
+      blockSteps(S, Steps);
+    for (const BlockStep &Step : Steps) {
+      const Stmt *S = Step.S;
+      if (Step.K != BlockStep::Plain) {
+        // A label is a way in from elsewhere, a return a way out: the
+        // launches before it and those after it are two sequences.
+        flush(Seq, Host);
+        Versions.clear();
+        if (!Broken)
+          Broken.emplace(S->getBeginLoc(), describeStmt(S) + fromMacro(S->getBeginLoc(), Ctx) +
+                                               " ends the launch sequence");
+        continue;
+      }
       if (const CUDAKernelCallExpr *K = asMapLaunch(S)) {
         Arrive(K->getDirectCallee());
         Seq.addLaunch(K, Versions);

@@ -164,6 +164,7 @@ STATISTIC(NumRejectGather, "Pairs rejected: a stage writes a gathered buffer");
 STATISTIC(NumRejectOverlap, "Pairs rejected: accesses to a per-thread record overlap in part");
 STATISTIC(NumRejectLoop, "Pairs rejected: grid-stride loops over different iterations");
 STATISTIC(NumGathers, "Loads at an unknown index (gathers) in analysed kernels");
+STATISTIC(NumSiteNotUnique, "Sequences left unfused: their site does not identify them");
 STATISTIC(NumPlannedSeqs, "Sequences planned by the planning library");
 STATISTIC(NumPlanFallbacks, "Sequences planned greedily after a planner failure");
 STATISTIC(NumNotProfitable, "Legal groups the cost model did not form");
@@ -767,10 +768,31 @@ bool DeviceFuser::run() {
                << "ignoring launch sequence record " << Why;
       });
   }
+  // A group is bound to its sequence's site by the host function and the
+  // line and column of the first launch (its `at` line); sequences that
+  // share all three (one macro expanding to two sequences) cannot be told
+  // apart by the host pass, so neither is fused.
+  std::map<std::string, unsigned> SiteUses;
+  for (const SeqRecord &R : Recs.Seqs)
+    ++SiteUses[siteKey(R.Site) + " " + R.Site.substr(R.Site.rfind(' ') + 1)];
   for (const SeqRecord &R : Recs.Seqs) {
     for (const SeqLaunch &La : R.Launches)
       if (!Kernels.count(La.Kernel))
         ++NumNotMapKernel;
+    std::string Key = siteKey(R.Site) + " " + R.Site.substr(R.Site.rfind(' ') + 1);
+    if (SiteUses[Key] > 1 || Key.compare(0, 4, "0:0 ") == 0) {
+      ++NumSiteNotUnique;
+      std::string Why = Key.compare(0, 4, "0:0 ") == 0
+                            ? "its site has no line and column, which bind fused kernels to "
+                              "the launches of the host code"
+                            : "another launch sequence of the same host function starts at "
+                              "the same line and column (a macro that expands to both?), and "
+                              "fused kernels are bound to the launches of the host code by "
+                              "that position";
+      remarkPlan(R, "SiteNotUnique", "not fused: " + Why, /*Missed=*/true);
+      recordMissed(R, 0, R.Launches.size() - 1, Why);
+      continue;
+    }
     std::vector<FusionCandidate> Plan = planSequence(R);
     for (FusionCandidate &C : Plan) {
       fuse(C);

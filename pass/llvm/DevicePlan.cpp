@@ -326,7 +326,8 @@ RunPlan DevicePlan::match(ArrayRef<const Function *> Stubs, ArrayRef<unsigned> N
         if (Covers[C].group && I.Functions.count(Covers[C].group->name))
           Spans.push_back({Covers[C].first, Covers[C].first + Covers[C].count - 1,
                            Covers[C].group->name,
-                           kf__group_twins(I.Manifest, Covers[C].group)});
+                           kf__group_twins(I.Manifest, Covers[C].group),
+                           Covers[C].group->at_function != nullptr});
       std::free(Covers);
       if (!Described && !Spans.empty()) {
         Described = true;
@@ -356,4 +357,15 @@ RunPlan DevicePlan::match(ArrayRef<const Function *> Stubs, ArrayRef<unsigned> N
     }
   }
   return P;
+}
+
+std::vector<unsigned> DevicePlan::boundLengths(StringRef Fn, unsigned Line, unsigned Col) const {
+  std::set<unsigned> Lengths;
+  for (const Image &I : Images)
+    for (uint32_t G = 0; I.Manifest && G < I.Manifest->ngroups; ++G) {
+      const kf__group_t &Gr = I.Manifest->groups[G];
+      if (Gr.at_function && Gr.at_line == Line && Gr.at_col == Col && Fn == Gr.at_function)
+        Lengths.insert(Gr.at_length);
+    }
+  return std::vector<unsigned>(Lengths.rbegin(), Lengths.rend());
 }

@@ -37,8 +37,11 @@ struct FusedSpan {
   unsigned First = 0, Last = 0;
   std::string Kernel;
   /// Groups of the same kernels in the manifest, this one included: the
-  /// runtime binds every run of those kernels to the first.
+  /// runtime binds every run of those kernels to the first. 0 for a group
+  /// bound to its own sequence's site (Bound).
   unsigned Twins = 1;
+  /// The group has an `at` line: it is made for this site and no other.
+  bool Bound = false;
 
   bool operator==(const FusedSpan &O) const {
     return First == O.First && Last == O.Last && Kernel == O.Kernel;
@@ -96,6 +99,11 @@ public:
   /// the runtime will match them. Only for a known plan.
   RunPlan match(llvm::ArrayRef<const llvm::Function *> Stubs,
                 llvm::ArrayRef<unsigned> NArgs, llvm::StringRef Where, unsigned Line) const;
+
+  /// The lengths of the sequences whose first launch is at \p Line : \p Col
+  /// of host function \p Fn and that have fused groups (their `at` lines),
+  /// longest first; empty when there is none.
+  std::vector<unsigned> boundLengths(llvm::StringRef Fn, unsigned Line, unsigned Col) const;
 
 private:
   /// One cubin: its manifest (null when it has none) and the functions it

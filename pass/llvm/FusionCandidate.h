@@ -155,6 +155,10 @@ std::string manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
 std::string manifestMissed(const SeqRecord &R, unsigned First, unsigned Last,
                            llvm::StringRef Reason);
 
+/// "<line>:<col>" of the first launch of a record's site (its `at` key,
+/// docs/manifest.md), "0:0" when the site has none.
+std::string siteKey(llvm::StringRef Site);
+
 /// The longest reason a `missed` line carries: the manifest lives in device
 /// memory, and the host pass's remark needs the first clauses only.
 constexpr size_t MissedReasonBytes = 320;

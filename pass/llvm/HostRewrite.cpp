@@ -9,10 +9,16 @@
 ///
 /// Which runs a fused kernel can take it learns from the device plan
 /// (DevicePlan.h): the manifest in each cubin of the fatbinary the host
-/// module embeds, matched against the run exactly as the runtime will match
-/// it (manifest/match.c). A run no group of any cubin covers stays as plain
-/// launches, with a missed remark that quotes the device pass's reason (the
-/// manifest's `missed` lines). Where the fatbinary cannot be read
+/// module embeds. Each group there is bound by its `at` line to one launch
+/// sequence of the Clang plugin: this function's mangled name and the line
+/// and column of the sequence's first launch, which here is the debug
+/// location of that launch's configuration push (the plugin turns on
+/// location tracking). A run that holds such a launch hands over exactly
+/// the sequence's launches from there, as a run of its own whose site names
+/// the key, matched as the runtime will match it (manifest/match.c); its
+/// other launches, and runs no group is bound to, stay plain launches with
+/// a missed remark that quotes the device pass's reason (the manifest's
+/// `missed` lines). Where the fatbinary cannot be read
 /// (--cuda-host-only, a compressed or malformed one, a module without the
 /// Clang plugin's translation-unit key), every run is handed over and the
 /// runtime finds out, and an analysis remark says why the plan could not be
@@ -125,6 +131,7 @@ using namespace kfuse;
 #define DEBUG_TYPE "kfuse"
 
 STATISTIC(NumRuns, "Runs of kfuse_map launches handed to the runtime");
+STATISTIC(NumShortRuns, "Sequences fused on the device side whose launches are not back to back here");
 STATISTIC(NumNotFused, "Runs left as they are: the device code has no fused kernel for them");
 STATISTIC(NumLaunchesHanded, "kfuse_map launches handed to the runtime");
 STATISTIC(NumLone, "kfuse_map launches left alone: no neighbour to join");
@@ -180,6 +187,7 @@ private:
   void reportBreak(Launch &Last, const LaunchRun &R);
   void computeDeadMasks(LaunchRun &R);
   bool consultPlan(const LaunchRun &R);
+  void bindRun(LaunchRun &R, SmallVectorImpl<LaunchRun> &Handed);
   void rewrite(LaunchRun &R);
   SmallVector<Value *, 8> materializeArgs(Launch &L, IRBuilder<> &B);
   GlobalVariable *getSizesGlobal(StubLayout &S);
@@ -668,8 +676,7 @@ bool HostRewriter::run() {
   // Runs with nothing behind them stay as they are.
   SmallVector<LaunchRun, 4> Handed;
   for (LaunchRun &R : Runs)
-    if (consultPlan(R))
-      Handed.push_back(std::move(R));
+    bindRun(R, Handed);
   // Dead-buffer proofs look at the stub calls, so they all come first.
   for (LaunchRun &R : Handed)
     computeDeadMasks(R);
@@ -679,6 +686,84 @@ bool HostRewriter::run() {
     rewrite(R);
   }
   return !Handed.empty();
+}
+
+/// Hands over the parts of \p R that the device side fused: each sequence
+/// whose fused groups name, in their `at` line, this function and the line
+/// and column of one of \p R's launches, over as many launches as the
+/// sequence has, becomes a run of its own, bound to its groups by that key
+/// (docs/manifest.md). Launches of \p R outside such a sequence stay plain
+/// launches, with a missed remark. Without a device plan (or where only
+/// groups without `at` lines, bound by kernel names, exist) the run is
+/// handed over whole when consultPlan() says so.
+void HostRewriter::bindRun(LaunchRun &R, SmallVectorImpl<LaunchRun> &Handed) {
+  if (!Plan.known()) {
+    if (consultPlan(R))
+      Handed.push_back(std::move(R));
+    return;
+  }
+  const unsigned N = R.Launches.size();
+  SmallVector<bool, 8> In(N, false);
+  bool Any = false;
+  for (unsigned I = 0; I < N;) {
+    const DILocation *At = launchLocation(*R.Launches[I]);
+    bool Bound = false;
+    for (unsigned Len : At ? Plan.boundLengths(F.getName(), At->getLine(), At->getColumn())
+                           : std::vector<unsigned>()) {
+      if (I + Len > N) {
+        ++NumShortRuns;
+        ORE.emit([&] {
+          return OptimizationRemarkMissed(DEBUG_TYPE, "RunShorterThanSequence",
+                                          R.Launches[I]->StubCall)
+                 << "the device code fused launches of a sequence of "
+                 << ore::NV("Length", Len) << " launches that starts at this launch of "
+                 << ore::NV("Kernel", kernelName(*R.Launches[I]->stub())) << ", but only "
+                 << ore::NV("Found", N - I)
+                 << " of them follow each other here without anything between them that "
+                    "could touch device memory; they run one by one";
+        });
+        continue;
+      }
+      LaunchRun Sub;
+      Sub.Launches.assign(R.Launches.begin() + I, R.Launches.begin() + I + Len);
+      if (!consultPlan(Sub))
+        continue;
+      Handed.push_back(std::move(Sub));
+      std::fill(In.begin() + I, In.begin() + I + Len, true);
+      Any = Bound = true;
+      I += Len;
+      break;
+    }
+    if (!Bound)
+      ++I;
+  }
+  if (!Any) {
+    // Nothing bound to a site here: groups bound by kernel names alone, or
+    // the remark on why the launches stay as they are.
+    if (consultPlan(R))
+      Handed.push_back(std::move(R));
+    return;
+  }
+  for (unsigned I = 0; I < N;) {
+    if (In[I]) {
+      ++I;
+      continue;
+    }
+    unsigned J = I;
+    while (J + 1 < N && !In[J + 1])
+      ++J;
+    ++NumNotFused;
+    ORE.emit([&] {
+      OptimizationRemarkMissed Rem(DEBUG_TYPE, "NoSequence", R.Launches[I]->StubCall);
+      Rem << (I == J ? "launch of " : "launches of ");
+      for (unsigned K = I; K <= J; ++K)
+        Rem << (K > I ? ", " : "") << ore::NV("Kernel", kernelName(*R.Launches[K]->stub()));
+      return Rem << " left as " << (I == J ? "it is" : "they are")
+                 << ": the device compilation recorded no launch sequence that starts at "
+                    "this launch (-Rpass-missed=kfuse on the device side says why)";
+    });
+    I = J + 1;
+  }
 }
 
 /// Says, in a remark, what the device plan holds for \p R, and returns
@@ -755,9 +840,12 @@ bool HostRewriter::consultPlan(const LaunchRun &R) {
     for (auto [K, S] : enumerate(P.Spans)) {
       Rem << (K == 0 ? "" : K + 1 == P.Spans.size() ? " and " : ", ") << Span(S.First, S.Last)
           << " as " << ore::NV("FusedKernel", S.Kernel);
-      // The runtime matches by kernel names: a group the device pass made
-      // for another sequence of the same kernels takes launches it refused
-      // to fuse here, and its guards decide.
+      // A group without an `at` line (a hand-written manifest) is matched
+      // by kernel names: one the device pass made for another sequence of
+      // the same kernels takes launches it refused to fuse here, and its
+      // guards decide. A group with one is this site's own.
+      if (S.Bound)
+        continue;
       if (any_of(P.Missed, [&](const MissedSpan &X) {
             return S.First <= X.First && X.Last <= S.Last;
           }))

@@ -43,6 +43,14 @@ static unsigned siteLine(StringRef Site) {
   return Line;
 }
 
+/// "<line>:<col>" of a sequence record's site, "0:0" when it has none.
+std::string kfuse::siteKey(StringRef Site) {
+  unsigned Col = 0, Line = siteLine(Site);
+  if (!Line || Site.rsplit(' ').first.rsplit(':').second.getAsInteger(10, Col))
+    return "0:0";
+  return std::to_string(Line) + ":" + std::to_string(Col);
+}
+
 static std::string ref(unsigned Launch, unsigned Param) {
   return std::to_string(Launch) + "." + std::to_string(Param);
 }
@@ -312,6 +320,10 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
     FusedNs = uint64_t(B.Fused) * NominalThreads / BytesPerNs + LaunchNs;
   }
   Out += "predict " + std::to_string(UnfusedNs) + " " + std::to_string(FusedNs) + "\n";
+  // The one site the group is for: the host pass and the runtime bind it to
+  // the run whose first launch is at this line and column of this function.
+  Out += "at " + std::to_string(C.First) + " " + std::to_string(C.Seq->Launches.size()) + " " +
+         siteKey(C.Seq->Site) + " " + siteFunction(C.Seq->Site).str() + "\n";
   if (C.PlanCount > 1) {
     // Ranks as a comma list of ranges: 0,2-5,9.
     std::string Ranks;

@@ -2,24 +2,22 @@
  * guard (rt.h's fallback reasons). Each case checks its results against a CPU
  * reference; tools/gpu-check checks that KFUSE_STATS names the reason.
  *
- * How a guard is made to fire: the runtime matches a rewritten site's
- * launches against the manifest's groups by kernel names, wherever the group
- * came from. kfg_control launches scale then add with one intermediate, one
- * n, one stream and one shape, so the device pass fuses it and the manifest
- * gets a (scale, add) group with those guards; it is the first such sequence
- * in this file, so its group is the one every (scale, add) site matches.
- * Every other kfg_* function launches the same two kernels with nothing but
- * plain locals and parameters between the launches (so the host pass still
- * hands them to the runtime as one site), but passes values that break one of
- * the group's assumptions. The compiler sees different variables there: it
- * fuses some of those sequences its own way (wiring and scalar get groups
- * without that `equal`) and declines others (stream, shape), but its own
- * groups come after the control's in the manifest, and among equally long
- * matches the runtime takes the manifest's earlier group (docs/runtime.md).
- * So every site is offered the control's group and must refuse it, falling
- * back to the original launches: the results equal the unfused build's bit
- * for bit. control_ldg and overlap_ldg do the same with add_ldg, which reads
- * its second input through __ldg, in place of add.
+ * How a guard is made to fire: each fused group is bound to its own
+ * sequence's site (the manifest's `at` line), so a guard fires when the
+ * values a site passes at run time break what its own group assumes.
+ * kfg_control launches scale then add with one intermediate, one n, one
+ * stream and one shape, and runs fused. kfg_overlap and kfg_overlap_ldg are
+ * the same code as their controls, called with aliasing buffers: their own
+ * groups' `disjoint` guards must refuse them on every call. The other cases
+ * pass different variables where the control passes one, which the
+ * compiler sees: it declines wiring (nothing shared: unfused is predicted
+ * faster), stream and shape, which then stay plain launches that never
+ * reach the runtime ("plain": no stats line), and fuses scalar its own way
+ * (its group has no `equal` for n; "own": any outcome but `no-match`). No
+ * site is ever offered another site's group. Results must equal the
+ * unfused build's bit for bit in every case. control_ldg and overlap_ldg do
+ * the same with add_ldg, which reads its second input through __ldg, in
+ * place of add.
  *
  * No call may appear between a case's two launches: the host pass ends a run
  * at any call, and a site it does not rewrite never reaches the runtime.
@@ -143,7 +141,9 @@ KFG_CASE kfg_shape(const float *x, float *t, const float *y, float *o, float a, 
 namespace {
 
 /* One case: its name, its function, and what KFUSE_STATS must report for its
- * site: "fused" or a fallback reason (rt.h's KF_FALLBACK_MAP text). */
+ * site: "fused", a fallback reason (rt.h's KF_FALLBACK_MAP text) on every
+ * call, "plain" (no site: the launches stay plain) or "own" (a site of its
+ * own group, never `no-match`). */
 struct Case {
   const char *name;
   const char *func;
@@ -262,7 +262,7 @@ int main(int argc, char **argv)
   /* wiring: launch 0 writes t, launch 1 reads t2 (random data, left as it
    * is), so o = t2 + y, never a*x + y. */
   suite.run(
-      {"wiring", "kfg_wiring", "wiring"},
+      {"wiring", "kfg_wiring", "plain"},
       [&] {
         setup_to();
         t2.h = t20;
@@ -324,15 +324,15 @@ int main(int argc, char **argv)
       },
       buf, o);
 
-  suite.run({"scalar", "kfg_scalar", "scalar"}, setup_to,
+  suite.run({"scalar", "kfg_scalar", "own"}, setup_to,
             [&] { return kfg_scalar(x.d, t.d, y.d, o.d, alpha, n, m, block, s); },
             [&] { return check_to(m); }, t, o);
 
-  suite.run({"stream", "kfg_stream", "stream"}, setup_to,
+  suite.run({"stream", "kfg_stream", "plain"}, setup_to,
             [&] { return kfg_stream(x.d, t.d, y.d, o.d, alpha, n, block, s_other, nullptr); },
             [&] { return check_to(n); }, t, o);
 
-  suite.run({"shape", "kfg_shape", "shape"}, setup_to,
+  suite.run({"shape", "kfg_shape", "plain"}, setup_to,
             [&] { return kfg_shape(x.d, t.d, y.d, o.d, alpha, n, block, b2, s); },
             [&] { return check_to(n); }, t, o);
 

@@ -31,6 +31,7 @@ static const char bench_manifest[] =
   "disjoint 1.1 1.2\n"
   "dead 0 0.2 covered\n"
   "predict 140289 114876\n"
+  "at 0 2 136:1 _ZN8kb_fusedL10chain2_f32EPKPvS2_iiP11CUstream_st\n"
   "end\n"
   "group __kfuse_fused_2_0_3 4\n"
   "kernel 0 _ZN8kb_fused4axpbIfEEvPKT_S3_PS1_S1_i 5\n"
@@ -115,6 +116,7 @@ static const char bench_manifest[] =
   "dead 1 1.2 covered\n"
   "dead 2 2.2 covered\n"
   "predict 280579 159607\n"
+  "at 0 4 136:1 _ZN8kb_fusedL10chain4_f32EPKPvS2_iiP11CUstream_st\n"
   "end\n"
   "group __kfuse_fused_3_0_7 8\n"
   "kernel 0 _ZN8kb_fused4axpbIfEEvPKT_S3_PS1_S1_i 5\n"
@@ -407,4 +409,5 @@ static const char bench_manifest[] =
   "dead 5 5.2 covered\n"
   "dead 6 6.2 covered\n"
   "predict 561158 249069\n"
+  "at 0 8 136:1 _ZN8kb_fusedL10chain8_f32EPKPvS2_iiP11CUstream_st\n"
   "end\n";

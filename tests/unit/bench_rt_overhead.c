@@ -118,6 +118,25 @@ static double now_ns(void)
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/* The `where` of the site of the chain of @p k launches: the header's
+ * groups are bound by their `at` lines to "<line>:<col> <function>" of
+ * their own sequence's first launch, which the site must name. */
+static void site_where(uint32_t k, char *buf, size_t size)
+{
+  char prefix[32];
+  const char *at;
+  size_t n;
+  snprintf(prefix, sizeof prefix, "\nat 0 %u ", (unsigned)k);
+  at = strstr(bench_manifest, prefix);
+  if (at == NULL) {
+    snprintf(buf, size, "bench_rt_overhead.c:1:1 chain");
+    return;
+  }
+  at += strlen(prefix);
+  n = strcspn(at, "\n");
+  snprintf(buf, size, "kfuse_bench_workloads.cu:%.*s", (int)n, at);
+}
+
 int main(int argc, char **argv)
 {
   static const uint32_t ks[] = {2, 4, 8};
@@ -148,10 +167,12 @@ int main(int argc, char **argv)
   for (int alternating = 0; alternating < 2; alternating++)
     for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
       uint32_t k = ks[ki];
-      kf_site_t site = {"bench_rt_overhead.c:1:1 chain", NULL, k, 0, NULL, NULL};
+      char where[256];
+      kf_site_t site = {where, NULL, k, 0, NULL, NULL};
       chain_t c;
       double t0, t1, t2;
       __typeof__(&cudaLaunchKernel) raw = KF__CU(cudaLaunchKernel);
+      site_where(k, where, sizeof where);
       chain_init(&c, k, &set[0]);
       kf_rt_launch_seq(&site, c.l, k); /* discovery, outside the timing */
       n_orig = n_fused = 0;

@@ -152,6 +152,81 @@ static void test_twins(void **state)
   kf__manifest_free(m);
 }
 
+static void test_where_key(void **state)
+{
+  static const struct {
+    const char *where;
+    int ok;
+    uint32_t line, col;
+  } cases[] = {
+    {"app.cu:12:3 _Z3runv", 1, 12, 3},
+    {"/a b/c:d/app.cu:120:45 main", 1, 120, 45},
+    {"app.cu:12 _Z3runv", 0, 0, 0},  /* no column */
+    {":12:3 f", 1, 12, 3},           /* no file: still a key */
+    {"12:3 f", 0, 0, 0},             /* no file separator */
+    {"app.cu:x:3 f", 0, 0, 0},
+    {"app.cu:12: f", 0, 0, 0},
+    {"_Z3runv launch 0", 0, 0, 0},
+    {"app.cu:1234567890:3 f", 0, 0, 0}, /* beyond nine digits */
+    {"nospace", 0, 0, 0},
+    {"", 0, 0, 0},
+  };
+  uint32_t line = 7, col = 7;
+  (void)state;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    assert_int_equal(kf__where_key(cases[i].where, &line, &col), cases[i].ok);
+    assert_int_equal(line, cases[i].line);
+    assert_int_equal(col, cases[i].col);
+  }
+  assert_int_equal(kf__where_key(NULL, &line, &col), 0);
+}
+
+/* Three sequences of the same kernels, in two functions, each with its own
+ * group bound by `at`: each site gets its own group, never another's; a
+ * site no `at` line names gets none, whatever its kernels. */
+static void test_at_binds_own_site(void **state)
+{
+  kf__manifest_t *m = parse_ok(MHDR "group f1 2\nkernel 0 a 2\nkernel 1 b 2\nlaunch 0 0 0\n"
+                                    "at 0 2 10:8 _Z3onev\nend\n"
+                                    "group f2 2\nkernel 0 a 2\nkernel 1 b 2\nlaunch 0 0 0\n"
+                                    "at 0 2 14:8 _Z3onev\nend\n"
+                                    "group f3 2\nkernel 0 a 2\nkernel 1 b 2\nlaunch 0 0 0\n"
+                                    "at 1 3 20:8 _Z3twov\nend\n");
+  kf__launch_id_t ids[3] = {{"a", 2, m}, {"b", 2, m}, {"b", 2, m}};
+  kf__launch_id_t ids3[3] = {{"c", 2, m}, {"a", 2, m}, {"b", 2, m}};
+  static const struct {
+    const char *where;
+    uint32_t n;
+    const char *want;
+  } cases[] = {
+    {"x.cu:10:8 _Z3onev", 2, "f1[0,2)"},
+    {"/elsewhere/x.cu:14:8 _Z3onev", 2, "f2[0,2)"}, /* the file is no part of the key */
+    {"x.cu:14:9 _Z3onev", 2, "-[0,2)"},              /* another column */
+    {"x.cu:10:8 _Z3twov", 2, "-[0,2)"},              /* another function */
+    {"x.cu:10:8 _Z3onev", 3, "-[0,3)"},              /* another length */
+    {"_Z3onev launch 0", 2, "-[0,2)"},               /* no position: no key */
+    {"x.cu:99:1 _Z5otherv", 2, "-[0,2)"},
+  };
+  kf__cover_t *s;
+  uint32_t ns;
+  (void)state;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    assert_int_equal(kf__match(ids, cases[i].n, 0, cases[i].where, &s, &ns), 0);
+    assert_string_equal(render(s, ns), cases[i].want);
+    free(s);
+  }
+  /* At its own position only: launch 1 of the sequence of three. */
+  assert_int_equal(kf__match(ids3, 3, 0, "x.cu:20:8 _Z3twov", &s, &ns), 0);
+  assert_string_equal(render(s, ns), "-[0,1) f3[1,3)");
+  free(s);
+  assert_int_equal(kf__match(ids, 3, 0, "x.cu:20:8 _Z3twov", &s, &ns), 0);
+  assert_string_equal(render(s, ns), "-[0,3)");
+  free(s);
+  /* Bound groups are nobody's twins. */
+  assert_int_equal(kf__group_twins(m, &m->groups[0]), 0);
+  kf__manifest_free(m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -159,6 +234,8 @@ int main(void)
     cmocka_unit_test(test_match_windows),
     cmocka_unit_test(test_match_needs_one_manifest),
     cmocka_unit_test(test_twins),
+    cmocka_unit_test(test_where_key),
+    cmocka_unit_test(test_at_binds_own_site),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

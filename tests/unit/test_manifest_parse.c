@@ -284,6 +284,55 @@ static void test_plans_malformed(void **state)
   }
 }
 
+/* `at <first> <length> <line>:<col> <function>`: the one site of the group. */
+static void test_at(void **state)
+{
+  kf__manifest_t *m = NULL;
+  const kf__group_t *g;
+  (void)state;
+  g = parse_plans("", &m);
+  assert_null(g->at_function);
+  kf__manifest_free(m);
+  g = parse_plans("at 3 5 120:14 _ZZ4mainENKUliE_clEi\n", &m);
+  assert_int_equal(g->at_first, 3);
+  assert_int_equal(g->at_length, 5);
+  assert_int_equal(g->at_line, 120);
+  assert_int_equal(g->at_col, 14);
+  assert_string_equal(g->at_function, "_ZZ4mainENKUliE_clEi");
+  kf__manifest_free(m);
+  /* With a `plans` line: both hold. */
+  g = parse_plans("plans 4 0 2 main 1\nat 0 2 7:8 main\n", &m);
+  assert_int_equal(g->plan_count, 4);
+  assert_string_equal(g->at_function, "main");
+  kf__manifest_free(m);
+}
+
+static void test_at_malformed(void **state)
+{
+  (void)state;
+  static const char *const bad[] = {
+    "at 0 2 7:8\n",             /* missing function */
+    "at 0 2 7:8 main x\n",      /* one field too many */
+    "at 0 2 7 main\n",          /* no column */
+    "at 0 2 7: main\n",
+    "at 0 2 :8 main\n",
+    "at 0 2 7:8:9 main\n",
+    "at 0 2 -7:8 main\n",
+    "at 0 2 7:99999999999 main\n", /* beyond 32 bits */
+    "at x 2 7:8 main\n",
+    "at 1 2 7:8 main\n",        /* the group (2 launches) overruns the sequence */
+    "at 0 1 7:8 main\n",
+    "at 0 257 7:8 main\n",      /* beyond KF__MANIFEST_MAX_LAUNCHES */
+    "at 0 2 7:8 ma\x01in\n",   /* not a name */
+    "at 0 2 7:8 main\nat 0 2 7:8 main\n", /* twice */
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char text[256];
+    snprintf(text, sizeof text, HDR G2 "launch 0 0 0\n%send\n", bad[i]);
+    expect_error(text, KF_EPARSE, i + 1 == sizeof bad / sizeof bad[0] ? 7 : 6);
+  }
+}
+
 /* `missed` lines: between groups only, the reason to the end of the line. */
 static void test_missed(void **state)
 {
@@ -367,6 +416,8 @@ int main(void)
     cmocka_unit_test(test_stops_at_nul_and_length),
     cmocka_unit_test(test_plans),
     cmocka_unit_test(test_plans_malformed),
+    cmocka_unit_test(test_at),
+    cmocka_unit_test(test_at_malformed),
     cmocka_unit_test(test_missed),
     cmocka_unit_test(test_fuzz),
   };

@@ -378,6 +378,40 @@ static void test_uncovered_launches(void **state)
   assert_string_equal(stats_of("mixed"), "kfuse-stats: mixed: calls=1 fused=1 fallback=1 no-match=1");
 }
 
+/* The group of the sequence at t.cu:3:5 of main (launches 1..2 of 4) with
+ * an `at` line: bound to that site alone. */
+static const char manifest_at[] =
+    HDR "group fused_sa 2\nkernel 0 _Z5scalePKfPffi 4\nkernel 1 _Z4axpyPKfS0_Pfi 4\n"
+        "shape same\nstream same\ndynshmem 0\nlaunch 0 1 32\n"
+        "equal 0.1 1.0\nequal 0.3 1.3\n"
+        "footprint 0.0 r 0 4*s3\nfootprint 0.1 w 0 4*s3\nfootprint 1.0 r 0 4*s3\n"
+        "footprint 1.1 r 0 4*s3\nfootprint 1.2 w 0 4*s3\n"
+        "disjoint 0.0 0.1\ndisjoint 1.2 0.0\ndisjoint 1.2 1.1\ndisjoint 1.2 1.0\n"
+        "dead 0 0.1\npredict 2000 1200\nat 1 4 3:5 main\nend\n";
+
+/* A bound site runs its own group; launches its plan leaves unfused are the
+ * plan, not a `no-match` fallback. A site of the same kernels anywhere else
+ * is never bound to that group: its launches run as they are, no-match. */
+static void test_at_bound_site(void **state)
+{
+  static kf_site_t own = {"/src/t.cu:3:5 main", NULL, 4, 0, NULL},
+                   other = {"t.cu:9:5 main", NULL, 4, 0, NULL}, pair = {"t.cu:3:5 main", NULL, 2, 0, NULL};
+  call_t c;
+  (void)state;
+  fake.manifest = manifest_at;
+  call_init(&c, "osao");
+  kf_rt_launch_seq(&own, c.l, c.nl);
+  kf_rt_launch_seq(&other, c.l, c.nl);
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&pair, c.l, c.nl);
+  assert_log("_Z5otherPKf F:fused_sa _Z5otherPKf "
+             "_Z5otherPKf _Z5scalePKfPffi _Z4axpyPKfS0_Pfi _Z5otherPKf "
+             "_Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
+  assert_string_equal(stats_of("/src/t.cu:3:5 main"), "kfuse-stats: /src/t.cu:3:5 main: calls=1 fused=1 fallback=0");
+  assert_string_equal(stats_of("t.cu:9:5 main"), "kfuse-stats: t.cu:9:5 main: calls=1 fused=0 fallback=1 no-match=1");
+  assert_string_equal(stats_of("t.cu:3:5 main"), "kfuse-stats: t.cu:3:5 main: calls=1 fused=0 fallback=1 no-match=1");
+}
+
 static void test_dead_bit_cleared_for_later_reader(void **state)
 {
   static kf_site_t site = {"later", NULL, 3, 0, NULL, NULL};
@@ -921,6 +955,7 @@ int main(void)
     cmocka_unit_test_setup(test_manifest_bytes_limits, setup),
     cmocka_unit_test_setup(test_fused_kernel_missing, setup),
     cmocka_unit_test_setup(test_uncovered_launches, setup),
+    cmocka_unit_test_setup(test_at_bound_site, setup),
     cmocka_unit_test_setup(test_dead_bit_cleared_for_later_reader, setup),
     cmocka_unit_test_setup(test_guards, setup),
     cmocka_unit_test_setup(test_guards_after_memo, setup),

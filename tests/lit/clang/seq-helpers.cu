@@ -1,9 +1,9 @@
-// Launch helpers: a call of a host function whose whole body is one map
-// launch, its parameters taken by value, reads as that launch, each
-// parameter standing for the call's argument. A configuration computed in
-// the helper is compared by its structure, with the parameters read as the
-// caller's values. Helpers with more in them, or taking a reference, end
-// the sequence like any other call.
+// Launch helpers: a call of a host function whose body is pure local
+// variables and then one map launch, parameters by value or by reference,
+// reads as that launch, each parameter standing for the call's argument and
+// each local for its initialiser; so does a member function that does not
+// read its object. Configurations are compared by their structure over the
+// caller's values. Helpers with more in them end the sequence.
 // RUN: %clang_cuda --cuda-device-only -O0 -S -emit-llvm %kfuse_cuda_sdk -fplugin=%kfuse_clang_plugin %s -o - \
 // RUN:   | sed -e 's/\\0A/\n/g' | FileCheck %s
 
@@ -79,21 +79,52 @@ void constant_block(const float *x, float *t, float *o, int n) {
 // CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=[[G:[0-9]+]] block=[[B:[0-9]+]] shmem=[[Z:[0-9]+]] stream=[[Z]] args=
 // CHECK-NEXT: launch 1 _Z2k2PKfPffi grid=[[G]] block=[[B]] shmem=[[Z]] stream=[[Z]] args=
 
-// Not helpers: a second statement, a reference parameter, a non-void result.
+// Not helpers: a second statement, a non-void result, a local changed, a
+// member function that reads its object.
 static void two_statements(const float *x, float *y, int n) {
   k1<<<n / 256, 256>>>(x, y, n);
   k1<<<n / 256, 256>>>(y, y, n);
 }
-static void by_reference(const float *x, float *y, const int &n) { k1<<<n / 256, 256>>>(x, y, n); }
 static int returns(const float *x, float *y, int n) { k1<<<n / 256, 256>>>(x, y, n); return 0; }
-void not_helpers(const float *x, float *t, float *o, int n) {
+static void changes(const float *x, float *y, int n) { int g = n / 256; ++g; k1<<<g, 256>>>(x, y, n); }
+struct Member {
+  float *buf;
+  void reads(const float *x, int n) { k1<<<n / 256, 256>>>(x, buf, n); }
+};
+void not_helpers(Member &m, const float *x, float *t, float *o, int n) {
   h1(x, t, n);
   two_statements(t, o, n);
   h1(x, t, n);
-  by_reference(t, o, n);
-  h1(x, t, n);
   returns(t, o, n);
+  h1(x, t, n);
+  changes(t, o, n);
+  h1(x, t, n);
+  m.reads(t, n);
 }
 // The two statements of two_statements are a sequence of their own.
 // CHECK: site {{.*}}seq-helpers.cu:{{[0-9]+}}:5 _ZL14two_statementsPKfPfi
-// CHECK-NOT: _Z11not_helpersPKfPfS1_i
+// CHECK-NOT: _Z11not_helpersR6MemberPKfPfS3_i
+
+// Helpers: a reference parameter, locals (a dim3 among them), a member
+// function of an object the caller names. Each grid is (n + 255) / 256
+// over the caller's n, the value h1 computes.
+static void by_reference(const float *x, float *y, const int &n) { k1<<<(n + 255) / 256, 256>>>(x, y, n); }
+static void with_locals(const float *x, float *y, int n) {
+  int blocks = (n + 255) / 256;
+  dim3 grid(blocks);
+  k1<<<grid, 256>>>(x, y, n);
+}
+struct Stage {
+  void launch(const float *x, float *y, int n) { k1<<<(n + 255) / 256, 256>>>(x, y, n); }
+};
+void helpers(Stage &st, const float *x, float *t, float *u, float *o, int n) {
+  h1(x, t, n);
+  by_reference(t, u, n);
+  with_locals(u, o, n);
+  st.launch(o, t, n);
+}
+// CHECK: site {{.*}}seq-helpers.cu:[[@LINE-5]]:3 _Z7helpersR5StagePKfPfS3_S3_i
+// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=[[G:[0-9]+]] block=[[B:[0-9]+]] shmem=[[Z:[0-9]+]] stream=[[Z]] args=[[X:[0-9]+]],[[T:[0-9]+]],[[N:[0-9]+]]{{$}}
+// CHECK-NEXT: launch 1 _Z2k1PKfPfi grid=[[G]] block=[[B]] shmem=[[Z]] stream=[[Z]] args=[[T]],[[U:[0-9]+]],[[N]]{{$}}
+// CHECK-NEXT: launch 2 _Z2k1PKfPfi grid=[[G]] block=[[B]] shmem=[[Z]] stream=[[Z]] args=[[U]],[[O:[0-9]+]],[[N]]{{$}}
+// CHECK-NEXT: launch 3 _Z2k1PKfPfi grid=[[G]] block=[[B]] shmem=[[Z]] stream=[[Z]] args=[[O]],[[T]],[[N]]{{$}}

@@ -89,16 +89,16 @@ void loops(float *a, float *b, int n, int iters) {
   }
 }
 
-// Launches in member functions: a call of a member function is no launch
-// helper, so run()'s two calls are no sequence. Nor is a free function with
-// more in it than the launch.
+// Launches in member functions that read their object: such a call is no
+// launch helper, so run()'s two calls are no sequence. Nor is a free
+// function with more in it than the launch.
 struct Pipeline {
   float *x, *t;
   int n;
   void stage1() { k1<<<1, 128>>>(x, t, n); }
   void stage2() { k2<<<1, 128>>>(t, x, n); }
   void run() {
-    stage1(); // expected-remark {{launch of 'k2' is not fused with the launch of 'k1' before it: 'k1' is launched in 'Pipeline::stage1', which is not a launch helper (it is a member function)}}
+    stage1(); // expected-remark {{launch of 'k2' is not fused with the launch of 'k1' before it: 'k1' is launched in 'Pipeline::stage1', which is not a launch helper (it reads members of its object)}}
     stage2();
   }
 };
@@ -107,7 +107,7 @@ static void checked(float *a, float *b, int n) {
   opaque();
 }
 void not_helper(float *a, float *b, int n) {
-  checked(a, b, n); // expected-remark {{launch of 'k2' is not fused with the launch of 'k1' before it: 'k1' is launched in 'checked', which is not a launch helper (its body is more than one launch)}}
+  checked(a, b, n); // expected-remark {{launch of 'k2' is not fused with the launch of 'k1' before it: 'k1' is launched in 'checked', which is not a launch helper (its body does not end in a launch)}}
   k2<<<1, 128>>>(b, a, n);
 }
 

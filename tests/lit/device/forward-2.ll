@@ -12,7 +12,7 @@
 
 ; CHECK-NOT: __kfuse_seq_
 ; CHECK-NOT: kfuse.seq
-; CHECK: @__kfuse_manifest_{{[0-9a-f]+}} = addrspace(1) externally_initialized constant [{{[0-9]+}} x i8] c"kfuse-manifest 1\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_0_1 2\0Akernel 0 _Z5scalePKfPffi 4\0Akernel 1 _Z4axpyPKfS0_Pfi 4\0Ashape same\0Astream same\0Adynshmem 0\0Alaunch 0 0 0\0Aequal 0.1 1.0\0Aequal 0.3 1.3\0Afootprint 0.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 0.1 w 0 min(4*bx*gx,4*s3)\0Afootprint 1.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.1 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.2 w 0 min(4*bx*gx,4*s3)\0Adisjoint 0.0 0.1\0Adisjoint 0.0 1.0\0Adisjoint 0.0 1.2\0Adisjoint 0.1 1.1\0Adisjoint 0.1 1.2\0Adisjoint 1.0 1.2\0Adisjoint 1.1 1.2\0Adead 0 0.1 covered\0Apredict {{[0-9]+}} {{[0-9]+}}\0Aend\0A\00"
+; CHECK: @__kfuse_manifest_{{[0-9a-f]+}} = addrspace(1) externally_initialized constant [{{[0-9]+}} x i8] c"kfuse-manifest 1\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_0_1 2\0Akernel 0 _Z5scalePKfPffi 4\0Akernel 1 _Z4axpyPKfS0_Pfi 4\0Ashape same\0Astream same\0Adynshmem 0\0Alaunch 0 0 0\0Aequal 0.1 1.0\0Aequal 0.3 1.3\0Afootprint 0.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 0.1 w 0 min(4*bx*gx,4*s3)\0Afootprint 1.0 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.1 r 0 min(4*bx*gx,4*s3)\0Afootprint 1.2 w 0 min(4*bx*gx,4*s3)\0Adisjoint 0.0 0.1\0Adisjoint 0.0 1.0\0Adisjoint 0.0 1.2\0Adisjoint 0.1 1.1\0Adisjoint 0.1 1.2\0Adisjoint 1.0 1.2\0Adisjoint 1.1 1.2\0Adead 0 0.1 covered\0Apredict {{[0-9]+}} {{[0-9]+}}\0Aat 0 2 12:3 _Z3runv\0Aend\0A\00"
 
 ; The original keeps its contraction flag.
 ; CHECK-LABEL: define dso_local ptx_kernel void @_Z5scalePKfPffi(

@@ -15,13 +15,13 @@
 ; REMARK: remark: {{.*}}__kfuse_fused_{{[0-9a-f]+}}_0_0_1: {{.*}}; predicted 116848 ns unfused, 91978 ns fused
 ; REMARK-NOT: not fused
 
-; CHECK: c"kfuse-manifest 1\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_0_1 2\0A{{.*}}\0Apredict 116848 91978\0Aend\0A\00"
+; CHECK: c"kfuse-manifest 1\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_0_1 2\0A{{.*}}\0Apredict 116848 91978\0Aat 0 2 12:3 _Z3runv\0Aend\0A\00"
 ; CHECK: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 
 ; GREEDY-REMARK-NOT: planned
 ; GREEDY-REMARK: remark: {{.*}}fused launches 0..1 (scale, axpy) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t in registers
 ; GREEDY-REMARK: predicted 111852106 ns unfused, 89480485 ns fused
-; GREEDY: \0Apredict 111852106 89480485\0Aend\0A\00"
+; GREEDY: \0Apredict 111852106 89480485\0Aat 0 2 12:3 _Z3runv\0Aend\0A\00"
 ; GREEDY: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"

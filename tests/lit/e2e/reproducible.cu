@@ -20,10 +20,10 @@
 // RUN: FileCheck %s < %t/idle.ptx
 
 // Plans of equal predicted time come in one order, every time.
-// REMARK: fused launches 0..4 (step, step, step, step, step) of sequence 0 into __kfuse_fused_0_0_4
-// REMARK: fused launches 5..11 {{.*}} into __kfuse_fused_0_5_11
-// CHECK: .entry __kfuse_fused_0_0_4(
-// CHECK: .entry __kfuse_fused_0_5_11(
+// REMARK: fused launches 0..4 (step, step, step, step, step) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_4
+// REMARK: fused launches 5..11 {{.*}} into __kfuse_fused_{{[0-9a-f]+}}_0_5_11
+// CHECK: .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_4(
+// CHECK: .entry __kfuse_fused_{{[0-9a-f]+}}_0_5_11(
 
 __global__ __attribute__((kfuse_map)) void step(const float *c, const float *x, float *y, int n)
 { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = c[i] * x[i] + 1.0f; }

@@ -38,7 +38,7 @@ KMAP void rows(const float *a, float *b, int nx, int ny)
 // CHECK-NOT: cudaLaunchKernel
 // CHECK: ret void
 void fused(const float *x, float *t, const float *y, float *o, int n) {
-  // REMARK: device-plan.cu:[[@LINE+1]]:3: remark: handed 2 launches (scale, axpy) to the runtime, which runs launches 0..1 as [[FUSED:__kfuse_fused_[0-9a-f]+_[0-9]+_0_1]] (the runtime binds these kernels to the first of their 2 fused kernels) when the guards hold at run time, else one by one [-Rpass=kfuse]
+  // REMARK: device-plan.cu:[[@LINE+1]]:3: remark: handed 2 launches (scale, axpy) to the runtime, which runs launches 0..1 as [[FUSED:__kfuse_fused_[0-9a-f]+_[0-9]+_0_1]] when the guards hold at run time, else one by one [-Rpass=kfuse]
   scale<<<(n + 255) / 256, 256>>>(x, t, n);
   axpy<<<(n + 255) / 256, 256>>>(t, y, o, n);
 }
@@ -58,23 +58,25 @@ void refused(const float *a, float *b, float *c, int n) {
 }
 
 // Launches 0..1 fuse; launch 2 runs alone, and the remark says why. The
-// device pass fuses 0..1 here too, but the runtime binds a run of these
-// kernels to the first of their groups, fused()'s.
+// group is this sequence's own (the same kernels as fused()'s, another
+// group), bound to this site by its `at` line.
 // CHECK-LABEL: define {{.*}}void @_Z7partialPKfPfS0_S1_S1_i(
 // CHECK: call void @kf_rt_launch_seq(ptr nonnull @kfuse.site{{[.0-9]*}}, ptr nonnull %{{[0-9]+}}, i32 3)
 void partial(const float *x, float *t, const float *y, float *o, float *r, int n) {
-  // REMARK: device-plan.cu:[[@LINE+1]]:3: remark: handed 3 launches (scale, axpy, rows) to the runtime, which runs launches 0..1 as [[FUSED]] (the runtime binds these kernels to the first of their 2 fused kernels) when the guards hold at run time, else one by one; launches 0..2 not fused: kernel 'rows' cannot be fused: has a non-affine
+  // REMARK: device-plan.cu:[[@LINE+1]]:3: remark: handed 3 launches (scale, axpy, rows) to the runtime, which runs launches 0..1 as [[PARTIAL:__kfuse_fused_[0-9]+_0_1]] when the guards hold at run time, else one by one; launches 0..2 not fused: kernel 'rows' cannot be fused: has a non-affine
   scale<<<(n + 255) / 256, 256>>>(x, t, n);
   axpy<<<(n + 255) / 256, 256>>>(t, y, o, n);
   rows<<<(n + 255) / 256, 256>>>(o, r, n, 1);
 }
 
-// Block sizes differ: the device pass does not fuse this pair, but the
-// runtime matches fused()'s group by kernel names and its guards decide.
+// Block sizes differ: the device pass does not fuse this pair. The groups
+// of the same kernels in fused() and partial() are bound to their own
+// sites, so these stay plain launches, with the device pass's reason.
 // CHECK-LABEL: define {{.*}}void @_Z8borrowedPKfPfS0_S1_i(
-// CHECK: call void @kf_rt_launch_seq(
+// CHECK-NOT: kf_rt_launch_seq
+// CHECK: ret void
 void borrowed(const float *x, float *t, const float *y, float *o, int n) {
-  // REMARK: device-plan.cu:[[@LINE+1]]:3: remark: handed 2 launches (scale, axpy) to the runtime, which runs launches 0..1 as [[FUSED]] (made for another launch sequence of these kernels) when the guards hold at run time, else one by one; launches 0..1 not fused: launches 0 and 1 differ in launch configuration: grid ('(n + 255) / 256' and '(n + 127) / 128'), block ('256' and '128')
+  // REMARK: device-plan.cu:[[@LINE+1]]:3: remark: 2 launches (scale, axpy) left as they are: the device code has no fused kernel for them; launches 0..1 not fused: launches 0 and 1 differ in launch configuration: grid ('(n + 255) / 256' and '(n + 127) / 128'), block ('256' and '128')
   scale<<<(n + 255) / 256, 256>>>(x, t, n);
   axpy<<<(n + 127) / 128, 128>>>(t, y, o, n);
 }
