@@ -46,8 +46,18 @@ typedef struct kf__site_state {
   const char *where;
   uint32_t n;
   /** KF_FALLBACK_COUNT, or a reason that sends every call to the originals
-   * (DISABLED, NO_MANIFEST). */
+   * (DISABLED, NO_MANIFEST, CAPTURE). */
   kf_fallback_t whole;
+  /** Nonzero for a provisional state: discovery could not finish while a
+   * launch's stream was capturing (whole is CAPTURE). The next call
+   * discovers again and, when it gets further, publishes its state as this
+   * one's successor. */
+  int retry;
+  /** The state that replaced this provisional one (KFUSE_STATS adds this
+   * one's counters to it); NULL otherwise. Published atomically. */
+  struct kf__site_state *successor;
+  /** Set once KFUSE_VERIFY said that it skips this site's captured calls. */
+  int capture_noted;
   uint32_t nsegs;
   kf__segment_t *segs;
   char **names; /**< n original kernel names (NULL entries when unknown) */
@@ -62,6 +72,7 @@ typedef struct kf__site_state {
   uint64_t scratch;       /**< fused runs that skipped stores on a scratch declaration */
   uint64_t poisoned;      /**< buffers poisoned after runs (KFUSE_VERIFY) */
   uint64_t scratch_reads; /**< reads of poison reported at this site */
+  uint64_t captured;      /**< calls made while a launch's stream captured a graph */
 } kf__site_state_t;
 
 /** Frees @p st (not its manifests, which the module cache owns). */
