@@ -9,12 +9,17 @@ int kf__capturing(const kf_launch_t *l, uint32_t n)
     return 0;
   for (uint32_t i = 0; i < n; i++) {
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUresult res;
     int asked = 0;
     for (uint32_t j = 0; j < i && !asked; j++)
       asked = l[j].stream == l[i].stream;
     if (asked)
       continue;
-    if (query((CUstream)l[i].stream, &status) != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE)
+    /* Other failures say nothing about capture: a thread whose first CUDA
+     * work is this call has no current context to ask the legacy stream's
+     * status in, and no capture can involve that stream then. */
+    res = query((CUstream)l[i].stream, &status);
+    if (res == CUDA_SUCCESS ? status != CU_STREAM_CAPTURE_STATUS_NONE : kf__capture_error(res))
       return 1;
   }
   return 0;

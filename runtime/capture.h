@@ -14,7 +14,8 @@
  * CUDA_ERROR_STREAM_CAPTURE_IMPLICIT while a blocking stream captures, and
  * anything the runtime enqueued there would then break that capture. Each
  * distinct stream is asked once (cuStreamIsCapturing, legal in every capture
- * mode). 0 when the driver has no cuStreamIsCapturing (it has no capture).
+ * mode); an error other than a stream-capture one (no current context yet)
+ * means not capturing, as does a driver without cuStreamIsCapturing.
  */
 int kf__capturing(const kf_launch_t *l, uint32_t n);
 

@@ -224,6 +224,8 @@ static CUresult fake_cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *stat
   pthread_mutex_lock(&fake_lock);
   fake.calls_is_capturing++;
   pthread_mutex_unlock(&fake_lock);
+  if (fake.is_capturing_result != CUDA_SUCCESS)
+    return fake.is_capturing_result;
   if (fake.capturing && fake_is_legacy(s))
     return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
   if (fake.capturing && s == fake.capture_stream)

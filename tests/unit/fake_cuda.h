@@ -64,6 +64,7 @@ typedef struct fake_state {
   int streams_created, streams_destroyed;
   int preloads;             /* cuFuncLoad calls */
   int calls_is_capturing;   /* cuStreamIsCapturing calls */
+  CUresult is_capturing_result; /* what cuStreamIsCapturing returns when not SUCCESS */
 } fake_state_t;
 
 extern fake_state_t fake;

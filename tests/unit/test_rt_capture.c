@@ -382,6 +382,24 @@ static void test_plain_path_asks_nothing(void **state)
   assert_capture_intact();
 }
 
+/* A thread without a current context cannot ask the legacy stream: that
+ * is no capture (the call is verified and not counted as captured). */
+static void test_status_unknown_without_context(void **state)
+{
+  static kf_site_t site = {"noctx", NULL, 2, 0, NULL};
+  call_t c;
+  (void)state;
+  setenv("KFUSE_VERIFY", "1", 1);
+  kf__rt_test_reset();
+  call_init(&c, "sa");
+  c.l[0].stream = c.l[1].stream = NULL;
+  fake.is_capturing_result = CUDA_ERROR_INVALID_CONTEXT;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  unsetenv("KFUSE_VERIFY");
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi F:fused_sa");
+  assert_string_equal(stats_of("noctx"), "kfuse-stats: noctx: calls=1 fused=1 fallback=0");
+}
+
 /* Another thread's site, first called on a stream of its own while this
  * thread captures in global mode: discovery and KFUSE_VERIFY's allocations
  * and synchronisations there must not invalidate this thread's capture. */
@@ -432,6 +450,7 @@ int main(void)
     cmocka_unit_test_setup(test_context_retry_in_capture, setup),
     cmocka_unit_test_setup(test_legacy_stream_in_capture, setup),
     cmocka_unit_test_setup(test_plain_path_asks_nothing, setup),
+    cmocka_unit_test_setup(test_status_unknown_without_context, setup),
     cmocka_unit_test_setup(test_other_thread_during_global_capture, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
