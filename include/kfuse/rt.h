@@ -44,7 +44,9 @@ typedef struct kf_launch {
   uint32_t block[3];
   /** Dynamic shared memory bytes. */
   size_t shmem;
-  /** cudaStream_t of the launch (NULL: the legacy default stream). */
+  /** cudaStream_t of the launch (NULL: the legacy default stream; a
+   * translation unit compiled for the per-thread default stream passes
+   * cudaStreamPerThread where its launch named the default stream). */
   void *stream;
   /** One pointer per kernel parameter, pointing at the argument's value. */
   void **args;
