@@ -36,9 +36,9 @@ int kf__capture_relax(void)
 
 void kf__capture_restore(int previous)
 {
-  __typeof__(&cudaThreadExchangeStreamCaptureMode) exchange = KF__CU(cudaThreadExchangeStreamCaptureMode);
+  __typeof__(&cudaThreadExchangeStreamCaptureMode) exchange;
   enum cudaStreamCaptureMode mode = (enum cudaStreamCaptureMode)previous;
-  if (previous >= 0 && exchange != NULL)
+  if (previous >= 0 && (exchange = KF__CU(cudaThreadExchangeStreamCaptureMode)) != NULL)
     (void)exchange(&mode);
 }
 

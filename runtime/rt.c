@@ -45,6 +45,7 @@ static void kf__config_load(void)
     kf__config.verify = kf__env_flag("KFUSE_VERIFY") && !scratch_only;
     kf__config.poison = kf__env_flag("KFUSE_VERIFY");
   }
+  kf__config.observe = kf__config.stats || kf__config.verify || kf__config.poison;
   kf__config.plan = 0;
   const char *plan = getenv("KFUSE_PLAN");
   if (plan != NULL && plan[0] != '\0') {
@@ -230,9 +231,10 @@ static kf__site_state_t *kf__site_get(kf_site_t *site, const kf_launch_t *l, uin
   uint32_t gen = __atomic_load_n(&kf__generation, __ATOMIC_ACQUIRE);
   void *cur = __atomic_load_n(&site->cache, __ATOMIC_ACQUIRE);
   kf__site_state_t *st, *old = cur;
-  int provisional = old != NULL && old->generation == gen && old->retry;
+  int provisional;
   if (old != NULL && old->generation == gen && !old->retry)
     return old;
+  provisional = old != NULL && old->generation == gen;
   if (kf__config.disable && !kf__config.poison) {
     /* No discovery at all: KFUSE_DISABLE must not touch the driver. (With
      * KFUSE_VERIFY, discovery runs: poisoning needs the footprints.) */
@@ -403,7 +405,6 @@ void kf_rt_launch_seq(kf_site_t *site, const kf_launch_t *launches, uint32_t n)
   pthread_once(&kf__rt_once, kf__rt_init);
   if (launches == NULL || n == 0)
     return;
-  checked = kf__config.verify || kf__config.poison;
   if (site == NULL || (st = kf__site_get(site, launches, n)) == NULL) {
     kf__launch_originals(launches, n);
     return;
@@ -412,7 +413,8 @@ void kf_rt_launch_seq(kf_site_t *site, const kf_launch_t *launches, uint32_t n)
   /* The plain path asks nothing: guards, memo and counters are host work
    * and the launches are what a capture records. Stream status is asked
    * only to count captured calls and to keep KFUSE_VERIFY out of captures. */
-  if (kf__config.stats || checked) {
+  if (kf__config.observe) {
+    checked = kf__config.verify || kf__config.poison;
     capturing = kf__capturing(launches, n);
     if (capturing)
       __atomic_fetch_add(&st->captured, 1, __ATOMIC_RELAXED);
@@ -422,7 +424,8 @@ void kf_rt_launch_seq(kf_site_t *site, const kf_launch_t *launches, uint32_t n)
       mode = kf__capture_relax(); /* its allocations and copies, while another thread captures */
   }
   kf__run_site(st, site, launches, n, capturing);
-  kf__capture_restore(mode);
+  if (mode >= 0)
+    kf__capture_restore(mode);
 }
 
 void kf__rt_test_reset(void)

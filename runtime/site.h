@@ -16,6 +16,8 @@ typedef struct kf__config {
   int stats;   /**< KFUSE_STATS */
   int verify;  /**< KFUSE_VERIFY=1: compare fused with unfused */
   int poison;  /**< KFUSE_VERIFY=1 or =scratch: poison scratch buffers (poison.h) */
+  /** stats, verify or poison: a call asks whether it is being captured. */
+  int observe;
   /** KFUSE_PLAN, then kf_rt_select_plan(); read with relaxed atomics. */
   uint32_t plan;
 } kf__config_t;
