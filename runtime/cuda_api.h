@@ -11,7 +11,7 @@
 /* RT(name): a runtime function, taken directly from libcudart_static.
  * DRV(name): a driver function, resolved on first use through
  * cudaGetDriverEntryPointByVersion (so programs need no -lcuda). Names are the
- * unversioned ones; cuda.h maps e.g. cuMemcpyDtoH to the _v2 prototype, which
+ * unversioned ones; cuda.h maps e.g. cuMemcpyDtoHAsync to the _v2 prototype, which
  * is also the ABI the entry-point query returns. */
 #define KF__CUDA_MAP(RT, DRV)                                                 \
   RT(cudaGetDriverEntryPointByVersion)                                        \
@@ -24,7 +24,7 @@
   RT(cudaMemcpyAsync)                                                         \
   RT(cudaStreamSynchronize)                                                   \
   RT(cudaMemsetAsync)                                                         \
-  RT(cudaStreamIsCapturing)                                                   \
+  RT(cudaThreadExchangeStreamCaptureMode)                                     \
   DRV(cuKernelGetLibrary)                                                     \
   DRV(cuKernelGetName)                                                        \
   DRV(cuLibraryGetGlobal)                                                     \
@@ -33,7 +33,13 @@
   DRV(cuFuncGetName)                                                          \
   DRV(cuModuleGetGlobal)                                                      \
   DRV(cuModuleGetFunction)                                                    \
-  DRV(cuMemcpyDtoH)                                                           \
+  DRV(cuKernelGetFunction)                                                    \
+  DRV(cuFuncLoad)                                                             \
+  DRV(cuStreamCreate)                                                         \
+  DRV(cuStreamDestroy)                                                        \
+  DRV(cuStreamSynchronize)                                                    \
+  DRV(cuStreamIsCapturing)                                                    \
+  DRV(cuMemcpyDtoHAsync)                                                      \
   DRV(cuMemGetAddressRange)                                                   \
   DRV(cuMemsetD32Async)                                                       \
   DRV(cuLaunchKernel)

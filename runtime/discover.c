@@ -1,9 +1,10 @@
 /* First call of a site: host stub -> kernel -> library (or module) ->
- * manifest -> match -> fused kernel handles. Runs once per site; the
- * manifests are cached per library/module and manifest symbol under one
- * mutex, which only first calls take. A module may hold several manifests,
- * one per translation unit (-fgpu-rdc links every file's device code into
- * one): each site reads the one its file's key names. */
+ * manifest -> match -> fused kernel handles. Runs once per site (again
+ * after a provisional answer during stream capture); the manifests are
+ * cached per library/module and manifest symbol under one mutex, which only
+ * first calls take. A module may hold several manifests, one per
+ * translation unit (-fgpu-rdc links every file's device code into one):
+ * each site reads the one its file's key names. */
 #include "runtime/discover.h"
 
 #include <pthread.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "manifest/match.h"
+#include "runtime/capture.h"
 #include "runtime/cuda_api.h"
 #include "runtime/log.h"
 
@@ -37,17 +39,44 @@ static void kf__clear_runtime_error(void)
     (void)get();
 }
 
-static int kf__read_manifest(kf__module_t *mod)
+/* Copies @p bytes of device memory at @p src to @p dst on a private
+ * non-blocking stream and waits for that stream only. cuMemcpyDtoH would
+ * run on the legacy stream, which synchronises with every blocking stream:
+ * while one of them captures, that is an error that also invalidates the
+ * capture. Legal in the relaxed capture mode discovery runs in. */
+static CUresult kf__copy_to_host(void *dst, CUdeviceptr src, size_t bytes)
+{
+  __typeof__(&cuStreamCreate) create = KF__CU(cuStreamCreate);
+  __typeof__(&cuStreamDestroy) destroy = KF__CU(cuStreamDestroy);
+  __typeof__(&cuMemcpyDtoHAsync) copy = KF__CU(cuMemcpyDtoHAsync);
+  __typeof__(&cuStreamSynchronize) sync = KF__CU(cuStreamSynchronize);
+  CUstream s = NULL;
+  CUresult res;
+  if (create == NULL || destroy == NULL || copy == NULL || sync == NULL)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  if ((res = create(&s, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
+    return res;
+  res = copy(dst, src, bytes, s);
+  if (res == CUDA_SUCCESS)
+    res = sync(s);
+  (void)destroy(s);
+  return res;
+}
+
+/* Reads @p mod's manifest. A failed CUDA call sets @p transient when the
+ * failure may be the capture's doing (@p capturing, or a capture error code):
+ * the caller must then not cache the answer. */
+static int kf__read_manifest(kf__module_t *mod, int capturing, int *transient)
 {
   __typeof__(&cuLibraryGetGlobal) lib_global = KF__CU(cuLibraryGetGlobal);
   __typeof__(&cuModuleGetGlobal) mod_global = KF__CU(cuModuleGetGlobal);
-  __typeof__(&cuMemcpyDtoH) dtoh = KF__CU(cuMemcpyDtoH);
   CUdeviceptr dptr = 0;
   size_t bytes = 0;
   CUresult res;
   char *text;
   unsigned line = 0;
   int rc;
+  *transient = 0;
   if (mod->is_library)
     res = lib_global != NULL ? lib_global(&dptr, &bytes, (CUlibrary)mod->handle, mod->symbol)
                              : CUDA_ERROR_NOT_FOUND;
@@ -55,18 +84,24 @@ static int kf__read_manifest(kf__module_t *mod)
     res = mod_global != NULL ? mod_global(&dptr, &bytes, (CUmodule)mod->handle, mod->symbol)
                              : CUDA_ERROR_NOT_FOUND;
   if (res != CUDA_SUCCESS) {
-    kf__log(KF__LOG_INFO, "module %p has no %s (CUresult %d)", mod->handle, mod->symbol, (int)res);
+    /* NOT_FOUND is an answer; anything else (a lazy load that failed) is
+     * an answer only outside capture. */
+    *transient = res != CUDA_ERROR_NOT_FOUND && (capturing || kf__capture_error(res));
+    kf__log(KF__LOG_INFO, "module %p has no %s (CUresult %d)%s", mod->handle, mod->symbol, (int)res,
+            *transient ? " during stream capture: asked again at the next call" : "");
     return KF_ENOENT;
   }
   if (bytes == 0 || bytes > KF__MANIFEST_MAX_BYTES) {
     kf__log(KF__LOG_WARN, "module %p: manifest of %zu bytes ignored", mod->handle, bytes);
     return KF_ERANGE;
   }
-  if (dtoh == NULL || (text = malloc(bytes)) == NULL)
-    return dtoh == NULL ? KF_ECUDA : KF_ENOMEM;
-  res = dtoh(text, dptr, bytes);
+  if ((text = malloc(bytes)) == NULL)
+    return KF_ENOMEM;
+  res = kf__copy_to_host(text, dptr, bytes);
   if (res != CUDA_SUCCESS) {
-    kf__log(KF__LOG_WARN, "module %p: reading the manifest failed (CUresult %d)", mod->handle, (int)res);
+    *transient = capturing || kf__capture_error(res);
+    kf__log(KF__LOG_WARN, "module %p: reading the manifest failed (CUresult %d)%s", mod->handle, (int)res,
+            *transient ? " during stream capture: read again at the next call" : "");
     free(text);
     return KF_ECUDA;
   }
@@ -80,8 +115,10 @@ static int kf__read_manifest(kf__module_t *mod)
 }
 
 /* The cached manifest @p symbol of module @p handle, read on first sight;
- * NULL without memory. */
-static kf__module_t *kf__module_get(void *handle, int is_library, const char *symbol)
+ * NULL without memory or, with @p transient set, when the read failed in a
+ * way that must not be cached (kf__read_manifest()). */
+static kf__module_t *kf__module_get(void *handle, int is_library, const char *symbol, int capturing,
+                                    int *transient)
 {
   kf__module_t *mod;
   pthread_mutex_lock(&kf__modules_lock);
@@ -96,9 +133,16 @@ static kf__module_t *kf__module_get(void *handle, int is_library, const char *sy
       pthread_mutex_unlock(&kf__modules_lock);
       return NULL;
     }
-    mod->status = kf__read_manifest(mod);
-    mod->next = kf__modules;
-    kf__modules = mod;
+    mod->status = kf__read_manifest(mod, capturing, transient);
+    if (*transient) {
+      kf__manifest_free(mod->manifest);
+      free(mod->symbol);
+      free(mod);
+      mod = NULL;
+    } else {
+      mod->next = kf__modules;
+      kf__modules = mod;
+    }
   }
   pthread_mutex_unlock(&kf__modules_lock);
   return mod;
@@ -120,7 +164,8 @@ void kf__modules_reset(void)
 /* Finds launch @p l's kernel name and module. Primary path (the one checked
  * on the H100, independent of the current context): cudaGetKernel ->
  * cuKernelGetLibrary; fallback: cudaGetFuncBySymbol -> cuFuncGetModule. */
-static kf__module_t *kf__identify(const kf_launch_t *l, const char *symbol, char **name)
+static kf__module_t *kf__identify(const kf_launch_t *l, const char *symbol, char **name, int capturing,
+                                   int *transient)
 {
   __typeof__(&cudaGetKernel) get_kernel = KF__CU(cudaGetKernel);
   __typeof__(&cudaGetFuncBySymbol) get_func = KF__CU(cudaGetFuncBySymbol);
@@ -136,7 +181,7 @@ static kf__module_t *kf__identify(const kf_launch_t *l, const char *symbol, char
     if (get_lib != NULL && get_name != NULL && get_lib(&lib, (CUkernel)kernel) == CUDA_SUCCESS &&
         get_name(&s, (CUkernel)kernel) == CUDA_SUCCESS && s != NULL) {
       *name = kf__strdup(s);
-      return *name != NULL ? kf__module_get(lib, 1, symbol) : NULL;
+      return *name != NULL ? kf__module_get(lib, 1, symbol, capturing, transient) : NULL;
     }
   } else {
     kf__clear_runtime_error();
@@ -149,7 +194,7 @@ static kf__module_t *kf__identify(const kf_launch_t *l, const char *symbol, char
         get_name(&s, (CUfunction)func) == CUDA_SUCCESS && s != NULL) {
       handle = mod;
       *name = kf__strdup(s);
-      return *name != NULL ? kf__module_get(handle, 0, symbol) : NULL;
+      return *name != NULL ? kf__module_get(handle, 0, symbol, capturing, transient) : NULL;
     }
   } else {
     kf__clear_runtime_error();
@@ -158,18 +203,39 @@ static kf__module_t *kf__identify(const kf_launch_t *l, const char *symbol, char
   return NULL;
 }
 
+/* Finishes loading @p f into the current context (CUDA_MODULE_LOADING=LAZY
+ * defers it to the first launch), so that a first fused launch inside a
+ * stream capture loads nothing. Best effort: a driver without cuFuncLoad
+ * (before 12.4) loads at the launch, as for any kernel. */
+static void kf__preload(CUfunction f, const char *name)
+{
+  __typeof__(&cuFuncLoad) load = KF__CU(cuFuncLoad);
+  CUresult res;
+  if (f != NULL && load != NULL && (res = load(f)) != CUDA_SUCCESS)
+    kf__log(KF__LOG_DEBUG, "cuFuncLoad(%s) failed with CUresult %d", name, (int)res);
+}
+
 static CUfunction kf__fused_handle(const kf__module_t *mod, const char *name)
 {
   if (mod->is_library) {
     __typeof__(&cuLibraryGetKernel) get = KF__CU(cuLibraryGetKernel);
+    __typeof__(&cuKernelGetFunction) in_context = KF__CU(cuKernelGetFunction);
     CUkernel k = NULL;
+    CUfunction f = NULL;
+    if (get == NULL || get(&k, (CUlibrary)mod->handle, name) != CUDA_SUCCESS)
+      return NULL;
+    if (in_context != NULL && in_context(&f, k) == CUDA_SUCCESS)
+      kf__preload(f, name);
     /* A CUkernel may be passed to cuLaunchKernel as a CUfunction; it then
      * runs in the current context, whichever device that is. */
-    return get != NULL && get(&k, (CUlibrary)mod->handle, name) == CUDA_SUCCESS ? (CUfunction)k : NULL;
+    return (CUfunction)k;
   } else {
     __typeof__(&cuModuleGetFunction) get = KF__CU(cuModuleGetFunction);
     CUfunction f = NULL;
-    return get != NULL && get(&f, (CUmodule)mod->handle, name) == CUDA_SUCCESS ? f : NULL;
+    if (get == NULL || get(&f, (CUmodule)mod->handle, name) != CUDA_SUCCESS)
+      return NULL;
+    kf__preload(f, name);
+    return f;
   }
 }
 
@@ -196,8 +262,9 @@ static int kf__site_segments(kf__site_state_t *st, const kf__launch_id_t *ids, u
   return 0;
 }
 
-int kf__site_discover(const char *where, const char *manifest, const kf_launch_t *l, uint32_t n,
-                      uint32_t plan, kf__site_state_t **out)
+/* Discovery proper; kf__site_discover() wraps it in the relaxed window. */
+static int kf__discover(const char *where, const char *manifest, const kf_launch_t *l, uint32_t n,
+                        uint32_t plan, int capturing, kf__site_state_t **out)
 {
   kf__site_state_t *st = calloc(1, sizeof *st);
   kf__launch_id_t *ids = NULL;
@@ -214,13 +281,22 @@ int kf__site_discover(const char *where, const char *manifest, const kf_launch_t
       (ids = calloc(n ? n : 1, sizeof *ids)) == NULL || (mods = calloc(n ? n : 1, sizeof *mods)) == NULL)
     goto fail;
   for (uint32_t i = 0; i < n; i++) {
-    mods[i] = kf__identify(&l[i], manifest != NULL ? manifest : KF__MANIFEST_SYMBOL, &st->names[i]);
+    int transient = 0;
+    mods[i] = kf__identify(&l[i], manifest != NULL ? manifest : KF__MANIFEST_SYMBOL, &st->names[i],
+                           capturing, &transient);
+    /* During a capture, a kernel that cannot be placed may be the capture's
+     * doing too: ask again rather than settle for unfused. */
+    st->retry |= transient || (capturing && mods[i] == NULL);
     ids[i].name = st->names[i];
     ids[i].nargs = l[i].nargs;
     ids[i].manifest = mods[i] != NULL && mods[i]->status == 0 ? mods[i]->manifest : NULL;
     any_manifest |= ids[i].manifest != NULL;
   }
-  if (!any_manifest) {
+  if (st->retry) {
+    st->whole = KF_FALLBACK_CAPTURE;
+    kf__log(KF__LOG_INFO, "%s: discovery incomplete during stream capture: launches run unfused, "
+                          "discovery runs again at the next call", where ? where : "?");
+  } else if (!any_manifest) {
     st->whole = KF_FALLBACK_NO_MANIFEST;
     kf__log(KF__LOG_INFO, "%s: no manifest: launches run unfused", where ? where : "?");
   } else {
@@ -231,7 +307,13 @@ int kf__site_discover(const char *where, const char *manifest, const kf_launch_t
       if (seg->group == NULL)
         continue;
       seg->fused = kf__fused_handle(mods[seg->first], seg->group->name);
-      if (seg->fused == NULL) {
+      if (seg->fused == NULL && capturing) {
+        st->retry = 1;
+        st->whole = KF_FALLBACK_CAPTURE;
+        kf__log(KF__LOG_INFO, "%s: fused kernel %s not found during stream capture: launches run unfused, "
+                              "discovery runs again at the next call", where ? where : "?", seg->group->name);
+        break;
+      } else if (seg->fused == NULL) {
         kf__log(KF__LOG_WARN, "%s: fused kernel %s is in the manifest but not in the module",
                 where ? where : "?", seg->group->name);
         seg->group = NULL;
@@ -249,5 +331,18 @@ fail:
   free(ids);
   free(mods);
   kf__site_state_free(st);
+  return rc;
+}
+
+int kf__site_discover(const char *where, const char *manifest, const kf_launch_t *l, uint32_t n,
+                      uint32_t plan, int capturing, kf__site_state_t **out)
+{
+  /* Relaxed: cudaGetKernel may initialise the runtime, a lazy library loads
+   * into the context at cuLibraryGetGlobal, the manifest copy synchronises
+   * (on a stream of its own); in global mode any of it would invalidate a
+   * capture, even one of another thread. */
+  int mode = kf__capture_relax();
+  int rc = kf__discover(where, manifest, l, n, plan, capturing, out);
+  kf__capture_restore(mode);
   return rc;
 }

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "runtime/capture.h"
 #include "runtime/cuda_api.h"
 #include "runtime/scratch.h"
 
@@ -23,7 +24,16 @@ static int kf__alloc_range(uint64_t ptr, uint64_t *base, uint64_t *size)
   __typeof__(&cuMemGetAddressRange) range = KF__CU(cuMemGetAddressRange);
   CUdeviceptr b = 0;
   size_t s = 0;
-  if (range == NULL || ptr == 0 || range(&b, &s, (CUdeviceptr)ptr) != CUDA_SUCCESS)
+  CUresult res;
+  int mode;
+  if (range == NULL || ptr == 0)
+    return KF_ECUDA;
+  /* A query, not stream work; relaxed all the same, so that a guard checked
+   * during a capture in global or thread-local mode can never break it. */
+  mode = kf__capture_relax();
+  res = range(&b, &s, (CUdeviceptr)ptr);
+  kf__capture_restore(mode);
+  if (res != CUDA_SUCCESS)
     return KF_ECUDA;
   *base = (uint64_t)b;
   *size = (uint64_t)s;

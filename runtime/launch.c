@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "runtime/capture.h"
 #include "runtime/cuda_api.h"
 #include "runtime/log.h"
 
@@ -47,7 +48,10 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
      * yet (the original stub would have made the runtime bind the primary
      * one): cudaFree(NULL) binds it without doing anything else. */
     __typeof__(&cudaFree) rt_free = KF__CU(cudaFree);
-    if (rt_free != NULL && rt_free(NULL) == cudaSuccess)
+    int mode = kf__capture_relax(); /* cudaFree is off limits in a strict capture */
+    cudaError_t bound = rt_free != NULL ? rt_free(NULL) : cudaErrorInitializationError;
+    kf__capture_restore(mode);
+    if (bound == cudaSuccess)
       res = launch(seg->fused, gl->grid[0], gl->grid[1], gl->grid[2], bl->block[0], bl->block[1],
                    bl->block[2], g->shared_bytes, (CUstream)l[0].stream, args, NULL);
   }

@@ -37,7 +37,6 @@ static kf__poisoned_t *kf__poisoned;
 static uint32_t kf__npoisoned, kf__poisoned_cap;
 static kf__announced_t *kf__announced;
 static uint32_t kf__nannounced, kf__announced_cap;
-static int kf__capture_warned;
 
 static const char *kf__kernel_name(const kf__site_state_t *st, uint32_t launch)
 {
@@ -245,24 +244,10 @@ static void kf__declaration(const kf_site_t *site, const kf__segment_t *seg, con
 void kf__poison_writes(kf__site_state_t *st, const kf_site_t *site, const kf__segment_t *seg,
                        const kf_launch_t *l, uint64_t declared)
 {
-  __typeof__(&cudaStreamIsCapturing) capturing = KF__CU(cudaStreamIsCapturing);
   const kf__group_t *g = seg->group;
   const kf_launch_t *gl = &l[seg->first];
-  enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   if (declared == 0 || g == NULL)
     return;
-  if (capturing == NULL || capturing((cudaStream_t)gl[0].stream, &status) != cudaSuccess ||
-      status != cudaStreamCaptureStatusNone) {
-    pthread_mutex_lock(&kf__poison_lock);
-    if (!kf__capture_warned) {
-      kf__capture_warned = 1;
-      kf__log(KF__LOG_WARN, "%s: the stream is capturing a graph (or cannot be asked): scratch "
-                            "poisoning is skipped while it does",
-              st->where ? st->where : "?");
-    }
-    pthread_mutex_unlock(&kf__poison_lock);
-    return;
-  }
   pthread_mutex_lock(&kf__poison_lock);
   for (uint32_t i = 0; i < g->ndead; i++) {
     const kf__dead_t *d = &g->dead[i];
@@ -300,6 +285,5 @@ void kf__poison_reset(void)
   kf__poisoned = NULL;
   kf__announced = NULL;
   kf__npoisoned = kf__poisoned_cap = kf__nannounced = kf__announced_cap = 0;
-  kf__capture_warned = 0;
   pthread_mutex_unlock(&kf__poison_lock);
 }

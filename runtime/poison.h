@@ -30,8 +30,9 @@ void kf__poison_reads(kf__site_state_t *st, const kf__segment_t *seg, const kf_l
  * write footprint of each `dead` line whose bit is in @p declared (bits the
  * dead mask has only because of a declaration) with the poison pattern on
  * the group's stream, and remembers it with the declaration's name (from
- * @p site's scratch table, or the kf_rt_scratch() range). Skipped, with a
- * warning once, while the stream is capturing a graph.
+ * @p site's scratch table, or the kf_rt_scratch() range). Synchronous work
+ * on the group's stream: the caller skips both functions while a launch's
+ * stream is capturing a graph (capture.h).
  */
 void kf__poison_writes(kf__site_state_t *st, const kf_site_t *site, const kf__segment_t *seg,
                        const kf_launch_t *l, uint64_t declared);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/capture.h"
 #include "runtime/cuda_api.h"
 #include "runtime/discover.h"
 #include "runtime/guard.h"
@@ -44,6 +45,7 @@ static void kf__config_load(void)
     kf__config.verify = kf__env_flag("KFUSE_VERIFY") && !scratch_only;
     kf__config.poison = kf__env_flag("KFUSE_VERIFY");
   }
+  kf__config.observe = kf__config.stats || kf__config.verify || kf__config.poison;
   kf__config.plan = 0;
   const char *plan = getenv("KFUSE_PLAN");
   if (plan != NULL && plan[0] != '\0') {
@@ -113,9 +115,49 @@ const char *kf_rt_fallback_name(kf_fallback_t reason)
   return (unsigned)reason < KF_FALLBACK_COUNT ? names[reason] : "?";
 }
 
+/* The counters of a KFUSE_STATS line: a state's, plus those of the
+ * provisional states it succeeded. */
+typedef struct kf__stats_sum {
+  uint64_t calls, fused, fallback, reasons[KF_FALLBACK_COUNT], captured, scratch, poisoned, scratch_reads;
+} kf__stats_sum_t;
+
+static void kf__stats_add(kf__stats_sum_t *sum, const kf__site_state_t *st)
+{
+  sum->calls += __atomic_load_n(&st->calls, __ATOMIC_RELAXED);
+  sum->fused += __atomic_load_n(&st->fused, __ATOMIC_RELAXED);
+  sum->fallback += __atomic_load_n(&st->fallback, __ATOMIC_RELAXED);
+  for (int r = 0; r < KF_FALLBACK_COUNT; r++)
+    sum->reasons[r] += __atomic_load_n(&st->reasons[r], __ATOMIC_RELAXED);
+  sum->captured += __atomic_load_n(&st->captured, __ATOMIC_RELAXED);
+  sum->scratch += __atomic_load_n(&st->scratch, __ATOMIC_RELAXED);
+  sum->poisoned += __atomic_load_n(&st->poisoned, __ATOMIC_RELAXED);
+  sum->scratch_reads += __atomic_load_n(&st->scratch_reads, __ATOMIC_RELAXED);
+}
+
+static void kf__stats_line(FILE *f, const kf__site_state_t *st, const kf__stats_sum_t *sum)
+{
+  fprintf(f, "kfuse-stats: %s: calls=%" PRIu64 " fused=%" PRIu64 " fallback=%" PRIu64, st->where ? st->where : "?",
+          sum->calls, sum->fused, sum->fallback);
+  for (int r = 0; r < KF_FALLBACK_COUNT; r++)
+    if (sum->reasons[r] != 0)
+      fprintf(f, " %s=%" PRIu64, kf_rt_fallback_name((kf_fallback_t)r), sum->reasons[r]);
+  if (sum->captured != 0)
+    fprintf(f, " captured=%" PRIu64, sum->captured);
+  if (sum->scratch != 0)
+    fprintf(f, " scratch=%" PRIu64, sum->scratch);
+  if (sum->poisoned != 0)
+    fprintf(f, " poisoned=%" PRIu64, sum->poisoned);
+  if (sum->scratch_reads != 0)
+    fprintf(f, " poison-read=%" PRIu64, sum->scratch_reads);
+  if (st->plan != 0)
+    fprintf(f, " plan=%" PRIu32, st->plan);
+  fputc('\n', f);
+}
+
 void kf__stats_print(FILE *f)
 {
   kf__site_state_t *st, **all;
+  unsigned char *done;
   size_t n = 0, i = 0;
   if (!kf__config.stats)
     return;
@@ -125,34 +167,32 @@ void kf__stats_print(FILE *f)
     n++;
   if (n == 0 || (all = malloc(n * sizeof *all)) == NULL)
     return;
+  if ((done = calloc(n, 1)) == NULL) {
+    free(all);
+    return;
+  }
   for (st = __atomic_load_n(&kf__sites, __ATOMIC_ACQUIRE); st != NULL && i < n; st = st->next)
     all[i++] = st;
+  n = i;
+  /* Oldest first. A provisional state is printed as part of the line of its
+   * last successor (always newer), at the provisional state's place. */
   while (i-- > 0) {
+    kf__stats_sum_t sum = {0};
+    if (done[i])
+      continue;
     st = all[i];
-    fprintf(f, "kfuse-stats: %s: calls=%" PRIu64 " fused=%" PRIu64 " fallback=%" PRIu64,
-            st->where ? st->where : "?", __atomic_load_n(&st->calls, __ATOMIC_RELAXED),
-            __atomic_load_n(&st->fused, __ATOMIC_RELAXED), __atomic_load_n(&st->fallback, __ATOMIC_RELAXED));
-    for (int r = 0; r < KF_FALLBACK_COUNT; r++) {
-      uint64_t c = __atomic_load_n(&st->reasons[r], __ATOMIC_RELAXED);
-      if (c != 0)
-        fprintf(f, " %s=%" PRIu64, kf_rt_fallback_name((kf_fallback_t)r), c);
+    kf__stats_add(&sum, st);
+    for (kf__site_state_t *next; (next = __atomic_load_n(&st->successor, __ATOMIC_ACQUIRE)) != NULL;) {
+      st = next;
+      kf__stats_add(&sum, st);
+      for (size_t k = 0; k < i; k++)
+        if (all[k] == st)
+          done[k] = 1;
     }
-    {
-      uint64_t sk = __atomic_load_n(&st->scratch, __ATOMIC_RELAXED);
-      uint64_t po = __atomic_load_n(&st->poisoned, __ATOMIC_RELAXED);
-      uint64_t rd = __atomic_load_n(&st->scratch_reads, __ATOMIC_RELAXED);
-      if (sk != 0)
-        fprintf(f, " scratch=%" PRIu64, sk);
-      if (po != 0)
-        fprintf(f, " poisoned=%" PRIu64, po);
-      if (rd != 0)
-        fprintf(f, " poison-read=%" PRIu64, rd);
-    }
-    if (st->plan != 0)
-      fprintf(f, " plan=%" PRIu32, st->plan);
-    fputc('\n', f);
+    kf__stats_line(f, st, &sum);
   }
   fflush(f);
+  free(done);
   free(all);
 }
 
@@ -183,14 +223,18 @@ static void kf__segments_declare(kf__site_state_t *st, const kf_site_t *site)
 
 /* The published state of @p site, built and published by whichever thread
  * gets there first; NULL only without memory. A state matched before the
- * last kf_rt_select_plan() is replaced (and kept for KFUSE_STATS). */
+ * last kf_rt_select_plan() is replaced (and kept for KFUSE_STATS); so is a
+ * provisional one (discovery during a stream capture that did not finish),
+ * by the first discovery that gets further. */
 static kf__site_state_t *kf__site_get(kf_site_t *site, const kf_launch_t *l, uint32_t n)
 {
   uint32_t gen = __atomic_load_n(&kf__generation, __ATOMIC_ACQUIRE);
   void *cur = __atomic_load_n(&site->cache, __ATOMIC_ACQUIRE);
-  kf__site_state_t *st;
-  if (cur != NULL && ((kf__site_state_t *)cur)->generation == gen)
-    return cur;
+  kf__site_state_t *st, *old = cur;
+  int provisional;
+  if (old != NULL && old->generation == gen && !old->retry)
+    return old;
+  provisional = old != NULL && old->generation == gen;
   if (kf__config.disable && !kf__config.poison) {
     /* No discovery at all: KFUSE_DISABLE must not touch the driver. (With
      * KFUSE_VERIFY, discovery runs: poisoning needs the footprints.) */
@@ -200,8 +244,14 @@ static kf__site_state_t *kf__site_get(kf_site_t *site, const kf_launch_t *l, uin
     st->n = n;
     st->whole = KF_FALLBACK_DISABLED;
   } else if (kf__site_discover(site->where, site->manifest, l, n,
-                               __atomic_load_n(&kf__config.plan, __ATOMIC_RELAXED), &st) != 0) {
-    return NULL;
+                               __atomic_load_n(&kf__config.plan, __ATOMIC_RELAXED), kf__capturing(l, n),
+                               &st) != 0) {
+    return provisional ? old : NULL;
+  }
+  if (provisional && st->retry) {
+    /* Still capturing: keep the one provisional state (and its counters). */
+    kf__site_state_free(st);
+    return old;
   }
   st->generation = gen;
   for (uint32_t s = 0; s < st->nsegs; s++)
@@ -213,6 +263,8 @@ static kf__site_state_t *kf__site_get(kf_site_t *site, const kf_launch_t *l, uin
     kf__site_state_free(st);
     return cur;
   }
+  if (provisional)
+    __atomic_store_n(&old->successor, st, __ATOMIC_RELEASE);
   kf__register_site(st);
   return st;
 }
@@ -255,16 +307,17 @@ static void kf__segment_memoize(kf__segment_t *seg, kf__memo_t *memo, const kf_l
 }
 
 /* Runs one fused group: guards (skipped when the memo holds these very
- * launches), then fused (or verified) or original. */
+ * launches), then fused (or verified) or original. While @p capturing,
+ * the launches are recorded into a graph, not run: no KFUSE_VERIFY work. */
 static void kf__run_group(kf__site_state_t *st, const kf_site_t *site, const kf__segment_t *seg,
-                          const kf_launch_t *l, uint32_t n)
+                          const kf_launch_t *l, uint32_t n, int capturing)
 {
   const kf_launch_t *g = &l[seg->first];
   kf__memo_t *memo = __atomic_load_n(&seg->memo, __ATOMIC_ACQUIRE);
   kf_fallback_t why = KF_FALLBACK_COUNT;
   uint64_t dead, by_range, declared;
-  int pure;
-  if (kf__config.poison)
+  int pure, poison = kf__config.poison && !capturing;
+  if (poison)
     kf__poison_reads(st, seg, l);
   if (memo == NULL || !kf__memo_hit(memo, g, seg->count)) {
     why = kf__guards_check_pure(seg->group, g, &pure);
@@ -285,10 +338,11 @@ static void kf__run_group(kf__site_state_t *st, const kf_site_t *site, const kf_
     /* KFUSE_DISABLE with KFUSE_VERIFY: the reference run, poisoned as the
      * fused one would be (counted `disabled` once per call). */
     kf__launch_originals(g, seg->count);
-    kf__poison_writes(st, site, seg, l, declared);
+    if (poison)
+      kf__poison_writes(st, site, seg, l, declared);
     return;
   }
-  if (kf__config.verify)
+  if (kf__config.verify && !capturing)
     why = kf__verify_group(st, seg, g, dead);
   else if (kf__launch_fused(seg, g, dead) != 0) {
     /* The fused launch reported its error through the driver API only, so
@@ -304,22 +358,26 @@ static void kf__run_group(kf__site_state_t *st, const kf_site_t *site, const kf_
   } else {
     kf__site_count_fallback(st, why);
   }
-  if (kf__config.poison)
+  if (poison)
     kf__poison_writes(st, site, seg, l, declared);
 }
 
-void kf_rt_launch_seq(kf_site_t *site, const kf_launch_t *launches, uint32_t n)
+/* KFUSE_VERIFY cannot check a captured call: its copies, synchronisations
+ * and allocations would land in the graph or invalidate the capture. Say so
+ * once per site, on the stream of its reports. */
+static void kf__verify_skipped(kf__site_state_t *st)
 {
-  kf__site_state_t *st;
+  if (__atomic_exchange_n(&st->capture_noted, 1, __ATOMIC_RELAXED))
+    return;
+  fprintf(stderr, "kfuse-verify: %s: skipped: the launches are being captured into a CUDA graph, which runs "
+                  "them unchecked\n", st->where ? st->where : "?");
+}
+
+/* The call's launches with @p st: whole-site fallback, or each segment. */
+static void kf__run_site(kf__site_state_t *st, const kf_site_t *site, const kf_launch_t *launches, uint32_t n,
+                         int capturing)
+{
   int unmatched = 0;
-  pthread_once(&kf__rt_once, kf__rt_init);
-  if (launches == NULL || n == 0)
-    return;
-  if (site == NULL || (st = kf__site_get(site, launches, n)) == NULL) {
-    kf__launch_originals(launches, n);
-    return;
-  }
-  __atomic_fetch_add(&st->calls, 1, __ATOMIC_RELAXED);
   if (st->whole != KF_FALLBACK_COUNT || n != st->n) {
     kf__launch_originals(launches, n);
     kf__site_count_fallback(st, kf__config.disable ? KF_FALLBACK_DISABLED
@@ -329,18 +387,48 @@ void kf_rt_launch_seq(kf_site_t *site, const kf_launch_t *launches, uint32_t n)
   for (uint32_t s = 0; s < st->nsegs; s++) {
     const kf__segment_t *seg = &st->segs[s];
     if (seg->group == NULL) {
-      if (kf__config.poison)
+      if (kf__config.poison && !capturing)
         kf__poison_reads(st, seg, launches);
       kf__launch_originals(&launches[seg->first], seg->count);
       unmatched |= !st->planned;
     } else {
-      kf__run_group(st, site, seg, launches, n);
+      kf__run_group(st, site, seg, launches, n, capturing);
     }
   }
   if (kf__config.disable)
     kf__site_count_fallback(st, KF_FALLBACK_DISABLED);
   else if (unmatched)
     kf__site_count_fallback(st, KF_FALLBACK_NO_MATCH);
+}
+
+void kf_rt_launch_seq(kf_site_t *site, const kf_launch_t *launches, uint32_t n)
+{
+  kf__site_state_t *st;
+  int checked, capturing = 0, mode = -1;
+  pthread_once(&kf__rt_once, kf__rt_init);
+  if (launches == NULL || n == 0)
+    return;
+  if (site == NULL || (st = kf__site_get(site, launches, n)) == NULL) {
+    kf__launch_originals(launches, n);
+    return;
+  }
+  __atomic_fetch_add(&st->calls, 1, __ATOMIC_RELAXED);
+  /* The plain path asks nothing: guards, memo and counters are host work
+   * and the launches are what a capture records. Stream status is asked
+   * only to count captured calls and to keep KFUSE_VERIFY out of captures. */
+  if (kf__config.observe) {
+    checked = kf__config.verify || kf__config.poison;
+    capturing = kf__capturing(launches, n);
+    if (capturing)
+      __atomic_fetch_add(&st->captured, 1, __ATOMIC_RELAXED);
+    if (capturing && checked)
+      kf__verify_skipped(st);
+    else if (checked)
+      mode = kf__capture_relax(); /* its allocations and copies, while another thread captures */
+  }
+  kf__run_site(st, site, launches, n, capturing);
+  if (mode >= 0)
+    kf__capture_restore(mode);
 }
 
 void kf__rt_test_reset(void)

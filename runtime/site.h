@@ -16,6 +16,8 @@ typedef struct kf__config {
   int stats;   /**< KFUSE_STATS */
   int verify;  /**< KFUSE_VERIFY=1: compare fused with unfused */
   int poison;  /**< KFUSE_VERIFY=1 or =scratch: poison scratch buffers (poison.h) */
+  /** stats, verify or poison: a call asks whether it is being captured. */
+  int observe;
   /** KFUSE_PLAN, then kf_rt_select_plan(); read with relaxed atomics. */
   uint32_t plan;
 } kf__config_t;
@@ -46,8 +48,18 @@ typedef struct kf__site_state {
   const char *where;
   uint32_t n;
   /** KF_FALLBACK_COUNT, or a reason that sends every call to the originals
-   * (DISABLED, NO_MANIFEST). */
+   * (DISABLED, NO_MANIFEST, CAPTURE). */
   kf_fallback_t whole;
+  /** Nonzero for a provisional state: discovery could not finish while a
+   * launch's stream was capturing (whole is CAPTURE). The next call
+   * discovers again and, when it gets further, publishes its state as this
+   * one's successor. */
+  int retry;
+  /** The state that replaced this provisional one (KFUSE_STATS adds this
+   * one's counters to it); NULL otherwise. Published atomically. */
+  struct kf__site_state *successor;
+  /** Set once KFUSE_VERIFY said that it skips this site's captured calls. */
+  int capture_noted;
   uint32_t nsegs;
   kf__segment_t *segs;
   /** Some segment's group has an `at` line: the segments are the plan the
@@ -66,6 +78,7 @@ typedef struct kf__site_state {
   uint64_t scratch;       /**< fused runs that skipped stores on a scratch declaration */
   uint64_t poisoned;      /**< buffers poisoned after runs (KFUSE_VERIFY) */
   uint64_t scratch_reads; /**< reads of poison reported at this site */
+  uint64_t captured;      /**< calls made while a launch's stream captured a graph */
 } kf__site_state_t;
 
 /** Frees @p st (not its manifests, which the module cache owns). */

@@ -10,7 +10,8 @@
 
 /**
  * Runs group @p seg of @p st (launches @p l, guards already checked) both
- * ways and leaves the unfused results in memory. Synchronises the stream.
+ * ways and leaves the unfused results in memory. Synchronises the stream
+ * and allocates: never called while a launch's stream is capturing.
  * @returns KF_FALLBACK_COUNT when the bytes agree, KF_FALLBACK_MISMATCH
  * (after printing the first difference) or KF_FALLBACK_LAUNCH.
  */

@@ -26,7 +26,8 @@ extern "C" {
   XX(SHMEM, "shmem")               /* dynamic shared memory differs */        \
   XX(LAYOUT, "layout")             /* an `le` guard fails (rows overlap) */   \
   XX(LAUNCH, "launch-failed")      /* the fused launch itself failed */       \
-  XX(MISMATCH, "verify-mismatch")  /* KFUSE_VERIFY found different bits */
+  XX(MISMATCH, "verify-mismatch")  /* KFUSE_VERIFY found different bits */   \
+  XX(CAPTURE, "capture")           /* discovery failed in a capture: retry */
 
 typedef enum kf_fallback {
 #define KF__FALLBACK_ENUM(name, text) KF_FALLBACK_##name,
@@ -43,7 +44,9 @@ typedef struct kf_launch {
   uint32_t block[3];
   /** Dynamic shared memory bytes. */
   size_t shmem;
-  /** cudaStream_t of the launch (NULL: the legacy default stream). */
+  /** cudaStream_t of the launch (NULL: the legacy default stream; a
+   * translation unit compiled for the per-thread default stream passes
+   * cudaStreamPerThread where its launch named the default stream). */
   void *stream;
   /** One pointer per kernel parameter, pointing at the argument's value. */
   void **args;
@@ -115,7 +118,10 @@ KF_EXTERN void kf_rt_launch_seq(kf_site_t *site, const kf_launch_t *launches, ui
  *   KFUSE_STATS=1     at exit, one line per site on stderr:
  *                     "kfuse-stats: <where>: calls=<n> fused=<n> fallback=<n>"
  *                     followed by " <reason>=<n>" for every reason seen
- *                     (names from KF_FALLBACK_MAP).
+ *                     (names from KF_FALLBACK_MAP), then " captured=<n>":
+ *                     calls made while a launch's stream was capturing a
+ *                     CUDA graph (counted in calls/fused/fallback too; a
+ *                     graph's replays do not call the runtime).
  *   KFUSE_PLAN=<r>    run plan r (0 = best, the default) of modules built
  *                     with -mllvm -kfuse-plans=K; see kf_rt_select_plan().
  *                     KFUSE_STATS lines then end with " plan=<r>".
@@ -124,7 +130,10 @@ KF_EXTERN void kf_rt_launch_seq(kf_site_t *site, const kf_launch_t *launches, ui
  *                     "kfuse-verify: <where>: <fused-kernel>: launch <i> (<kernel>)
  *                     param <p> byte <offset>: fused 0x.. unfused 0x.." and the
  *                     unfused results are kept. Also poisons scratch buffers,
- *                     as KFUSE_VERIFY=scratch does.
+ *                     as KFUSE_VERIFY=scratch does. A call captured into a
+ *                     CUDA graph is not checked (either mode): it is
+ *                     recorded as without KFUSE_VERIFY, and the site's first
+ *                     such call prints "kfuse-verify: <where>: skipped: ...".
  *   KFUSE_VERIFY=scratch  after each run, fill what it wrote to buffers
  *                     declared scratch (kfuse_scratch, kf_rt_scratch()) with
  *                     a NaN pattern, and report a later kfuse launch that

@@ -159,6 +159,8 @@ StubLayout StubLayout::analyze(Function &Stub) {
     S.WhyNot = "its stub does not call cudaLaunchKernel";
     return S;
   }
+  S.PerThreadDefaultStream =
+      LaunchCall->getCalledFunction()->getName() == "cudaLaunchKernel_ptsz";
   auto *Array = dyn_cast<AllocaInst>(LaunchCall->getArgOperand(5));
   BasicBlock &Entry = Stub.getEntryBlock();
   if (!Array || Array->getParent() != &Entry) {

@@ -46,6 +46,10 @@ struct StubLayout {
   llvm::SmallVector<int, 8> PointerArg;
   /// Private constant [nargs x i32] with Sizes; null for nargs == 0.
   llvm::GlobalVariable *SizesGlobal = nullptr;
+  /// The stub launches through cudaLaunchKernel_ptsz (a translation unit
+  /// compiled for the per-thread default stream): there a null stream is
+  /// the per-thread default stream, not the legacy one.
+  bool PerThreadDefaultStream = false;
 
   bool isValid() const { return WhyNot.empty(); }
   unsigned numParams() const { return Slots.size(); }

@@ -617,7 +617,17 @@ void HostRewriter::rewrite(LaunchRun &R) {
     B.CreateStore(B.CreateZExtOrTrunc(Push.getArgOperand(4),
                                       RecTy->getElementType(LF_Shmem)),
                   Field(LF_Shmem));
-    B.CreateStore(Push.getArgOperand(5), Field(LF_Stream));
+    Value *Stream = Push.getArgOperand(5);
+    if (L->Layout->PerThreadDefaultStream) {
+      // The runtime launches through cudaLaunchKernel and cuLaunchKernel,
+      // where a null stream is the legacy stream; this stub meant the
+      // per-thread default stream (which, unlike the legacy one, a graph
+      // may capture): hand over its explicit handle, cudaStreamPerThread.
+      Value *PerThread = B.CreateIntToPtr(B.getInt64(2), Stream->getType());
+      Stream = B.CreateSelect(B.CreateIsNull(Stream), PerThread, Stream,
+                              "kfuse.stream");
+    }
+    B.CreateStore(Stream, Field(LF_Stream));
     B.CreateStore(Args, Field(LF_Args));
     B.CreateStore(Sizes, Field(LF_ArgSizes));
     B.CreateStore(B.getInt32(ArgPtrs.size()), Field(LF_NArgs));

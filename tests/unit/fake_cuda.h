@@ -15,6 +15,8 @@ typedef void (*fake_body_t)(void **args, const uint32_t grid[3], const uint32_t 
 
 typedef struct fake_record {
   int fused;              /* 0: cudaLaunchKernel, 1: cuLaunchKernel */
+  int captured;           /* recorded into the capture, not run (fake_replay() runs it) */
+  void **argv;            /* originals: the argument array, for fake_replay() */
   const char *name;
   uint32_t grid[3], block[3];
   size_t shmem;
@@ -48,7 +50,26 @@ typedef struct fake_state {
   int nlog;
   int calls_get_kernel; /* cudaGetKernel calls: discovery must run once per site */
   int calls_range;      /* cuMemGetAddressRange calls */
-  int capturing;        /* cudaStreamIsCapturing reports an active capture */
+  CUresult global_result; /* what cuLibraryGetGlobal/cuModuleGetGlobal return when not SUCCESS */
+  CUresult copy_result;   /* what cuMemcpyDtoHAsync returns when not SUCCESS */
+  /* Stream capture (fake_begin_capture()): a capture of capture_stream, a
+   * blocking stream, in capture_mode. While it lasts, launches there are
+   * recorded, not run; the legacy stream (NULL) fails with
+   * CUDA_ERROR_STREAM_CAPTURE_IMPLICIT; a potentially unsafe call from a
+   * thread not in relaxed mode (unless the capture is relaxed), and any
+   * synchronisation of or copy into the capturing or legacy stream, is a
+   * violation that invalidates the capture. */
+  int capturing;
+  void *capture_stream;
+  enum cudaStreamCaptureMode capture_mode;
+  int invalidated;          /* a violation happened */
+  int violations;
+  const char *violation;    /* the first violating call */
+  int captured_ops;         /* copies and memsets recorded into the capture */
+  int streams_created, streams_destroyed;
+  int preloads;             /* cuFuncLoad calls */
+  int calls_is_capturing;   /* cuStreamIsCapturing calls */
+  CUresult is_capturing_result; /* what cuStreamIsCapturing returns when not SUCCESS */
 } fake_state_t;
 
 extern fake_state_t fake;
@@ -58,5 +79,13 @@ void fake_reset(void);
 void fake_kernel(const void *stub, const char *name, fake_body_t body);
 void fake_fused(const char *name, uint32_t nparams, fake_body_t body);
 void fake_alloc(const void *base, size_t size);
+/** Starts a capture of @p stream in @p mode (see fake_state_t). */
+void fake_begin_capture(void *stream, enum cudaStreamCaptureMode mode);
+/** Ends the capture; @returns the number of records it captured. */
+int fake_end_capture(void);
+/** Runs every captured record's body, in order, as a graph launch would. */
+void fake_replay(void);
+/** @returns the calling thread's capture mode (cudaThreadExchangeStreamCaptureMode). */
+enum cudaStreamCaptureMode fake_thread_mode(void);
 
 #endif
