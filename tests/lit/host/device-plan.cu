@@ -63,7 +63,7 @@ void refused(const float *a, float *b, float *c, int n) {
 // CHECK-LABEL: define {{.*}}void @_Z7partialPKfPfS0_S1_S1_i(
 // CHECK: call void @kf_rt_launch_seq(ptr nonnull @kfuse.site{{[.0-9]*}}, ptr nonnull %{{[0-9]+}}, i32 3)
 void partial(const float *x, float *t, const float *y, float *o, float *r, int n) {
-  // REMARK: device-plan.cu:[[@LINE+1]]:3: remark: handed 3 launches (scale, axpy, rows) to the runtime, which runs launches 0..1 as [[PARTIAL:__kfuse_fused_[0-9]+_0_1]] when the guards hold at run time, else one by one; launches 0..2 not fused: kernel 'rows' cannot be fused: has a non-affine
+  // REMARK: device-plan.cu:[[@LINE+1]]:3: remark: handed 3 launches (scale, axpy, rows) to the runtime, which runs launches 0..1 as [[PARTIAL:__kfuse_fused_[0-9a-f]+_[0-9]+_0_1]] when the guards hold at run time, else one by one; launches 0..2 not fused: kernel 'rows' cannot be fused: has a non-affine
   scale<<<(n + 255) / 256, 256>>>(x, t, n);
   axpy<<<(n + 255) / 256, 256>>>(t, y, o, n);
   rows<<<(n + 255) / 256, 256>>>(o, r, n, 1);
