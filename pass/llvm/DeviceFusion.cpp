@@ -108,7 +108,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FusionCandidate.h"
-#include "HelperInline.h"
 #include "Passes.h"
 #include "PlanBridge.h"
 #include "RemarkText.h"
@@ -119,11 +118,6 @@
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/DiagnosticInfo.h"
-#include "llvm/IR/PassManager.h"
-#include "llvm/Transforms/InstCombine/InstCombine.h"
-#include "llvm/Transforms/Scalar/EarlyCSE.h"
-#include "llvm/Transforms/Scalar/SROA.h"
-#include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
@@ -236,9 +230,6 @@ class DeviceFuser {
   Module &M;
   FunctionAnalysisManager &FAM;
   std::map<std::string, KernelInfo> Kernels; // by mangled name
-  /// Kernels' copies with their pointer-taking helpers inlined
-  /// (HelperInline.h), erased when the pass is done.
-  std::vector<Function *> Twins;
   /// The translation unit's key (ModuleRecords::TuKey): every symbol this
   /// pass adds with external linkage carries it, so the files of a
   /// -fgpu-rdc program link into one device image without a clash.
@@ -260,10 +251,6 @@ public:
   bool run();
 
 private:
-  KernelInfo analyze(Function &F) {
-    return analyzeKernel(F, FAM.getResult<ScalarEvolutionAnalysis>(F),
-                         FAM.getResult<DominatorTreeAnalysis>(F), FAM.getResult<LoopAnalysis>(F));
-  }
   OptimizationRemarkEmitter &ore(Function &F) {
     return FAM.getResult<OptimizationRemarkEmitterAnalysis>(F);
   }
@@ -694,24 +681,9 @@ bool DeviceFuser::run() {
   for (Function *F : Recs.Kernels) {
     if (F->getCallingConv() != CallingConv::PTX_Kernel)
       continue;
-    KernelInfo K = analyze(*F);
-    // A pointer parameter handed to a helper kept out of line: the analysis
-    // reads the kernel's twin with the helper inlined, and fused kernels
-    // clone the twin. Its verdict, either way, is about the helper's code.
-    bool Twinned = false;
-    if (!K.isValid() && callsPointerHelper(*F))
-      if (Function *Twin = inlinedTwin(*F)) {
-        Twins.push_back(Twin);
-        FunctionPassManager FPM;
-        FPM.addPass(SROAPass(SROAOptions::ModifyCFG));
-        FPM.addPass(EarlyCSEPass(true));
-        FPM.addPass(InstCombinePass());
-        FPM.addPass(SimplifyCFGPass());
-        FPM.run(*Twin, FAM);
-        K = analyze(*Twin);
-        K.F = F;
-        Twinned = true;
-      }
+    KernelInfo K = analyzeKernel(*F, FAM.getResult<ScalarEvolutionAnalysis>(*F),
+                                 FAM.getResult<DominatorTreeAnalysis>(*F),
+                                 FAM.getResult<LoopAnalysis>(*F));
     std::string Name = "kernel '" + signature(F->getName()) + "'";
     if (!K.isValid()) {
       countKernelRejection(K.Stat);
@@ -743,10 +715,7 @@ bool DeviceFuser::run() {
       ore(*F).emit([&] {
         return OptimizationRemarkAnalysis(DEBUG_TYPE, "KernelSummary", F)
                << Name << ": " << std::to_string(K.BytesPerThread)
-               << " bytes and " << std::to_string(K.Flops) << " flops per element" << Gathers
-               << (Twinned ? "; analysed and fused with its out-of-line helpers inlined "
-                             "(launched alone, it keeps its calls)"
-                           : "");
+               << " bytes and " << std::to_string(K.Flops) << " flops per element" << Gathers;
       });
     }
     Kernels.emplace(F->getName().str(), std::move(K));
@@ -804,10 +773,6 @@ bool DeviceFuser::run() {
     Changed = true;
   }
   Changed |= eraseSeqRecords(M);
-  for (Function *Twin : Twins) {
-    FAM.clear(*Twin, Twin->getName());
-    Twin->eraseFromParent();
-  }
   return Changed;
 }
 

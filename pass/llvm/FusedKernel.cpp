@@ -677,7 +677,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
   for (unsigned S = 0; S < C.size(); ++S) {
     const KernelInfo &K = *C.Stages[S];
     ValueToValueMapTy VMap;
-    Function *Clone = CloneFunction(K.Body, VMap);
+    Function *Clone = CloneFunction(K.F, VMap);
     Clone->setName(C.Name + ".stage" + Twine(S));
     Clone->setLinkage(GlobalValue::InternalLinkage);
     Clone->setCallingConv(CallingConv::C);
