@@ -161,46 +161,70 @@ void kf__modules_reset(void)
   pthread_mutex_unlock(&kf__modules_lock);
 }
 
-/* Finds launch @p l's kernel name and module. Primary path (the one checked
- * on the H100, independent of the current context): cudaGetKernel ->
- * cuKernelGetLibrary; fallback: cudaGetFuncBySymbol -> cuFuncGetModule. */
-static kf__module_t *kf__identify(const kf_launch_t *l, const char *symbol, char **name, int capturing,
-                                   int *transient)
+/* Finds the kernel name and module of host address @p stub (a launch's
+ * stub, or a site's anchor). Primary path (the one checked on the H100,
+ * independent of the current context): cudaGetKernel -> cuKernelGetLibrary;
+ * fallback: cudaGetFuncBySymbol -> cuFuncGetModule. With @p mod NULL only
+ * the name is asked for; else *mod is the module with its manifest
+ * @p symbol (kf__module_get()), NULL without memory or, with @p transient
+ * set, when its read must be asked again. @returns 0 when the address was
+ * identified (*name set), -1 otherwise (*name NULL). */
+static int kf__identify(const void *stub, const char *symbol, char **name, kf__module_t **mod,
+                        int capturing, int *transient)
 {
   __typeof__(&cudaGetKernel) get_kernel = KF__CU(cudaGetKernel);
   __typeof__(&cudaGetFuncBySymbol) get_func = KF__CU(cudaGetFuncBySymbol);
   cudaKernel_t kernel = NULL;
   cudaFunction_t func = NULL;
   const char *s = NULL;
-  void *handle = NULL;
   *name = NULL;
-  if (get_kernel != NULL && get_kernel(&kernel, l->func) == cudaSuccess) {
+  if (mod != NULL)
+    *mod = NULL;
+  if (get_kernel != NULL && get_kernel(&kernel, stub) == cudaSuccess) {
     __typeof__(&cuKernelGetLibrary) get_lib = KF__CU(cuKernelGetLibrary);
     __typeof__(&cuKernelGetName) get_name = KF__CU(cuKernelGetName);
     CUlibrary lib = NULL;
     if (get_lib != NULL && get_name != NULL && get_lib(&lib, (CUkernel)kernel) == CUDA_SUCCESS &&
         get_name(&s, (CUkernel)kernel) == CUDA_SUCCESS && s != NULL) {
-      *name = kf__strdup(s);
-      return *name != NULL ? kf__module_get(lib, 1, symbol, capturing, transient) : NULL;
+      if ((*name = kf__strdup(s)) != NULL && mod != NULL)
+        *mod = kf__module_get(lib, 1, symbol, capturing, transient);
+      return *name != NULL ? 0 : -1;
     }
   } else {
     kf__clear_runtime_error();
   }
-  if (get_func != NULL && get_func(&func, l->func) == cudaSuccess) {
+  if (get_func != NULL && get_func(&func, stub) == cudaSuccess) {
     __typeof__(&cuFuncGetModule) get_mod = KF__CU(cuFuncGetModule);
     __typeof__(&cuFuncGetName) get_name = KF__CU(cuFuncGetName);
-    CUmodule mod = NULL;
-    if (get_mod != NULL && get_name != NULL && get_mod(&mod, (CUfunction)func) == CUDA_SUCCESS &&
+    CUmodule m = NULL;
+    if (get_mod != NULL && get_name != NULL && get_mod(&m, (CUfunction)func) == CUDA_SUCCESS &&
         get_name(&s, (CUfunction)func) == CUDA_SUCCESS && s != NULL) {
-      handle = mod;
-      *name = kf__strdup(s);
-      return *name != NULL ? kf__module_get(handle, 0, symbol, capturing, transient) : NULL;
+      if ((*name = kf__strdup(s)) != NULL && mod != NULL)
+        *mod = kf__module_get(m, 0, symbol, capturing, transient);
+      return *name != NULL ? 0 : -1;
     }
   } else {
     kf__clear_runtime_error();
   }
-  kf__log(KF__LOG_INFO, "cannot identify the kernel of stub %p", l->func);
-  return NULL;
+  kf__log(KF__LOG_INFO, "cannot identify the kernel of host address %p", stub);
+  return -1;
+}
+
+/* The module of @p site's anchor (kf_site_t.anchor) with the site's
+ * manifest, or NULL: no anchor, an anchor the runtime does not know (the
+ * launches' own modules are asked then), or a read to ask again
+ * (@p transient). */
+static kf__module_t *kf__anchor_module(const kf_site_t *site, const char *symbol, int capturing,
+                                       int *transient)
+{
+  kf__module_t *mod = NULL;
+  char *name = NULL;
+  if (site->anchor == NULL)
+    return NULL;
+  if (kf__identify(site->anchor, symbol, &name, &mod, capturing, transient) == 0)
+    kf__log(KF__LOG_DEBUG, "%s: anchored by %s", site->where ? site->where : "?", name);
+  free(name);
+  return mod;
 }
 
 /* Finishes loading @p f into the current context (CUDA_MODULE_LOADING=LAZY
@@ -263,13 +287,15 @@ static int kf__site_segments(kf__site_state_t *st, const kf__launch_id_t *ids, u
 }
 
 /* Discovery proper; kf__site_discover() wraps it in the relaxed window. */
-static int kf__discover(const char *where, const char *manifest, const kf_launch_t *l, uint32_t n,
-                        uint32_t plan, int capturing, kf__site_state_t **out)
+static int kf__discover(const kf_site_t *site, const kf_launch_t *l, uint32_t n, uint32_t plan,
+                        int capturing, kf__site_state_t **out)
 {
+  const char *where = site->where;
+  const char *symbol = site->manifest != NULL ? site->manifest : KF__MANIFEST_SYMBOL;
   kf__site_state_t *st = calloc(1, sizeof *st);
   kf__launch_id_t *ids = NULL;
-  kf__module_t **mods = NULL;
-  int any_manifest = 0, rc = KF_ENOMEM;
+  kf__module_t **mods = NULL, *anchor = NULL;
+  int any_manifest = 0, transient = 0, rc = KF_ENOMEM;
   *out = NULL;
   if (st == NULL)
     return KF_ENOMEM;
@@ -280,10 +306,17 @@ static int kf__discover(const char *where, const char *manifest, const kf_launch
   if ((st->names = calloc(n ? n : 1, sizeof *st->names)) == NULL ||
       (ids = calloc(n ? n : 1, sizeof *ids)) == NULL || (mods = calloc(n ? n : 1, sizeof *mods)) == NULL)
     goto fail;
+  /* The anchor's module is the site's file's: its manifest and fused
+   * kernels serve every launch. Without one, each launch's own module. */
+  anchor = kf__anchor_module(site, symbol, capturing, &transient);
+  st->retry |= transient;
   for (uint32_t i = 0; i < n; i++) {
-    int transient = 0;
-    mods[i] = kf__identify(&l[i], manifest != NULL ? manifest : KF__MANIFEST_SYMBOL, &st->names[i],
-                           capturing, &transient);
+    int identified;
+    transient = 0;
+    identified = kf__identify(l[i].func, symbol, &st->names[i], anchor != NULL ? NULL : &mods[i], capturing,
+                              &transient) == 0;
+    if (anchor != NULL && identified)
+      mods[i] = anchor;
     /* During a capture, a kernel that cannot be placed may be the capture's
      * doing too: ask again rather than settle for unfused. */
     st->retry |= transient || (capturing && mods[i] == NULL);
@@ -334,7 +367,7 @@ fail:
   return rc;
 }
 
-int kf__site_discover(const char *where, const char *manifest, const kf_launch_t *l, uint32_t n,
+int kf__site_discover(const kf_site_t *site, const kf_launch_t *l, uint32_t n,
                       uint32_t plan, int capturing, kf__site_state_t **out)
 {
   /* Relaxed: cudaGetKernel may initialise the runtime, a lazy library loads
@@ -342,7 +375,7 @@ int kf__site_discover(const char *where, const char *manifest, const kf_launch_t
    * (on a stream of its own); in global mode any of it would invalidate a
    * capture, even one of another thread. */
   int mode = kf__capture_relax();
-  int rc = kf__discover(where, manifest, l, n, plan, capturing, out);
+  int rc = kf__discover(site, l, n, plan, capturing, out);
   kf__capture_restore(mode);
   return rc;
 }

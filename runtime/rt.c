@@ -243,9 +243,8 @@ static kf__site_state_t *kf__site_get(kf_site_t *site, const kf_launch_t *l, uin
     st->where = site->where;
     st->n = n;
     st->whole = KF_FALLBACK_DISABLED;
-  } else if (kf__site_discover(site->where, site->manifest, l, n,
-                               __atomic_load_n(&kf__config.plan, __ATOMIC_RELAXED), kf__capturing(l, n),
-                               &st) != 0) {
+  } else if (kf__site_discover(site, l, n, __atomic_load_n(&kf__config.plan, __ATOMIC_RELAXED),
+                               kf__capturing(l, n), &st) != 0) {
     return provisional ? old : NULL;
   }
   if (provisional && st->retry) {

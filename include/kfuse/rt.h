@@ -80,8 +80,8 @@ typedef struct kf_scratch_decl {
 } kf_scratch_decl_t;
 
 /** A call site: one per rewritten run, a static the host pass emits,
- * zero-initialised but for @c where, @c nlaunches, the scratch table and
- * @c manifest.
+ * zero-initialised but for @c where, @c nlaunches, the scratch table,
+ * @c manifest and @c anchor.
  * The runtime owns @c cache. */
 typedef struct kf_site {
   /** "file:line:col function" of the first launch, for logs and stats. */
@@ -99,6 +99,13 @@ typedef struct kf_site {
    * file's device code is one module, each site reads its own file's. NULL:
    * "__kfuse_manifest" (a host module without a key). */
   const char *manifest;
+  /** A host address registered for one of the fused kernels of the site's
+   * translation unit (whole-program builds; NULL otherwise): the runtime
+   * reads the manifest and the fused kernels in the module this address
+   * leads to. A launch's own kernel may be in another file's module: a
+   * template or inline kernel is defined in every file that uses it, and
+   * the linker keeps one file's host stub. */
+  const void *anchor;
 } kf_site_t;
 
 /**

@@ -124,6 +124,7 @@ void DevicePlan::read(Module &M) {
     }
     // Under the old driver's -fgpu-rdc (section __nv_relfatbin) the cubins
     // are relocatable; symbols are read the same way.
+    WholeProgram = Data->getSection() != "__nv_relfatbin";
     readFatbin(Bytes->getRawDataValues(), Data->getSection() == "__nv_relfatbin"
                                               ? "the relocatable fatbinary (-fgpu-rdc)"
                                               : "the embedded fatbinary");
@@ -289,6 +290,28 @@ void DevicePlan::addImage(Image I, const char *Text, size_t Len, const char *Oth
       Ranks = std::max<unsigned>(Ranks, I.Manifest->groups[G].plan_count);
   }
   Images.push_back(std::move(I));
+}
+
+std::string DevicePlan::anchorKernel() const {
+  if (!known() || !WholeProgram || Images.empty() || !Images.front().Manifest)
+    return "";
+  const kf__manifest_t &First = *Images.front().Manifest;
+  std::string Best;
+  for (uint32_t G = 0; G < First.ngroups; ++G) {
+    std::string Name = First.groups[G].name;
+    if (!Best.empty() && Name >= Best)
+      continue;
+    bool Everywhere = true;
+    for (const Image &I : Images) {
+      bool Listed = false;
+      for (uint32_t H = 0; I.Manifest && H < I.Manifest->ngroups && !Listed; ++H)
+        Listed = Name == I.Manifest->groups[H].name;
+      Everywhere &= Listed && I.Functions.count(Name);
+    }
+    if (Everywhere)
+      Best = std::move(Name);
+  }
+  return Best;
 }
 
 RunPlan DevicePlan::match(ArrayRef<const Function *> Stubs, ArrayRef<unsigned> NArgs,

@@ -92,6 +92,12 @@ public:
   const std::string &manifestSymbol() const { return Symbol; }
   /// Whether the manifests hold the groups of several plans (-kfuse-plans).
   bool severalPlans() const { return Ranks > 1; }
+  /// The fused kernel whose registration anchors this file's sites to this
+  /// file's module (kf_site_t.anchor): the first by name that every cubin
+  /// defines and lists in its manifest. "" under -fgpu-rdc and the new
+  /// offload driver (one linked module, which every kernel leads to) and
+  /// where no fused kernel is in every cubin.
+  std::string anchorKernel() const;
 
   /// Matches launches of the kernels of \p Stubs, in order, each with
   /// \p NArgs parameters, at the site \p Where (kf_site_t.where, which names
@@ -127,6 +133,9 @@ private:
   llvm::DenseMap<const llvm::Function *, std::string> DeviceNames;
   /// Plan ranks the manifests distinguish (-kfuse-plans), at least 1.
   unsigned Ranks = 1;
+  /// Whether the device code is the whole-program fatbinary: a module of
+  /// this file's own at run time.
+  bool WholeProgram = false;
   std::string Symbol;
   std::string Why;
 };

@@ -296,7 +296,7 @@ StructType *getSiteType(Module &M) {
   LLVMContext &C = M.getContext();
   Type *Ptr = PointerType::getUnqual(C);
   Type *I32 = Type::getInt32Ty(C);
-  return getNamedStruct(M, "kfuse.site", {Ptr, Ptr, I32, I32, Ptr, Ptr});
+  return getNamedStruct(M, "kfuse.site", {Ptr, Ptr, I32, I32, Ptr, Ptr, Ptr});
 }
 
 StructType *getScratchDeclType(Module &M) {

@@ -610,9 +610,13 @@ void Liveness::emitScratchTable(
   auto *ArrTy = ArrayType::get(EntryTy, Elems.size());
   auto *Table = new GlobalVariable(M, ArrTy, true, GlobalValue::PrivateLinkage,
                                    ConstantArray::get(ArrTy, Elems), "kfuse.scratch");
-  Site->setInitializer(ConstantStruct::get(
-      SiteTy, {Init->getOperand(0), Init->getOperand(1), Init->getOperand(2),
-               ConstantInt::get(I32, Elems.size()), Table, Init->getOperand(5)}));
+  // kf_site_t's nscratch and scratch; every other field as it was.
+  SmallVector<Constant *, 8> Fields;
+  for (Use &Op : Init->operands())
+    Fields.push_back(cast<Constant>(Op.get()));
+  Fields[3] = ConstantInt::get(I32, Elems.size());
+  Fields[4] = Table;
+  Site->setInitializer(ConstantStruct::get(SiteTy, Fields));
 }
 
 PreservedAnalyses HostLivenessPass::run(Module &M, ModuleAnalysisManager &) {

@@ -78,15 +78,20 @@
 ///   %kfuse.launch = type { ptr, [3 x i32], [3 x i32], i64, ptr, ptr, ptr,
 ///                          i32, i64 }    ; kf_launch_t: offsets 0, 8, 20, 32,
 ///                                        ; 40, 48, 56, 64, 72; 80 bytes
-///   %kfuse.site   = type { ptr, ptr, i32, i32, ptr, ptr }  ; kf_site_t, 40 bytes
+///   %kfuse.site   = type { ptr, ptr, i32, i32, ptr, ptr, ptr } ; kf_site_t,
+///                                                             ; 48 bytes
 ///   @kfuse.site   = private global { @kfuse.where, null, n, 0, null,
-///                   @kfuse.manifest }
+///                   @kfuse.manifest, @kfuse.anchor }
 ///                   (the liveness pass fills the 4th and 5th with the run's
 ///                   kfuse_scratch arguments, HostLiveness.cpp)
 ///   @kfuse.manifest = "__kfuse_manifest_<key>": the manifest of this
 ///                   translation unit (the Clang plugin's `kfuse.tu` key,
 ///                   which the device compilation names it after); null
 ///                   where the module has no key
+///   @kfuse.anchor = private global i8 0, registered in
+///                   __cuda_register_globals as the host address of one of
+///                   this file's fused kernels (siteAnchor); null under
+///                   -fgpu-rdc and where there is none
 ///   @kfuse.where  = "file:line:col function" of the first `<<<` (or
 ///                   "function launch i" without debug info)
 ///   @kfuse.argsizes.<stub> = private constant [nargs x i32]: sizeof of each
@@ -521,6 +526,51 @@ std::string HostRewriter::siteWhere(const LaunchRun &R) {
   return (F.getName() + " launch " + Twine(First.Index)).str();
 }
 
+/// This file's anchor (kf_site_t.anchor), made on first use: a private
+/// host byte registered, beside clang's own registrations in
+/// __cuda_register_globals, as the host address of one of this file's fused
+/// kernels (DevicePlan::anchorKernel). The runtime looks the anchor up as it
+/// looks up a stub and so reaches this file's module, where the sites'
+/// manifest is. A launch's own stub may lead elsewhere: a template or
+/// inline kernel is defined in every file that uses it, and the linker
+/// keeps one file's stub, which the runtime maps to one file's module.
+/// Null where there is nothing to register (DevicePlan::anchorKernel) or
+/// no registration function to register it in; the runtime then reads the
+/// manifest in the module of each launch's kernel.
+static Constant *siteAnchor(Module &M, const DevicePlan &Plan) {
+  if (GlobalVariable *Anchor = M.getNamedGlobal("kfuse.anchor"))
+    return Anchor;
+  std::string Kernel = Plan.anchorKernel();
+  Function *Globals = M.getFunction("__cuda_register_globals");
+  Function *Register = M.getFunction("__cudaRegisterFunction");
+  if (Kernel.empty() || !Globals || Globals->isDeclaration() || !Register)
+    return nullptr;
+  CallInst *Last = nullptr;
+  for (Instruction &I : instructions(*Globals))
+    if (auto *CI = dyn_cast<CallInst>(&I);
+        CI && CI->getCalledOperand() == Register && CI->arg_size() >= 4)
+      Last = CI;
+  if (!Last)
+    return nullptr;
+  LLVMContext &C = M.getContext();
+  // A byte of its own, never constant: its address is unique to this file.
+  auto *Anchor = new GlobalVariable(M, Type::getInt8Ty(C), /*isConstant=*/false,
+                                    GlobalValue::PrivateLinkage,
+                                    ConstantInt::get(Type::getInt8Ty(C), 0), "kfuse.anchor");
+  Constant *Str = ConstantDataArray::getString(C, Kernel);
+  auto *Name = new GlobalVariable(M, Str->getType(), /*isConstant=*/true,
+                                  GlobalValue::PrivateLinkage, Str, "kfuse.anchor.name");
+  Name->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+  // The same call as clang's for a kernel: (handle, host address, device
+  // name, device name, -1, null...).
+  auto *Reg = cast<CallInst>(Last->clone());
+  Reg->setArgOperand(1, Anchor);
+  Reg->setArgOperand(2, Name);
+  Reg->setArgOperand(3, Name);
+  Reg->insertAfter(Last->getIterator());
+  return Anchor;
+}
+
 /// The zero-initialised kf_site_t of \p R, named after the first launch.
 GlobalVariable *HostRewriter::createSite(const LaunchRun &R) {
   std::string Where = siteWhere(R);
@@ -544,10 +594,13 @@ GlobalVariable *HostRewriter::createSite(const LaunchRun &R) {
     }
     Manifest = Name;
   }
+  Constant *Anchor = siteAnchor(M, Plan);
+  if (!Anchor)
+    Anchor = ConstantPointerNull::get(PointerType::getUnqual(C));
   Constant *Init = ConstantStruct::get(
       SiteTy, {StrGV, ConstantPointerNull::get(PointerType::getUnqual(C)),
                ConstantInt::get(I32, R.Launches.size()), ConstantInt::get(I32, 0),
-               ConstantPointerNull::get(PointerType::getUnqual(C)), Manifest});
+               ConstantPointerNull::get(PointerType::getUnqual(C)), Manifest, Anchor});
   // Not constant: the runtime publishes its match in `cache`.
   auto *Site = new GlobalVariable(M, SiteTy, /*isConstant=*/false,
                                   GlobalValue::PrivateLinkage, Init, "kfuse.site");

@@ -119,7 +119,7 @@ static CUresult fake_name(const char **name, uintptr_t h)
 static CUresult fake_cuKernelGetName(const char **name, CUkernel k) { return fake_name(name, (uintptr_t)k); }
 static CUresult fake_cuFuncGetName(const char **name, CUfunction f) { return fake_name(name, (uintptr_t)f); }
 
-static CUresult fake_global(CUdeviceptr *dptr, size_t *bytes, const char *name, int ours)
+static CUresult fake_global_lookup(CUdeviceptr *dptr, size_t *bytes, const char *name, int ours)
 {
   if (!ours)
     return CUDA_ERROR_NOT_FOUND;
@@ -135,6 +135,17 @@ static CUresult fake_global(CUdeviceptr *dptr, size_t *bytes, const char *name, 
   *dptr = (CUdeviceptr)(uintptr_t)fake.manifest;
   *bytes = fake.manifest_bytes ? fake.manifest_bytes : strlen(fake.manifest) + 1;
   return CUDA_SUCCESS;
+}
+
+static CUresult fake_global(CUdeviceptr *dptr, size_t *bytes, const char *name, int ours)
+{
+  CUresult res = fake_global_lookup(dptr, bytes, name, ours);
+  if (res == CUDA_ERROR_NOT_FOUND) {
+    pthread_mutex_lock(&fake_lock);
+    fake.global_misses++;
+    pthread_mutex_unlock(&fake_lock);
+  }
+  return res;
 }
 
 static CUresult fake_cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary lib, const char *name)

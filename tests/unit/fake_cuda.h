@@ -51,6 +51,8 @@ typedef struct fake_state {
   int calls_get_kernel; /* cudaGetKernel calls: discovery must run once per site */
   int calls_range;      /* cuMemGetAddressRange calls */
   CUresult global_result; /* what cuLibraryGetGlobal/cuModuleGetGlobal return when not SUCCESS */
+  int global_misses;      /* cuLibraryGetGlobal/cuModuleGetGlobal answered NOT_FOUND: an API
+                             error compute-sanitizer reports */
   CUresult copy_result;   /* what cuMemcpyDtoHAsync returns when not SUCCESS */
   /* Stream capture (fake_begin_capture()): a capture of capture_stream, a
    * blocking stream, in capture_mode. While it lasts, launches there are

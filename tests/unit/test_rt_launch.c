@@ -21,7 +21,7 @@
 
 static void test_fused(void **state)
 {
-  static kf_site_t site = {"t.cu:10:3 main", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"t.cu:10:3 main", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   const fake_record_t *r;
   (void)state;
@@ -49,7 +49,7 @@ static void test_fused(void **state)
 
 static void test_dead_mask_passed(void **state)
 {
-  static kf_site_t site = {"dead", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"dead", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -62,7 +62,7 @@ static void test_dead_mask_passed(void **state)
 
 static void test_discovery_once_per_site(void **state)
 {
-  static kf_site_t site = {"once", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"once", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -75,7 +75,7 @@ static void test_discovery_once_per_site(void **state)
 
 static void test_module_path(void **state)
 {
-  static kf_site_t site = {"module", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"module", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   fake.module_path = 1;
@@ -94,9 +94,9 @@ static void test_module_path(void **state)
  * whose kernels another file's manifest lists, stays unfused. */
 static void test_manifest_per_file(void **state)
 {
-  static kf_site_t site_a = {"a.cu:5:3 run_a", NULL, 2, 0, NULL, "__kfuse_manifest_aaaaaaaaaaaaaaaa"};
-  static kf_site_t site_b = {"b.cu:7:3 run_b", NULL, 2, 0, NULL, "__kfuse_manifest_bbbbbbbbbbbbbbbb"};
-  static kf_site_t site_c = {"c.cu:9:3 run_c", NULL, 2, 0, NULL, "__kfuse_manifest_cccccccccccccccc"};
+  static kf_site_t site_a = {"a.cu:5:3 run_a", NULL, 2, 0, NULL, "__kfuse_manifest_aaaaaaaaaaaaaaaa", NULL};
+  static kf_site_t site_b = {"b.cu:7:3 run_b", NULL, 2, 0, NULL, "__kfuse_manifest_bbbbbbbbbbbbbbbb", NULL};
+  static kf_site_t site_c = {"c.cu:9:3 run_c", NULL, 2, 0, NULL, "__kfuse_manifest_cccccccccccccccc", NULL};
   static const char manifest_b[] = HDR
       "group fused_b 2\nkernel 0 _Z5scalePKfPffi 4\nkernel 1 _Z4axpyPKfS0_Pfi 4\n"
       "shape same\nstream same\ndynshmem 0\nlaunch 0 1 32\n"
@@ -125,9 +125,57 @@ static void test_manifest_per_file(void **state)
                       "kfuse-stats: c.cu:9:3 run_c: calls=1 fused=0 fallback=1 no-manifest=1");
 }
 
+/* Whole-program build of two files that both launch the same template
+ * kernels: the linker keeps one file's host stubs, so both files' launches
+ * lead to the other file's library, where this file's manifest is not.
+ * The site's anchor (a host address registered for one of this file's
+ * fused kernels) leads to this file's library: the site fuses, and no
+ * manifest is looked for where it is not (a NOT_FOUND API error that
+ * compute-sanitizer reports). Without an anchor the site stays unfused. */
+static void test_anchor_whole_program(void **state)
+{
+  static const char anchor = 0;
+  static kf_site_t anchored = {"b.cu:5:3 run_b", NULL, 2, 0, NULL, "__kfuse_manifest_bbbbbbbbbbbbbbbb", &anchor};
+  static kf_site_t plain = {"b.cu:9:3 run_b", NULL, 2, 0, NULL, "__kfuse_manifest_bbbbbbbbbbbbbbbb", NULL};
+  call_t c;
+  (void)state;
+  fake.manifest_symbol = "__kfuse_manifest_bbbbbbbbbbbbbbbb";
+  for (int i = 0; i < fake.nkernels; i++)
+    fake.kernels[i].other_library = 1;
+  fake_kernel(&anchor, "fused_sa", NULL);
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&anchored, c.l, c.nl);
+  kf_rt_launch_seq(&anchored, c.l, c.nl);
+  assert_log("F:fused_sa F:fused_sa");
+  check_results();
+  assert_int_equal(fake.global_misses, 0);
+  assert_string_equal(stats_of("b.cu:5:3 run_b"), "kfuse-stats: b.cu:5:3 run_b: calls=2 fused=2 fallback=0");
+  fake.nlog = 0;
+  kf_rt_launch_seq(&plain, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
+  assert_int_equal(fake.global_misses, 1);
+  assert_string_equal(stats_of("b.cu:9:3 run_b"),
+                      "kfuse-stats: b.cu:9:3 run_b: calls=1 fused=0 fallback=1 no-manifest=1");
+}
+
+/* An anchor the runtime does not know (not registered): the launches'
+ * own modules are asked, as without one. */
+static void test_anchor_unknown(void **state)
+{
+  static const char stray = 0;
+  static kf_site_t site = {"stray", NULL, 2, 0, NULL, NULL, &stray};
+  call_t c;
+  (void)state;
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("F:fused_sa");
+  check_results();
+  assert_int_equal(fake.last_error, cudaSuccess);
+}
+
 static void test_no_manifest(void **state)
 {
-  static kf_site_t site = {"nomani", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"nomani", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   fake.manifest = NULL;
@@ -141,7 +189,7 @@ static void test_no_manifest(void **state)
 
 static void run_with_manifest(const char *text, const char *where)
 {
-  kf_site_t site = {where, NULL, 2, 0, NULL, NULL};
+  kf_site_t site = {where, NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   fake.manifest = text;
   call_init(&c, "sa");
@@ -174,7 +222,7 @@ static void test_manifest_bytes_limits(void **state)
 
 static void test_fused_kernel_missing(void **state)
 {
-  static kf_site_t site = {"nofused", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"nofused", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   fake.nfused = 0;
@@ -186,7 +234,7 @@ static void test_fused_kernel_missing(void **state)
 
 static void test_uncovered_launches(void **state)
 {
-  static kf_site_t site = {"mixed", NULL, 4, 0, NULL, NULL};
+  static kf_site_t site = {"mixed", NULL, 4, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   call_init(&c, "osao");
@@ -212,8 +260,8 @@ static const char manifest_at[] =
  * is never bound to that group: its launches run as they are, no-match. */
 static void test_at_bound_site(void **state)
 {
-  static kf_site_t own = {"/src/t.cu:3:5 main", NULL, 4, 0, NULL, NULL},
-                   other = {"t.cu:9:5 main", NULL, 4, 0, NULL, NULL}, pair = {"t.cu:3:5 main", NULL, 2, 0, NULL, NULL};
+  static kf_site_t own = {"/src/t.cu:3:5 main", NULL, 4, 0, NULL, NULL, NULL},
+                   other = {"t.cu:9:5 main", NULL, 4, 0, NULL, NULL, NULL}, pair = {"t.cu:3:5 main", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   fake.manifest = manifest_at;
@@ -232,7 +280,7 @@ static void test_at_bound_site(void **state)
 
 static void test_dead_bit_cleared_for_later_reader(void **state)
 {
-  static kf_site_t site = {"later", NULL, 3, 0, NULL, NULL};
+  static kf_site_t site = {"later", NULL, 3, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sao");
@@ -246,7 +294,7 @@ static void test_dead_bit_cleared_for_later_reader(void **state)
 /* Each guard failing on its own, through the whole path. */
 static void guard_case(const char *where, void (*spoil)(call_t *), const char *expect_stats)
 {
-  kf_site_t site = {where, NULL, 2, 0, NULL, NULL};
+  kf_site_t site = {where, NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   fake.nlog = 0;
   fill_inputs();
@@ -279,7 +327,7 @@ static void test_guards(void **state)
  * that differs, whichever guard it breaks, and fuse again afterwards. */
 static void memo_case(const char *where, void (*spoil)(call_t *), const char *expect_stats)
 {
-  kf_site_t site = {where, NULL, 2, 0, NULL, NULL};
+  kf_site_t site = {where, NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   fake.nlog = 0;
   fill_inputs();
@@ -317,7 +365,7 @@ static void test_no_memo_from_allocations(void **state)
       "footprint 1.1 r 0 4*s3\nfootprint 1.2 w 0 4*s3\n"
       "disjoint 0.0 0.1\ndisjoint 1.2 0.0\ndisjoint 1.2 1.1\ndisjoint 1.2 1.0\n"
       "dead 0 0.1\nend\n";
-  static kf_site_t site = {"allocs", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"allocs", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   int after_first;
   (void)state;
@@ -333,7 +381,7 @@ static void test_no_memo_from_allocations(void **state)
 
 static void test_fused_launch_fails(void **state)
 {
-  static kf_site_t site = {"lfail", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"lfail", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   fake.fused_result = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
@@ -353,7 +401,7 @@ static void test_fused_launch_fails(void **state)
 
 static void test_scratch_declared_site(void **state)
 {
-  static kf_site_t site = {"decl", NULL, 2, 2, t_decl, NULL};
+  static kf_site_t site = {"decl", NULL, 2, 2, t_decl, NULL, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -368,7 +416,7 @@ static void test_scratch_declared_site(void **state)
 
 static void test_scratch_range(void **state)
 {
-  static kf_site_t site = {"range", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"range", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   assert_int_equal(kf_rt_scratch(tbuf, sizeof tbuf), 0);
@@ -378,7 +426,7 @@ static void test_scratch_range(void **state)
   /* A later launch of the run gets t: its stores stay. */
   call_init(&c, "sao");
   c.q = tbuf;
-  kf_rt_launch_seq(&(kf_site_t){"range3", NULL, 3, 0, NULL, NULL}, c.l, c.nl);
+  kf_rt_launch_seq(&(kf_site_t){"range3", NULL, 3, 0, NULL, NULL, NULL}, c.l, c.nl);
   assert_int_equal(fake.log[1].dead_mask, 0);
   /* Ended: stored again. */
   assert_int_equal(kf_rt_scratch_end(tbuf), 0);
@@ -390,7 +438,7 @@ static void test_scratch_range(void **state)
 
 static void test_scratch_poison(void **state)
 {
-  static kf_site_t site = {"p1", NULL, 2, 2, t_decl, NULL}, reader = {"p2", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"p1", NULL, 2, 2, t_decl, NULL, NULL}, reader = {"p2", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   reset_with("scratch", NULL);
@@ -413,7 +461,7 @@ static void test_scratch_poison(void **state)
 
 static void test_scratch_poison_overwritten(void **state)
 {
-  static kf_site_t site = {"w1", NULL, 2, 2, t_decl, NULL}, reader = {"w2", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"w1", NULL, 2, 2, t_decl, NULL, NULL}, reader = {"w2", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   reset_with("1", NULL);
@@ -433,7 +481,7 @@ static void test_scratch_poison_overwritten(void **state)
 
 static void test_scratch_poison_disabled(void **state)
 {
-  static kf_site_t site = {"d1", NULL, 2, 2, t_decl, NULL}, reader = {"d2", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"d1", NULL, 2, 2, t_decl, NULL, NULL}, reader = {"d2", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   reset_with("scratch", "1");
@@ -455,7 +503,7 @@ static void test_scratch_poison_disabled(void **state)
 
 static void test_disable(void **state)
 {
-  static kf_site_t site = {"off", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"off", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   setenv("KFUSE_DISABLE", "1", 1);
@@ -474,7 +522,7 @@ static void test_disable(void **state)
 
 static void test_stats_order_and_silence(void **state)
 {
-  kf_site_t a = {"first", NULL, 2, 0, NULL, NULL}, b = {"second", NULL, 2, 0, NULL, NULL};
+  kf_site_t a = {"first", NULL, 2, 0, NULL, NULL, NULL}, b = {"second", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   char buf[512];
   FILE *f;
@@ -512,7 +560,7 @@ static const char manifest_plans[] =
 
 static void test_select_plan(void **state)
 {
-  static kf_site_t site = {"t.cu:3:5 main", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"t.cu:3:5 main", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   fake.manifest = manifest_plans;
@@ -555,8 +603,8 @@ static void test_select_plan(void **state)
  * host function, same length) and at its own position there. */
 static void test_plan_group_placement(void **state)
 {
-  static kf_site_t shifted = {"t.cu:3:5 main", NULL, 3, 0, NULL, NULL}, other_fn = {"t.cu:3:5 mainx", NULL, 2, 0, NULL, NULL},
-                   no_debug = {"main launch 4", NULL, 2, 0, NULL, NULL}, other_nd = {"xmain launch 4", NULL, 2, 0, NULL, NULL};
+  static kf_site_t shifted = {"t.cu:3:5 main", NULL, 3, 0, NULL, NULL, NULL}, other_fn = {"t.cu:3:5 mainx", NULL, 2, 0, NULL, NULL, NULL},
+                   no_debug = {"main launch 4", NULL, 2, 0, NULL, NULL, NULL}, other_nd = {"xmain launch 4", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   fake.manifest = manifest_plans;
@@ -575,7 +623,7 @@ static void test_plan_group_placement(void **state)
 /* KFUSE_PLAN selects the plan from the start; a bad value means plan 0. */
 static void test_plan_env(void **state)
 {
-  static kf_site_t a = {"env.cu:1:1 main", NULL, 2, 0, NULL, NULL}, b = {"env.cu:9:1 main", NULL, 2, 0, NULL, NULL};
+  static kf_site_t a = {"env.cu:1:1 main", NULL, 2, 0, NULL, NULL, NULL}, b = {"env.cu:9:1 main", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   setenv("KFUSE_PLAN", "1", 1);
@@ -612,7 +660,7 @@ static void test_fallback_names(void **state)
 
 static void verify_call(void)
 {
-  kf_site_t site = {"v.cu:5:1 f", NULL, 2, 0, NULL, NULL};
+  kf_site_t site = {"v.cu:5:1 f", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   call_init(&c, "sa");
   c.l[0].dead = 1u << 1; /* dead buffers are not compared */
@@ -648,7 +696,7 @@ static void test_verify(void **state)
 
 /* Many threads racing on the first call of one site and then calling it. */
 enum { THREADS = 8, CALLS = 2000 };
-static kf_site_t race_site = {"race", NULL, 2, 0, NULL, NULL};
+static kf_site_t race_site = {"race", NULL, 2, 0, NULL, NULL, NULL};
 
 static void *race_body(void *arg)
 {
@@ -699,6 +747,8 @@ int main(void)
     cmocka_unit_test_setup(test_discovery_once_per_site, setup),
     cmocka_unit_test_setup(test_module_path, setup),
     cmocka_unit_test_setup(test_manifest_per_file, setup),
+    cmocka_unit_test_setup(test_anchor_whole_program, setup),
+    cmocka_unit_test_setup(test_anchor_unknown, setup),
     cmocka_unit_test_setup(test_no_manifest, setup),
     cmocka_unit_test_setup(test_bad_manifests, setup),
     cmocka_unit_test_setup(test_manifest_bytes_limits, setup),

@@ -42,7 +42,7 @@
 // RUN: FileCheck %s --check-prefix=LEFT < %t/plain.ll
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-host-only -O2 -Xclang -fcuda-include-gpubinary -Xclang %t/two.fatbin -S -emit-llvm -Rpass=kfuse -Rpass-missed=kfuse -Rpass-analysis=kfuse %s -o %t/two.ll 2> %t/two.txt
 // RUN: FileCheck %s --check-prefix=TWO < %t/two.txt
-// RUN: FileCheck %s --check-prefix=HANDED < %t/two.ll
+// RUN: FileCheck %s --check-prefixes=HANDED,NOANCHOR < %t/two.ll
 // A device side compiled under another macro has another translation-unit
 // key: its manifest is not the one this file's sites will name.
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -DOTHER_KEY=1 -c %s -o %t/other.cubin
@@ -64,6 +64,11 @@ KMAP void axpy(const float *t, const float *y, float *o, int n) { IDX; if (i < n
 // PTX: remark: the device plan cannot be read here: the embedded fatbinary cannot be read: the fatbinary holds no cubin, only PTX;
 // KEY: remark: the device plan cannot be read here: the device code's manifest is __kfuse_manifest_{{[0-9a-f]+}}, but this compilation's key names __kfuse_manifest_{{[0-9a-f]+}}: the device and host compilations of this file saw different sources or macros, so the runtime will not find the manifest;
 // VERSION: remark: the device plan cannot be read here: the manifest of the sm_{{[0-9]+}} cubin is malformed (line 1: unsupported format version);
+// No anchor where the fused kernel is not in every cubin: registering a
+// kernel the loaded cubin lacks would be an error at run time.
+// NOANCHOR-NOT: kfuse.anchor
+// NOANCHOR: @kfuse.site = private global %kfuse.site { {{.*}}, ptr null }
+// NOANCHOR-NOT: kfuse.anchor
 // HANDED-LABEL: define {{.*}}void @_Z3runPKfPfS0_S1_i(
 // HANDED: call void @kf_rt_launch_seq(
 // LEFT-NOT: kf_rt_launch_seq

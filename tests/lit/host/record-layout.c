@@ -1,6 +1,6 @@
 // The record offsets the host pass emits (checked in o0-pair.ll: fields at
 // 0, 8, 20, 32, 40, 48, 56, 64, 68, 72, records 80 bytes apart; the site's
-// fields at 0, 8, 16, 20, 24, 32, its scratch table's entries 24 bytes) are the C layout of include/kfuse/rt.h on x86-64.
+// fields at 0, 8, 16, 20, 24, 32, 40, its scratch table's entries 24 bytes) are the C layout of include/kfuse/rt.h on x86-64.
 // RUN: clang --target=x86_64-pc-linux-gnu -std=c11 -fsyntax-only -Xclang -verify -I %kfuse_src_root/include %s
 // expected-no-diagnostics
 #include <stddef.h>
@@ -25,7 +25,8 @@ _Static_assert(offsetof(kf_site_t, nlaunches) == 16, "nlaunches");
 _Static_assert(offsetof(kf_site_t, nscratch) == 20, "nscratch");
 _Static_assert(offsetof(kf_site_t, scratch) == 24, "scratch");
 _Static_assert(offsetof(kf_site_t, manifest) == 32, "manifest");
-_Static_assert(sizeof(kf_site_t) == 40, "site size");
+_Static_assert(offsetof(kf_site_t, anchor) == 40, "anchor");
+_Static_assert(sizeof(kf_site_t) == 48, "site size");
 _Static_assert(offsetof(kf_scratch_decl_t, launch) == 0, "launch");
 _Static_assert(offsetof(kf_scratch_decl_t, param) == 4, "param");
 _Static_assert(offsetof(kf_scratch_decl_t, name) == 8, "name");
