@@ -18,6 +18,19 @@ else()
 endif()
 find_program(KFUSE_PTXAS ptxas HINTS ${KFUSE_CUDA_PATH}/bin)
 
+# Every program these functions build, as <dir>/<name> relative to the build
+# directory's bin/, one per line in bin/kfuse-programs.txt (written at
+# configure time): tools/gpu-check runs exactly these, never a binary left
+# in bin/ by a program that no longer exists.
+function(kfuse_program_list_add outdir name)
+  file(RELATIVE_PATH rel ${PROJECT_BINARY_DIR}/bin ${outdir}/${name})
+  set_property(GLOBAL APPEND PROPERTY KFUSE_PROGRAMS ${rel})
+  get_property(all GLOBAL PROPERTY KFUSE_PROGRAMS)
+  list(SORT all)
+  list(JOIN all "\n" text)
+  file(WRITE ${PROJECT_BINARY_DIR}/bin/kfuse-programs.txt "${text}\n")
+endfunction()
+
 # kfuse_cuda_program(<name> SOURCE <file.cu> | SOURCES <files.cu...> OUTDIR <dir>
 #                    [HEADERS <files...>] [FLAGS <flags...>] [TARGET <custom-target>])
 # Builds <OUTDIR>/<name> (fused, when the runtime exists) and
@@ -32,6 +45,7 @@ function(kfuse_cuda_program name)
     set(P_TARGET kfuse_${name})
   endif()
   set(srcs ${P_SOURCE} ${P_SOURCES})
+  kfuse_program_list_add(${P_OUTDIR} ${name})
   set(outs ${P_OUTDIR}/${name}.unfused)
   add_custom_command(OUTPUT ${P_OUTDIR}/${name}.unfused
     COMMAND ${CMAKE_COMMAND} -E make_directory ${P_OUTDIR}
@@ -61,6 +75,7 @@ function(kfuse_cuda_rdc_program name)
   if(NOT P_TARGET)
     set(P_TARGET kfuse_${name})
   endif()
+  kfuse_program_list_add(${P_OUTDIR} ${name})
   set(variants unfused)
   if(KFUSE_HAVE_RT)
     list(APPEND variants fused)
