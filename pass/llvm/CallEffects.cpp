@@ -237,6 +237,64 @@ std::optional<AsmAccess> kfuse::asmAccess(const CallBase &CB) {
   return A;
 }
 
+std::optional<VectorAccess> kfuse::vectorAccess(const CallBase &CB) {
+  auto *IA = dyn_cast<InlineAsm>(CB.getCalledOperand());
+  if (!IA)
+    return std::nullopt;
+  std::vector<AsmStatement> Stmts = statements(IA->getAsmString());
+  if (Stmts.size() != 1)
+    return std::nullopt;
+  auto H = parseHintAccess(Stmts[0]);
+  if (!H || H->Lanes == 1)
+    return std::nullopt;
+  bool MemClobber, Indirect;
+  constraintFlags(*IA, MemClobber, Indirect);
+  if (Indirect)
+    return std::nullopt;
+  // The operands, exactly: `{$0,$1,$2,$3},[$4]` or `[$0],{$1,$2,$3,$4}`
+  // (braces aside: statements() trims a statement's last one).
+  std::string Ops, Want, List;
+  for (char C : Stmts[0].Operands)
+    if (!std::isspace((unsigned char)C) && C != '{' && C != '}')
+      Ops += C;
+  for (unsigned K = 0; K < H->Lanes; ++K)
+    List += (K ? ",$" : "$") + std::to_string(H->IsStore ? K + 1 : K);
+  Want = H->IsStore ? "[$0]," + List : List + ",[$" + std::to_string(H->Lanes) + "]";
+  if (Ops != Want)
+    return std::nullopt;
+  const DataLayout &DL = CB.getModule()->getDataLayout();
+  Type *LaneTy = nullptr;
+  if (H->IsStore) {
+    if (CB.arg_size() != 1 + H->Lanes || !CB.getType()->isVoidTy())
+      return std::nullopt;
+    LaneTy = CB.getArgOperand(1)->getType();
+    for (unsigned K = 1; K <= H->Lanes; ++K)
+      if (CB.getArgOperand(K)->getType() != LaneTy)
+        return std::nullopt;
+  } else {
+    auto *ST = dyn_cast<StructType>(CB.getType());
+    if (CB.arg_size() != 1 || !ST || ST->getNumElements() != H->Lanes)
+      return std::nullopt;
+    LaneTy = ST->getElementType(0);
+    for (Type *E : ST->elements())
+      if (E != LaneTy)
+        return std::nullopt;
+  }
+  if (!CB.getArgOperand(0)->getType()->isPointerTy() ||
+      !(LaneTy->isIntegerTy() || LaneTy->isFloatingPointTy()) ||
+      DL.getTypeSizeInBits(LaneTy).getFixedValue() != H->Bits)
+    return std::nullopt;
+  VectorAccess V;
+  V.IsStore = H->IsStore;
+  V.Lanes = H->Lanes;
+  V.LaneTy = LaneTy;
+  std::string Lane = ".v" + std::to_string(H->Lanes) + ".";
+  V.ScalarOpcode = Stmts[0].Opcode;
+  size_t At = V.ScalarOpcode.find(Lane);
+  V.ScalarOpcode.replace(At, Lane.size(), ".");
+  return V;
+}
+
 std::optional<MemoryAccess> kfuse::memoryAccessOf(Instruction &I) {
   MemoryAccess M;
   if (auto *LI = dyn_cast<LoadInst>(&I)) {

@@ -37,6 +37,20 @@ struct AsmAccess {
 };
 std::optional<AsmAccess> asmAccess(const llvm::CallBase &CB);
 
+/// A cache-hint load or store of a vector written as inline asm by the CUDA
+/// headers (`__ldcs(const float4 *)`, `__stwt(float4 *, float4)`): exactly
+/// one `ld.global[.hint].vN.<type> {$0, ...}, [$N];` returning a struct of N
+/// scalars, or `st.global[.hint].vN.<type> [$0], {$1, ...};` taking them,
+/// each scalar as wide as its PTX type. VectorHints.h splits it into N
+/// scalar accesses (asmAccess) for the analysis.
+struct VectorAccess {
+  bool IsStore = false;
+  unsigned Lanes = 0;
+  llvm::Type *LaneTy = nullptr;
+  std::string ScalarOpcode; ///< the opcode without `.vN`: `ld.global.cs.f32`
+};
+std::optional<VectorAccess> vectorAccess(const llvm::CallBase &CB);
+
 /// A load, a store or a cache-hint asm access, seen the same way.
 struct MemoryAccess {
   llvm::Value *Ptr = nullptr;

@@ -111,6 +111,7 @@
 #include "Passes.h"
 #include "PlanBridge.h"
 #include "RemarkText.h"
+#include "VectorHints.h"
 #include "kfuse/plan.h"
 
 #include "llvm/ADT/Statistic.h"
@@ -245,6 +246,10 @@ class DeviceFuser {
   std::string FlagError;
   std::string ProfileError;
   kf_profile_t Profile;
+  /// The map kernels' vector cache-hint accesses, split into lanes while
+  /// the pass runs (VectorHints.h), and the kernels it split.
+  VectorHintSplitter Lanes;
+  std::vector<Function *> Split;
 
 public:
   DeviceFuser(Module &M, FunctionAnalysisManager &FAM) : M(M), FAM(FAM) {}
@@ -681,6 +686,10 @@ bool DeviceFuser::run() {
   for (Function *F : Recs.Kernels) {
     if (F->getCallingConv() != CallingConv::PTX_Kernel)
       continue;
+    if (!F->isDeclaration() && Lanes.split(*F)) {
+      Split.push_back(F);
+      FAM.invalidate(*F, PreservedAnalyses::none());
+    }
     KernelInfo K = analyzeKernel(*F, FAM.getResult<ScalarEvolutionAnalysis>(*F),
                                  FAM.getResult<DominatorTreeAnalysis>(*F),
                                  FAM.getResult<LoopAnalysis>(*F));
@@ -773,6 +782,13 @@ bool DeviceFuser::run() {
     Changed = true;
   }
   Changed |= eraseSeqRecords(M);
+  // The kernels as they were: what the analysis of a split kernel found
+  // refers to its lanes, so it goes too.
+  Lanes.restore();
+  for (Function *F : Split) {
+    Kernels.erase(F->getName().str());
+    FAM.invalidate(*F, PreservedAnalyses::none());
+  }
   return Changed;
 }
 

@@ -31,6 +31,7 @@
 #include "CallEffects.h"
 #include "FusionCandidate.h"
 #include "LoopJam.h"
+#include "VectorHints.h"
 
 #include "llvm/Analysis/PostDominators.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -809,6 +810,10 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
   versionOnDead(FAM);
   for (unsigned Round = 0; Round < 64 && orderOneFallback(); ++Round)
     ;
+  // Vector cache-hint accesses the analysis saw as lanes are one access
+  // again wherever their lanes still go together (an input's, a store's,
+  // a fallback's), so the fused kernel keeps the width of the originals.
+  joinLanes(*Fused);
   return Fused;
 }
 
