@@ -398,7 +398,10 @@ static unsigned asmFlops(const CallBase &CB) {
 static unsigned flopsOf(const Instruction &I) {
   if ((isa<BinaryOperator>(I) || isa<UnaryOperator>(I)) && I.getType()->isFPOrFPVectorTy())
     return 1;
-  if (auto *II = dyn_cast<IntrinsicInst>(&I); II && II->getType()->isFPOrFPVectorTy())
+  // A fence computes nothing: it only keeps its operand from being
+  // contracted into its users.
+  if (auto *II = dyn_cast<IntrinsicInst>(&I);
+      II && II->getType()->isFPOrFPVectorTy() && II->getIntrinsicID() != Intrinsic::arithmetic_fence)
     return II->getIntrinsicID() == Intrinsic::fma || II->getIntrinsicID() == Intrinsic::fmuladd
                ? 2
                : 1;

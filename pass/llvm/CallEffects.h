@@ -9,6 +9,8 @@
 #ifndef KFUSE_PASS_LLVM_CALLEFFECTS_H
 #define KFUSE_PASS_LLVM_CALLEFFECTS_H
 
+#include "llvm/IR/IRBuilder.h"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -106,6 +108,12 @@ std::string asmSnippet(const llvm::InlineAsm &IA);
 /// value, which ptxas cannot contract with a later add. Null when the text
 /// has no such `mul`.
 llvm::CallInst *roundedAsmCopy(llvm::CallInst &CI);
+
+/// \p Mul's product rounded to nearest by an instruction ptxas never
+/// contracts with an add (`mul.rn`: the NVVM intrinsics for float and
+/// double, PTX asm for half and bfloat), inserted at \p B; null for other
+/// types (vectors).
+llvm::Value *roundedProduct(llvm::IRBuilder<> &B, llvm::BinaryOperator *Mul);
 
 } // namespace kfuse
 

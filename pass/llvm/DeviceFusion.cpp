@@ -108,6 +108,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FusionCandidate.h"
+#include "HelperInline.h"
 #include "Passes.h"
 #include "PlanBridge.h"
 #include "RemarkText.h"
@@ -119,6 +120,11 @@
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Transforms/InstCombine/InstCombine.h"
+#include "llvm/Transforms/Scalar/EarlyCSE.h"
+#include "llvm/Transforms/Scalar/SROA.h"
+#include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
@@ -231,6 +237,9 @@ class DeviceFuser {
   Module &M;
   FunctionAnalysisManager &FAM;
   std::map<std::string, KernelInfo> Kernels; // by mangled name
+  /// Kernels' copies with their pointer-taking helpers inlined
+  /// (HelperInline.h), erased when the pass is done.
+  std::vector<Function *> Twins;
   /// The translation unit's key (ModuleRecords::TuKey): every symbol this
   /// pass adds with external linkage carries it, so the files of a
   /// -fgpu-rdc program link into one device image without a clash.
@@ -256,6 +265,10 @@ public:
   bool run();
 
 private:
+  KernelInfo analyze(Function &F) {
+    return analyzeKernel(F, FAM.getResult<ScalarEvolutionAnalysis>(F),
+                         FAM.getResult<DominatorTreeAnalysis>(F), FAM.getResult<LoopAnalysis>(F));
+  }
   OptimizationRemarkEmitter &ore(Function &F) {
     return FAM.getResult<OptimizationRemarkEmitterAnalysis>(F);
   }
@@ -690,9 +703,26 @@ bool DeviceFuser::run() {
       Split.push_back(F);
       FAM.invalidate(*F, PreservedAnalyses::none());
     }
-    KernelInfo K = analyzeKernel(*F, FAM.getResult<ScalarEvolutionAnalysis>(*F),
-                                 FAM.getResult<DominatorTreeAnalysis>(*F),
-                                 FAM.getResult<LoopAnalysis>(*F));
+    KernelInfo K = analyze(*F);
+    // A pointer parameter handed to a helper kept out of line: the analysis
+    // reads the kernel's twin with the helper inlined, and fused kernels
+    // clone the twin. Its verdict, either way, is about the helper's code.
+    bool Twinned = false;
+    if (!K.isValid() && callsPointerHelper(*F))
+      if (Function *Twin = inlinedTwin(*F)) {
+        Twins.push_back(Twin);
+        FunctionPassManager FPM;
+        FPM.addPass(SROAPass(SROAOptions::ModifyCFG));
+        FPM.addPass(EarlyCSEPass(true));
+        FPM.addPass(InstCombinePass());
+        FPM.addPass(SimplifyCFGPass());
+        FPM.run(*Twin, FAM);
+        roundFencedProducts(*Twin);
+        FAM.invalidate(*Twin, PreservedAnalyses::none());
+        K = analyze(*Twin);
+        K.F = F;
+        Twinned = true;
+      }
     std::string Name = "kernel '" + signature(F->getName()) + "'";
     if (!K.isValid()) {
       countKernelRejection(K.Stat);
@@ -724,7 +754,10 @@ bool DeviceFuser::run() {
       ore(*F).emit([&] {
         return OptimizationRemarkAnalysis(DEBUG_TYPE, "KernelSummary", F)
                << Name << ": " << std::to_string(K.BytesPerThread)
-               << " bytes and " << std::to_string(K.Flops) << " flops per element" << Gathers;
+               << " bytes and " << std::to_string(K.Flops) << " flops per element" << Gathers
+               << (Twinned ? "; analysed and fused with its out-of-line helpers inlined "
+                             "(launched alone, it keeps its calls)"
+                           : "");
       });
     }
     Kernels.emplace(F->getName().str(), std::move(K));
@@ -783,7 +816,11 @@ bool DeviceFuser::run() {
   }
   Changed |= eraseSeqRecords(M);
   // The kernels as they were: what the analysis of a split kernel found
-  // refers to its lanes, so it goes too.
+  // refers to its lanes, so it goes too; so do the twins.
+  for (Function *Twin : Twins) {
+    FAM.clear(*Twin, Twin->getName());
+    Twin->eraseFromParent();
+  }
   Lanes.restore();
   for (Function *F : Split) {
     Kernels.erase(F->getName().str());

@@ -108,7 +108,6 @@ private:
   Value *tileOffset(Instruction *I, unsigned Stage, const Access &A, const Intermediate &In);
   Value *emitPoly(IRBuilder<> &B, const IndexPoly &P);
   Value *guardValue(Instruction *Store, Value *V);
-  Value *roundedProduct(IRBuilder<> &B, BinaryOperator *Mul);
   void rewriteStore(Instruction *SI, unsigned Stage, const Access &A, CarriedStorage &S,
                     unsigned K);
   void rewriteLoad(Instruction *LI, unsigned Stage, const Access &A, CarriedStorage &S,
@@ -281,7 +280,7 @@ Value *FusedKernelBuilder::guardValue(Instruction *Store, Value *V) {
 /// contract: the NVVM intrinsics for float and double, PTX asm for half and
 /// bfloat (`fma.rn.bf16` with a -0.0 addend is the product, rounded once, on
 /// sm_80 too). Null for vectors.
-Value *FusedKernelBuilder::roundedProduct(IRBuilder<> &B, BinaryOperator *Mul) {
+Value *kfuse::roundedProduct(IRBuilder<> &B, BinaryOperator *Mul) {
   Type *Ty = Mul->getType();
   Value *X = Mul->getOperand(0), *Y = Mul->getOperand(1);
   if (Ty->isFloatTy()) {
@@ -678,7 +677,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
   for (unsigned S = 0; S < C.size(); ++S) {
     const KernelInfo &K = *C.Stages[S];
     ValueToValueMapTy VMap;
-    Function *Clone = CloneFunction(K.F, VMap);
+    Function *Clone = CloneFunction(K.Body, VMap);
     Clone->setName(C.Name + ".stage" + Twine(S));
     Clone->setLinkage(GlobalValue::InternalLinkage);
     Clone->setCallingConv(CallingConv::C);

@@ -728,6 +728,7 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
                                 LoopInfo &LI) {
   KernelInfo K;
   K.F = &F;
+  K.Body = &F;
   // At -O0 clang marks every function optnone: parameters live in allocas and
   // no analysis below would see through them, and the pass must not
   // optimise the kernel itself. Say so instead of blaming the kernel.

@@ -211,6 +211,10 @@ struct GridStride {
 
 struct KernelInfo : Verdict {
   llvm::Function *F = nullptr;
+  /// The function the analysis read, whose instructions Accesses and Grid
+  /// point into, and which the fused kernel clones: F itself, or F's twin
+  /// with its pointer-taking helpers inlined (HelperInline.h).
+  llvm::Function *Body = nullptr;
   /// The kernel's accesses lie in this loop and their offsets count its
   /// iterations (SymIter).
   std::optional<GridStride> Grid;

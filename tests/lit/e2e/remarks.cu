@@ -32,13 +32,14 @@ KMAP void rows(const float *a, float *b, int nx, int ny)
 // NUM-SAME: (store through parameter 2 ('b')); write the index as a polynomial in the thread and block indices
 // NAMED-SAME: (store through parameter 2 ('b')); write the index as a polynomial in the thread and block indices
 
-// The call that stays a call and gets a pointer.
-__device__ __noinline__ float first(const float *p) { return p[0]; }
+// The call that stays a call and gets a pointer: recursive, so that it
+// stays one even in the kernel's copy with its helpers inlined.
+__device__ __noinline__ float first(const float *p, int d) { return d ? p[0] + 0.5f * first(p + 1, d - 1) : 0.0f; }
 KMAP void calls(const float *x, float *t, int n)
 { IDX;
-  if (i < n) t[i] = first(x + i); }
+  if (i < n) t[i] = first(x + i, i & 3); }
 // DEV: remarks.cu:[[@LINE-1]]:21: remark: kernel 'calls(float const*, float*, int)' cannot be fused: passes pointer parameter 1
-// NAMED-SAME: ('x') to 'first(float const*)', which is not inlined
+// NAMED-SAME: ('x') to 'first(float const*, int)', which is not inlined
 
 // The asm statement.
 KMAP void fenced(const float *x, float *t, int n)
