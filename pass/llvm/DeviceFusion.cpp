@@ -717,11 +717,19 @@ bool DeviceFuser::run() {
         FPM.addPass(InstCombinePass());
         FPM.addPass(SimplifyCFGPass());
         FPM.run(*Twin, FAM);
-        roundFencedProducts(*Twin);
-        FAM.invalidate(*Twin, PreservedAnalyses::none());
-        K = analyze(*Twin);
-        K.F = F;
-        Twinned = true;
+        if (const Instruction *Add = productAddedAcrossCall(*Twin)) {
+          K.At = Add;
+          K.Reason = "a product crosses its call of a function kept out of line into an "
+                     "addition or subtraction; in the kernel alone ptxas may contract the two "
+                     "into one FMA or not, so a fused kernel could not promise the same bits: "
+                     "keep the multiply and the add on one side of the call, or let the "
+                     "compiler inline the function (no __noinline__)";
+          K.Stat = "call";
+        } else {
+          K = analyze(*Twin);
+          K.F = F;
+          Twinned = true;
+        }
       }
     std::string Name = "kernel '" + signature(F->getName()) + "'";
     if (!K.isValid()) {

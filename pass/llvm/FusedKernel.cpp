@@ -261,6 +261,11 @@ Value *FusedKernelBuilder::guardValue(Instruction *Store, Value *V) {
     return V;
   Value *Crossing = V;
   Instruction *Neg = nullptr;
+  // A value fenced already (a twin's value that crossed a helper's call,
+  // HelperInline.cpp) is still the product it fences.
+  for (auto *II = dyn_cast<IntrinsicInst>(V); II && II->getIntrinsicID() == Intrinsic::arithmetic_fence;
+       II = dyn_cast<IntrinsicInst>(V))
+    V = II->getArgOperand(0);
   Value *Prod = V;
   if (auto *N = dyn_cast<UnaryOperator>(V); N && N->getOpcode() == Instruction::FNeg) {
     Neg = N;

@@ -15,18 +15,21 @@
 // contract a multiply and an add into one FMA, which rounds once instead of
 // twice. So every floating-point argument and result of an inlined call,
 // and every floating-point load of the twin, goes through
-// llvm.arithmetic.fence, which keeps LLVM from contracting across it; and
-// since the fence reaches ptxas only as a comment, once the twin is
-// simplified each fenced product is recomputed by `mul.rn`, which ptxas
-// never contracts (roundFencedProducts), as values crossing a kernel
-// boundary are in a fused kernel (FusedKernel.cpp, guardValue). Nothing
-// else changes a value: without fast-math flags the optimiser only
-// rewrites floating-point code into code that computes the same bits.
+// llvm.arithmetic.fence, which keeps LLVM from contracting across it.
+// ptxas is another matter: the fence reaches it as a comment, and in the
+// kernel alone it may inline the helper (clang's PTX does not mark it
+// .noinline) and contract the multiply on one side with the add on the
+// other, or not; GPU runs 25 and 28 saw both, in one program. No copy can
+// promise the bits of that choice, so a twin in which a product crosses a
+// former call into an addition or subtraction is not used
+// (productAddedAcrossCall) and the kernel stays unfused. Otherwise nothing
+// changes a value: without fast-math flags the optimiser only rewrites
+// floating-point code into code that computes the same bits.
 //
 //===----------------------------------------------------------------------===//
 #include "HelperInline.h"
-#include "CallEffects.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IRBuilder.h"
@@ -129,28 +132,44 @@ Function *kfuse::inlinedTwin(Function &F) {
   return Twin;
 }
 
-unsigned kfuse::roundFencedProducts(Function &Twin) {
-  SmallVector<IntrinsicInst *, 16> Fences;
-  for (Instruction &I : instructions(Twin))
-    if (auto *II = dyn_cast<IntrinsicInst>(&I); II && II->getIntrinsicID() == Intrinsic::arithmetic_fence)
-      Fences.push_back(II);
-  unsigned Rounded = 0;
-  for (IntrinsicInst *Fence : Fences) {
-    Value *V = Fence->getArgOperand(0);
-    auto *Neg = dyn_cast<UnaryOperator>(V);
-    if (Neg && Neg->getOpcode() != Instruction::FNeg)
-      Neg = nullptr;
-    auto *Mul = dyn_cast<BinaryOperator>(Neg ? Neg->getOperand(0) : V);
+/// \p V without the fences and negations around it.
+static const Value *throughFences(const Value *V) {
+  for (;;) {
+    if (const auto *II = dyn_cast<IntrinsicInst>(V); II && II->getIntrinsicID() == Intrinsic::arithmetic_fence)
+      V = II->getArgOperand(0);
+    else if (const auto *N = dyn_cast<UnaryOperator>(V); N && N->getOpcode() == Instruction::FNeg)
+      V = N->getOperand(0);
+    else
+      return V;
+  }
+}
+
+const Instruction *kfuse::productAddedAcrossCall(const Function &Twin) {
+  for (const Instruction &I : instructions(Twin)) {
+    const auto *Fence = dyn_cast<IntrinsicInst>(&I);
+    if (!Fence || Fence->getIntrinsicID() != Intrinsic::arithmetic_fence)
+      continue;
+    const auto *Mul = dyn_cast<BinaryOperator>(throughFences(Fence->getArgOperand(0)));
     if (!Mul || Mul->getOpcode() != Instruction::FMul)
       continue;
-    IRBuilder<> B(Fence);
-    Value *Exact = roundedProduct(B, Mul);
-    if (!Exact) {
-      Mul->setHasAllowContract(false); // vectors: at least keep LLVM from contracting
-      continue;
+    // Where the crossing product goes: through negations, fences, phis and
+    // selects, to an addition or a subtraction.
+    SmallVector<const Value *, 8> Work{Fence};
+    SmallPtrSet<const Value *, 16> Seen{Fence};
+    while (!Work.empty()) {
+      const Value *V = Work.pop_back_val();
+      for (const User *U : V->users()) {
+        const auto *UI = dyn_cast<Instruction>(U);
+        if (!UI || !Seen.insert(UI).second)
+          continue;
+        if (UI->getOpcode() == Instruction::FAdd || UI->getOpcode() == Instruction::FSub)
+          return UI;
+        const auto *II = dyn_cast<IntrinsicInst>(UI);
+        if ((II && II->getIntrinsicID() == Intrinsic::arithmetic_fence) ||
+            UI->getOpcode() == Instruction::FNeg || isa<PHINode>(UI) || isa<SelectInst>(UI))
+          Work.push_back(UI);
+      }
     }
-    Fence->setArgOperand(0, Neg ? B.CreateFNeg(Exact) : Exact);
-    ++Rounded;
   }
-  return Rounded;
+  return nullptr;
 }

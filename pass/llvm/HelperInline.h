@@ -11,6 +11,7 @@
 
 namespace llvm {
 class Function;
+class Instruction;
 } // namespace llvm
 
 namespace kfuse {
@@ -23,24 +24,19 @@ bool callsPointerHelper(const llvm::Function &F);
 /// callsPointerHelper() looks for is inlined, helpers of helpers included
 /// (at most 8 levels). Every floating-point value that crosses such a call
 /// goes through llvm.arithmetic.fence: the arguments, the result and every
-/// floating-point load; with the products among them rounded afterwards
-/// (roundFencedProducts) no FMA forms across what was a call boundary and
-/// the copy computes bit for bit what \p F computes. Returns nullptr (and
+/// floating-point load, so LLVM forms no FMA across what was a call
+/// boundary (ptxas may: see productAddedAcrossCall). Returns nullptr (and
 /// creates nothing) when a call cannot be inlined or the helpers nest
 /// deeper. The caller erases the copy when done with it.
 llvm::Function *inlinedTwin(llvm::Function &F);
 
 /// After \p Twin has been simplified (a store on one side of a former call
-/// forwarded to a load on the other): every fence of a product, or of the
-/// negation of one, fences the product rounded by `mul.rn` instead
-/// (roundedProduct, CallEffects.h). The fence keeps LLVM from contracting
-/// across it, but it prints as a comment, and ptxas contracts a plain
-/// `mul` with the `add` after it whatever lies between; `mul.rn` it never
-/// contracts, and it computes the same bits as the rounded product that
-/// crossed the call. The product itself stays for its uses on its own
-/// side, which contract there as in the kernel with the call. Returns how
-/// many products it rounded.
-unsigned roundFencedProducts(llvm::Function &Twin);
+/// forwarded to a load on the other): an addition or subtraction that takes
+/// a product computed on the other side of a former call (a fenced product,
+/// through negations, fences, phis and selects), or null. In the kernel
+/// alone ptxas may inline the helper and contract the two into one FMA, or
+/// not; a copy whose bits depend on that choice must not be fused.
+const llvm::Instruction *productAddedAcrossCall(const llvm::Function &Twin);
 
 } // namespace kfuse
 

@@ -105,7 +105,7 @@ static void test_mode_restored(void **state)
  * the capture reads the manifest and fuses, and KFUSE_STATS shows one line. */
 static void failure_not_cached(CUresult *knob, CUresult failure, const char *where)
 {
-  kf_site_t site = {where, NULL, 2, 0, NULL, NULL, NULL}, other = {"other", NULL, 2, 0, NULL, NULL};
+  kf_site_t site = {where, NULL, 2, 0, NULL, NULL, NULL}, other = {"other", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   char expect[256];
   call_init(&c, "sa");
@@ -164,7 +164,7 @@ static void test_one_provisional_line(void **state)
   assert_int_equal(fake.calls_get_kernel, 6);
   fake.copy_result = CUDA_SUCCESS;
   kf_rt_launch_seq(&site, c.l, c.nl);
-  kf_rt_launch_seq(&(kf_site_t){"next", NULL, 2, 0, NULL, NULL}, c.l, c.nl);
+  kf_rt_launch_seq(&(kf_site_t){"next", NULL, 2, 0, NULL, NULL, NULL}, c.l, c.nl);
   f = tmpfile();
   kf__stats_print(f);
   rewind(f);
@@ -179,7 +179,7 @@ static void test_one_provisional_line(void **state)
  * failure outside capture that is no capture error. */
 static void test_answers_cached(void **state)
 {
-  static kf_site_t site = {"none", NULL, 2, 0, NULL, NULL, NULL}, later = {"fails", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"none", NULL, 2, 0, NULL, NULL, NULL}, later = {"fails", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -198,7 +198,7 @@ static void test_answers_cached(void **state)
 
 static void test_failure_outside_capture_cached(void **state)
 {
-  static kf_site_t site = {"plain", NULL, 2, 0, NULL, NULL, NULL}, later = {"later", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"plain", NULL, 2, 0, NULL, NULL, NULL}, later = {"later", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -261,7 +261,7 @@ static void test_verify_skipped(void **state)
 /* KFUSE_VERIFY=scratch: no poison, no poison check, inside a capture. */
 static void poison_in_capture(void)
 {
-  static kf_site_t site = {"cap", NULL, 2, 2, t_decl, NULL, NULL}, reader = {"rd", NULL, 2, 0, NULL, NULL};
+  static kf_site_t site = {"cap", NULL, 2, 2, t_decl, NULL, NULL}, reader = {"rd", NULL, 2, 0, NULL, NULL, NULL};
   call_t c;
   call_init(&c, "sa");
   c.l[0].dead = 1u << 1, c.l[1].dead = 1u << 0;

@@ -17,6 +17,7 @@
 // RUN: not grep kfuse.inlined %t.ll
 // RUN: %kfuse_obj_root/bin/kfuse-clang++ -O2 --cuda-device-only -S %s -o %t.ptx 2> /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: not grep -E '__kfuse_fused_[0-9a-f]+_4_' %t.ptx
 // RUN: %if ptxas %{ %ptxas -c -arch=%cuda_arch %t.ptx -o %t.cubin %}
 
 #define KMAP __global__ __attribute__((kfuse_map))
@@ -86,9 +87,10 @@ void recursive(const float *x, float *t, float *u, int n) {
   ld_ni<<<n / 256, 256>>>(t, u, n);
 }
 // The helper's product crosses its return into the kernel's add (and
-// subtract): ptxas would contract a plain mul.f32 with them into an FFMA,
-// which the call keeps apart in the kernels alone; it never contracts
-// mul.rn.f32, which the inlined product becomes where it crosses.
+// subtract). In the kernel alone ptxas may inline the helper and contract
+// the two into an FFMA, or not (GPU runs 25 and 28 saw both): no fused
+// kernel can promise the same bits, so both kernels stay unfused, with
+// the remark at the add.
 void products(const float *x, float *t, float *o, int n) {
   shifted<<<n / 256, 256>>>(x, t, n);
   doubled<<<n / 256, 256>>>(t, o, n);
@@ -97,21 +99,11 @@ void products(const float *x, float *t, float *o, int n) {
 // REMARK-DAG: fused launches 0..2 (act, pol, acc_local) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_2: t in registers, o in registers
 // REMARK-DAG: fused launches 0..1 (st_ni, ld_ni) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_1: t in registers
 // REMARK-DAG: fused launches 0..1 (mul_ni, axpy_ni) of sequence 2 into __kfuse_fused_{{[0-9a-f]+}}_2_0_1: t in registers
-// REMARK-DAG: fused launches 0..1 (shifted, doubled) of sequence 4 into __kfuse_fused_{{[0-9a-f]+}}_4_0_1: t in registers
+// REMARK-DAG: device-calls.cu:[[#]]:97: remark: kernel 'shifted(float const*, float*, int)' cannot be fused: a product crosses its call of a function kept out of line into an addition or subtraction; in the kernel alone ptxas may contract the two into one FMA or not, so a fused kernel could not promise the same bits: keep the multiply and the add on one side of the call, or let the compiler inline the function (no __noinline__)
+// REMARK-DAG: device-calls.cu:[[#]]:97: remark: kernel 'doubled(float const*, float*, int)' cannot be fused: a product crosses its call
 
 // PTX-LABEL: .entry _Z7shiftedPKfPfi(
 // PTX: call.uni (retval0), _Z7prod_atPKffi,
-// PTX-LABEL: .entry __kfuse_fused_{{[0-9a-f]+}}_4_0_1(
-// PTX-NOT: fma.rn.f32
-// PTX: mul.rn.f32 [[P:%r[0-9]+]],
-// PTX-NOT: fma.rn.f32
-// PTX: add.f32 [[T:%r[0-9]+]], [[P]], 0f3F000000;
-// PTX-NOT: fma.rn.f32
-// PTX: mul.rn.f32 [[Q:%r[0-9]+]], {{.*}}[[T]]
-// PTX-NOT: fma.rn.f32
-// PTX: sub.f32 %r{{[0-9]+}}, [[Q]], [[T]];
-// PTX-NOT: fma.rn.f32
-// PTX: ret;
 // REMARK-DAG: kernel 'deep(float const*, float*, int)' cannot be fused: passes pointer parameter 1 ('x') to 'sum_deep(float const*, int, int)', which is not inlined; kfuse analyses the accesses through a pointer parameter only in the kernel itself: let the compiler inline the function (no __noinline__), or pass it the values instead of the pointer
 // REMARK-DAG: kernel 'glob(float const*, float*, int)' cannot be fused: calls 'reads_global(float)', which reads memory that is neither its own nor a constant ('table')
 // REMARK-DAG: kernel 'rec(float const*, float*, int)' cannot be fused: calls 'fact(float)', which is recursive
