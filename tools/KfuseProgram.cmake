@@ -114,6 +114,57 @@ function(kfuse_cuda_rdc_program name)
   add_custom_target(${P_TARGET} ALL DEPENDS ${outs})
 endfunction()
 
+# kfuse_cuda_shlib_program(<name> LIB_SOURCES <files.cu...> SOURCES <files.cu...>
+#                          OUTDIR <dir> [HEADERS <files...>] [FLAGS <flags...>]
+#                          [TARGET <custom-target>])
+# A program linked with a shared library, as kfuse-clang++ builds them: the
+# LIB_SOURCES into <OUTDIR>/lib/lib<name>.so (-fPIC -shared, with its own
+# device code), the SOURCES into <OUTDIR>/<name>, linked with the library
+# and finding it through its rpath ($ORIGIN/lib). The unfused variant's
+# library is lib<name>.unfused.so. FLAGS go to every compile and link
+# (-fgpu-rdc: relocatable device code in the library and in the program).
+function(kfuse_cuda_shlib_program name)
+  cmake_parse_arguments(P "" "OUTDIR;TARGET" "LIB_SOURCES;SOURCES;HEADERS;FLAGS" ${ARGN})
+  if(NOT P_TARGET)
+    set(P_TARGET kfuse_${name})
+  endif()
+  kfuse_program_list_add(${P_OUTDIR} ${name})
+  set(variants unfused)
+  if(KFUSE_HAVE_RT)
+    list(APPEND variants fused)
+  endif()
+  set(outs)
+  foreach(variant ${variants})
+    if(variant STREQUAL "fused")
+      set(env)
+      set(deps ${KFUSE_FUSED_DEPS})
+      set(out ${P_OUTDIR}/${name})
+      set(soname lib${name}.so)
+    else()
+      set(env KFUSE_NO_PLUGINS=1)
+      set(deps)
+      set(out ${P_OUTDIR}/${name}.unfused)
+      set(soname lib${name}.unfused.so)
+    endif()
+    set(lib ${P_OUTDIR}/lib/${soname})
+    add_custom_command(OUTPUT ${lib}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${P_OUTDIR}/lib
+      COMMAND ${CMAKE_COMMAND} -E env ${env}
+              ${KFUSE_CXX_DRIVER} ${KFUSE_PROGRAM_FLAGS} ${P_FLAGS} -fPIC -shared
+              -Wl,-soname,${soname} ${P_LIB_SOURCES} -o ${lib}
+      DEPENDS ${P_LIB_SOURCES} ${P_HEADERS} ${KFUSE_CXX_DRIVER} ${deps}
+      COMMENT "kfuse-clang++ (${variant}) ${soname}" VERBATIM)
+    add_custom_command(OUTPUT ${out}
+      COMMAND ${CMAKE_COMMAND} -E env ${env}
+              ${KFUSE_CXX_DRIVER} ${KFUSE_PROGRAM_FLAGS} ${P_FLAGS} ${P_SOURCES} ${lib}
+              "-Wl,-rpath,$ORIGIN/lib" -o ${out}
+      DEPENDS ${P_SOURCES} ${P_HEADERS} ${lib} ${KFUSE_CXX_DRIVER} ${deps}
+      COMMENT "kfuse-clang++ (${variant}) ${name}" VERBATIM)
+    list(APPEND outs ${lib} ${out})
+  endforeach()
+  add_custom_target(${P_TARGET} ALL DEPENDS ${outs})
+endfunction()
+
 # kfuse_ptx_test(<name> SOURCE <file.cu>): a CTest test that compiles the
 # device side with the plugins to PTX, printing the fusion remarks, and
 # assembles the PTX with ptxas (no GPU needed).

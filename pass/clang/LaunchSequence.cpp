@@ -549,9 +549,17 @@ void SequenceBuilder::addLaunch(const CUDAKernelCallExpr *K, const VersionMap &V
        << Names.getName(K->getDirectCallee());
     static const char *const ConfigNames[] = {"grid", "block", "shmem",
                                               "stream"};
+    // Where the device compilation sees the launch as one from device code
+    // (a lambda of host code is __host__ __device__ under -fgpu-rdc), the
+    // configuration is cudaLaunchDevice(func, params, grid, block, shmem,
+    // stream): the host's four come after two null pointers.
+    unsigned First = 0;
+    if (const FunctionDecl *FD = Config->getDirectCallee();
+        FD && FD->getIdentifier() && FD->getName() == "cudaLaunchDevice")
+      First = 2;
     for (unsigned I = 0; I < 4; ++I) {
       // A configuration argument left out in the source is the literal 0.
-      const Expr *E = I < Config->getNumArgs() ? Config->getArg(I) : nullptr;
+      const Expr *E = First + I < Config->getNumArgs() ? Config->getArg(First + I) : nullptr;
       if (!E || isa<CXXDefaultArgExpr>(E))
         E = Zero;
       OS << ' ' << ConfigNames[I] << '=' << Number(E);
