@@ -7,7 +7,10 @@
 extern "C" {
 #endif
 
-#if defined(KF_BUILDING) && defined(__GNUC__)
+#if defined(KF_BUILDING) && defined(KF_MODULE_LOCAL) && defined(__GNUC__)
+/* libkfuse_rt: one copy in each module that links it, exported by none. */
+#define KF_EXTERN __attribute__((visibility("hidden")))
+#elif defined(KF_BUILDING) && defined(__GNUC__)
 #define KF_EXTERN __attribute__((visibility("default")))
 #else
 #define KF_EXTERN
