@@ -7,8 +7,10 @@
 #ifndef KFUSE_CLANG_KFUSE_H
 #define KFUSE_CLANG_KFUSE_H
 
+#include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace kfuse {
@@ -41,6 +43,17 @@ inline const clang::AnnotateAttr *getMapMark(const clang::FunctionDecl *FD) {
 /// True when FD is a __global__ function marked kfuse_map.
 inline bool isMapKernel(const clang::FunctionDecl *FD) {
   return FD && FD->hasAttr<clang::CUDAGlobalAttr>() && getMapMark(FD);
+}
+
+/// True when D is written in a system header (the CUDA and C++ headers):
+/// the plugin's walks of the translation unit skip such declarations and
+/// everything inside them, which holds no kfuse_map kernel, no launch of
+/// one, and no definition that identifies the file (most of the AST of a
+/// .cu file that includes <cuda_runtime.h> and the standard library).
+inline bool inSystemHeader(const clang::Decl *D) {
+  if (!D || llvm::isa<clang::TranslationUnitDecl>(D) || D->getLocation().isInvalid())
+    return false;
+  return D->getASTContext().getSourceManager().isInSystemHeader(D->getLocation());
 }
 
 } // namespace kfuse

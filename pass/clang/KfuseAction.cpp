@@ -41,6 +41,10 @@ namespace {
 /// the translation unit, once every attribute of every redeclaration is known.
 class PlacementCheck : public RecursiveASTVisitor<PlacementCheck> {
 public:
+  bool TraverseDecl(Decl *D) {
+    return kfuse::inSystemHeader(D) || RecursiveASTVisitor::TraverseDecl(D);
+  }
+
   explicit PlacementCheck(DiagnosticsEngine &Diags) : Diags(Diags) {
     DiagID = Diags.getCustomDiagID(
         DiagnosticsEngine::Error,
@@ -107,7 +111,8 @@ public:
       return;
     if (Check.AnyMark && Ctx.getLangOpts().CUDA)
       emitKey(Ctx, Check);
-    if (!Ctx.getLangOpts().CUDAIsDevice)
+    // Without a kfuse_map kernel there is no sequence to find.
+    if (!Ctx.getLangOpts().CUDAIsDevice || !Check.AnyMark)
       return;
     kfuse::HostLaunches Found = kfuse::findLaunchSequences(Ctx);
     unsigned N = 0;

@@ -958,6 +958,10 @@ public:
 
   bool shouldVisitTemplateInstantiations() const { return true; }
 
+  bool TraverseDecl(Decl *D) {
+    return kfuse::inSystemHeader(D) || RecursiveASTVisitor::TraverseDecl(D);
+  }
+
   bool VisitFunctionDecl(FunctionDecl *FD) {
     if (!FD->doesThisDeclarationHaveABody() || FD->isDependentContext() ||
         FD->hasAttr<CUDAGlobalAttr>() ||
