@@ -1,8 +1,8 @@
-/* Candidate groups: connected (through dependencies or shared buffers),
- * convex (no path leaves the group and re-enters), at most k launches, legal
- * per the caller's callback; each costed in its best linearisation and
- * variant assignment. Consecutive groups are listed first and completely
- * (n * k of them), the others under the work budget: a sequence of launches
+/* Candidate groups: convex (no path leaves the group and re-enters), at
+ * most k launches, legal per the caller's callback, and either consecutive
+ * or connected (through dependencies or shared buffers); each costed in its
+ * best linearisation and variant assignment. Consecutive groups are listed
+ * first and completely (n * k of them), the others under the work budget: a sequence of launches
  * that all share one buffer has C(n, k) connected groups of k launches.
  * Also the quotient-graph cycle check of a partition. */
 #include <math.h>
@@ -310,35 +310,15 @@ static int kf__cands_prune(const kf__dag *d, kf__cands *c)
   return 0;
 }
 
-/* Nonzero if launches first..first+len-1 are connected by dependencies or
- * shared buffers among themselves. */
-static int kf__run_connected(const kf__dag *d, int first, int len)
-{
-  int seen[KF__MAXK] = { 1 }, stack[KF__MAXK], sp = 0, count = 1;
-  stack[sp++] = first;
-  while (sp > 0) {
-    int v = stack[--sp];
-    for (int q = d->nb_start[v]; q < d->nb_start[v + 1]; q++) {
-      int u = d->nb[q] - first;
-      if (u >= 0 && u < len && !seen[u]) {
-        seen[u] = 1;
-        stack[sp++] = d->nb[q];
-        count++;
-      }
-    }
-  }
-  return count == len;
-}
-
 /* The consecutive groups of 2..k launches, all of them: each is convex
- * (dependencies point forward in launch order), so only connectivity,
- * legality and cost decide. */
+ * (dependencies point forward in launch order), so only legality and cost
+ * decide. A run need not be connected: launches that share nothing fuse
+ * horizontally (one launch, each thread running every member), which the
+ * model credits with the launches it saves. */
 static void kf__runs(kf__esu *s, int n)
 {
   for (int first = 0; first < n && !s->rc; first++)
     for (int len = 2; len <= s->k && first + len <= n && !s->rc; len++) {
-      if (!kf__run_connected(s->d, first, len))
-        continue;
       for (int i = 0; i < len; i++)
         s->set[i] = first + i;
       s->n = len;

@@ -145,7 +145,9 @@ typedef struct kf__cands {
   int *single;    /* index of the singleton candidate of each launch */
 } kf__cands;
 
-/* Enumerates connected, convex, legal groups of up to k launches, costs them
+/* Enumerates convex, legal groups of up to k launches, consecutive or
+ * connected (a consecutive run of launches that share nothing is a
+ * horizontal group), costs them
  * and keeps singletons plus groups cheaper than their launches alone, then
  * drops groups that cost at least as much as a refinement into smaller
  * groups ordered acyclically inside them (the optimum is unchanged).

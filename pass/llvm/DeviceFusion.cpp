@@ -132,6 +132,8 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <set>
 
 using namespace llvm;
 using namespace kfuse;
@@ -607,8 +609,22 @@ void DeviceFuser::fuse(FusionCandidate &C) {
     Mechs += (Mechs.empty() ? "" : ", ") + C.Seq->Values.at(I.Value).Text +
              (Fwd ? " in registers" : " through shared memory");
   }
-  if (Mechs.empty())
-    Mechs = "no carried buffer";
+  if (Mechs.empty()) {
+    // Launches that share no buffer at all fuse horizontally: each thread
+    // runs every member, and the group saves launches, not traffic.
+    std::map<unsigned, unsigned> Users;
+    for (unsigned S = 0; S < C.size(); ++S) {
+      std::set<unsigned> Mine;
+      for (const Access &A : C.Stages[S]->Accesses)
+        Mine.insert(C.arg(S, A.Param));
+      for (unsigned V : Mine)
+        ++Users[V];
+    }
+    bool Shared = llvm::any_of(Users, [](const auto &U) { return U.second > 1; });
+    Mechs = Shared ? "no carried buffer"
+                   : "horizontal, the launches share no buffer (one launch instead of " +
+                         std::to_string(C.size()) + ")";
+  }
   Function &F0 = *C.Stages[0]->F;
   ore(F0).emit([&] {
     return OptimizationRemark(DEBUG_TYPE, "Fused", &F0)

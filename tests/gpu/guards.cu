@@ -10,11 +10,14 @@
  * the same code as their controls, called with aliasing buffers: their own
  * groups' `disjoint` guards must refuse them on every call. The other cases
  * pass different variables where the control passes one, which the
- * compiler sees: it declines wiring (nothing shared: unfused is predicted
- * faster), stream and shape, which then stay plain launches that never
- * reach the runtime ("plain": no stats line), and fuses scalar its own way
- * (its group has no `equal` for n; "own": any outcome but `no-match`). No
- * site is ever offered another site's group. Results must equal the
+ * compiler sees: wiring's launches (scale into t1, add from t2) share no
+ * buffer and fuse horizontally, which runs fused when t1 and t2 are apart
+ * and must fall back with `overlap` when they are one array
+ * (wiring_alias, the same code); it declines stream and shape, which then
+ * stay plain launches that never reach the runtime ("plain": no stats
+ * line), and fuses scalar its own way (its group has no `equal` for n;
+ * "own": any outcome but `no-match`). No site is ever offered another
+ * site's group. Results must equal the
  * unfused build's bit for bit in every case. control_ldg and overlap_ldg do
  * the same with add_ldg, which reads its second input through __ldg, in
  * place of add.
@@ -44,10 +47,24 @@ KFG_CASE kfg_control(const float *x, float *t, const float *y, float *o, float a
   return line;
 }
 
-/* wiring: launch 0 writes t1, launch 1 reads t2 (the group's `equal` on the
- * intermediate fails). */
+/* wiring: launch 0 writes t1, launch 1 reads t2: nothing flows between the
+ * launches as written, and they fuse horizontally, with `disjoint` on t1
+ * and t2. */
 KFG_CASE kfg_wiring(const float *x, float *t1, const float *t2, const float *y, float *o,
                     float a, int n, int block, cudaStream_t s)
+{
+  unsigned grid = kfx::grid_for(n, block);
+  const int line = __LINE__ + 1;
+  scale<<<grid, block, 0, s>>>(x, t1, a, n);
+  add<<<grid, block, 0, s>>>(t2, y, o, n);
+  return line;
+}
+
+/* wiring_alias: wiring's code, called with t2 = t1: add must read what
+ * scale wrote (every element, not only its own thread's), which the
+ * horizontal group's `disjoint` guard must see. */
+KFG_CASE kfg_wiring_alias(const float *x, float *t1, const float *t2, const float *y, float *o,
+                          float a, int n, int block, cudaStream_t s)
 {
   unsigned grid = kfx::grid_for(n, block);
   const int line = __LINE__ + 1;
@@ -260,9 +277,9 @@ int main(int argc, char **argv)
             [&] { return check_to(n); }, t, o);
 
   /* wiring: launch 0 writes t, launch 1 reads t2 (random data, left as it
-   * is), so o = t2 + y, never a*x + y. */
+   * is), so o = t2 + y, never a*x + y; fused horizontally. */
   suite.run(
-      {"wiring", "kfg_wiring", "plain"},
+      {"wiring", "kfg_wiring", "fused"},
       [&] {
         setup_to();
         t2.h = t20;
@@ -277,6 +294,13 @@ int main(int argc, char **argv)
         return kfx::check_close("o", o.h.data(), want.data(), un, 1e-6) && ok;
       },
       t, o);
+
+  /* wiring_alias: t1 = t2 = t, so o = a*x + y as in the control; the
+   * horizontal group (each thread reading t[i] after writing only its own
+   * element) must not run. */
+  suite.run({"wiring_alias", "kfg_wiring_alias", "overlap"}, setup_to,
+            [&] { return kfg_wiring_alias(x.d, t.d, t.d, y.d, o.d, alpha, n, block, s); },
+            [&] { return check_to(n); }, t, o);
 
   /* overlap: x is buf[0..n), the output buf[shift..shift+n), one allocation. */
   const int shift = 1;

@@ -213,6 +213,14 @@ static inline void tl_partitions(const kf__dag *d, const kf__cands *c, tl_visit_
   tl_walk_rec(&w, (1u << d->n) - 1);
 }
 
+/* Whether the planner may group the launches of mask: connected, or
+ * consecutive (a horizontal group of launches that share nothing). */
+static inline int tl_groupable(const kf__dag *d, unsigned mask)
+{
+  unsigned low = mask & (~mask + 1);
+  return ((mask + low) & mask) == 0 || tl_connected(d, mask);
+}
+
 /* Brute-force optimum of p with groups up to k under model m. */
 static inline double tl_brute(const kf_problem *p, const kf_model *m, int k)
 {
@@ -230,7 +238,7 @@ static inline double tl_brute(const kf_problem *p, const kf_model *m, int k)
     cost[mask] = INFINITY;
     if (c > k)
       continue;
-    if (c > 1 && (!tl_connected(&d, mask) || !kf__dag_convex(&d, mem, c, scratch) ||
+    if (c > 1 && (!tl_groupable(&d, mask) || !kf__dag_convex(&d, mem, c, scratch) ||
                   (p->legal && !p->legal(p->legal_user, mem, c))))
       continue;
     kf__cand cd;

@@ -22,7 +22,8 @@ static void cand_masks(const kf__cands *c, unsigned char *have, int *maxsize)
   }
 }
 
-/* want[mask] = 1 for every group the planner must list: connected, convex,
+/* want[mask] = 1 for every group the planner must list: connected or
+ * consecutive, convex,
  * legal, at most k launches and cheaper than its launches alone. */
 static void brute_masks(const kf_problem *p, const kf__dag *d, const kf_model *m, int k,
                         unsigned char *want)
@@ -42,7 +43,7 @@ static void brute_masks(const kf_problem *p, const kf__dag *d, const kf_model *m
       if (mask >> v & 1)
         mem[c] = v, sum += alone[v], c++;
     want[mask] = 0;
-    if (c < 2 || c > k || !tl_connected(d, mask) || !kf__dag_convex(d, mem, c, scratch) ||
+    if (c < 2 || c > k || !tl_groupable(d, mask) || !kf__dag_convex(d, mem, c, scratch) ||
         (p->legal && !p->legal(p->legal_user, mem, c)))
       continue;
     assert_int_equal(kf__cand_eval(p, d, m, mem, c, &cd), 0);
