@@ -28,21 +28,32 @@ cpu() { # extra flags..., file last
     -I"$ROOT/examples" -I"$ROOT/tests/gpu" "$@" -c -o "$T/o.o" 2>/dev/null
   awk '{ print $1 + $2 }' "$T/t"
 }
-echo "| file | plain clang | with kfuse | difference |"
-echo "|---|---|---|---|"
+# "paired": the median over the repetitions of each pair's ratio (kfuse over
+# the plain compile just before it), which drift of the machine's speed
+# between repetitions disturbs less than the difference of the medians.
+echo "| file | plain clang | with kfuse | difference | paired |"
+echo "|---|---|---|---|---|"
+: > "$T/all"
 for f in "$@"; do
   : > "$T/plain"
   : > "$T/kfuse"
+  : > "$T/ratio"
   i=0
   while [ $i -lt "$REPS" ]; do
-    cpu "$f" >> "$T/plain"
+    a=$(cpu "$f")
     # shellcheck disable=SC2086
-    cpu $PLUGINS "$f" >> "$T/kfuse"
+    b=$(cpu $PLUGINS "$f")
+    echo "$a" >> "$T/plain"
+    echo "$b" >> "$T/kfuse"
+    echo "$a $b" | awk '{ printf "%.6f\n", $2 / $1 }' >> "$T/ratio"
     i=$((i + 1))
   done
   p=$(median < "$T/plain")
   k=$(median < "$T/kfuse")
-  printf '| %s | %.2f s | %.2f s | %+.1f %% |\n' "$(basename "$f")" "$p" "$k" \
-    "$(echo "100 * ($k - $p) / $p" | bc -l)"
+  r=$(median < "$T/ratio")
+  echo "$p $k" >> "$T/all"
+  printf '| %s | %.2f s | %.2f s | %+.1f %% | %+.1f %% |\n' "$(basename "$f")" "$p" "$k" \
+    "$(echo "100 * ($k - $p) / $p" | bc -l)" "$(echo "100 * ($r - 1)" | bc -l)"
 done
+awk '{ p += $1; k += $2 } END { printf "| all %d files | %.2f s | %.2f s | %+.1f %% | |\n", NR, p, k, 100 * (k - p) / p }' "$T/all"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
