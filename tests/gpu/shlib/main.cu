@@ -5,8 +5,8 @@
  *   kfuse-clang++ main.cu lib/libshlib.so -Wl,-rpath,'$ORIGIN/lib' -o shlib
  *
  * (with -fgpu-rdc as well in shlib_rdc). The library's sequence
- * (t = a * x; o = t + y) and the program's own (w = o * y; v = 0.5 * w,
- * with kernels of the same names as the library's) must both run fused on
+ * (t = a * x; o = t + y, static kernels) and the program's own (w = o * y;
+ * v = 0.5 * w, with kernels of the same names) must both run fused on
  * every call, each from its own module, and agree exactly with the host:
  * every value is one float operation on float inputs. */
 #include "common.h"
