@@ -296,6 +296,25 @@ void stream_hand_run(void *const *in, void *const *out, int n, int block, cudaSt
 }
 
 /* In the order of the workload table (kfuse_bench_workloads.cu). */
+__global__ void horizontal_hand(const float *u, const float *v, const float *w, float *un,
+                                float *vn, float *wn, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float wv = w[i];
+  un[i] = (float)kb_coef[0] * u[i];
+  vn[i] = v[i] + (float)kb_coef[1];
+  wn[i] = wv * wv;
+}
+
+void horizontal_hand_run(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  horizontal_hand<<<kfx::grid_for(n, block), block, 0, s>>>(
+      (const float *)in[0], (const float *)in[1], (const float *)in[2], (float *)out[0],
+      (float *)out[1], (float *)out[2], n);
+}
+
 const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
     chain_hand_run<float, 2>,  chain_hand_run<float, 4>,  chain_hand_run<float, 8>,
     chain_hand_run<double, 2>, chain_hand_run<double, 4>, chain_hand_run<double, 8>,
@@ -303,7 +322,7 @@ const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
     image2d_hand_run,          field3d_hand_run,          gridstride_hand_run,
     activation_hand_run,       half_hand_run,             temps_hand_run<2>,
     temps_hand_run<4>,         temps_hand_run<5>,         temps_hand_run<8>,
-    temps_blas1_hand_run,      stream_hand_run,
+    temps_blas1_hand_run,      stream_hand_run,           horizontal_hand_run,
 };
 
 /* Instances of w the main table runs for n. */

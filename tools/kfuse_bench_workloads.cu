@@ -319,6 +319,35 @@ static void half_f16(void *const *in, void *const *out, int n, int block, cudaSt
   h_add<<<g, block, 0, s>>>((const __half2 *)out[1], y, (__half2 *)out[2], n2);
 }
 
+/* Independent updates of three fields, as a time step writes them: the
+ * launches share no buffer and fuse horizontally (one launch, each thread
+ * running the three bodies): un = c * u; vn = v + b; wn = w * w. */
+__global__ KFUSE_MAP void hz_damp(const float *u, float *un, float c, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    un[i] = c * u[i];
+}
+__global__ KFUSE_MAP void hz_shift(const float *v, float *vn, float b, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    vn[i] = v[i] + b;
+}
+__global__ KFUSE_MAP void hz_square(const float *w, float *wn, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    wn[i] = w[i] * w[i];
+}
+static void horizontal_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  unsigned g = grid_for(n, block);
+  hz_damp<<<g, block, 0, s>>>((const float *)in[0], (float *)out[0], (float)kb_coef[0], n);
+  hz_shift<<<g, block, 0, s>>>((const float *)in[1], (float *)out[1], (float)kb_coef[1], n);
+  hz_square<<<g, block, 0, s>>>((const float *)in[2], (float *)out[2], n);
+}
+
 /* The stream benchmark's kernels back to back on a (out[0], which starts as
  * in[0]), b and c: a read once and the three written once is the least
  * any code moves. */
@@ -457,6 +486,8 @@ const kb_workload *workloads()
        temps_blas1_f64, nullptr, 0, 0},
       /* a read, a, b and c written; a starts as the input (inout). */
       {"stream", "stream_f64", "f64", 8, 1, 3, 5, 8 * 4.0, stream_f64, nullptr, 0, 1},
+      /* Three inputs read and three outputs written, nothing shared. */
+      {"horizontal", "horizontal_f32", "f32", 4, 3, 3, 3, 4 * 6.0, horizontal_f32, nullptr, 0, 0},
   };
   return table;
 }
