@@ -315,6 +315,31 @@ void horizontal_hand_run(void *const *in, void *const *out, int n, int block, cu
       (float *)out[1], (float *)out[2], n);
 }
 
+/* The halo workload written by hand: each thread computes the flux of its
+ * neighbours itself, and nothing but o reaches memory. */
+__global__ void halo_hand(const float *u, float *o, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  const float c = (float)kb_coef[0], hi = (float)kb_coef[1];
+  float w;
+  if (i == 0 || i == n - 1) {
+    w = u[i];
+  } else {
+    float ul = u[i - 1], ur = u[i + 1];
+    float fl = 0.5f * ul * ul, fr = 0.5f * ur * ur;
+    w = 0.5f * (ul + ur) - c * (fr - fl);
+  }
+  o[i] = fminf(fmaxf(w, -hi), hi);
+}
+
+void halo_hand_run(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  for (int step = 0; step < kb_temp_steps; step++)
+    halo_hand<<<kfx::grid_for(n, block), block, 0, s>>>((const float *)in[0], (float *)out[0], n);
+}
+
 const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
     chain_hand_run<float, 2>,  chain_hand_run<float, 4>,  chain_hand_run<float, 8>,
     chain_hand_run<double, 2>, chain_hand_run<double, 4>, chain_hand_run<double, 8>,
@@ -323,6 +348,7 @@ const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
     activation_hand_run,       half_hand_run,             temps_hand_run<2>,
     temps_hand_run<4>,         temps_hand_run<5>,         temps_hand_run<8>,
     temps_blas1_hand_run,      stream_hand_run,           horizontal_hand_run,
+    halo_hand_run,
 };
 
 /* Instances of w the main table runs for n. */

@@ -450,6 +450,49 @@ static void temps_blas1_f64(void *const *in, void *const *out, int n, int block,
   }
   cudaFreeAsync(w1, s), cudaFreeAsync(w2, s);
 }
+
+/* One step of a 1-D conservation law, u_t + (u^2/2)_x = 0, kb_temp_steps
+ * times: the flux F = u^2/2, the Lax-Friedrichs update from the flux of the
+ * neighbouring elements into a temporary, clipped into o. The update reads
+ * F[i-1] and F[i+1], which threads of the neighbouring blocks compute: the
+ * three launches fuse with halo recomputation, F and the update's result
+ * temporaries that never reach memory fused. */
+__global__ KFUSE_MAP void hl_flux(const float *u, float *F, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    F[i] = 0.5f * u[i] * u[i];
+}
+__global__ KFUSE_MAP void hl_update(const float *u, const float *F, float *w, float c, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  if (i == 0 || i == n - 1)
+    w[i] = u[i];
+  else
+    w[i] = 0.5f * (u[i - 1] + u[i + 1]) - c * (F[i + 1] - F[i - 1]);
+}
+__global__ KFUSE_MAP void hl_clip(const float *w, float *o, float lo, float hi, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    o[i] = fminf(fmaxf(w[i], lo), hi);
+}
+static void halo_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  const float *u = (const float *)in[0];
+  float *o = (float *)out[0], *F, *w;
+  size_t bytes = (size_t)n * sizeof(float);
+  unsigned g = grid_for(n, block);
+  KB_TEMP(F), KB_TEMP(w);
+  for (int step = 0; step < kb_temp_steps; step++) {
+    hl_flux<<<g, block, 0, s>>>(u, F, n);
+    hl_update<<<g, block, 0, s>>>(u, F, w, (float)kb_coef[0], n);
+    hl_clip<<<g, block, 0, s>>>(w, o, -(float)kb_coef[1], (float)kb_coef[1], n);
+  }
+  cudaFreeAsync(F, s), cudaFreeAsync(w, s);
+}
 #undef KB_TEMP
 
 /* A host function, not a namespace-scope table: clang would also emit a
@@ -488,6 +531,8 @@ const kb_workload *workloads()
       {"stream", "stream_f64", "f64", 8, 1, 3, 5, 8 * 4.0, stream_f64, nullptr, 0, 1},
       /* Three inputs read and three outputs written, nothing shared. */
       {"horizontal", "horizontal_f32", "f32", 4, 3, 3, 3, 4 * 6.0, horizontal_f32, nullptr, 0, 0},
+      /* Per call kb_temp_steps steps, each reading u and writing o. */
+      {"halo", "halo_f32", "f32", 4, 1, 1, 3, kb_temp_steps * 4 * 2.0, halo_f32, nullptr, 0, 0},
   };
   return table;
 }

@@ -608,6 +608,12 @@ void DeviceFuser::fuse(FusionCandidate &C) {
     Fwd ? ++NumForwarded : ++NumStaged;
     Mechs += (Mechs.empty() ? "" : ", ") + C.Seq->Values.at(I.Value).Text +
              (Fwd ? " in registers" : " through shared memory");
+    if (I.Mech == Mechanism::Halo)
+      Mechs += " with a halo of " + std::to_string(I.HaloLo) + " element" +
+               (I.HaloLo == 1 ? "" : "s") + " before and " + std::to_string(I.HaloHi) +
+               " after each block's, recomputed by launch " +
+               std::to_string(C.First + I.HaloStage) + " (" +
+               shortName(C.Stages[I.HaloStage]->F->getName()) + ")";
   }
   if (Mechs.empty()) {
     // Launches that share no buffer at all fuse horizontally: each thread

@@ -73,7 +73,7 @@ class FusedKernelBuilder {
   const FusionCandidate &C;
   LLVMContext &Ctx;
   Function *Fused = nullptr;
-  unsigned AccessKind, GridKind, StoreKind;
+  unsigned AccessKind, GridKind, StoreKind, HaloKind;
   /// Where build() reports the stores the cleanup's DSE removed.
   std::vector<std::pair<unsigned, unsigned>> &Overwritten;
   std::map<unsigned, CarriedStorage> Storage;
@@ -86,12 +86,15 @@ class FusedKernelBuilder {
   /// The dead-mask bit of each carried buffer whose stores the mask may
   /// skip, by the buffer's argument.
   DenseMap<const Value *, unsigned> DeadBitOf;
+  /// Per stage that recomputes a halo: the tile slot its halo threads fill.
+  std::map<unsigned, Value *> HaloSlotOf;
 
 public:
   FusedKernelBuilder(Module &M, const FusionCandidate &C,
                      std::vector<std::pair<unsigned, unsigned>> &Overwritten)
       : M(M), C(C), Ctx(M.getContext()), AccessKind(Ctx.getMDKindID("kfuse.access")),
         GridKind(Ctx.getMDKindID("kfuse.grid")), StoreKind(Ctx.getMDKindID("kfuse.store")),
+        HaloKind(Ctx.getMDKindID("kfuse.halo")),
         Overwritten(Overwritten) {}
 
   Function *build(FunctionAnalysisManager &FAM);
@@ -107,6 +110,12 @@ private:
   Value *inBlockOffset(Instruction *I, unsigned Stage, const Access &A);
   Value *tileOffset(Instruction *I, unsigned Stage, const Access &A, const Intermediate &In);
   Value *emitPoly(IRBuilder<> &B, const IndexPoly &P);
+  Value *haloSlot(IRBuilder<> &B, const Intermediate &I);
+  const Intermediate *haloOf(unsigned Stage) const;
+  Function *haloClone(unsigned Stage);
+  void emitHalo(IRBuilder<> &B, unsigned Stage, ArrayRef<Value *> Args,
+                SmallVectorImpl<CallInst *> &Calls, SmallVectorImpl<Function *> &Clones);
+  void rewriteHalo(Instruction &I, MDNode *Tag);
   Value *guardValue(Instruction *Store, Value *V);
   void rewriteStore(Instruction *SI, unsigned Stage, const Access &A, CarriedStorage &S,
                     unsigned K);
@@ -161,12 +170,13 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
       }
     } else {
       std::string Base = C.Name + ".v" + std::to_string(I.Value);
-      auto *TileTy = ArrayType::get(B.getInt8Ty(), 1024 * I.Bytes);
+      unsigned Elements = 1024 + I.HaloLo + I.HaloHi;
+      auto *TileTy = ArrayType::get(B.getInt8Ty(), Elements * I.Bytes);
       auto *Tile = new GlobalVariable(M, TileTy, false, GlobalValue::InternalLinkage,
                                       PoisonValue::get(TileTy), Base + ".tile", nullptr,
                                       GlobalValue::NotThreadLocal, SharedAS);
       Tile->setAlignment(Align(16));
-      auto *FlagTy = ArrayType::get(B.getInt8Ty(), 1024);
+      auto *FlagTy = ArrayType::get(B.getInt8Ty(), Elements);
       auto *Flags = new GlobalVariable(M, FlagTy, false, GlobalValue::InternalLinkage,
                                        PoisonValue::get(FlagTy), Base + ".written", nullptr,
                                        GlobalValue::NotThreadLocal, SharedAS);
@@ -182,7 +192,18 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
                                 IndexPoly::symbol(symNtid(0)) *
                                     (IndexPoly::symbol(symTid(1)) +
                                      IndexPoly::symbol(symNtid(1)) * IndexPoly::symbol(symTid(2))));
-      B.CreateStore(B.getInt8(0), B.CreateInBoundsGEP(B.getInt8Ty(), Flags, Tid));
+      if (I.Mech == Mechanism::Halo) {
+        // Slot Lo + tid is the thread's own element; the halo's slots, [0,
+        // Lo) and [Lo + ntid, Lo + ntid + Hi), are cleared by the threads
+        // that fill them (haloSlot), the others clearing their own again.
+        Value *Own = B.CreateAdd(Tid, B.getInt64(I.HaloLo));
+        Value *Halo = B.CreateSelect(
+            B.CreateICmpULT(Tid, B.getInt64(I.HaloLo + I.HaloHi)), haloSlot(B, I), Own);
+        B.CreateStore(B.getInt8(0), B.CreateInBoundsGEP(B.getInt8Ty(), Flags, Own));
+        B.CreateStore(B.getInt8(0), B.CreateInBoundsGEP(B.getInt8Ty(), Flags, Halo));
+      } else {
+        B.CreateStore(B.getInt8(0), B.CreateInBoundsGEP(B.getInt8Ty(), Flags, Tid));
+      }
       Staged = true;
     }
     Storage[I.Value] = S;
@@ -225,11 +246,150 @@ Value *FusedKernelBuilder::emitPoly(IRBuilder<> &B, const IndexPoly &P) {
   return Sum;
 }
 
+/// The tile slot of the element thread tid.x < Lo+Hi recomputes for the
+/// halo of \p I: for tid.x < Lo the element Lo - tid.x places before the
+/// block's first, slot tid.x; else the element tid.x - Lo places after its
+/// last, slot ntid.x + tid.x. The block's own element k is in slot Lo + k.
+Value *FusedKernelBuilder::haloSlot(IRBuilder<> &B, const Intermediate &I) {
+  Value *T = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_tid_x), B.getInt64Ty());
+  Value *NT = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ntid_x), B.getInt64Ty());
+  return B.CreateSelect(B.CreateICmpULT(T, B.getInt64(I.HaloLo)), T, B.CreateAdd(NT, T),
+                        "kfuse.haloslot");
+}
+
+/// A halo buffer stage \p Stage stores, or null; all of a stage's halo
+/// buffers have the same Lo and Hi (Legality.cpp).
+const Intermediate *FusedKernelBuilder::haloOf(unsigned Stage) const {
+  for (const Intermediate &I : C.Carried)
+    if (I.Mech == Mechanism::Halo && I.HaloStage == Stage)
+      return &I;
+  return nullptr;
+}
+
+/// A private clone of stage \p Stage's body that runs as another thread:
+/// two more i32 parameters, that thread's tid.x and ctaid.x, replace every
+/// read of those registers (Legality.cpp's haloCarried checked that the
+/// functions it calls read neither). Its accesses are tagged kfuse.halo.
+Function *FusedKernelBuilder::haloClone(unsigned Stage) {
+  const KernelInfo &K = *C.Stages[Stage];
+  Function *Body = K.Body;
+  SmallVector<Type *, 16> Params(Body->getFunctionType()->params());
+  unsigned N = Params.size();
+  Params.push_back(Type::getInt32Ty(Ctx));
+  Params.push_back(Type::getInt32Ty(Ctx));
+  Function *H = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), Params, false),
+                                 GlobalValue::InternalLinkage,
+                                 C.Name + ".halo" + Twine(Stage), M);
+  ValueToValueMapTy VMap;
+  for (unsigned P = 0; P < N; ++P)
+    VMap[Body->getArg(P)] = H->getArg(P);
+  SmallVector<ReturnInst *, 4> Returns;
+  CloneFunctionInto(H, Body, VMap, CloneFunctionChangeType::LocalChangesOnly, Returns);
+  H->setLinkage(GlobalValue::InternalLinkage);
+  H->setCallingConv(CallingConv::C);
+  H->removeFnAttr(Attribute::NoInline);
+  for (unsigned Idx = 0; Idx < K.Accesses.size(); ++Idx)
+    cast<Instruction>(VMap[K.Accesses[Idx].Inst])
+        ->setMetadata(HaloKind, MDNode::get(Ctx, {ConstantAsMetadata::get(
+                                                      ConstantInt::get(Type::getInt32Ty(Ctx), Stage)),
+                                                  ConstantAsMetadata::get(ConstantInt::get(
+                                                      Type::getInt32Ty(Ctx), Idx))}));
+  for (Instruction &I : make_early_inc_range(instructions(*H)))
+    if (auto *II = dyn_cast<IntrinsicInst>(&I)) {
+      Value *To = II->getIntrinsicID() == Intrinsic::nvvm_read_ptx_sreg_tid_x     ? H->getArg(N)
+                  : II->getIntrinsicID() == Intrinsic::nvvm_read_ptx_sreg_ctaid_x ? H->getArg(N + 1)
+                                                                                  : nullptr;
+      if (To) {
+        II->replaceAllUsesWith(To);
+        II->eraseFromParent();
+      }
+    }
+  return H;
+}
+
+/// After stage \p Stage's call: the threads tid.x < Lo+Hi run the stage
+/// again as the thread of the neighbouring block whose element is the
+/// halo's slot haloSlot(): for tid.x < Lo, thread ntid.x + tid.x - Lo of
+/// block ctaid.x - 1, else thread tid.x - Lo of block ctaid.x + 1, where
+/// that block exists (an element no launched thread stores keeps its flag
+/// clear, and its readers read memory, as unfused). Every thread reaches
+/// the barrier that follows.
+void FusedKernelBuilder::emitHalo(IRBuilder<> &B, unsigned Stage, ArrayRef<Value *> Args,
+                                  SmallVectorImpl<CallInst *> &Calls,
+                                  SmallVectorImpl<Function *> &Clones) {
+  const Intermediate *I = haloOf(Stage);
+  if (!I)
+    return;
+  Value *T = sreg(B, Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  Value *NT = sreg(B, Intrinsic::nvvm_read_ptx_sreg_ntid_x);
+  Value *Cta = sreg(B, Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+  Value *NCta = sreg(B, Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
+  Value *Lo = B.getInt32(I->HaloLo);
+  Value *Left = B.CreateICmpULT(T, Lo);
+  Value *HaloCta = B.CreateSelect(Left, B.CreateSub(Cta, B.getInt32(1)),
+                                  B.CreateAdd(Cta, B.getInt32(1)), "kfuse.halo.ctaid");
+  Value *HaloTid = B.CreateSelect(Left, B.CreateSub(B.CreateAdd(NT, T), Lo), B.CreateSub(T, Lo),
+                                  "kfuse.halo.tid");
+  Value *Run = B.CreateAnd(B.CreateICmpULT(T, B.getInt32(I->HaloLo + I->HaloHi)),
+                           B.CreateICmpULT(HaloCta, NCta), "kfuse.halo.run");
+  BasicBlock *Then = BasicBlock::Create(Ctx, "kfuse.halo", Fused);
+  BasicBlock *Join = BasicBlock::Create(Ctx, "kfuse.halo.join", Fused);
+  B.CreateCondBr(Run, Then, Join);
+  B.SetInsertPoint(Then);
+  HaloSlotOf[Stage] = haloSlot(B, *I);
+  Function *H = haloClone(Stage);
+  SmallVector<Value *, 16> HArgs(Args.begin(), Args.end());
+  HArgs.push_back(HaloTid);
+  HArgs.push_back(HaloCta);
+  Calls.push_back(B.CreateCall(H, HArgs));
+  Clones.push_back(H);
+  B.CreateBr(Join);
+  B.SetInsertPoint(Join);
+}
+
+/// An access of a halo recomputation: its store of a halo buffer fills the
+/// tile slot instead (the element's own block stores it to memory), every
+/// other store goes (its own thread makes it), and its loads, all of
+/// buffers no stage writes, are invariant.
+void FusedKernelBuilder::rewriteHalo(Instruction &I, MDNode *Tag) {
+  auto Get = [&](unsigned N) {
+    return (unsigned)mdconst::extract<ConstantInt>(Tag->getOperand(N))->getZExtValue();
+  };
+  unsigned Stage = Get(0);
+  const Access &A = C.Stages[Stage]->Accesses[Get(1)];
+  I.setMetadata(HaloKind, nullptr);
+  if (!A.IsStore) {
+    if (isa<LoadInst>(I))
+      I.setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
+    if (auto *CB = dyn_cast<CallBase>(&I))
+      CB->setMemoryEffects(MemoryEffects::argMemOnly(ModRefInfo::Ref));
+    return;
+  }
+  auto It = Storage.find(C.arg(Stage, A.Param));
+  if (It != Storage.end() && It->second.I->Mech == Mechanism::Halo) {
+    const Intermediate &In = *It->second.I;
+    Value *V = guardValue(&I, memoryAccessOf(I)->Stored);
+    IRBuilder<> B(&I);
+    Value *Slot = HaloSlotOf.at(Stage);
+    B.CreateAlignedStore(
+        V, B.CreateInBoundsGEP(B.getInt8Ty(), It->second.Slot[0],
+                               B.CreateMul(Slot, B.getInt64(In.Bytes))),
+        Align(In.Bytes));
+    B.CreateStore(B.getInt8(1), B.CreateInBoundsGEP(B.getInt8Ty(), It->second.Flag[0], Slot));
+  }
+  I.eraseFromParent();
+}
+
 /// The byte offset of \p I's element in its staging tile: the in-block
 /// offset of the address (1-D), or the slot Legality.cpp found for the
 /// access times the element size (2-D and 3-D).
 Value *FusedKernelBuilder::tileOffset(Instruction *I, unsigned Stage, const Access &A,
                                       const Intermediate &In) {
+  if (In.Mech == Mechanism::Halo) {
+    Value *L = inBlockOffset(I, Stage, A);
+    IRBuilder<> B(I);
+    return B.CreateAdd(L, B.getInt64(uint64_t(In.HaloLo) * In.Bytes), "kfuse.halo");
+  }
   auto It = In.TileSlot.find(&A);
   if (It == In.TileSlot.end())
     return inBlockOffset(I, Stage, A);
@@ -715,6 +875,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     Calls.push_back(B.CreateCall(Clone, Args));
     StageArgs.push_back(Args);
     Clones.push_back(Clone);
+    emitHalo(B, S, Args, Calls, Clones);
     if (C.NeedsBarrier && S + 1 < C.size())
       barrier(B);
   }
@@ -754,6 +915,10 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
         if (Jam[S] < 0 || It->second != Jam[S])
           ThroughMemory.insert(I.Value);
       }
+
+  for (Instruction &I : make_early_inc_range(instructions(*Fused)))
+    if (MDNode *MD = I.getMetadata(HaloKind))
+      rewriteHalo(I, MD);
 
   struct Tagged {
     Instruction *I;

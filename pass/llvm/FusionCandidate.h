@@ -17,8 +17,12 @@
 
 namespace kfuse {
 
-/// How a buffer's values reach the later stages that read them.
-enum class Mechanism { Forward, Stage };
+/// How a buffer's values reach the later stages that read them: in a
+/// register of the thread that stored them, in a shared tile of the block
+/// whose threads stored them, or in a shared tile that also holds the
+/// elements just outside the block's own, which the block computes again
+/// from the producer's inputs (halo recomputation, 1-D).
+enum class Mechanism { Forward, Stage, Halo };
 
 /// One register of a forwarded buffer: the element a thread stores at this
 /// byte offset (value symbols) and later stages load from it.
@@ -49,6 +53,12 @@ struct Intermediate {
   /// slot, a polynomial in tid.* and ntid.* (Legality.cpp blockLocalSlots);
   /// empty for the 1-D tile indexed by the in-block offset.
   std::map<const Access *, IndexPoly> TileSlot;
+  /// Halo: the stage that stores the buffer, each thread its own element
+  /// ctaid.x*ntid.x + tid.x, and the elements before and after the block's
+  /// own that later stages read (`t[i-1]`, `t[i+2]`), which the block
+  /// recomputes. Every halo buffer a stage stores has that stage's widest
+  /// Lo and Hi, so one recomputation fills all their tiles.
+  unsigned HaloStage = 0, HaloLo = 0, HaloHi = 0;
 };
 
 /// Consecutive launches First..Last of one sequence record.

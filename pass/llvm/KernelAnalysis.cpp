@@ -258,7 +258,12 @@ static int sregSymbol(const Value *V) {
 namespace {
 /// Opaque quotients met while converting one index: `a / b` and `a /u b`,
 /// each its own symbol SymQuot0 + k, keyed by signedness and operands.
-using QuotientTable = std::map<std::tuple<bool, const SCEV *, const SCEV *>, int>;
+/// The state of one conversion: its quotients, and the phis it has
+/// converted (std::nullopt while in progress, so a cycle ends there).
+struct QuotientTable {
+  std::map<std::tuple<bool, const SCEV *, const SCEV *>, int> Quots;
+  std::map<const PHINode *, std::optional<IndexPoly>> Phis;
+};
 } // namespace
 
 static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &SE,
@@ -268,7 +273,7 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
 /// The symbol of quotient (\p A / \p B); every index that names the same
 /// quotient gets the same symbol, so `(a / b) * b + a % b` cancels to a.
 static IndexPoly quotient(QuotientTable &Q, bool Signed, const SCEV *A, const SCEV *B) {
-  auto [It, New] = Q.try_emplace({Signed, A, B}, SymQuot0 + int(Q.size()));
+  auto [It, New] = Q.Quots.try_emplace({Signed, A, B}, SymQuot0 + int(Q.Quots.size()));
   return IndexPoly::symbol(It->second);
 }
 
@@ -302,6 +307,25 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
     if (auto *A = dyn_cast<Argument>(V))
       if (A->getParent() == &F && A->getType()->isIntegerTy())
         return IndexPoly::symbol(SymParam0 + A->getArgNo());
+    // A join of one index computed on each path (`sext i` on one side of a
+    // boundary test and `zext nneg i` on the other, where the stores of
+    // both sides became one): the polynomial they all have. Each phi is
+    // converted once; a cycle through a loop's phi has none.
+    if (auto *Phi = dyn_cast<PHINode>(V)) {
+      auto [It, New] = Q.Phis.try_emplace(Phi, std::nullopt);
+      if (!New)
+        return It->second;
+      std::optional<IndexPoly> Same;
+      for (Value *In : Phi->incoming_values()) {
+        auto P = SE.isSCEVable(In->getType())
+                     ? polyOfImpl(F, SE, SE.getSCEV(In), Q, Grid, Depth + 1)
+                     : std::nullopt;
+        if (!P || (Same && *P != *Same))
+          return std::nullopt;
+        Same = P;
+      }
+      return Q.Phis[Phi] = Same;
+    }
     // A signed quotient is a symbol of its own; a signed remainder is
     // a - (a / b) * b, exactly (C's division truncates), so a row and column
     // taken from a linear index by / and % rebuild it: row * b + col = a.

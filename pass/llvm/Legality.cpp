@@ -437,6 +437,111 @@ static std::string configDiff(const SeqRecord &R, const SeqLaunch &A, const SeqL
   return Out;
 }
 
+/// The widest neighbourhood halo recomputation fills: a consumer may read
+/// its producer's values at most this many elements from its own.
+static constexpr int64_t MaxHalo = 32;
+
+/// The shift d of an access at byte offset Bytes*(ctaid.x*ntid.x + tid.x + d)
+/// from its buffer: the element d places from the thread's own, `t[i + d]`.
+static std::optional<int64_t> haloShift(const IndexPoly &O, unsigned Bytes) {
+  IndexPoly Own = IndexPoly::constant(Bytes) *
+                  (IndexPoly::symbol(SymCtaid) * IndexPoly::symbol(SymNtid) +
+                   IndexPoly::symbol(SymTid));
+  IndexPoly D = O - Own;
+  if (!D.isConstant() || D.constantTerm() % int64_t(Bytes))
+    return std::nullopt;
+  return D.constantTerm() / int64_t(Bytes);
+}
+
+namespace {
+enum class HaloFit { No, Yes, Refused };
+} // namespace
+
+/// Halo recomputation (1-D): one stage stores buffer \p V, each thread at
+/// its own element ctaid.x*ntid.x + tid.x, no stage up to it reads the
+/// buffer, and later stages read it at constant shifts, some not 0: a
+/// consumer reads its producer's neighbours (`t[i-1] + t[i+1]`), which
+/// threads of other blocks store. The fused block then runs the producer for
+/// its own elements and, in Lo+Hi of its threads, for the Lo elements before
+/// and the Hi after them, each as the thread of the neighbouring block whose
+/// element it is (FusedKernel.cpp), all into one shared tile. Running a
+/// thread of another block again gives its values only if nothing the group
+/// does can change its inputs: it may read no buffer a stage writes. (Its
+/// calls read no thread index: the kernel analysis refuses those; and its
+/// store's offset counts no grid-stride iterations.) Returns No when the
+/// accesses do not have this form (the usual rules decide), Yes with \p I
+/// filled, or Refused with \p C invalidated.
+static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<StagedAccess> &Accs,
+                           Intermediate &I) {
+  const SeqRecord &R = *C.Seq;
+  int Producer = -1;
+  const Access *Store = nullptr;
+  for (const StagedAccess &X : Accs) {
+    if (!X.A->IsStore)
+      continue;
+    std::optional<int64_t> D = haloShift(X.Offset, X.A->Bytes);
+    if (X.A->UnknownIndex || !D || *D != 0 || (Producer >= 0 && Producer != int(X.Stage)) ||
+        (Store && Store->Ty != X.A->Ty))
+      return HaloFit::No;
+    Producer = int(X.Stage);
+    Store = X.A;
+  }
+  if (!Store)
+    return HaloFit::No;
+  int64_t Lo = 0, Hi = 0, FarShift = 0;
+  const StagedAccess *Far = nullptr;
+  for (const StagedAccess &X : Accs) {
+    if (X.A->IsStore)
+      continue;
+    if (int(X.Stage) <= Producer || X.A->UnknownIndex || X.A->Ty != Store->Ty)
+      return HaloFit::No;
+    std::optional<int64_t> D = haloShift(X.Offset, Store->Bytes);
+    if (!D)
+      return HaloFit::No;
+    Lo = std::max(Lo, -*D);
+    Hi = std::max(Hi, *D);
+    if (!Far && (*D > MaxHalo || -*D > MaxHalo)) {
+      Far = &X;
+      FarShift = *D;
+    }
+  }
+  if (Lo == 0 && Hi == 0)
+    return HaloFit::No; // every thread reads its own element: forwarding
+  std::string Buf = "buffer '" + R.Values.at(V).Text + "'";
+  if (Far) {
+    C.invalidate(Buf + ": " + describe(C, *Far) + ", " +
+                     std::to_string(FarShift < 0 ? -FarShift : FarShift) +
+                     " elements from its thread's own; halo fusion recomputes at most " +
+                     std::to_string(MaxHalo) + " elements on each side of a block",
+                 "halo", Far->A->Inst);
+    return HaloFit::Refused;
+  }
+  const KernelInfo &K = *C.Stages[Producer];
+  for (const Access &A : K.Accesses)
+    if (!A.IsStore && !readOnlyValue(C, C.arg(Producer, A.Param))) {
+      C.invalidate(Buf + ": later launches read it at neighbouring elements, so " +
+                       launchText(C, Producer) +
+                       " would be run again for the elements next to each block's own, "
+                       "but it reads '" +
+                       R.Values.at(C.arg(Producer, A.Param)).Text +
+                       "', which a launch of the group writes; recomputing needs inputs "
+                       "that no launch of the group changes (write the result to another "
+                       "buffer)",
+                   "halo", A.Inst);
+      return HaloFit::Refused;
+    }
+  I.Value = V;
+  I.Mech = Mechanism::Halo;
+  I.Ty = Store->Ty;
+  I.Bytes = Store->Bytes;
+  I.HaloStage = unsigned(Producer);
+  I.HaloLo = unsigned(Lo);
+  I.HaloHi = unsigned(Hi);
+  I.DeadLaunch = C.First + Producer;
+  I.DeadParam = Store->Param;
+  return HaloFit::Yes;
+}
+
 void kfuse::checkCandidate(FusionCandidate &C) {
   const SeqRecord &R = *C.Seq;
   const SeqLaunch &L0 = C.launch(0);
@@ -549,6 +654,17 @@ void kfuse::checkCandidate(FusionCandidate &C) {
         return;
       }
     }
+    if (OneDimensional) {
+      Intermediate I;
+      HaloFit Fit = haloCarried(C, V, Accs, I);
+      if (Fit == HaloFit::Refused)
+        return;
+      if (Fit == HaloFit::Yes) {
+        C.NeedsBarrier = true;
+        C.Carried.push_back(I);
+        continue;
+      }
+    }
     std::set<std::string> Guards;
     std::optional<std::vector<int64_t>> Rec = threadRecords(C, Accs, Guards);
     bool Conflict = false;
@@ -656,6 +772,25 @@ void kfuse::checkCandidate(FusionCandidate &C) {
       }
     C.Carried.push_back(I);
   }
+
+  // Every halo buffer of a stage gets the stage's widest halo, and the
+  // threads that recompute it must fit in a block: Lo+Hi <= ntid.x. The
+  // tile holds the block's elements and the halo, with a written flag each.
+  for (Intermediate &I : C.Carried) {
+    if (I.Mech != Mechanism::Halo)
+      continue;
+    for (const Intermediate &J : C.Carried)
+      if (J.Mech == Mechanism::Halo && J.HaloStage == I.HaloStage) {
+        I.HaloLo = std::max(I.HaloLo, J.HaloLo);
+        I.HaloHi = std::max(I.HaloHi, J.HaloHi);
+      }
+  }
+  for (Intermediate &I : C.Carried)
+    if (I.Mech == Mechanism::Halo) {
+      unsigned Elements = TileElements + I.HaloLo + I.HaloHi;
+      C.TileBytes += Elements * I.Bytes + Elements;
+      C.Layout.insert("le 0 " + std::to_string(I.HaloLo + I.HaloHi) + " bx");
+    }
 
   // Condition 7: resources.
   if (C.TileBytes > MaxStaticShared) {

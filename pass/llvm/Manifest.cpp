@@ -192,10 +192,12 @@ GroupBytes kfuse::groupBytes(const FusionCandidate &C) {
     return false;
   };
   // A staged buffer's later loads read the tile (or what no thread of the
-  // block wrote: nothing, in bounds).
+  // block wrote: nothing, in bounds); a halo buffer's too, the halo
+  // recomputed from inputs the block loads again (per block, not per
+  // element: not counted).
   std::map<unsigned, unsigned> StagedFrom;
   for (const Intermediate &I : C.Carried)
-    if (I.Mech == Mechanism::Stage)
+    if (I.Mech != Mechanism::Forward)
       for (unsigned S = 0; S < C.size() && !StagedFrom.count(I.Value); ++S)
         for (const Access &A : C.Stages[S]->Accesses)
           if (A.IsStore && C.arg(S, A.Param) == I.Value) {

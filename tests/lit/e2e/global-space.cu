@@ -27,7 +27,7 @@ void fwd(const float *x, float *t, const float *u, float *o, int n) {
   scale_g<<<n / 256, 256>>>(x, t, n);
   add_ldg<<<n / 256, 256>>>(t, u, o, n);
 }
-// A neighbour's element: not the same thread.
+// A neighbour's element: staged with a halo of one element.
 void next(const float *x, float *t, float *o, int n) {
   scale_g<<<n / 256, 256>>>(x, t, n);
   next_ldg<<<n / 256, 256>>>(t, o, n);
@@ -50,7 +50,7 @@ void rev(const float *x, float *t, float *o, int n) {
 
 // REMARK-DAG: kernel 'add_ldg(float const*, float const*, float*, int)': 12 bytes and 1 flops per element{{$| }}
 // REMARK-DAG: fused launches 0..1 (scale_g, add_ldg) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t in registers
-// REMARK-DAG: launches 0..1 (scale_g, next_ldg) of sequence 1 at {{.*}} not fused: buffer 't': launch 0 (scale_g) writes it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x and launch 1 (next_ldg) reads it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x+4;
+// REMARK-DAG: fused launches 0..1 (scale_g, next_ldg) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_1: t through shared memory with a halo of 0 elements before and 1 after each block's, recomputed by launch 0 (scale_g), with barriers
 // REMARK-DAG: launches 0..1 (shifted_store, add_ldg) of sequence 2 at {{.*}} not fused: buffer 't': launch 0 (shifted_store) writes it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x+4 and launch 1 (add_ldg) reads it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x;
 // REMARK-DAG: kernel 'bias_ldg(float const*, float const*, float*, int, int)': 12 bytes and 1 flops per element; gathers through parameter 2 ('bias') within bytes [0, 4*min(blockDim.x*gridDim.x-1,max(cols,-cols)-1)+4)
 // REMARK-DAG: fused launches 0..1 (bias_ldg, add_ldg) of sequence 3 into __kfuse_fused_{{[0-9a-f]+}}_3_0_1: h in registers
