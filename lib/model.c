@@ -124,6 +124,22 @@ int kf_model_estimate(const kf_model *m, const kf_problem *p, const int *order,
   if (blocks < 1)
     return 0;
   out->occupancy = (double)blocks * tpb / pr->max_threads_per_sm;
+  /* Halo recomputation: a member that writes a buffer a later member reads
+   * at neighbouring instances runs again, in every block, for the widest
+   * such halo: its loads and flops count (1 + halo / ipb) times. */
+  double again[KF__MAXK];
+  for (int i = 0; i < n; i++) {
+    const kf__launch *l = &p->l[order[i]];
+    int h = 0;
+    for (int a = 0; a < l->nacc; a++)
+      for (int q = i + 1; q < n && (l->acc[a].mode & KF_WRITE); q++) {
+        const kf__launch *lq = &p->l[order[q]];
+        for (int c = 0; c < lq->nacc; c++)
+          if (lq->acc[c].buffer == l->acc[a].buffer && lq->acc[c].halo > h)
+            h = lq->acc[c].halo;
+      }
+    again[i] = 1.0 + (double)h / ipb;
+  }
   /* Global traffic: each buffer loaded once if read before the group writes
    * it, stored unless dead after the sequence with every access inside. */
   double bytes = 0, inst_max = 0;
@@ -153,7 +169,7 @@ int kf_model_estimate(const kf_model *m, const kf_problem *p, const int *order,
       }
       double t = 0;
       if ((ac->mode & KF_READ) && !written_before && !read_before)
-        t += ac->bytes * l->instances;
+        t += ac->bytes * l->instances * again[i];
       if ((ac->mode & KF_WRITE) && !written_after &&
           !(p->b[b].dead_after && users == p->b[b].users && n > 1))
         t += ac->bytes * l->instances;
@@ -173,7 +189,7 @@ int kf_model_estimate(const kf_model *m, const kf_problem *p, const int *order,
   double eff = fmin(1.0, out->occupancy / pr->hide_occupancy) * fmin(1.0, fill > 0 ? fill : 1);
   double comp = 0, flops = 0;
   for (int i = 0; i < n; i++) {
-    double f = v[i]->flops * p->l[order[i]].instances;
+    double f = v[i]->flops * p->l[order[i]].instances * again[i];
     double util = (double)v[i]->tpi * ipb / tpb; /* idle threads of the stage */
     flops += f;
     double t = f / (peak * util);

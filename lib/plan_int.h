@@ -43,6 +43,7 @@ typedef struct kf__access {
   int mode;
   double bytes;
   char *psi;
+  int halo; /* instances of other blocks read per block (kf_problem_set_halo) */
 } kf__access;
 
 typedef struct kf__variant {

@@ -95,6 +95,19 @@ int kf_problem_set_buffer_registers(kf_problem *p, int buffer, int in_registers)
   return 0;
 }
 
+int kf_problem_set_halo(kf_problem *p, int launch, int buffer, int elements)
+{
+  if (!p || launch < 0 || launch >= p->nl || elements < 0 || elements > KF_VARIANT_MAX_THREADS)
+    return KF_EINVAL;
+  kf__launch *l = &p->l[launch];
+  for (int a = 0; a < l->nacc; a++)
+    if (l->acc[a].buffer == buffer && (l->acc[a].mode & KF_READ)) {
+      l->acc[a].halo = elements;
+      return 0;
+    }
+  return KF_EINVAL;
+}
+
 int kf_problem_add_launch(kf_problem *p, const char *name, double instances, int *id)
 {
   if (!p || !name || !*name || !(instances > 0) || !isfinite(instances))
@@ -175,6 +188,7 @@ int kf_problem_add_access(kf_problem *p, int launch, int buffer,
   a->buffer = buffer;
   a->mode = mode;
   a->bytes = bytes;
+  a->halo = 0;
   a->psi = psi ? kf__strdup(psi) : NULL;
   if (psi && !a->psi)
     return KF_ENOMEM;

@@ -205,14 +205,18 @@ static int kf__line(kf_problem *p, kf__rules *rules, kf__pst *s, char **tok,
     if (p->nl == 0)
       return kf__fail(s, "%s before any launch", kw);
     if (nt < 3)
-      return kf__fail(s, "expected '%s BUFFER bytes=N [psi=ROUTINE]'", kw);
+      return kf__fail(s, "expected '%s BUFFER bytes=N [psi=ROUTINE] [halo=N]'", kw);
     int b = kf__find(p, tok[1], 0);
     if (b < 0)
       return kf__fail(s, "unknown buffer '%s'", tok[1]);
     double bytes = -1;
     const char *psi = NULL;
+    int halo = 0;
     for (int i = 2; i < nt; i++) {
-      if (strncmp(tok[i], "bytes=", 6) == 0) {
+      if (strncmp(tok[i], "halo=", 5) == 0 && kw[0] == 'r') {
+        if ((rc = kf__int_in(s, "bad halo", tok[i] + 5, 0, KF_VARIANT_MAX_THREADS, &halo)))
+          return rc;
+      } else if (strncmp(tok[i], "bytes=", 6) == 0) {
         if ((rc = kf__num_in(s, "bad byte count", tok[i] + 6, 0, KF_MAX_BYTES_PER_INSTANCE, 0,
                              &bytes)))
           return rc;
@@ -225,7 +229,9 @@ static int kf__line(kf_problem *p, kf__rules *rules, kf__pst *s, char **tok,
     if (bytes < 0)
       return kf__fail(s, "access without bytes=%s", NULL);
     int mode = kw[4] == 'w' ? KF_READWRITE : kw[0] == 'r' ? KF_READ : KF_WRITE;
-    return kf_problem_add_access(p, p->nl - 1, b, mode, bytes, psi);
+    if ((rc = kf_problem_add_access(p, p->nl - 1, b, mode, bytes, psi)))
+      return rc;
+    return halo ? kf_problem_set_halo(p, p->nl - 1, b, halo) : 0;
   }
   if (strcmp(kw, "psi") == 0) {
     int ipb, sm;

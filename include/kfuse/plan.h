@@ -106,6 +106,16 @@ KF_EXTERN int kf_problem_add_access(kf_problem *p, int launch, int buffer,
                                     double bytes_per_instance,
                                     const char *psi_routine);
 
+/** Records that @p launch reads @p buffer at neighbouring instances too
+ * (a stencil), @p elements of them beyond each block's own (the halo, both
+ * sides together). A group that fuses it with the buffer's producer runs
+ * the producer again for those instances in every block: the model counts
+ * the producer's flops and loads (elements / instances per block) times more.
+ * Call after kf_problem_add_access() for that launch and buffer.
+ * @returns 0 or KF_EINVAL (bad index, no read of @p buffer by @p launch,
+ * @p elements negative or above KF_VARIANT_MAX_THREADS). */
+KF_EXTERN int kf_problem_set_halo(kf_problem *p, int launch, int buffer, int elements);
+
 /** Adds one entry of the per-routine timing table psi(routine, instances per
  * block, extra shared memory in bytes) = @p seconds (Fousek et al.), 0 to
  * KF_MAX_PSI_SECONDS. @returns 0, KF_EINVAL, KF_ERANGE or KF_ENOMEM. */

@@ -176,11 +176,15 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
                                       PoisonValue::get(TileTy), Base + ".tile", nullptr,
                                       GlobalValue::NotThreadLocal, SharedAS);
       Tile->setAlignment(Align(16));
+      S.Slot.push_back(Tile);
+      if (I.HaloExact) {
+        Storage[I.Value] = S; // every element read is stored first: no flags
+        continue;
+      }
       auto *FlagTy = ArrayType::get(B.getInt8Ty(), Elements);
       auto *Flags = new GlobalVariable(M, FlagTy, false, GlobalValue::InternalLinkage,
                                        PoisonValue::get(FlagTy), Base + ".written", nullptr,
                                        GlobalValue::NotThreadLocal, SharedAS);
-      S.Slot.push_back(Tile);
       S.Flag.push_back(Flags);
       // Each thread clears its own flag; the barrier below orders the clears
       // before any stage's stores. A 2-D or 3-D tile's slots are the
@@ -375,7 +379,8 @@ void FusedKernelBuilder::rewriteHalo(Instruction &I, MDNode *Tag) {
         V, B.CreateInBoundsGEP(B.getInt8Ty(), It->second.Slot[0],
                                B.CreateMul(Slot, B.getInt64(In.Bytes))),
         Align(In.Bytes));
-    B.CreateStore(B.getInt8(1), B.CreateInBoundsGEP(B.getInt8Ty(), It->second.Flag[0], Slot));
+    if (!It->second.Flag.empty())
+      B.CreateStore(B.getInt8(1), B.CreateInBoundsGEP(B.getInt8Ty(), It->second.Flag[0], Slot));
   }
   I.eraseFromParent();
 }
@@ -482,8 +487,10 @@ void FusedKernelBuilder::rewriteStore(Instruction *SI, unsigned Stage, const Acc
     Value *L = tileOffset(SI, Stage, A, I);
     B.SetInsertPoint(SI);
     B.CreateAlignedStore(V, B.CreateInBoundsGEP(B.getInt8Ty(), S.Slot[K], L), Align(I.Bytes));
-    Value *Elt = B.CreateUDiv(L, B.getInt64(I.Bytes));
-    B.CreateStore(B.getInt8(1), B.CreateInBoundsGEP(B.getInt8Ty(), S.Flag[K], Elt));
+    if (!S.Flag.empty()) {
+      Value *Elt = B.CreateUDiv(L, B.getInt64(I.Bytes));
+      B.CreateStore(B.getInt8(1), B.CreateInBoundsGEP(B.getInt8Ty(), S.Flag[K], Elt));
+    }
   }
   if (I.DeadBit >= 0)
     DeadBitOf[StageArgs[Stage][A.Param]] = I.DeadBit;
@@ -495,6 +502,16 @@ void FusedKernelBuilder::rewriteLoad(Instruction *LI, unsigned Stage, const Acce
                                      CarriedStorage &S, unsigned K) {
   const Intermediate &I = *S.I;
   IRBuilder<> B(LI);
+  if (S.Flag.empty()) {
+    // An exact halo: the element is in the tile.
+    Value *L = tileOffset(LI, Stage, A, I);
+    B.SetInsertPoint(LI);
+    Value *Tile = B.CreateAlignedLoad(LI->getType(), B.CreateInBoundsGEP(B.getInt8Ty(), S.Slot[K], L),
+                                      Align(I.Bytes), "kfuse.tile");
+    LI->replaceAllUsesWith(Tile);
+    LI->eraseFromParent();
+    return;
+  }
   Value *Set, *Elt = nullptr, *L = nullptr;
   if (I.Mech == Mechanism::Forward) {
     Set = B.CreateLoad(B.getInt1Ty(), S.Flag[K], "kfuse.set");
@@ -876,7 +893,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     StageArgs.push_back(Args);
     Clones.push_back(Clone);
     emitHalo(B, S, Args, Calls, Clones);
-    if (C.NeedsBarrier && S + 1 < C.size())
+    if (C.BarrierAfter.count(S) && S + 1 < C.size())
       barrier(B);
   }
   B.CreateRetVoid();
@@ -1006,7 +1023,9 @@ Function *kfuse::buildFusedKernel(Module &M, FusionCandidate &C,
 /// the buffer held before the run is never read. The runtime relies on this
 /// to skip the stores of a buffer only the run's next execution reads
 /// (docs/runtime.md). A staged buffer's flags live in shared memory, which
-/// the cleanup cannot see through: it is never covered.
+/// the cleanup cannot see through: it is never covered, except a halo
+/// buffer that has no flags because legality proved every element read is
+/// stored first (Intermediate::HaloExact): its loads all read the tile.
 void kfuse::markCovered(const Function &Fused, FusionCandidate &C) {
   DenseMap<const Argument *, unsigned> ValueOf;
   unsigned Base = 0;
@@ -1038,5 +1057,6 @@ void kfuse::markCovered(const Function &Fused, FusionCandidate &C) {
     }
   }
   for (Intermediate &I : C.Carried)
-    I.Covered = !Opaque && I.Mech == Mechanism::Forward && !Read.count(I.Value);
+    I.Covered = !Opaque && (I.Mech == Mechanism::Forward || I.HaloExact) &&
+                !Read.count(I.Value);
 }

@@ -59,6 +59,10 @@ struct Intermediate {
   /// recomputes. Every halo buffer a stage stores has that stage's widest
   /// Lo and Hi, so one recomputation fills all their tiles.
   unsigned HaloStage = 0, HaloLo = 0, HaloHi = 0;
+  /// Halo: every element a later stage reads is one the producer stores,
+  /// as the kernels' own checks prove (haloCovered, Legality.cpp): the tile
+  /// needs no written flags, and the buffer is never read from memory.
+  bool HaloExact = false;
 };
 
 /// Consecutive launches First..Last of one sequence record.
@@ -68,6 +72,11 @@ struct FusionCandidate : Verdict {
   std::vector<const KernelInfo *> Stages;
   std::vector<Intermediate> Carried;
   bool NeedsBarrier = false;
+  /// The stages after which the fused kernel synchronises the block: the
+  /// fewest that separate every access from another thread's access to the
+  /// same element in a later stage (a staged or halo buffer's stores from
+  /// its reads, or a block-local read from a later write).
+  std::set<unsigned> BarrierAfter;
   /// Manifest `le` lines: the layouts the fused code relies on that only the
   /// runtime can check (a row pitch at least the row's width, say).
   std::set<std::string> Layout;
@@ -140,6 +149,11 @@ struct GroupBytes {
   unsigned Unfused = 0, Fused = 0, FusedDead = 0;
 };
 GroupBytes groupBytes(const FusionCandidate &C);
+
+/// The shift d of an access at byte offset Bytes*(ctaid.x*ntid.x + tid.x +
+/// d) from its buffer: the element d places from the thread's own, `t[i +
+/// d]`; std::nullopt for any other offset (Legality.cpp).
+std::optional<int64_t> elementShift(const IndexPoly &Offset, unsigned Bytes);
 
 /// Whether no stage of \p C writes through value \p V.
 bool readOnlyValue(const FusionCandidate &C, unsigned V);

@@ -17,6 +17,7 @@
 #include "RemarkText.h"
 
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/PostDominators.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -590,13 +591,29 @@ static const SCEV *offsetFromParam(ScalarEvolution &SE, Value *Ptr, const Argume
   return nullptr;
 }
 
+/// (p, c) when \p P is s<p> + c, an integer parameter plus a constant.
+static std::optional<std::pair<unsigned, int64_t>> paramPlusConst(const IndexPoly &P) {
+  IndexPoly Param = P - IndexPoly::constant(P.constantTerm());
+  if (Param.Terms.size() != 1 || Param.Terms.begin()->second != 1 ||
+      Param.Terms.begin()->first.size() != 1 || Param.Terms.begin()->first[0] < SymParam0 ||
+      Param.Terms.begin()->first[0] >= SymValue0)
+    return std::nullopt;
+  return std::make_pair(unsigned(Param.Terms.begin()->first[0] - SymParam0), P.constantTerm());
+}
+
 /// Records, from the branches that dominate \p A, the bounds checks
 /// `idx < s<p>` (or `idx >= s<p>` on the branch's false side, as in
 /// `if (x >= w || y >= h) return;`): A.BoundParam when idx, scaled by the
 /// access size, is the access offset; A.GlobalBound[d] when idx is the global
 /// coordinate ctaid.d*ntid.d + tid.d.
-static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT, Access &A) {
+static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT,
+                       PostDominatorTree &PDT, Access &A) {
   BasicBlock *BB = A.Inst->getParent();
+  const IndexPoly G = IndexPoly::symbol(SymCtaid) * IndexPoly::symbol(SymNtid) +
+                      IndexPoly::symbol(SymTid);
+  // g != c and g != s<p> + c, applied once every bound is known.
+  SmallVector<int64_t, 2> NotLow;
+  SmallVector<std::pair<unsigned, int64_t>, 2> NotUp;
   for (DomTreeNode *N = DT.getNode(BB); N && N->getIDom(); N = N->getIDom()) {
     BasicBlock *D = N->getIDom()->getBlock();
     auto *Br = dyn_cast<BranchInst>(D->getTerminator());
@@ -626,9 +643,45 @@ static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT, Acce
         continue;
       ICmpInst::Predicate P =
           Holds ? ICmpInst::Predicate(Pred) : ICmpInst::getInversePredicate(Pred);
-      if (P == ICmpInst::ICMP_SGT || P == ICmpInst::ICMP_UGT) {
+      if (P == ICmpInst::ICMP_SGT || P == ICmpInst::ICMP_UGT || P == ICmpInst::ICMP_SGE) {
         std::swap(L, R);
         P = ICmpInst::getSwappedPredicate(P);
+      }
+      // g != c or g != s<p> + c: one value less where a bound reaches it
+      // (`i == 0 || i == n - 1` on the false side, under `i < n`).
+      if (P == ICmpInst::ICMP_NE && SE.isSCEVable(L->getType())) {
+        auto PL = polyOf(F, SE, SE.getSCEV(L)), PR = polyOf(F, SE, SE.getSCEV(R));
+        if (PL && PR) {
+          IndexPoly E = *PR - *PL;
+          if (E == G * IndexPoly::constant(-1) + IndexPoly::constant(E.constantTerm()))
+            NotLow.push_back(E.constantTerm());
+          else if (auto U = paramPlusConst(E + G))
+            NotUp.push_back(*U);
+          else if (auto U = paramPlusConst(G - E)) // written n - 1 != i
+            NotUp.push_back(*U);
+        }
+        continue;
+      }
+      // A signed L < R or L <= R is R - L - strict >= 0; where that is
+      // s<p> + c - g or g - c, it bounds g.
+      if ((P == ICmpInst::ICMP_SLT || P == ICmpInst::ICMP_SLE) && SE.isSCEVable(L->getType())) {
+        auto PL = polyOf(F, SE, SE.getSCEV(L)), PR = polyOf(F, SE, SE.getSCEV(R));
+        if (PL && PR) {
+          IndexPoly E = *PR - *PL - IndexPoly::constant(P == ICmpInst::ICMP_SLT);
+          IndexPoly Low = E - G;
+          if (Low.isConstant())
+            A.MinG = std::max(A.MinG, -Low.constantTerm());
+          if (auto U = paramPlusConst(E + G)) {
+            auto [Arg, Cst] = *U;
+            A.MaxG.push_back({Arg, Cst});
+            // The whole condition of a check every thread reaches, and
+            // nothing between it and the store.
+            if (A.IsStore && Cst == -1 && C == Br->getCondition() &&
+                PDT.dominates(D, &F.getEntryBlock()) &&
+                PDT.dominates(BB, Br->getSuccessor(Taken ? 0 : 1)))
+              A.EveryBelow = Arg;
+          }
+        }
       }
       if (P != ICmpInst::ICMP_SLT && P != ICmpInst::ICMP_ULT)
         continue;
@@ -649,6 +702,20 @@ static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT, Acce
                         IndexPoly::symbol(symTid(Dim)))
           A.GlobalBound[Dim] = Access::CoordBound{Bound->getArgNo(), Unsigned};
     }
+  }
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (int64_t C : NotLow)
+      if (A.MinG == C) {
+        ++A.MinG;
+        Changed = true;
+      }
+    for (auto &[Arg, Cst] : A.MaxG)
+      for (const std::pair<unsigned, int64_t> &Ne : NotUp)
+        if (Ne.first == Arg && Ne.second == Cst) {
+          --Cst;
+          Changed = true;
+        }
   }
 }
 
@@ -778,6 +845,7 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
   Loop *Grid = findGridLoop(F, SE, LI, G);
   if (Grid)
     K.Grid = G;
+  PostDominatorTree PDT(F);
   CallEffects Calls;
   for (Instruction &I : instructions(F)) {
     if (auto *CB = dyn_cast<CallBase>(&I)) {
@@ -880,7 +948,7 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     }
     if (Off) {
       A.Offset = *Off;
-      findBounds(F, SE, DT, A);
+      findBounds(F, SE, DT, PDT, A);
     } else {
       // A gather. Harmless as long as nothing in the fused group writes the
       // buffer: the fused kernel then reads the same bytes the unfused one

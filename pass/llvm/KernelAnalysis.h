@@ -168,6 +168,14 @@ struct Access {
     }
   };
   std::optional<CoordBound> GlobalBound[3];
+  /// What the kernel's own signed checks on the way to the access say of
+  /// g = ctaid.x*ntid.x + tid.x: g >= MinG, and g <= s<p> + c for each
+  /// (p, c) of MaxG (`if (i > 0 && i < n - 1)`: MinG 1, MaxG {(n, -2)}).
+  int64_t MinG = 0;
+  llvm::SmallVector<std::pair<unsigned, int64_t>, 2> MaxG;
+  /// A store every thread with g < s<p> makes: the check `g < s<p>` is
+  /// reached by every thread and is the only condition on the store.
+  std::optional<unsigned> EveryBelow;
 };
 
 struct ParamInfo {

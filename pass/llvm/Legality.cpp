@@ -441,9 +441,7 @@ static std::string configDiff(const SeqRecord &R, const SeqLaunch &A, const SeqL
 /// its producer's values at most this many elements from its own.
 static constexpr int64_t MaxHalo = 32;
 
-/// The shift d of an access at byte offset Bytes*(ctaid.x*ntid.x + tid.x + d)
-/// from its buffer: the element d places from the thread's own, `t[i + d]`.
-static std::optional<int64_t> haloShift(const IndexPoly &O, unsigned Bytes) {
+std::optional<int64_t> kfuse::elementShift(const IndexPoly &O, unsigned Bytes) {
   IndexPoly Own = IndexPoly::constant(Bytes) *
                   (IndexPoly::symbol(SymCtaid) * IndexPoly::symbol(SymNtid) +
                    IndexPoly::symbol(SymTid));
@@ -451,6 +449,40 @@ static std::optional<int64_t> haloShift(const IndexPoly &O, unsigned Bytes) {
   if (!D.isConstant() || D.constantTerm() % int64_t(Bytes))
     return std::nullopt;
   return D.constantTerm() / int64_t(Bytes);
+}
+
+/// Whether every element of a halo buffer that a later stage reads is one
+/// the producer stores: each store of \p Producer is made by every thread
+/// with g < n (g = ctaid.x*ntid.x + tid.x, Access::EveryBelow), and each
+/// load at g + d is under checks that prove 0 <= g + d and g + d <= n - 1
+/// for the same n (Access::MinG, MaxG: `if (i > 0 && i < n - 1)` covers
+/// t[i-1] and t[i+1]). With one thread per element below n (the manifest
+/// guard n <= bx*gx), the element's thread exists and has stored it into
+/// the tile before the barrier.
+static bool haloExact(const FusionCandidate &C, const std::vector<StagedAccess> &Accs,
+                      int Producer) {
+  std::optional<unsigned> N;
+  for (const StagedAccess &X : Accs) {
+    if (!X.A->IsStore)
+      continue;
+    if (!X.A->EveryBelow)
+      return false;
+    unsigned V = C.arg(Producer, *X.A->EveryBelow);
+    if (N && *N != V)
+      return false;
+    N = V;
+  }
+  for (const StagedAccess &X : Accs) {
+    if (X.A->IsStore)
+      continue;
+    int64_t D = *elementShift(X.Offset, X.A->Bytes);
+    bool Below = llvm::any_of(X.A->MaxG, [&](const std::pair<unsigned, int64_t> &U) {
+      return C.arg(X.Stage, U.first) == *N && U.second + D <= -1;
+    });
+    if (!Below || X.A->MinG + D < 0)
+      return false;
+  }
+  return true;
 }
 
 namespace {
@@ -479,7 +511,7 @@ static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<Sta
   for (const StagedAccess &X : Accs) {
     if (!X.A->IsStore)
       continue;
-    std::optional<int64_t> D = haloShift(X.Offset, X.A->Bytes);
+    std::optional<int64_t> D = elementShift(X.Offset, X.A->Bytes);
     if (X.A->UnknownIndex || !D || *D != 0 || (Producer >= 0 && Producer != int(X.Stage)) ||
         (Store && Store->Ty != X.A->Ty))
       return HaloFit::No;
@@ -495,7 +527,7 @@ static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<Sta
       continue;
     if (int(X.Stage) <= Producer || X.A->UnknownIndex || X.A->Ty != Store->Ty)
       return HaloFit::No;
-    std::optional<int64_t> D = haloShift(X.Offset, Store->Bytes);
+    std::optional<int64_t> D = elementShift(X.Offset, Store->Bytes);
     if (!D)
       return HaloFit::No;
     Lo = std::max(Lo, -*D);
@@ -530,6 +562,10 @@ static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<Sta
                    "halo", A.Inst);
       return HaloFit::Refused;
     }
+  I.HaloExact = haloExact(C, Accs, Producer);
+  if (I.HaloExact)
+    C.Layout.insert("le " + std::to_string(Producer) + " s" +
+                    std::to_string(*Store->EveryBelow) + " bx*gx");
   I.Value = V;
   I.Mech = Mechanism::Halo;
   I.Ty = Store->Ty;
@@ -591,6 +627,9 @@ void kfuse::checkCandidate(FusionCandidate &C) {
     return K->CoordsRead & ~((1u << SymTid) | (1u << SymCtaid));
   });
   std::map<unsigned, std::vector<StagedAccess>> ByValue;
+  // Pairs of stages (a, b) with an access in a that another thread of the
+  // block makes in b: a barrier must run after some stage of [a, b).
+  std::vector<std::pair<unsigned, unsigned>> Spans;
   for (unsigned S = 0; S < C.size(); ++S)
     for (const Access &A : C.Stages[S]->Accesses)
       ByValue[C.arg(S, A.Param)].push_back({S, &A, C.valueOffset(S, A)});
@@ -660,7 +699,9 @@ void kfuse::checkCandidate(FusionCandidate &C) {
       if (Fit == HaloFit::Refused)
         return;
       if (Fit == HaloFit::Yes) {
-        C.NeedsBarrier = true;
+        for (const StagedAccess &X : Accs)
+          if (!X.A->IsStore)
+            Spans.push_back({I.HaloStage, X.Stage});
         C.Carried.push_back(I);
         continue;
       }
@@ -701,6 +742,8 @@ void kfuse::checkCandidate(FusionCandidate &C) {
                                               X.A->Bytes == Y.A->Bytes
                                         : Slots.has_value();
         SameThreadOnly &= SameThread;
+        if (!SameThread)
+          Spans.push_back({X.Stage, Y.Stage});
         if (!SameThread && !SameBlock) {
           C.invalidate("buffer '" + R.Values.at(V).Text + "': " + describe(C, X) +
                            " and " + describe(C, Y) +
@@ -715,8 +758,6 @@ void kfuse::checkCandidate(FusionCandidate &C) {
     if (!Conflict)
       continue;
     C.Layout.insert(Guards.begin(), Guards.end());
-    if (!SameThreadOnly)
-      C.NeedsBarrier = true;
     if (!RAW)
       continue; // WAR/WAW only: ordering is all it needs
     Intermediate I;
@@ -775,7 +816,8 @@ void kfuse::checkCandidate(FusionCandidate &C) {
 
   // Every halo buffer of a stage gets the stage's widest halo, and the
   // threads that recompute it must fit in a block: Lo+Hi <= ntid.x. The
-  // tile holds the block's elements and the halo, with a written flag each.
+  // tile holds the block's elements and the halo, with a written flag each
+  // unless every element read is one the producer stores.
   for (Intermediate &I : C.Carried) {
     if (I.Mech != Mechanism::Halo)
       continue;
@@ -788,9 +830,18 @@ void kfuse::checkCandidate(FusionCandidate &C) {
   for (Intermediate &I : C.Carried)
     if (I.Mech == Mechanism::Halo) {
       unsigned Elements = TileElements + I.HaloLo + I.HaloHi;
-      C.TileBytes += Elements * I.Bytes + Elements;
+      C.TileBytes += Elements * I.Bytes + (I.HaloExact ? 0 : Elements);
       C.Layout.insert("le 0 " + std::to_string(I.HaloLo + I.HaloHi) + " bx");
     }
+
+  // The fewest barriers that separate every pair: by the pairs' ends, a
+  // barrier after the last stage a pair allows unless one already
+  // separates it.
+  llvm::sort(Spans, [](const auto &A, const auto &B) { return A.second < B.second; });
+  for (auto [A, B] : Spans)
+    if (C.BarrierAfter.empty() || *C.BarrierAfter.rbegin() < A)
+      C.BarrierAfter.insert(B - 1);
+  C.NeedsBarrier = !C.BarrierAfter.empty();
 
   // Condition 7: resources.
   if (C.TileBytes > MaxStaticShared) {

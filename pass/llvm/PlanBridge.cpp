@@ -11,6 +11,9 @@
 //    read-write, 4 bytes, so dependencies through it are kept);
 //  - a buffer whose accesses all lie in per-thread records (Legality.cpp)
 //    is marked as carried in registers: never staged in shared memory;
+//  - a load of t[i+d], d a constant not 0, is a stencil's: the launch's
+//    halo on that buffer is the widest reach on both sides, which a group
+//    with the producer pays for by running the producer again;
 //  - buffers are not dead after the sequence: the fused kernel keeps its
 //    stores unless the runtime's dead mask drops them, so the prediction
 //    only counts the loads fusion removes;
@@ -122,13 +125,25 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
       Out.Error = failure("kf_problem_add_variant", Rc);
       return Out;
     }
-    // Bytes per element loaded and stored, per value number.
+    // Bytes per element loaded and stored, per value number; and the
+    // neighbours a stencil reads, t[i-1] and t[i+2] a halo of 1 + 2.
     std::map<unsigned, std::pair<double, double>> Moved;
+    std::map<unsigned, std::pair<int64_t, int64_t>> Halo;
     if (K && K->Params.size() == La.Args.size()) {
-      for (const Access &A : K->Accesses)
-        if (A.Param < La.Args.size() && !A.Repeat)
+      for (const Access &A : K->Accesses) {
+        if (A.Param >= La.Args.size())
+          continue;
+        if (!A.Repeat)
           (A.IsStore ? Moved[La.Args[A.Param]].second : Moved[La.Args[A.Param]].first) +=
               A.Bytes;
+        std::optional<int64_t> D =
+            A.IsStore || A.UnknownIndex ? std::nullopt : elementShift(A.Offset, A.Bytes);
+        if (D && *D != 0) {
+          auto &[Lo, Hi] = Halo[La.Args[A.Param]];
+          Lo = std::max(Lo, -*D);
+          Hi = std::max(Hi, *D);
+        }
+      }
     } else {
       for (unsigned V : La.Args) {
         auto VI = R.Values.find(V);
@@ -147,6 +162,10 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
         Rc = kf_problem_add_access(P.get(), L, B, KF_READ, RW.first, nullptr);
       if (Rc == 0 && RW.second > 0)
         Rc = kf_problem_add_access(P.get(), L, B, KF_WRITE, RW.second, nullptr);
+      if (auto H = Halo.find(V); Rc == 0 && H != Halo.end() && RW.first > 0)
+        Rc = kf_problem_set_halo(P.get(), L, B,
+                                 int(std::min<int64_t>(H->second.first + H->second.second,
+                                                       KF_VARIANT_MAX_THREADS)));
       if (Rc) {
         Out.Error = failure("kf_problem_add_access", Rc);
         return Out;

@@ -16,7 +16,7 @@ static const char good[] =
   "instances 1000\n"
   "buffer x\nbuffer t dead registers\nbuffer y registers\n"
   "launch a\n  variant v1 tpi=3 ipb=32 regs=24 flops=10\n  read x bytes=4\n  write t bytes=4\n"
-  "launch b instances=500\n  read t bytes=4 psi=ld\n  readwrite y bytes=8\n"
+  "launch b instances=500\n  read t bytes=4 psi=ld halo=2\n  readwrite y bytes=8\n"
   "psi ld 32 0 1e-6\n"
   "forbid a b\n";
 
@@ -38,6 +38,8 @@ static void test_good_file(void **state)
   assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
   assert_int_equal(kf_model_estimate(m, p, ord, var, 2, &e), 0);
   assert_int_equal(e.staging_bytes, 0);
+  /* b reads t with a halo of 2: a runs again for 2 instances per block. */
+  assert_true(e.flops == 10.0 * 1000 * (1 + 2.0 / e.instances_per_block));
   kf_model_destroy(m);
   kf_plan *pl; /* forbid a b: nothing fuses */
   assert_int_equal(kf_plan_solve(p, NULL, NULL, &pl), 0);
@@ -90,6 +92,8 @@ static const struct {
   { "kfuse-plan 1\nlaunch a\nvariant v tpi=1.5\n", KF_EPARSE, "line 3: bad value for 'tpi': '1.5' is not an integer" },
   { "kfuse-plan 1\nlaunch a\npsi r 32 0 1e30\n", KF_EPARSE, "line 3: expected 'psi ROUTINE IPB EXTRA_SHARED SECONDS': 1e30 out of range (0 to 1e+06)" },
   { "kfuse-plan 1\nlaunch a\npsi r 32 1e12 1\n", KF_EPARSE, "line 3: expected 'psi ROUTINE IPB EXTRA_SHARED SECONDS': 1e12 out of range" },
+  { "kfuse-plan 1\nbuffer x\nlaunch a\n  read x bytes=4 halo=-1\n", KF_EPARSE, "line 4: bad halo" },
+  { "kfuse-plan 1\nbuffer x\nlaunch a\n  write x bytes=4 halo=2\n", KF_EPARSE, "line 4: unknown access attribute 'halo=2'" },
   { "kfuse-plan 1\nlaunch a\nconsecutive yes\n", KF_EPARSE, "line 3: expected 'consecutive' alone" },
   { "kfuse-plan 1\nlaunch a\0\n", KF_EPARSE, "line 2: NUL byte in line" },
 };

@@ -1,6 +1,7 @@
 /* Unit tests of dag.c, linearize.c and model.c: dependency kinds, convexity,
  * the linearisation with least live staging memory, allocation with
  * fragmentation, occupancy and the psi model. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -196,6 +197,57 @@ static void test_registers_not_staged(void **state)
   kf_problem_destroy(p);
 }
 
+/* A stencil consumer (halo of 2 on t) fused with t's producer: the producer
+ * runs again for the halo in every block, its loads and flops 2/ipb more;
+ * alone, or with a consumer that reads t at its own element, nothing more. */
+static void test_halo_recompute(void **state)
+{
+  (void)state;
+  double bytes[2], flops[2];
+  int ipb = 0;
+  for (int halo = 0; halo < 2; halo++) {
+    kf_problem *p;
+    kf_problem_create(&p);
+    int x, t, o, a, b;
+    kf_problem_add_buffer(p, "x", 0, &x);
+    kf_problem_add_buffer(p, "t", 0, &t);
+    kf_problem_add_buffer(p, "o", 0, &o);
+    kf_problem_add_launch(p, "a", 1 << 20, &a);
+    kf_problem_add_launch(p, "b", 1 << 20, &b);
+    kf_variant_t v = { .flops = 10 };
+    kf_problem_add_variant(p, a, &v);
+    kf_problem_add_access(p, a, x, KF_READ, 4, NULL);
+    kf_problem_add_access(p, a, t, KF_WRITE, 4, NULL);
+    kf_problem_add_access(p, b, t, KF_READ, 8, NULL);
+    kf_problem_add_access(p, b, o, KF_WRITE, 4, NULL);
+    if (halo)
+      assert_int_equal(kf_problem_set_halo(p, b, t, 2), 0);
+    kf_model *m;
+    kf_model_create(&m, NULL, KF_MODEL_ROOFLINE);
+    kf_estimate_t e;
+    int ord[2] = { a, b }, var[2] = { 0, 0 };
+    assert_int_equal(kf_model_estimate(m, p, ord, var, 2, &e), 0);
+    bytes[halo] = e.bytes;
+    flops[halo] = e.flops;
+    ipb = e.instances_per_block;
+    /* The producer alone is not recomputed. */
+    assert_int_equal(kf_model_estimate(m, p, ord, var, 1, &e), 0);
+    assert_true(e.bytes == 8.0 * (1 << 20));
+    kf_model_destroy(m);
+    /* Only a read of the buffer carries a halo. */
+    assert_int_equal(kf_problem_set_halo(p, b, o, 2), KF_EINVAL);
+    assert_int_equal(kf_problem_set_halo(p, a, t, 2), KF_EINVAL);
+    assert_int_equal(kf_problem_set_halo(p, b, t, -1), KF_EINVAL);
+    assert_int_equal(kf_problem_set_halo(p, 7, t, 2), KF_EINVAL);
+    kf_problem_destroy(p);
+  }
+  assert_true(ipb > 0);
+  assert_true(bytes[0] == (4.0 + 4 + 4) * (1 << 20)); /* x, t kept, o */
+  assert_true(fabs(bytes[1] - bytes[0] - 4.0 * (1 << 20) * 2 / ipb) < 1e-3);
+  assert_true(fabs(flops[1] - flops[0] - 10.0 * (1 << 20) * 2 / ipb) < 1e-3);
+  assert_int_equal(kf_problem_set_halo(NULL, 0, 0, 1), KF_EINVAL);
+}
+
 static int flat_cost(void *u, const kf_problem *p, const int *o, const int *v, int n,
                      kf_estimate_t *out)
 {
@@ -267,6 +319,7 @@ int main(void)
     cmocka_unit_test(test_allocation),
     cmocka_unit_test(test_model_occupancy),
     cmocka_unit_test(test_registers_not_staged),
+    cmocka_unit_test(test_halo_recompute),
     cmocka_unit_test(test_custom_cost_and_psi),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

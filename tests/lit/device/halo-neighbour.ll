@@ -3,47 +3,46 @@
 ; fused block runs scale for its own elements and, in thread 0, once more as
 ; thread 0 of block ctaid.x+1 (where that block exists), into a tile of
 ; ntid.x+1 elements; shift reads the tile after the barrier.
+;
 ; RUN: llvm-link %S/Inputs/kernels.ll %s -S \
 ; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S -pass-remarks=kfuse -pass-remarks-missed=kfuse -pass-remarks-analysis=kfuse 2>%t.remarks | FileCheck %s --check-prefix=IR
 ; RUN: FileCheck %s < %t.remarks
 
-; The tile holds 1024 + 1 elements, each with a written flag.
+; shift reads t[i+1] only under `i + 1 < n`, and scale stores t[i] for
+; every i < n: every element shift reads is one scale stores, so the tile
+; needs no written flags and shift never reads t from memory (given one
+; thread per element below n: the guard `le 0 s3 bx*gx`).
 ; IR-DAG: @[[TILE:__kfuse_fused_[0-9a-f]+_0_0_1.v5.tile]] = internal addrspace(3) global [4100 x i8] poison, align 16
-; IR-DAG: @[[FLAGS:__kfuse_fused_[0-9a-f]+_0_0_1.v5.written]] = internal addrspace(3) global [1025 x i8] poison
+; IR-NOT: written
 ; The recomputing threads (one) must fit in the block.
-; IR-DAG: @__kfuse_manifest_{{[0-9a-f]+}} = {{.*}}\0Ale 0 1 bx\0A{{.*}}\0Afootprint 1.0 r 4 min(4*bx*gx+4,4*s2)\0A
+; IR-DAG: @__kfuse_manifest_{{[0-9a-f]+}} = {{.*}}\0Ale 0 1 bx\0Ale 0 s3 bx*gx\0A{{.*}}\0Afootprint 1.0 r 4 min(4*bx*gx+4,4*s2)\0A
 ; IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 ; IR: body.kept:
-; Thread 0 clears the halo's flag (slot ntid.x), every thread its own.
+; The block's own elements: tile and memory.
 ; IR: %[[TID:[0-9]+]] = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-; IR: %[[IS0:[0-9]+]] = icmp eq i32 %[[TID]], 0
-; IR: store i8 0, ptr addrspace(3)
-; IR: store i8 0, ptr addrspace(3)
-; IR: call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
-; The block's own elements: tile, flag and memory.
 ; IR: store float %kfuse.fence{{.*}}, ptr addrspace(3)
-; IR: store i8 1, ptr addrspace(3)
-; IR: store float
+; IR-NEXT: store float
 ; The halo: thread 0, as thread 0 of the next block where there is one,
 ; fills the tile's last slot and stores nothing to memory.
 ; IR: %[[NEXT:[0-9]+]] = add nuw nsw i32 %{{[0-9]+}}, 1
 ; IR: %[[EXISTS:[0-9]+]] = icmp samesign ult i32 %[[NEXT]], %{{[0-9]+}}
+; IR: %[[IS0:[0-9]+]] = icmp eq i32 %[[TID]], 0
 ; IR: %kfuse.halo.run.kept = and i1 %[[IS0]], %[[EXISTS]]
 ; IR: br i1 %kfuse.halo.run.kept, label %kfuse.halo.kept, label %kfuse.halo.join.kept
 ; IR: kfuse.halo.kept:
 ; IR: mul i32 %[[NEXT]],
 ; IR-NOT: store float {{.*}}, ptr %
 ; IR: store float %kfuse.fence.kept, ptr addrspace(3)
-; IR: store i8 1, ptr addrspace(3)
 ; IR: kfuse.halo.join.kept:
 ; IR-NEXT: call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
-; shift's load of t[i+1]: the tile where the flag is set, else memory.
-; IR: load i8, ptr addrspace(3)
+; shift's load of t[i+1] reads the tile, never memory.
+; IR-NOT: load float, ptr %
 ; IR: load float, ptr addrspace(3)
+; IR-NOT: load float, ptr %
 ; IR: ret void
 
 ; CHECK: remark: {{.*}}fused launches 0..1 (scale, shift) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t through shared memory with a halo of 0 elements before and 1 after each block's, recomputed by launch 0 (scale), with barriers; saves 4 bytes per element
-; CHECK: remark: {{.*}}__kfuse_fused_{{[0-9a-f]+}}_0_0_1: 16 bytes per element unfused, 12 fused (8 where the dead buffers' stores are skipped), 1 flops per element, 5125 bytes of shared memory per block
+; CHECK: remark: {{.*}}__kfuse_fused_{{[0-9a-f]+}}_0_0_1: 16 bytes per element unfused, 12 fused (8 where the dead buffers' stores are skipped), 1 flops per element, 4100 bytes of shared memory per block
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

@@ -29,6 +29,9 @@ KMAP void clip(const float *d, float *o, float lo, float hi, int n)
 KMAP void wide(const float *f, float *e, int n) { IDX; if (i >= 2 && i + 3 < n) e[i] = f[i - 2] + f[i + 3]; }
 KMAP void update(const float *f, float *u, float dt, int n) { IDX; if (i < n - 1) u[i] -= dt * (f[i + 1] - f[i]); }
 KMAP void far(const float *f, float *d, int n) { IDX; if (i + 40 < n) d[i] = f[i + 40]; }
+// Checked against m, not the n below which the producer stores: an element
+// no thread stores may be read, from memory, as unfused.
+KMAP void next_m(const float *f, float *d, int m) { IDX; if (i + 1 < m) d[i] = f[i + 1]; }
 KMAP void scale(const float *x, float *u, int n) { IDX; if (i < n) u[i] = 3.0f * x[i]; }
 KMAP void fill2d(const float *x, float *q, int w, int h)
 { int c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
@@ -57,6 +60,10 @@ void toofar(const float *u, float *f, float *d, int n) {
   flux<<<n / 256, 256>>>(u, f, 0.5f, n);
   far<<<n / 256, 256>>>(f, d, n);
 }
+void unproven(const float *u, float *f, float *d, int n, int m) {
+  flux<<<n / 256, 256>>>(u, f, 0.5f, n);
+  next_m<<<n / 256, 256>>>(f, d, m);
+}
 void twod(const float *x, float *q, float *l, int w, int h) {
   dim3 b(32, 8), g((w + 31) / 32, (h + 7) / 8);
   fill2d<<<g, b>>>(x, q, w, h);
@@ -73,27 +80,49 @@ void fed(const float *x, float *u, float *f, float *d, int n) {
 // REMARK-DAG: remark: fused launches 0..2 (flux, diff, wide) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_2: f through shared memory with a halo of 2 elements before and 3 after each block's, recomputed by launch 0 (flux), with barriers
 // REMARK-DAG: remark: launches 0..1 (flux, update) of sequence 2 at {{.*}} not fused: buffer 'f': later launches read it at neighbouring elements, so launch 0 (flux) would be run again for the elements next to each block's own, but it reads 'u', which a launch of the group writes; recomputing needs inputs that no launch of the group changes (write the result to another buffer)
 // REMARK-DAG: remark: launches 0..1 (flux, far) of sequence 3 at {{.*}} not fused: buffer 'f': launch 1 (far) reads it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x+160, 40 elements from its thread's own; halo fusion recomputes at most 32 elements on each side of a block
-// REMARK-DAG: remark: launches 0..1 (fill2d, lap2d) of sequence 4 at {{.*}} not fused: buffer 'q': {{.*}}; neither the same thread nor the same block
-// REMARK-DAG: remark: sequence 5 at {{.*}}: launches 0..1 are legal to fuse but the plan without that group is predicted faster
-// REMARK-DAG: remark: fused launches 1..2 (flux, diff) of sequence 5 into __kfuse_fused_{{[0-9a-f]+}}_5_1_2: f through shared memory with a halo of 1 element before and 1 after
+// REMARK-DAG: remark: fused launches 0..1 (flux, next_m) of sequence 4 into __kfuse_fused_{{[0-9a-f]+}}_4_0_1: f through shared memory with a halo of 0 elements before and 1 after
+// REMARK-DAG: remark: launches 0..1 (fill2d, lap2d) of sequence 5 at {{.*}} not fused: buffer 'q': {{.*}}; neither the same thread nor the same block
+// REMARK-DAG: remark: sequence 6 at {{.*}}: launches 0..1 are legal to fuse but the plan without that group is predicted faster
+// REMARK-DAG: remark: fused launches 1..2 (flux, diff) of sequence 6 into __kfuse_fused_{{[0-9a-f]+}}_6_1_2: f through shared memory with a halo of 1 element before and 1 after
 
-// The chain's kernel: every thread clears its flags, then the barrier; the
-// block's own fluxes, then the halo's, then the barrier; diff reads the tile.
-// The tile: 1024 elements and the halo's two, each with its flag.
+// The chain's kernel: diff reads f[i-1] and f[i+1] under `i > 0` and
+// `i < n - 1` (the boundary test's false side), flux stores f[i] for every
+// i < n: every element read is stored, so the tile has no written flags
+// and diff never reads f from memory. The block's own fluxes, then the
+// halo's, then the one barrier; diff reads the tile.
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2(
 // CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_0_0_2_$_v{{[0-9]+}}_$_tile[4104];
-// CHECK: .shared .align 1 .b8 __kfuse_fused_{{[0-9a-f]+}}_0_0_2_$_v{{[0-9]+}}_$_written[1026];
-// CHECK: st.shared.b8 {{.*}}, 0;
-// CHECK: bar.sync 0;
+// CHECK-NOT: written
+// CHECK-NOT: bar.sync
 // CHECK: st.shared.b32
 // CHECK: %nctaid.x
 // CHECK: st.shared.b32
 // CHECK: bar.sync 0;
+// CHECK-NOT: bar.sync
 // CHECK: ld.shared.b32
+// CHECK: ret;
+// next_m's read of f[i+1] is not proven stored: flags, cleared before a
+// first barrier, and a read of memory where the flag is clear.
+// CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_4_0_1(
+// CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_4_0_1_$_v{{[0-9]+}}_$_tile[4100];
+// CHECK: .shared .align 1 .b8 __kfuse_fused_{{[0-9a-f]+}}_4_0_1_$_v{{[0-9]+}}_$_written[1025];
+// CHECK: st.shared.b8 {{.*}}, 0;
+// CHECK: bar.sync 0;
+// CHECK: st.shared.b8 {{.*}}, 1;
+// CHECK: bar.sync 0;
+// CHECK: ld.shared.b8
+// CHECK: ld.global.b32
 // CHECK: ret;
 
 // The recomputing threads, Lo + Hi of them, must fit in the block.
+// Exact halos rely on one thread per element below n (s3 of flux).
 // MANIFEST-LABEL: group __kfuse_fused_{{[0-9a-f]+}}_0_0_2 3
 // MANIFEST: le 0 2 bx
+// MANIFEST-NEXT: le 0 s3 bx*gx
 // MANIFEST-LABEL: group __kfuse_fused_{{[0-9a-f]+}}_1_0_2 3
 // MANIFEST: le 0 5 bx
+// MANIFEST-NEXT: le 0 s3 bx*gx
+// MANIFEST-LABEL: group __kfuse_fused_{{[0-9a-f]+}}_4_0_1 2
+// MANIFEST: le 0 1 bx
+// MANIFEST-NOT: bx*gx
+// MANIFEST: launch 0 0 0
