@@ -1047,6 +1047,11 @@ void kfuse::markCovered(const Function &Fused, FusionCandidate &C) {
     } else if (const auto *CB = dyn_cast<CallBase>(&I)) {
       if (CB->onlyWritesMemory() || CB->doesNotAccessMemory())
         continue;
+      // The barrier between stages orders the block's accesses; it reads
+      // no buffer itself.
+      if (const auto *II = dyn_cast<IntrinsicInst>(CB);
+          II && II->getIntrinsicID() == Intrinsic::nvvm_barrier_cta_sync_aligned_all)
+        continue;
       if (!CB->onlyAccessesArgMemory())
         Opaque = true;
       for (const Use &U : CB->args())

@@ -15,7 +15,7 @@
 ; IR-DAG: @[[TILE:__kfuse_fused_[0-9a-f]+_0_0_1.v5.tile]] = internal addrspace(3) global [4100 x i8] poison, align 16
 ; IR-NOT: written
 ; The recomputing threads (one) must fit in the block.
-; IR-DAG: @__kfuse_manifest_{{[0-9a-f]+}} = {{.*}}\0Ale 0 1 bx\0Ale 0 s3 bx*gx\0A{{.*}}\0Afootprint 1.0 r 4 min(4*bx*gx+4,4*s2)\0A
+; IR-DAG: @__kfuse_manifest_{{[0-9a-f]+}} = {{.*}}\0Ale 0 1 bx\0Ale 0 s3 bx*gx\0A{{.*}}\0Afootprint 1.0 r 4 min(4*bx*gx+4,4*s2)\0A{{.*}}\0Adead 0 0.1 covered\0A
 ; IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 ; IR: body.kept:
 ; The block's own elements: tile and memory.

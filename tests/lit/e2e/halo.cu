@@ -115,10 +115,14 @@ void fed(const float *x, float *u, float *f, float *d, int n) {
 // CHECK: ret;
 
 // The recomputing threads, Lo + Hi of them, must fit in the block.
-// Exact halos rely on one thread per element below n (s3 of flux).
+// Exact halos rely on one thread per element below n (s3 of flux); the
+// fused kernel never reads f (nor d) from memory: covered, so the runtime
+// may skip their stores where they are dead.
 // MANIFEST-LABEL: group __kfuse_fused_{{[0-9a-f]+}}_0_0_2 3
 // MANIFEST: le 0 2 bx
 // MANIFEST-NEXT: le 0 s3 bx*gx
+// MANIFEST: dead 0 0.1 covered
+// MANIFEST-NEXT: dead 1 1.1 covered
 // MANIFEST-LABEL: group __kfuse_fused_{{[0-9a-f]+}}_1_0_2 3
 // MANIFEST: le 0 5 bx
 // MANIFEST-NEXT: le 0 s3 bx*gx
@@ -126,3 +130,4 @@ void fed(const float *x, float *u, float *f, float *d, int n) {
 // MANIFEST: le 0 1 bx
 // MANIFEST-NOT: bx*gx
 // MANIFEST: launch 0 0 0
+// MANIFEST: dead 0 0.1{{$}}
