@@ -353,8 +353,9 @@ void FusedKernelBuilder::emitHalo(IRBuilder<> &B, unsigned Stage, ArrayRef<Value
 
 /// An access of a halo recomputation: its store of a halo buffer fills the
 /// tile slot instead (the element's own block stores it to memory), every
-/// other store goes (its own thread makes it), and its loads, all of
-/// buffers no stage writes, are invariant.
+/// other store goes (its own thread makes it), its loads of an earlier
+/// stage's halo buffer read that tile, and its other loads, all of buffers
+/// no stage writes, are invariant.
 void FusedKernelBuilder::rewriteHalo(Instruction &I, MDNode *Tag) {
   auto Get = [&](unsigned N) {
     return (unsigned)mdconst::extract<ConstantInt>(Tag->getOperand(N))->getZExtValue();
@@ -363,6 +364,14 @@ void FusedKernelBuilder::rewriteHalo(Instruction &I, MDNode *Tag) {
   const Access &A = C.Stages[Stage]->Accesses[Get(1)];
   I.setMetadata(HaloKind, nullptr);
   if (!A.IsStore) {
+    // A halo buffer of an earlier stage, recomputed for this halo too
+    // (Legality.cpp's growHalos): the address, formed from the virtual
+    // thread's coordinates, finds the element in that stage's tile.
+    if (auto It = Storage.find(C.arg(Stage, A.Param)); It != Storage.end()) {
+      assert(It->second.I->Mech == Mechanism::Halo && "a recomputed stage reads halo tiles only");
+      rewriteLoad(&I, Stage, A, It->second, 0);
+      return;
+    }
     if (isa<LoadInst>(I))
       I.setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
     if (auto *CB = dyn_cast<CallBase>(&I))
@@ -933,9 +942,12 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
           ThroughMemory.insert(I.Value);
       }
 
-  for (Instruction &I : make_early_inc_range(instructions(*Fused)))
+  SmallVector<std::pair<Instruction *, MDNode *>, 16> HaloWork;
+  for (Instruction &I : instructions(*Fused))
     if (MDNode *MD = I.getMetadata(HaloKind))
-      rewriteHalo(I, MD);
+      HaloWork.push_back({&I, MD});
+  for (auto [I, MD] : HaloWork)
+    rewriteHalo(*I, MD);
 
   struct Tagged {
     Instruction *I;

@@ -504,7 +504,7 @@ enum class HaloFit { No, Yes, Refused };
 /// accesses do not have this form (the usual rules decide), Yes with \p I
 /// filled, or Refused with \p C invalidated.
 static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<StagedAccess> &Accs,
-                           Intermediate &I) {
+                           Intermediate &I, bool Grown = false) {
   const SeqRecord &R = *C.Seq;
   int Producer = -1;
   const Access *Store = nullptr;
@@ -537,7 +537,7 @@ static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<Sta
       FarShift = *D;
     }
   }
-  if (Lo == 0 && Hi == 0)
+  if (Lo == 0 && Hi == 0 && !Grown)
     return HaloFit::No; // every thread reads its own element: forwarding
   std::string Buf = "buffer '" + R.Values.at(V).Text + "'";
   if (Far) {
@@ -548,20 +548,6 @@ static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<Sta
                  "halo", Far->A->Inst);
     return HaloFit::Refused;
   }
-  const KernelInfo &K = *C.Stages[Producer];
-  for (const Access &A : K.Accesses)
-    if (!A.IsStore && !readOnlyValue(C, C.arg(Producer, A.Param))) {
-      C.invalidate(Buf + ": later launches read it at neighbouring elements, so " +
-                       launchText(C, Producer) +
-                       " would be run again for the elements next to each block's own, "
-                       "but it reads '" +
-                       R.Values.at(C.arg(Producer, A.Param)).Text +
-                       "', which a launch of the group writes; recomputing needs inputs "
-                       "that no launch of the group changes (write the result to another "
-                       "buffer)",
-                   "halo", A.Inst);
-      return HaloFit::Refused;
-    }
   I.HaloExact = haloExact(C, Accs, Producer);
   if (I.HaloExact)
     C.Layout.insert("le " + std::to_string(Producer) + " s" +
@@ -576,6 +562,84 @@ static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<Sta
   I.DeadLaunch = C.First + Producer;
   I.DeadParam = Store->Param;
   return HaloFit::Yes;
+}
+
+/// Halo growth: a stage run again for a halo must see, for those elements,
+/// the inputs it saw when it ran as their own threads. An input no launch
+/// of the group writes is as it was; one that an earlier stage stores, each
+/// thread its own element, becomes a halo buffer of that stage too, wide
+/// enough for what the recomputation reads of it (its halo plus the reach
+/// of the reads: `d2 = d1[i+1] - d1[i-1]` after `d1 = f[i+1] - f[i-1]`
+/// after a flux f gives d1 a halo of 1 and f one of 2), and that stage is
+/// recomputed in turn. Anything else (an input a later stage writes, as in
+/// an update in place, or one staged within the block) refuses the group.
+static bool growHalos(FusionCandidate &C,
+                      std::map<unsigned, std::vector<StagedAccess>> &ByValue) {
+  const SeqRecord &R = *C.Seq;
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (size_t K = 0; K < C.Carried.size(); ++K) {
+      if (C.Carried[K].Mech != Mechanism::Halo)
+        continue;
+      unsigned P = C.Carried[K].HaloStage;
+      int64_t Lo = 0, Hi = 0;
+      for (const Intermediate &J : C.Carried)
+        if (J.Mech == Mechanism::Halo && J.HaloStage == P) {
+          Lo = std::max<int64_t>(Lo, J.HaloLo);
+          Hi = std::max<int64_t>(Hi, J.HaloHi);
+        }
+      for (const Access &A : C.Stages[P]->Accesses) {
+        unsigned W = C.arg(P, A.Param);
+        if (A.IsStore || readOnlyValue(C, W))
+          continue;
+        std::optional<int64_t> D =
+            A.UnknownIndex ? std::nullopt : elementShift(C.valueOffset(P, A), A.Bytes);
+        auto J = llvm::find_if(C.Carried, [&](const Intermediate &X) { return X.Value == W; });
+        Intermediate Grown;
+        HaloFit Fit = HaloFit::No;
+        if (D && J != C.Carried.end() && J->Mech != Mechanism::Stage)
+          Fit = J->Mech == Mechanism::Halo
+                    ? HaloFit::Yes
+                    : haloCarried(C, W, ByValue[W], Grown, /*Grown=*/true);
+        if (Fit == HaloFit::Refused)
+          return false;
+        if (Fit == HaloFit::No || (J->Mech != Mechanism::Halo && Grown.HaloStage >= P)) {
+          C.invalidate("buffer '" + R.Values.at(C.Carried[K].Value).Text +
+                           "': later launches read it at neighbouring elements, so " +
+                           launchText(C, P) +
+                           " would be run again for the elements next to each block's own, "
+                           "but it reads '" + R.Values.at(W).Text +
+                           "', which a launch of the group writes other than one element "
+                           "per thread before it; recomputing needs inputs that no launch "
+                           "of the group changes, or that an earlier one computes element "
+                           "by element (write the result to another buffer)",
+                       "halo", A.Inst);
+          return false;
+        }
+        if (J->Mech != Mechanism::Halo) {
+          *J = Grown;
+          Changed = true;
+        }
+        unsigned NeedLo = unsigned(Lo + std::max<int64_t>(0, -*D)),
+                 NeedHi = unsigned(Hi + std::max<int64_t>(0, *D));
+        if (NeedLo > J->HaloLo || NeedHi > J->HaloHi) {
+          J->HaloLo = std::max(J->HaloLo, NeedLo);
+          J->HaloHi = std::max(J->HaloHi, NeedHi);
+          Changed = true;
+        }
+        if (J->HaloLo > unsigned(4 * MaxHalo) || J->HaloHi > unsigned(4 * MaxHalo)) {
+          C.invalidate("buffer '" + R.Values.at(W).Text + "': the stencils of the group read " +
+                           std::to_string(std::max(J->HaloLo, J->HaloHi)) +
+                           " elements beyond a block through the stages that compute from "
+                           "it; halo fusion recomputes at most " +
+                           std::to_string(4 * MaxHalo),
+                       "halo", A.Inst);
+          return false;
+        }
+      }
+    }
+  }
+  return true;
 }
 
 void kfuse::checkCandidate(FusionCandidate &C) {
@@ -699,9 +763,6 @@ void kfuse::checkCandidate(FusionCandidate &C) {
       if (Fit == HaloFit::Refused)
         return;
       if (Fit == HaloFit::Yes) {
-        for (const StagedAccess &X : Accs)
-          if (!X.A->IsStore)
-            Spans.push_back({I.HaloStage, X.Stage});
         C.Carried.push_back(I);
         continue;
       }
@@ -813,6 +874,14 @@ void kfuse::checkCandidate(FusionCandidate &C) {
       }
     C.Carried.push_back(I);
   }
+
+  if (!growHalos(C, ByValue))
+    return;
+  for (const Intermediate &I : C.Carried)
+    if (I.Mech == Mechanism::Halo)
+      for (const StagedAccess &X : ByValue[I.Value])
+        if (!X.A->IsStore)
+          Spans.push_back({I.HaloStage, X.Stage});
 
   // Every halo buffer of a stage gets the stage's widest halo, and the
   // threads that recompute it must fit in a block: Lo+Hi <= ntid.x. The

@@ -2,12 +2,13 @@
 // neighbouring elements, t[i-1] and t[i+1], which threads of the next and
 // previous blocks store. The fused block recomputes the producer for the
 // elements next to its own (the halo) into a shared tile with its own
-// elements, synchronises, and runs the consumers from the tile. Refused:
-// a producer whose inputs a launch of the group writes (an in-place update:
-// recomputing it would read values another block may have changed), a
-// neighbour farther than 32 elements, a 2-D neighbour, and a producer fed by
-// an earlier stage of the group (the plan fuses the producer with its
-// consumer instead).
+// elements, synchronises, and runs the consumers from the tile. A producer
+// fed by an earlier stage grows that stage's halo: the earlier stage is
+// recomputed too, as far as the recomputation reads (three stages of
+// stencils: a flux, its difference, the difference's difference). Refused:
+// a producer whose inputs a later launch of the group writes (an in-place
+// update: recomputing it would read values another block may have
+// changed), a neighbour farther than 32 elements, and a 2-D neighbour.
 // REQUIRES: ptxas
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass=kfuse -Rpass-missed=kfuse %s -o %t.ptx 2>%t.remarks
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
@@ -33,6 +34,7 @@ KMAP void far(const float *f, float *d, int n) { IDX; if (i + 40 < n) d[i] = f[i
 // no thread stores may be read, from memory, as unfused.
 KMAP void next_m(const float *f, float *d, int m) { IDX; if (i + 1 < m) d[i] = f[i + 1]; }
 KMAP void scale(const float *x, float *u, int n) { IDX; if (i < n) u[i] = 3.0f * x[i]; }
+KMAP void diff2(const float *d, float *e, int n) { IDX; if (i > 1 && i < n - 2) e[i] = d[i + 1] - d[i - 1]; }
 KMAP void fill2d(const float *x, float *q, int w, int h)
 { int c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
   if (c < w && r < h) q[r * w + c] = 2.0f * x[r * w + c]; }
@@ -74,16 +76,24 @@ void fed(const float *x, float *u, float *f, float *d, int n) {
   flux<<<n / 256, 256>>>(u, f, 0.5f, n);
   diff<<<n / 256, 256>>>(f, d, n);
 }
+void stencils(const float *u, float *f, float *d, float *e, int n) {
+  flux<<<n / 256, 256>>>(u, f, 0.5f, n);
+  diff<<<n / 256, 256>>>(f, d, n);
+  diff2<<<n / 256, 256>>>(d, e, n);
+}
 
 // REMARK-DAG: remark: fused launches 0..2 (flux, diff, clip) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_2: f through shared memory with a halo of 1 element before and 1 after each block's, recomputed by launch 0 (flux), d in registers, with barriers; saves 12 bytes per element
 // The widest reads of all consumers: two before, three after.
 // REMARK-DAG: remark: fused launches 0..2 (flux, diff, wide) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_2: f through shared memory with a halo of 2 elements before and 3 after each block's, recomputed by launch 0 (flux), with barriers
-// REMARK-DAG: remark: launches 0..1 (flux, update) of sequence 2 at {{.*}} not fused: buffer 'f': later launches read it at neighbouring elements, so launch 0 (flux) would be run again for the elements next to each block's own, but it reads 'u', which a launch of the group writes; recomputing needs inputs that no launch of the group changes (write the result to another buffer)
+// REMARK-DAG: remark: launches 0..1 (flux, update) of sequence 2 at {{.*}} not fused: buffer 'f': later launches read it at neighbouring elements, so launch 0 (flux) would be run again for the elements next to each block's own, but it reads 'u', which a launch of the group writes other than one element per thread before it; recomputing needs inputs that no launch of the group changes, or that an earlier one computes element by element (write the result to another buffer)
 // REMARK-DAG: remark: launches 0..1 (flux, far) of sequence 3 at {{.*}} not fused: buffer 'f': launch 1 (far) reads it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x+160, 40 elements from its thread's own; halo fusion recomputes at most 32 elements on each side of a block
 // REMARK-DAG: remark: fused launches 0..1 (flux, next_m) of sequence 4 into __kfuse_fused_{{[0-9a-f]+}}_4_0_1: f through shared memory with a halo of 0 elements before and 1 after
 // REMARK-DAG: remark: launches 0..1 (fill2d, lap2d) of sequence 5 at {{.*}} not fused: buffer 'q': {{.*}}; neither the same thread nor the same block
-// REMARK-DAG: remark: sequence 6 at {{.*}}: launches 0..1 are legal to fuse but the plan without that group is predicted faster
-// REMARK-DAG: remark: fused launches 1..2 (flux, diff) of sequence 6 into __kfuse_fused_{{[0-9a-f]+}}_6_1_2: f through shared memory with a halo of 1 element before and 1 after
+// u is computed element by element before flux: scale is recomputed for
+// the halo as well.
+// REMARK-DAG: remark: fused launches 0..2 (scale, flux, diff) of sequence 6 into __kfuse_fused_{{[0-9a-f]+}}_6_0_2: u through shared memory with a halo of 1 element before and 1 after each block's, recomputed by launch 0 (scale), f through shared memory with a halo of 1 element before and 1 after each block's, recomputed by launch 1 (flux), with barriers
+// Three stages of stencils: d's halo of 1 needs f at 2 on each side.
+// REMARK-DAG: remark: fused launches 0..2 (flux, diff, diff2) of sequence 7 into __kfuse_fused_{{[0-9a-f]+}}_7_0_2: f through shared memory with a halo of 2 elements before and 2 after each block's, recomputed by launch 0 (flux), d through shared memory with a halo of 1 element before and 1 after each block's, recomputed by launch 1 (diff), with barriers
 
 // The chain's kernel: diff reads f[i-1] and f[i+1] under `i > 0` and
 // `i < n - 1` (the boundary test's false side), flux stores f[i] for every
@@ -115,6 +125,20 @@ void fed(const float *x, float *u, float *f, float *d, int n) {
 // CHECK: ret;
 
 // The recomputing threads, Lo + Hi of them, must fit in the block.
+// The three stencils: flux for the block and 2 on each side, a barrier,
+// diff for the block and 1 on each side (its recomputation reading f from
+// the tile), a barrier, diff2 from d's tile.
+// CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_7_0_2(
+// CHECK-DAG: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_7_0_2_$_v{{[0-9]+}}_$_tile[4112];
+// CHECK-DAG: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_7_0_2_$_v{{[0-9]+}}_$_tile[4104];
+// CHECK-NOT: written
+// CHECK: bar.sync 0;
+// CHECK: ld.shared.b32
+// CHECK: ld.shared.b32
+// CHECK: bar.sync 0;
+// CHECK: ld.shared.b32
+// CHECK: ret;
+
 // Exact halos rely on one thread per element below n (s3 of flux); the
 // fused kernel never reads f (nor d) from memory: covered, so the runtime
 // may skip their stores where they are dead.
