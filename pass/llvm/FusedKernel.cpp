@@ -14,7 +14,14 @@
 //  - staged buffer: the same with a shared tile and a shared "written" flag
 //    per element, cleared before a first barrier; the indices are
 //    block-local, so an element no thread of the block wrote was written by
-//    no thread at all.
+//    no thread at all;
+//  - halo buffer (a 1-D stencil): a staged buffer whose tile also holds
+//    the Lo elements before the block's and the Hi after; after the
+//    producer's stage, threads tid.x < Lo+Hi run the producer again as the
+//    threads of the neighbouring blocks whose elements those are (a clone
+//    whose tid.x and ctaid.x are parameters), into the tile only. Where
+//    every element read is proven stored, the tile has no flags and the
+//    loads read it unconditionally.
 //
 // A forwarded or staged value goes through llvm.arithmetic.fence and its
 // producing instruction loses `contract`, so neither LLVM nor ptxas

@@ -5,7 +5,10 @@
 // of different stages to one buffer with at least one store, either the same
 // thread (the buffer is laid out in per-thread records: register forwarding,
 // one register per field) or the same block (block-local indices:
-// shared-memory staging with barriers between the stages).
+// shared-memory staging with barriers between the stages), or, in 1-D,
+// neighbouring elements at constant distances (a stencil: halo
+// recomputation, the producer run again by each block for the elements
+// next to its own).
 //
 //===----------------------------------------------------------------------===//
 #include "FusionCandidate.h"
