@@ -16,6 +16,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
 
 #include <map>
 #include <regex>
@@ -488,6 +490,33 @@ static bool haloExact(const FusionCandidate &C, const std::vector<StagedAccess> 
   return true;
 }
 
+/// The first read in \p F of a special register that a thread running
+/// another thread's elements sees differently (%laneid, %warpid, %smid,
+/// %clock, ...): every one but tid.x and ctaid.x, which the recomputation
+/// replaces, and the extents, which all threads share. Null when none.
+static const Instruction *haloUnsafeRegister(const Function &F) {
+  for (const BasicBlock &BB : F)
+    for (const Instruction &I : BB) {
+      const auto *II = dyn_cast<IntrinsicInst>(&I);
+      if (!II || !II->getCalledFunction()->getName().starts_with("llvm.nvvm.read.ptx.sreg."))
+        continue;
+      switch (II->getIntrinsicID()) {
+      case Intrinsic::nvvm_read_ptx_sreg_tid_x:
+      case Intrinsic::nvvm_read_ptx_sreg_ctaid_x:
+      case Intrinsic::nvvm_read_ptx_sreg_ntid_x:
+      case Intrinsic::nvvm_read_ptx_sreg_ntid_y:
+      case Intrinsic::nvvm_read_ptx_sreg_ntid_z:
+      case Intrinsic::nvvm_read_ptx_sreg_nctaid_x:
+      case Intrinsic::nvvm_read_ptx_sreg_nctaid_y:
+      case Intrinsic::nvvm_read_ptx_sreg_nctaid_z:
+        continue;
+      default:
+        return II;
+      }
+    }
+  return nullptr;
+}
+
 namespace {
 enum class HaloFit { No, Yes, Refused };
 } // namespace
@@ -543,6 +572,20 @@ static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<Sta
   if (Lo == 0 && Hi == 0 && !Grown)
     return HaloFit::No; // every thread reads its own element: forwarding
   std::string Buf = "buffer '" + R.Values.at(V).Text + "'";
+  if (const Instruction *Reg = haloUnsafeRegister(*C.Stages[Producer]->Body)) {
+    C.invalidate(Buf + ": later launches read it at neighbouring elements, so " +
+                     launchText(C, Producer) +
+                     " would be run again for the elements next to each block's own, by "
+                     "other threads than their own, but it reads %" +
+                     cast<CallBase>(Reg)
+                         ->getCalledFunction()
+                         ->getName()
+                         .drop_front(strlen("llvm.nvvm.read.ptx.sreg."))
+                         .str() +
+                     ", which would then differ",
+                 "halo", Reg);
+    return HaloFit::Refused;
+  }
   if (Far) {
     C.invalidate(Buf + ": " + describe(C, *Far) + ", " +
                      std::to_string(FarShift < 0 ? -FarShift : FarShift) +

@@ -8,7 +8,9 @@
 // stencils: a flux, its difference, the difference's difference). Refused:
 // a producer whose inputs a later launch of the group writes (an in-place
 // update: recomputing it would read values another block may have
-// changed), a neighbour farther than 32 elements, and a 2-D neighbour.
+// changed), a producer that reads a special register other than the thread
+// and block indices and extents (%laneid), a neighbour farther than 32
+// elements, and a 2-D neighbour.
 // REQUIRES: ptxas
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass=kfuse -Rpass-missed=kfuse %s -o %t.ptx 2>%t.remarks
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
@@ -34,6 +36,7 @@ KMAP void far(const float *f, float *d, int n) { IDX; if (i + 40 < n) d[i] = f[i
 // no thread stores may be read, from memory, as unfused.
 KMAP void next_m(const float *f, float *d, int m) { IDX; if (i + 1 < m) d[i] = f[i + 1]; }
 KMAP void scale(const float *x, float *u, int n) { IDX; if (i < n) u[i] = 3.0f * x[i]; }
+KMAP void lanep(const float *u, float *f, int n) { IDX; if (i < n) f[i] = u[i] + (float)__nvvm_read_ptx_sreg_laneid(); }
 KMAP void diff2(const float *d, float *e, int n) { IDX; if (i > 1 && i < n - 2) e[i] = d[i + 1] - d[i - 1]; }
 KMAP void fill2d(const float *x, float *q, int w, int h)
 { int c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
@@ -76,6 +79,10 @@ void fed(const float *x, float *u, float *f, float *d, int n) {
   flux<<<n / 256, 256>>>(u, f, 0.5f, n);
   diff<<<n / 256, 256>>>(f, d, n);
 }
+void lane(const float *u, float *f, float *d, int n) {
+  lanep<<<n / 256, 256>>>(u, f, n);
+  diff<<<n / 256, 256>>>(f, d, n);
+}
 void stencils(const float *u, float *f, float *d, float *e, int n) {
   flux<<<n / 256, 256>>>(u, f, 0.5f, n);
   diff<<<n / 256, 256>>>(f, d, n);
@@ -92,8 +99,11 @@ void stencils(const float *u, float *f, float *d, float *e, int n) {
 // u is computed element by element before flux: scale is recomputed for
 // the halo as well.
 // REMARK-DAG: remark: fused launches 0..2 (scale, flux, diff) of sequence 6 into __kfuse_fused_{{[0-9a-f]+}}_6_0_2: u through shared memory with a halo of 1 element before and 1 after each block's, recomputed by launch 0 (scale), f through shared memory with a halo of 1 element before and 1 after each block's, recomputed by launch 1 (flux), with barriers
+// A producer that reads %laneid would compute other values when another
+// thread runs it for a neighbour's element.
+// REMARK-DAG: remark: launches 0..1 (lanep, diff) of sequence 7 at {{.*}} not fused: buffer 'f': later launches read it at neighbouring elements, so launch 0 (lanep) would be run again for the elements next to each block's own, by other threads than their own, but it reads %laneid, which would then differ
 // Three stages of stencils: d's halo of 1 needs f at 2 on each side.
-// REMARK-DAG: remark: fused launches 0..2 (flux, diff, diff2) of sequence 7 into __kfuse_fused_{{[0-9a-f]+}}_7_0_2: f through shared memory with a halo of 2 elements before and 2 after each block's, recomputed by launch 0 (flux), d through shared memory with a halo of 1 element before and 1 after each block's, recomputed by launch 1 (diff), with barriers
+// REMARK-DAG: remark: fused launches 0..2 (flux, diff, diff2) of sequence 8 into __kfuse_fused_{{[0-9a-f]+}}_8_0_2: f through shared memory with a halo of 2 elements before and 2 after each block's, recomputed by launch 0 (flux), d through shared memory with a halo of 1 element before and 1 after each block's, recomputed by launch 1 (diff), with barriers
 
 // The chain's kernel: diff reads f[i-1] and f[i+1] under `i > 0` and
 // `i < n - 1` (the boundary test's false side), flux stores f[i] for every
@@ -128,9 +138,9 @@ void stencils(const float *u, float *f, float *d, float *e, int n) {
 // The three stencils: flux for the block and 2 on each side, a barrier,
 // diff for the block and 1 on each side (its recomputation reading f from
 // the tile), a barrier, diff2 from d's tile.
-// CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_7_0_2(
-// CHECK-DAG: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_7_0_2_$_v{{[0-9]+}}_$_tile[4112];
-// CHECK-DAG: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_7_0_2_$_v{{[0-9]+}}_$_tile[4104];
+// CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_8_0_2(
+// CHECK-DAG: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_8_0_2_$_v{{[0-9]+}}_$_tile[4112];
+// CHECK-DAG: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_8_0_2_$_v{{[0-9]+}}_$_tile[4104];
 // CHECK-NOT: written
 // CHECK: bar.sync 0;
 // CHECK: ld.shared.b32
