@@ -529,12 +529,16 @@ enum class HaloFit { No, Yes, Refused };
 /// its own elements and, in Lo+Hi of its threads, for the Lo elements before
 /// and the Hi after them, each as the thread of the neighbouring block whose
 /// element it is (FusedKernel.cpp), all into one shared tile. Running a
-/// thread of another block again gives its values only if nothing the group
-/// does can change its inputs: it may read no buffer a stage writes. (Its
-/// calls read no thread index: the kernel analysis refuses those; and its
-/// store's offset counts no grid-stride iterations.) Returns No when the
-/// accesses do not have this form (the usual rules decide), Yes with \p I
-/// filled, or Refused with \p C invalidated.
+/// thread of another block again gives its values only if it sees what that
+/// thread saw: no special register but the indices and extents
+/// (haloUnsafeRegister), and inputs no stage changes or that an earlier
+/// stage computes for the halo too (growHalos). (Its calls read no thread
+/// index: the kernel analysis refuses those; and its store's offset counts
+/// no grid-stride iterations.) \p Grown: the buffer is an input of a
+/// recomputed stage, a halo buffer even where its readers read their own
+/// elements only. Returns No when the accesses do not have this form (the
+/// usual rules decide), Yes with \p I filled, or Refused with \p C
+/// invalidated.
 static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<StagedAccess> &Accs,
                            Intermediate &I, bool Grown = false) {
   const SeqRecord &R = *C.Seq;
