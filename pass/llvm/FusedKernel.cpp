@@ -75,6 +75,20 @@ struct CarriedStorage {
   SmallVector<Value *, 4> Slot, Flag;
 };
 
+/// The (stage, access index) a clone's instruction is tagged with
+/// (kfuse.access, kfuse.halo, kfuse.store), and back.
+static MDNode *accessTag(LLVMContext &Ctx, unsigned Stage, unsigned Index) {
+  Type *I32 = Type::getInt32Ty(Ctx);
+  return MDNode::get(Ctx, {ConstantAsMetadata::get(ConstantInt::get(I32, Stage)),
+                           ConstantAsMetadata::get(ConstantInt::get(I32, Index))});
+}
+static std::pair<unsigned, unsigned> accessOfTag(const MDNode *MD) {
+  auto Get = [&](unsigned N) {
+    return (unsigned)mdconst::extract<ConstantInt>(MD->getOperand(N))->getZExtValue();
+  };
+  return {Get(0), Get(1)};
+}
+
 class FusedKernelBuilder {
   Module &M;
   const FusionCandidate &C;
@@ -93,8 +107,6 @@ class FusedKernelBuilder {
   /// The dead-mask bit of each carried buffer whose stores the mask may
   /// skip, by the buffer's argument.
   DenseMap<const Value *, unsigned> DeadBitOf;
-  /// Per stage that recomputes a halo: the tile slot its halo threads fill.
-  std::map<unsigned, Value *> HaloSlotOf;
 
 public:
   FusedKernelBuilder(Module &M, const FusionCandidate &C,
@@ -300,11 +312,7 @@ Function *FusedKernelBuilder::haloClone(unsigned Stage) {
   H->setCallingConv(CallingConv::C);
   H->removeFnAttr(Attribute::NoInline);
   for (unsigned Idx = 0; Idx < K.Accesses.size(); ++Idx)
-    cast<Instruction>(VMap[K.Accesses[Idx].Inst])
-        ->setMetadata(HaloKind, MDNode::get(Ctx, {ConstantAsMetadata::get(
-                                                      ConstantInt::get(Type::getInt32Ty(Ctx), Stage)),
-                                                  ConstantAsMetadata::get(ConstantInt::get(
-                                                      Type::getInt32Ty(Ctx), Idx))}));
+    cast<Instruction>(VMap[K.Accesses[Idx].Inst])->setMetadata(HaloKind, accessTag(Ctx, Stage, Idx));
   for (Instruction &I : make_early_inc_range(instructions(*H)))
     if (auto *II = dyn_cast<IntrinsicInst>(&I)) {
       Value *To = II->getIntrinsicID() == Intrinsic::nvvm_read_ptx_sreg_tid_x     ? H->getArg(N)
@@ -320,7 +328,8 @@ Function *FusedKernelBuilder::haloClone(unsigned Stage) {
 
 /// After stage \p Stage's call: the threads tid.x < Lo+Hi run the stage
 /// again as the thread of the neighbouring block whose element is the
-/// halo's slot haloSlot(): for tid.x < Lo, thread ntid.x + tid.x - Lo of
+/// halo's slot haloSlot() (the slot its stores then find from their
+/// addresses): for tid.x < Lo, thread ntid.x + tid.x - Lo of
 /// block ctaid.x - 1, else thread tid.x - Lo of block ctaid.x + 1, where
 /// that block exists (an element no launched thread stores keeps its flag
 /// clear, and its readers read memory, as unfused). Every thread reaches
@@ -347,7 +356,6 @@ void FusedKernelBuilder::emitHalo(IRBuilder<> &B, unsigned Stage, ArrayRef<Value
   BasicBlock *Join = BasicBlock::Create(Ctx, "kfuse.halo.join", Fused);
   B.CreateCondBr(Run, Then, Join);
   B.SetInsertPoint(Then);
-  HaloSlotOf[Stage] = haloSlot(B, *I);
   Function *H = haloClone(Stage);
   SmallVector<Value *, 16> HArgs(Args.begin(), Args.end());
   HArgs.push_back(HaloTid);
@@ -364,11 +372,8 @@ void FusedKernelBuilder::emitHalo(IRBuilder<> &B, unsigned Stage, ArrayRef<Value
 /// stage's halo buffer read that tile, and its other loads, all of buffers
 /// no stage writes, are invariant.
 void FusedKernelBuilder::rewriteHalo(Instruction &I, MDNode *Tag) {
-  auto Get = [&](unsigned N) {
-    return (unsigned)mdconst::extract<ConstantInt>(Tag->getOperand(N))->getZExtValue();
-  };
-  unsigned Stage = Get(0);
-  const Access &A = C.Stages[Stage]->Accesses[Get(1)];
+  auto [Stage, Index] = accessOfTag(Tag);
+  const Access &A = C.Stages[Stage]->Accesses[Index];
   I.setMetadata(HaloKind, nullptr);
   if (!A.IsStore) {
     // A halo buffer of an earlier stage, recomputed for this halo too
@@ -385,19 +390,11 @@ void FusedKernelBuilder::rewriteHalo(Instruction &I, MDNode *Tag) {
       CB->setMemoryEffects(MemoryEffects::argMemOnly(ModRefInfo::Ref));
     return;
   }
+  // Its store's address, formed from the virtual thread's coordinates, is
+  // its element's: the store to the tile is the producer's own.
   auto It = Storage.find(C.arg(Stage, A.Param));
-  if (It != Storage.end() && It->second.I->Mech == Mechanism::Halo) {
-    const Intermediate &In = *It->second.I;
-    Value *V = guardValue(&I, memoryAccessOf(I)->Stored);
-    IRBuilder<> B(&I);
-    Value *Slot = HaloSlotOf.at(Stage);
-    B.CreateAlignedStore(
-        V, B.CreateInBoundsGEP(B.getInt8Ty(), It->second.Slot[0],
-                               B.CreateMul(Slot, B.getInt64(In.Bytes))),
-        Align(In.Bytes));
-    if (!It->second.Flag.empty())
-      B.CreateStore(B.getInt8(1), B.CreateInBoundsGEP(B.getInt8Ty(), It->second.Flag[0], Slot));
-  }
+  if (It != Storage.end() && It->second.I->Mech == Mechanism::Halo)
+    rewriteStore(&I, Stage, A, It->second, 0);
   I.eraseFromParent();
 }
 
@@ -837,10 +834,8 @@ void FusedKernelBuilder::cleanup(FunctionAnalysisManager &FAM) {
   std::vector<Tagged> Before;
   for (Instruction &I : instructions(*Fused))
     if (MDNode *MD = I.getMetadata(StoreKind)) {
-      auto Get = [&](unsigned N) {
-        return (unsigned)mdconst::extract<ConstantInt>(MD->getOperand(N))->getZExtValue();
-      };
-      Before.push_back({WeakVH(&I), Get(0), Get(1)});
+      auto [Stage, Index] = accessOfTag(MD);
+      Before.push_back({WeakVH(&I), Stage, Index});
     }
   FunctionPassManager DSE;
   DSE.addPass(DSEPass());
@@ -885,9 +880,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
           ->setMetadata(GridKind, MDNode::get(Ctx, {ConstantAsMetadata::get(B.getInt32(S))}));
     for (unsigned Idx = 0; Idx < K.Accesses.size(); ++Idx) {
       auto *I = cast<Instruction>(VMap[K.Accesses[Idx].Inst]);
-      I->setMetadata(AccessKind,
-                     MDNode::get(Ctx, {ConstantAsMetadata::get(B.getInt32(S)),
-                                       ConstantAsMetadata::get(B.getInt32(Idx))}));
+      I->setMetadata(AccessKind, accessTag(Ctx, S, Idx));
     }
     // A pointer or integer value passed again is its first occurrence: the
     // manifest's `equal` lines make the runtime check exactly these, and one
@@ -964,17 +957,14 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
   std::vector<Tagged> Work;
   for (Instruction &I : instructions(*Fused))
     if (MDNode *MD = I.getMetadata(AccessKind)) {
-      auto Get = [&](unsigned N) {
-        return (unsigned)mdconst::extract<ConstantInt>(MD->getOperand(N))->getZExtValue();
-      };
-      Work.push_back({&I, Get(0), &C.Stages[Get(0)]->Accesses[Get(1)]});
+      auto [Stage, Index] = accessOfTag(MD);
+      Work.push_back({&I, Stage, &C.Stages[Stage]->Accesses[Index]});
     }
   for (Tagged &T : Work) {
     T.I->setMetadata(AccessKind, nullptr);
     if (isa<StoreInst>(T.I))
-      T.I->setMetadata(StoreKind, MDNode::get(Ctx, {ConstantAsMetadata::get(B.getInt32(T.Stage)),
-                                                   ConstantAsMetadata::get(B.getInt32(
-                                                       T.A - C.Stages[T.Stage]->Accesses.data()))}));
+      T.I->setMetadata(StoreKind, accessTag(Ctx, T.Stage,
+                                            unsigned(T.A - C.Stages[T.Stage]->Accesses.data())));
     // A buffer no stage writes is checked disjoint from every buffer the
     // group writes (disjointPairs), so nothing changes it while the fused
     // kernel runs: its loads may go through the read-only path

@@ -232,9 +232,7 @@ std::optional<DigitForm> kfuse::digitsOf(const IndexPoly &O) {
   return Form;
 }
 
-/// The symbol an sreg read stands for (a thread or block coordinate or
-/// extent of any dimension), -1 for any other value.
-static int sregSymbol(const Value *V) {
+int kfuse::sregSymbol(const Value *V) {
   auto *II = dyn_cast<IntrinsicInst>(V);
   if (!II)
     return -1;
@@ -647,10 +645,17 @@ static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT,
         std::swap(L, R);
         P = ICmpInst::getSwappedPredicate(P);
       }
-      // g != c or g != s<p> + c: one value less where a bound reaches it
-      // (`i == 0 || i == n - 1` on the false side, under `i < n`).
-      if (P == ICmpInst::ICMP_NE && SE.isSCEVable(L->getType())) {
-        auto PL = polyOf(F, SE, SE.getSCEV(L)), PR = polyOf(F, SE, SE.getSCEV(R));
+      // Signed facts on g, as E = R - L (- 1 for L < R): L != R is E != 0,
+      // L < R and L <= R are E >= 0.
+      std::optional<IndexPoly> PL, PR;
+      if ((P == ICmpInst::ICMP_NE || P == ICmpInst::ICMP_SLT || P == ICmpInst::ICMP_SLE) &&
+          SE.isSCEVable(L->getType())) {
+        PL = polyOf(F, SE, SE.getSCEV(L));
+        PR = polyOf(F, SE, SE.getSCEV(R));
+      }
+      if (P == ICmpInst::ICMP_NE) {
+        // g != c or g != s<p> + c: one value less where a bound reaches it
+        // (`i == 0 || i == n - 1` on the false side, under `i < n`).
         if (PL && PR) {
           IndexPoly E = *PR - *PL;
           if (E == G * IndexPoly::constant(-1) + IndexPoly::constant(E.constantTerm()))
@@ -662,25 +667,21 @@ static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT,
         }
         continue;
       }
-      // A signed L < R or L <= R is R - L - strict >= 0; where that is
-      // s<p> + c - g or g - c, it bounds g.
-      if ((P == ICmpInst::ICMP_SLT || P == ICmpInst::ICMP_SLE) && SE.isSCEVable(L->getType())) {
-        auto PL = polyOf(F, SE, SE.getSCEV(L)), PR = polyOf(F, SE, SE.getSCEV(R));
-        if (PL && PR) {
-          IndexPoly E = *PR - *PL - IndexPoly::constant(P == ICmpInst::ICMP_SLT);
-          IndexPoly Low = E - G;
-          if (Low.isConstant())
-            A.MinG = std::max(A.MinG, -Low.constantTerm());
-          if (auto U = paramPlusConst(E + G)) {
-            auto [Arg, Cst] = *U;
-            A.MaxG.push_back({Arg, Cst});
-            // The whole condition of a check every thread reaches, and
-            // nothing between it and the store.
-            if (A.IsStore && Cst == -1 && C == Br->getCondition() &&
-                PDT.dominates(D, &F.getEntryBlock()) &&
-                PDT.dominates(BB, Br->getSuccessor(Taken ? 0 : 1)))
-              A.EveryBelow = Arg;
-          }
+      // E >= 0 where E is s<p> + c - g or g - c bounds g.
+      if (PL && PR) {
+        IndexPoly E = *PR - *PL - IndexPoly::constant(P == ICmpInst::ICMP_SLT);
+        IndexPoly Low = E - G;
+        if (Low.isConstant())
+          A.MinG = std::max(A.MinG, -Low.constantTerm());
+        if (auto U = paramPlusConst(E + G)) {
+          auto [Arg, Cst] = *U;
+          A.MaxG.push_back({Arg, Cst});
+          // The whole condition of a check every thread reaches, and
+          // nothing between it and the store.
+          if (A.IsStore && Cst == -1 && C == Br->getCondition() &&
+              PDT.dominates(D, &F.getEntryBlock()) &&
+              PDT.dominates(BB, Br->getSuccessor(Taken ? 0 : 1)))
+            A.EveryBelow = Arg;
         }
       }
       if (P != ICmpInst::ICMP_SLT && P != ICmpInst::ICMP_ULT)

@@ -234,6 +234,10 @@ struct KernelInfo : Verdict {
   unsigned CoordsRead = 0;
 };
 
+/// The symbol an sreg read stands for (a thread or block coordinate or
+/// extent of any dimension), -1 for any other value.
+int sregSymbol(const llvm::Value *V);
+
 /// Manifest expression for min(H, K * p), p the unsigned integer parameter
 /// \p Param: the manifest reads s<p> sign-extended, so a value of 2^31 or
 /// more (4 bytes) reads negative, and then the bound is H alone:

@@ -17,7 +17,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IntrinsicInst.h"
-#include "llvm/IR/IntrinsicsNVPTX.h"
 
 #include <map>
 #include <regex>
@@ -500,19 +499,9 @@ static const Instruction *haloUnsafeRegister(const Function &F) {
       const auto *II = dyn_cast<IntrinsicInst>(&I);
       if (!II || !II->getCalledFunction()->getName().starts_with("llvm.nvvm.read.ptx.sreg."))
         continue;
-      switch (II->getIntrinsicID()) {
-      case Intrinsic::nvvm_read_ptx_sreg_tid_x:
-      case Intrinsic::nvvm_read_ptx_sreg_ctaid_x:
-      case Intrinsic::nvvm_read_ptx_sreg_ntid_x:
-      case Intrinsic::nvvm_read_ptx_sreg_ntid_y:
-      case Intrinsic::nvvm_read_ptx_sreg_ntid_z:
-      case Intrinsic::nvvm_read_ptx_sreg_nctaid_x:
-      case Intrinsic::nvvm_read_ptx_sreg_nctaid_y:
-      case Intrinsic::nvvm_read_ptx_sreg_nctaid_z:
-        continue;
-      default:
+      int Sym = sregSymbol(II);
+      if (Sym != SymTid && Sym != SymCtaid && (Sym < 0 || isCoordinate(Sym)))
         return II;
-      }
     }
   return nullptr;
 }
