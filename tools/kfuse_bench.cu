@@ -340,6 +340,38 @@ void halo_hand_run(void *const *in, void *const *out, int n, int block, cudaStre
     halo_hand<<<kfx::grid_for(n, block), block, 0, s>>>((const float *)in[0], (float *)out[0], n);
 }
 
+/* The heat2d workload written by hand, as a CUDA programmer fuses a
+ * stencil of a stencil: each thread computes the heat step of its cell and
+ * of its four neighbours itself (the 13 cells of u they read, from the
+ * caches), and nothing but o reaches memory. */
+__device__ static float heat_hand_un(const float *u, int x, int y, int w, int h)
+{
+  int i = y * w + x;
+  if (x == 0 || y == 0 || x == w - 1 || y == h - 1)
+    return u[i];
+  return u[i] + (float)kb_coef[4] * 0.25f * (u[i - 1] + u[i + 1] + u[i - w] + u[i + w] - 4.0f * u[i]);
+}
+__global__ void heat2d_hand(const float *u, float *o, int w, int h)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h)
+    return;
+  float c = heat_hand_un(u, x, y, w, h), lap = 0.0f;
+  if (!(x == 0 || y == 0 || x == w - 1 || y == h - 1))
+    lap = heat_hand_un(u, x - 1, y, w, h) + heat_hand_un(u, x + 1, y, w, h) +
+          heat_hand_un(u, x, y - 1, w, h) + heat_hand_un(u, x, y + 1, w, h) - 4.0f * c;
+  o[y * w + x] = c + 0.125f * lap;
+}
+
+void heat2d_hand_run(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  int w = kb_img_w, h = n / kb_img_w;
+  dim3 b(32, 8), g((w + 31) / 32, (h + 7) / 8);
+  (void)block;
+  for (int step = 0; step < kb_temp_steps; step++)
+    heat2d_hand<<<g, b, 0, s>>>((const float *)in[0], (float *)out[0], w, h);
+}
+
 const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
     chain_hand_run<float, 2>,  chain_hand_run<float, 4>,  chain_hand_run<float, 8>,
     chain_hand_run<double, 2>, chain_hand_run<double, 4>, chain_hand_run<double, 8>,
@@ -348,7 +380,7 @@ const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
     activation_hand_run,       half_hand_run,             temps_hand_run<2>,
     temps_hand_run<4>,         temps_hand_run<5>,         temps_hand_run<8>,
     temps_blas1_hand_run,      stream_hand_run,           horizontal_hand_run,
-    halo_hand_run,
+    halo_hand_run,             heat2d_hand_run,
 };
 
 /* Instances of w the main table runs for n. */

@@ -71,7 +71,7 @@ inline unsigned kb_grid_stride_blocks()
   return blocks;
 }
 
-#define KB_NWORKLOADS 22
+#define KB_NWORKLOADS 23
 
 /* The same table of KB_NWORKLOADS entries, compiled twice; the entries
  * differ only in `run`. */

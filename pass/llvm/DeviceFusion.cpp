@@ -608,12 +608,22 @@ void DeviceFuser::fuse(FusionCandidate &C) {
     Fwd ? ++NumForwarded : ++NumStaged;
     Mechs += (Mechs.empty() ? "" : ", ") + C.Seq->Values.at(I.Value).Text +
              (Fwd ? " in registers" : " through shared memory");
-    if (I.Mech == Mechanism::Halo)
-      Mechs += " with a halo of " + std::to_string(I.HaloLo) + " element" +
-               (I.HaloLo == 1 ? "" : "s") + " before and " + std::to_string(I.HaloHi) +
+    if (I.Mech == Mechanism::Halo && I.HaloGrid) {
+      std::string Box;
+      for (unsigned D = 0; D < 3; ++D)
+        if (I.HaloLo[D] + I.HaloHi[D])
+          Box += std::string(Box.empty() ? "" : ", ") + std::to_string(I.HaloLo[D]) +
+                 " before and " + std::to_string(I.HaloHi[D]) + " after in " + "xyz"[D];
+      Mechs += " with a halo of " + Box + " around each block's box, recomputed by launch " +
+               std::to_string(C.First + I.HaloStage) + " (" +
+               shortName(C.Stages[I.HaloStage]->F->getName()) + ")";
+    } else if (I.Mech == Mechanism::Halo) {
+      Mechs += " with a halo of " + std::to_string(I.HaloLo[0]) + " element" +
+               (I.HaloLo[0] == 1 ? "" : "s") + " before and " + std::to_string(I.HaloHi[0]) +
                " after each block's, recomputed by launch " +
                std::to_string(C.First + I.HaloStage) + " (" +
                shortName(C.Stages[I.HaloStage]->F->getName()) + ")";
+    }
   }
   if (Mechs.empty()) {
     // Launches that share no buffer at all fuse horizontally: each thread

@@ -130,10 +130,14 @@ private:
   Value *tileOffset(Instruction *I, unsigned Stage, const Access &A, const Intermediate &In);
   Value *emitPoly(IRBuilder<> &B, const IndexPoly &P);
   Value *haloSlot(IRBuilder<> &B, const Intermediate &I);
+  Value *gridSlot(IRBuilder<> &B, const Intermediate &I, ArrayRef<Value *> L);
   const Intermediate *haloOf(unsigned Stage) const;
-  Function *haloClone(unsigned Stage);
+  Function *haloClone(unsigned Stage, bool Grid);
   void emitHalo(IRBuilder<> &B, unsigned Stage, ArrayRef<Value *> Args,
                 SmallVectorImpl<CallInst *> &Calls, SmallVectorImpl<Function *> &Clones);
+  void emitGridHalo(IRBuilder<> &B, const Intermediate &I, unsigned Stage,
+                    ArrayRef<Value *> Args, SmallVectorImpl<CallInst *> &Calls,
+                    SmallVectorImpl<Function *> &Clones);
   void rewriteHalo(Instruction &I, MDNode *Tag);
   Value *guardValue(Instruction *Store, Value *V);
   void rewriteStore(Instruction *SI, unsigned Stage, const Access &A, CarriedStorage &S,
@@ -189,7 +193,7 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
       }
     } else {
       std::string Base = C.Name + ".v" + std::to_string(I.Value);
-      unsigned Elements = 1024 + I.HaloLo + I.HaloHi;
+      unsigned Elements = I.HaloGrid ? GridTileElements : 1024 + I.HaloLo[0] + I.HaloHi[0];
       auto *TileTy = ArrayType::get(B.getInt8Ty(), Elements * I.Bytes);
       auto *Tile = new GlobalVariable(M, TileTy, false, GlobalValue::InternalLinkage,
                                       PoisonValue::get(TileTy), Base + ".tile", nullptr,
@@ -219,9 +223,9 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
         // Slot Lo + tid is the thread's own element; the halo's slots, [0,
         // Lo) and [Lo + ntid, Lo + ntid + Hi), are cleared by the threads
         // that fill them (haloSlot), the others clearing their own again.
-        Value *Own = B.CreateAdd(Tid, B.getInt64(I.HaloLo));
+        Value *Own = B.CreateAdd(Tid, B.getInt64(I.HaloLo[0]));
         Value *Halo = B.CreateSelect(
-            B.CreateICmpULT(Tid, B.getInt64(I.HaloLo + I.HaloHi)), haloSlot(B, I), Own);
+            B.CreateICmpULT(Tid, B.getInt64(I.HaloLo[0] + I.HaloHi[0])), haloSlot(B, I), Own);
         B.CreateStore(B.getInt8(0), B.CreateInBoundsGEP(B.getInt8Ty(), Flags, Own));
         B.CreateStore(B.getInt8(0), B.CreateInBoundsGEP(B.getInt8Ty(), Flags, Halo));
       } else {
@@ -276,7 +280,7 @@ Value *FusedKernelBuilder::emitPoly(IRBuilder<> &B, const IndexPoly &P) {
 Value *FusedKernelBuilder::haloSlot(IRBuilder<> &B, const Intermediate &I) {
   Value *T = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_tid_x), B.getInt64Ty());
   Value *NT = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ntid_x), B.getInt64Ty());
-  return B.CreateSelect(B.CreateICmpULT(T, B.getInt64(I.HaloLo)), T, B.CreateAdd(NT, T),
+  return B.CreateSelect(B.CreateICmpULT(T, B.getInt64(I.HaloLo[0])), T, B.CreateAdd(NT, T),
                         "kfuse.haloslot");
 }
 
@@ -290,16 +294,24 @@ const Intermediate *FusedKernelBuilder::haloOf(unsigned Stage) const {
 }
 
 /// A private clone of stage \p Stage's body that runs as another thread:
-/// two more i32 parameters, that thread's tid.x and ctaid.x, replace every
-/// read of those registers (Legality.cpp's haloCarried checked that the
-/// functions it calls read neither). Its accesses are tagged kfuse.halo.
-Function *FusedKernelBuilder::haloClone(unsigned Stage) {
+/// more i32 parameters, that thread's tid.x and ctaid.x (with \p Grid, its
+/// tid.x, .y, .z and ctaid.x, .y, .z, then the i64 tile slot of its
+/// element), replace every read of those registers (Legality.cpp checked
+/// that the functions it calls read none). Its accesses are tagged
+/// kfuse.halo; with \p Grid its stores of the stage's halo buffers go to
+/// their tiles' slot here.
+Function *FusedKernelBuilder::haloClone(unsigned Stage, bool Grid) {
+  static const Intrinsic::ID Coords[6] = {
+      Intrinsic::nvvm_read_ptx_sreg_tid_x,   Intrinsic::nvvm_read_ptx_sreg_tid_y,
+      Intrinsic::nvvm_read_ptx_sreg_tid_z,   Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+      Intrinsic::nvvm_read_ptx_sreg_ctaid_y, Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
   const KernelInfo &K = *C.Stages[Stage];
   Function *Body = K.Body;
   SmallVector<Type *, 16> Params(Body->getFunctionType()->params());
   unsigned N = Params.size();
-  Params.push_back(Type::getInt32Ty(Ctx));
-  Params.push_back(Type::getInt32Ty(Ctx));
+  Params.append(Grid ? 6 : 2, Type::getInt32Ty(Ctx));
+  if (Grid)
+    Params.push_back(Type::getInt64Ty(Ctx));
   Function *H = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), Params, false),
                                  GlobalValue::InternalLinkage,
                                  C.Name + ".halo" + Twine(Stage), M);
@@ -315,15 +327,52 @@ Function *FusedKernelBuilder::haloClone(unsigned Stage) {
     cast<Instruction>(VMap[K.Accesses[Idx].Inst])->setMetadata(HaloKind, accessTag(Ctx, Stage, Idx));
   for (Instruction &I : make_early_inc_range(instructions(*H)))
     if (auto *II = dyn_cast<IntrinsicInst>(&I)) {
-      Value *To = II->getIntrinsicID() == Intrinsic::nvvm_read_ptx_sreg_tid_x     ? H->getArg(N)
-                  : II->getIntrinsicID() == Intrinsic::nvvm_read_ptx_sreg_ctaid_x ? H->getArg(N + 1)
-                                                                                  : nullptr;
+      Value *To = nullptr;
+      if (Grid) {
+        for (unsigned R = 0; R < 6; ++R)
+          if (II->getIntrinsicID() == Coords[R])
+            To = H->getArg(N + R);
+      } else if (II->getIntrinsicID() == Coords[0] || II->getIntrinsicID() == Coords[3]) {
+        To = H->getArg(N + (II->getIntrinsicID() == Coords[3]));
+      }
       if (To) {
         II->replaceAllUsesWith(To);
         II->eraseFromParent();
       }
     }
+  if (!Grid)
+    return H;
+  for (unsigned Idx = 0; Idx < K.Accesses.size(); ++Idx) {
+    const Access &A = K.Accesses[Idx];
+    auto It = Storage.find(C.arg(Stage, A.Param));
+    if (!A.IsStore || It == Storage.end() || It->second.I->Mech != Mechanism::Halo)
+      continue;
+    auto *SI = cast<Instruction>(VMap[A.Inst]);
+    Value *V = guardValue(SI, memoryAccessOf(*SI)->Stored);
+    IRBuilder<> B(SI);
+    Value *Off = B.CreateMul(H->getArg(N + 6), B.getInt64(It->second.I->Bytes));
+    B.CreateAlignedStore(V, B.CreateInBoundsGEP(B.getInt8Ty(), It->second.Slot[0], Off),
+                         Align(It->second.I->Bytes));
+    SI->eraseFromParent();
+  }
   return H;
+}
+
+/// The tile slot of in-block coordinates \p L (i64, each relative to the
+/// block's first element, in [-Lo_d, ntid.d + Hi_d)) of the 2-D or 3-D halo
+/// buffer \p I: its box is ntid.x + Lo_x + Hi_x elements wide and ntid.y +
+/// Lo_y + Hi_y high.
+Value *FusedKernelBuilder::gridSlot(IRBuilder<> &B, const Intermediate &I, ArrayRef<Value *> L) {
+  static const Intrinsic::ID Ntid[3] = {Intrinsic::nvvm_read_ptx_sreg_ntid_x,
+                                        Intrinsic::nvvm_read_ptx_sreg_ntid_y,
+                                        Intrinsic::nvvm_read_ptx_sreg_ntid_z};
+  Value *Slot = B.getInt64(0);
+  for (unsigned D = 3; D-- > 0;) {
+    Value *Width = B.CreateAdd(B.CreateZExt(sreg(B, Ntid[D]), B.getInt64Ty()),
+                               B.getInt64(I.HaloLo[D] + I.HaloHi[D]));
+    Slot = B.CreateAdd(B.CreateMul(Slot, Width), B.CreateAdd(L[D], B.getInt64(I.HaloLo[D])));
+  }
+  return Slot;
 }
 
 /// After stage \p Stage's call: the threads tid.x < Lo+Hi run the stage
@@ -340,23 +389,25 @@ void FusedKernelBuilder::emitHalo(IRBuilder<> &B, unsigned Stage, ArrayRef<Value
   const Intermediate *I = haloOf(Stage);
   if (!I)
     return;
+  if (I->HaloGrid)
+    return emitGridHalo(B, *I, Stage, Args, Calls, Clones);
   Value *T = sreg(B, Intrinsic::nvvm_read_ptx_sreg_tid_x);
   Value *NT = sreg(B, Intrinsic::nvvm_read_ptx_sreg_ntid_x);
   Value *Cta = sreg(B, Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
   Value *NCta = sreg(B, Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
-  Value *Lo = B.getInt32(I->HaloLo);
+  Value *Lo = B.getInt32(I->HaloLo[0]);
   Value *Left = B.CreateICmpULT(T, Lo);
   Value *HaloCta = B.CreateSelect(Left, B.CreateSub(Cta, B.getInt32(1)),
                                   B.CreateAdd(Cta, B.getInt32(1)), "kfuse.halo.ctaid");
   Value *HaloTid = B.CreateSelect(Left, B.CreateSub(B.CreateAdd(NT, T), Lo), B.CreateSub(T, Lo),
                                   "kfuse.halo.tid");
-  Value *Run = B.CreateAnd(B.CreateICmpULT(T, B.getInt32(I->HaloLo + I->HaloHi)),
+  Value *Run = B.CreateAnd(B.CreateICmpULT(T, B.getInt32(I->HaloLo[0] + I->HaloHi[0])),
                            B.CreateICmpULT(HaloCta, NCta), "kfuse.halo.run");
   BasicBlock *Then = BasicBlock::Create(Ctx, "kfuse.halo", Fused);
   BasicBlock *Join = BasicBlock::Create(Ctx, "kfuse.halo.join", Fused);
   B.CreateCondBr(Run, Then, Join);
   B.SetInsertPoint(Then);
-  Function *H = haloClone(Stage);
+  Function *H = haloClone(Stage, /*Grid=*/false);
   SmallVector<Value *, 16> HArgs(Args.begin(), Args.end());
   HArgs.push_back(HaloTid);
   HArgs.push_back(HaloCta);
@@ -364,6 +415,89 @@ void FusedKernelBuilder::emitHalo(IRBuilder<> &B, unsigned Stage, ArrayRef<Value
   Clones.push_back(H);
   B.CreateBr(Join);
   B.SetInsertPoint(Join);
+}
+
+/// After stage \p Stage's call, for the 2-D or 3-D halo buffer \p I: the
+/// block's threads take the tile's slots in turn (slot t, t + nthreads,
+/// ...), and for each slot outside the block's own box whose element has a
+/// thread in the launch, run the stage again as that thread: global
+/// coordinate g_d = ctaid.d*ntid.d + v_d for the slot's in-block coordinate
+/// v_d, so tid.d = g_d mod ntid.d and ctaid.d = g_d / ntid.d. Every thread
+/// leaves the loop and reaches the barrier that follows.
+void FusedKernelBuilder::emitGridHalo(IRBuilder<> &B, const Intermediate &I, unsigned Stage,
+                                      ArrayRef<Value *> Args, SmallVectorImpl<CallInst *> &Calls,
+                                      SmallVectorImpl<Function *> &Clones) {
+  static const Intrinsic::ID Regs[3][4] = {
+      {Intrinsic::nvvm_read_ptx_sreg_tid_x, Intrinsic::nvvm_read_ptx_sreg_ntid_x,
+       Intrinsic::nvvm_read_ptx_sreg_ctaid_x, Intrinsic::nvvm_read_ptx_sreg_nctaid_x},
+      {Intrinsic::nvvm_read_ptx_sreg_tid_y, Intrinsic::nvvm_read_ptx_sreg_ntid_y,
+       Intrinsic::nvvm_read_ptx_sreg_ctaid_y, Intrinsic::nvvm_read_ptx_sreg_nctaid_y},
+      {Intrinsic::nvvm_read_ptx_sreg_tid_z, Intrinsic::nvvm_read_ptx_sreg_ntid_z,
+       Intrinsic::nvvm_read_ptx_sreg_ctaid_z, Intrinsic::nvvm_read_ptx_sreg_nctaid_z}};
+  // The slot arithmetic is 32-bit (a tile holds GridTileElements), the
+  // global coordinates 64-bit (ctaid.x * ntid.x may pass 2^31).
+  Type *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty();
+  auto Reg = [&](unsigned D, unsigned K) { return sreg(B, Regs[D][K]); };
+  Value *Tid[3], *Ntid[3], *Width[3];
+  for (unsigned D = 0; D < 3; ++D) {
+    Tid[D] = Reg(D, 0);
+    Ntid[D] = Reg(D, 1);
+    Width[D] = B.CreateAdd(Ntid[D], B.getInt32(I.HaloLo[D] + I.HaloHi[D]));
+  }
+  Value *First = B.CreateAdd(Tid[0], B.CreateMul(Ntid[0], B.CreateAdd(Tid[1], B.CreateMul(Ntid[1], Tid[2]))));
+  Value *Step = B.CreateMul(B.CreateMul(Ntid[0], Ntid[1]), Ntid[2]);
+  Value *Total = B.CreateMul(B.CreateMul(Width[0], Width[1]), Width[2]);
+  BasicBlock *Pre = B.GetInsertBlock();
+  BasicBlock *Head = BasicBlock::Create(Ctx, "kfuse.halo.loop", Fused);
+  BasicBlock *Cell = BasicBlock::Create(Ctx, "kfuse.halo.cell", Fused);
+  BasicBlock *Run = BasicBlock::Create(Ctx, "kfuse.halo", Fused);
+  BasicBlock *Next = BasicBlock::Create(Ctx, "kfuse.halo.next", Fused);
+  BasicBlock *Exit = BasicBlock::Create(Ctx, "kfuse.halo.join", Fused);
+  B.CreateBr(Head);
+  B.SetInsertPoint(Head);
+  PHINode *Slot = B.CreatePHI(I32, 2, "kfuse.halo.slot");
+  Slot->addIncoming(First, Pre);
+  B.CreateCondBr(B.CreateICmpULT(Slot, Total), Cell, Exit);
+  B.SetInsertPoint(Cell);
+  // The slot's in-block coordinates v_d and global ones g_d; outside the
+  // block's box and inside the launch's.
+  Value *Rest = Slot, *Outside = B.getFalse(), *Inside = B.getTrue();
+  Value *V[3], *G[3] = {}, *Ntid64[3] = {};
+  for (unsigned D = 0; D < 3; ++D) {
+    Value *Cd = D < 2 ? B.CreateURem(Rest, Width[D]) : Rest;
+    if (D < 2)
+      Rest = B.CreateUDiv(Rest, Width[D]);
+    V[D] = B.CreateSub(Cd, B.getInt32(I.HaloLo[D]));
+    if (I.HaloLo[D] + I.HaloHi[D] == 0)
+      continue; // a thread of this block's in this dimension
+    Outside = B.CreateOr(Outside, B.CreateICmpUGE(V[D], Ntid[D]));
+    Ntid64[D] = B.CreateZExt(Ntid[D], I64);
+    G[D] = B.CreateAdd(B.CreateMul(B.CreateZExt(Reg(D, 2), I64), Ntid64[D]), B.CreateSExt(V[D], I64));
+    Inside = B.CreateAnd(
+        Inside, B.CreateICmpULT(G[D], B.CreateMul(B.CreateZExt(Reg(D, 3), I64), Ntid64[D])));
+  }
+  B.CreateCondBr(B.CreateAnd(Outside, Inside, "kfuse.halo.run"), Run, Next);
+  B.SetInsertPoint(Run);
+  Function *H = haloClone(Stage, /*Grid=*/true);
+  SmallVector<Value *, 16> HArgs(Args.begin(), Args.end());
+  // A dimension without a halo: the slot's coordinate is a thread's of
+  // this block.
+  for (unsigned D = 0; D < 3; ++D)
+    HArgs.push_back(I.HaloLo[D] + I.HaloHi[D] == 0
+                        ? V[D]
+                        : B.CreateTrunc(B.CreateURem(G[D], Ntid64[D]), I32, "kfuse.halo.tid"));
+  for (unsigned D = 0; D < 3; ++D)
+    HArgs.push_back(I.HaloLo[D] + I.HaloHi[D] == 0
+                        ? Reg(D, 2)
+                        : B.CreateTrunc(B.CreateUDiv(G[D], Ntid64[D]), I32, "kfuse.halo.ctaid"));
+  HArgs.push_back(B.CreateZExt(Slot, I64));
+  Calls.push_back(B.CreateCall(H, HArgs));
+  Clones.push_back(H);
+  B.CreateBr(Next);
+  B.SetInsertPoint(Next);
+  Slot->addIncoming(B.CreateAdd(Slot, Step), Next);
+  B.CreateBr(Head);
+  B.SetInsertPoint(Exit);
 }
 
 /// An access of a halo recomputation: its store of a halo buffer fills the
@@ -403,10 +537,24 @@ void FusedKernelBuilder::rewriteHalo(Instruction &I, MDNode *Tag) {
 /// access times the element size (2-D and 3-D).
 Value *FusedKernelBuilder::tileOffset(Instruction *I, unsigned Stage, const Access &A,
                                       const Intermediate &In) {
+  if (In.Mech == Mechanism::Halo && In.HaloGrid) {
+    // A thread's own accesses (a recomputation's stores were placed by
+    // haloClone): its tid shifted by the access's shift.
+    static const Intrinsic::ID Tid[3] = {Intrinsic::nvvm_read_ptx_sreg_tid_x,
+                                         Intrinsic::nvvm_read_ptx_sreg_tid_y,
+                                         Intrinsic::nvvm_read_ptx_sreg_tid_z};
+    IRBuilder<> B(I);
+    auto It = In.HaloShift.find(&A);
+    Value *L[3];
+    for (unsigned D = 0; D < 3; ++D)
+      L[D] = B.CreateAdd(B.CreateZExt(sreg(B, Tid[D]), B.getInt64Ty()),
+                         B.getInt64(It == In.HaloShift.end() ? 0 : It->second[D]));
+    return B.CreateMul(gridSlot(B, In, L), B.getInt64(In.Bytes), "kfuse.halo");
+  }
   if (In.Mech == Mechanism::Halo) {
     Value *L = inBlockOffset(I, Stage, A);
     IRBuilder<> B(I);
-    return B.CreateAdd(L, B.getInt64(uint64_t(In.HaloLo) * In.Bytes), "kfuse.halo");
+    return B.CreateAdd(L, B.getInt64(uint64_t(In.HaloLo[0]) * In.Bytes), "kfuse.halo");
   }
   auto It = In.TileSlot.find(&A);
   if (It == In.TileSlot.end())

@@ -13,6 +13,8 @@
 
 #include "llvm/IR/PassManager.h"
 
+#include <array>
+#include <map>
 #include <set>
 
 namespace kfuse {
@@ -57,13 +59,31 @@ struct Intermediate {
   /// ctaid.x*ntid.x + tid.x, and the elements before and after the block's
   /// own that later stages read (`t[i-1]`, `t[i+2]`), which the block
   /// recomputes. Every halo buffer a stage stores has that stage's widest
-  /// Lo and Hi, so one recomputation fills all their tiles.
-  unsigned HaloStage = 0, HaloLo = 0, HaloHi = 0;
+  /// Lo and Hi, so one recomputation fills all their tiles. Indexed by
+  /// dimension; only [0] is used unless HaloGrid.
+  unsigned HaloStage = 0;
+  unsigned HaloLo[3] = {0, 0, 0}, HaloHi[3] = {0, 0, 0};
+  /// Halo in 2-D or 3-D: the producer stores element (x, y, z) of a
+  /// row-major array (its offset sum_d C_d * g_d + r, C_x the element
+  /// size), and later stages read it at constant shifts in each dimension
+  /// (`q[(y-1)*w + x]`). The tile is the block's box widened by HaloLo and
+  /// HaloHi in each dimension; every element read is proven stored (always
+  /// HaloExact), and the block's threads recompute the widening in a loop.
+  bool HaloGrid = false;
+  /// HaloGrid: each access's shift from its thread's own element, in
+  /// elements per dimension (0 for the producer's stores).
+  std::map<const Access *, std::array<int64_t, 3>> HaloShift;
   /// Halo: every element a later stage reads is one the producer stores,
   /// as the kernels' own checks prove (haloCovered, Legality.cpp): the tile
   /// needs no written flags, and the buffer is never read from memory.
   bool HaloExact = false;
 };
+
+/// The most elements a 2-D or 3-D halo tile holds: the block's box widened
+/// by the halo in each dimension, (bx+Lx+Hx)*(by+Ly+Hy)*(bz+Lz+Hz), which a
+/// manifest guard keeps within it (a 32 x 32 block with a halo of 2 on
+/// every side needs 1296, a 256 x 1 one with a halo of 1 needs 774).
+constexpr unsigned GridTileElements = 2048;
 
 /// Consecutive launches First..Last of one sequence record.
 struct FusionCandidate : Verdict {
@@ -154,6 +174,17 @@ GroupBytes groupBytes(const FusionCandidate &C);
 /// d) from its buffer: the element d places from the thread's own, `t[i +
 /// d]`; std::nullopt for any other offset (Legality.cpp).
 std::optional<int64_t> elementShift(const IndexPoly &Offset, unsigned Bytes);
+
+/// The shift (s_x, s_y, s_z), in elements per dimension, of a byte offset
+/// \p Diff = sum_d s_d * C_d over the coefficients C_d of \p Digits (Global
+/// digits, at most one per dimension, x's the element size \p Bytes): the
+/// element `q[(y + s_y) * w + x + s_x]` is from `q[y * w + x]`. A constant
+/// coefficient is matched by the nearest multiple, which is exact for the
+/// shifts halo fusion accepts; std::nullopt when Diff has another form
+/// (Legality.cpp).
+std::optional<std::array<int64_t, 3>> gridShift(IndexPoly Diff,
+                                                const std::vector<IndexDigit> &Digits,
+                                                unsigned Bytes);
 
 /// Whether no stage of \p C writes through value \p V.
 bool readOnlyValue(const FusionCandidate &C, unsigned V);

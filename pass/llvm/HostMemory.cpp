@@ -139,10 +139,6 @@ std::string HostMemory::hazard(const Instruction &I) {
   auto IsPrivate = [&](const Value *Ptr) {
     return isPrivateSlot(getUnderlyingObject(Ptr));
   };
-  auto IsConstant = [&](const Value *Ptr) {
-    auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(Ptr));
-    return GV && GV->isConstant();
-  };
   // A plain load may read any host memory (t[k], this->buf, a global): the
   // rewrite moves it before the launches' kernels run, and no kernel can
   // write host memory that the original program was allowed to read without
@@ -156,13 +152,12 @@ std::string HostMemory::hazard(const Instruction &I) {
     return IsPrivate(SI->getPointerOperand()) ? ""
                                               : "a store to non-local memory";
   }
+  // A copy into a local reads its source as a plain load does (a lambda's
+  // captured dim3, copied for the next launch): only where it goes matters.
   if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
-    bool SrcOK = true;
-    if (auto *MT = dyn_cast<MemTransferInst>(MI))
-      SrcOK = IsPrivate(MT->getSource()) || IsConstant(MT->getSource());
-    return !MI->isVolatile() && SrcOK && IsPrivate(MI->getDest())
-               ? ""
-               : "a memory copy involving non-local memory";
+    if (MI->isVolatile())
+      return "a volatile memory copy";
+    return IsPrivate(MI->getDest()) ? "" : "a memory copy into non-local memory";
   }
   if (auto *CB = dyn_cast<CallBase>(&I)) {
     const Function *Callee = CB->getCalledFunction();

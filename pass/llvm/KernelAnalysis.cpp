@@ -603,15 +603,18 @@ static std::optional<std::pair<unsigned, int64_t>> paramPlusConst(const IndexPol
 /// `idx < s<p>` (or `idx >= s<p>` on the branch's false side, as in
 /// `if (x >= w || y >= h) return;`): A.BoundParam when idx, scaled by the
 /// access size, is the access offset; A.GlobalBound[d] when idx is the global
-/// coordinate ctaid.d*ntid.d + tid.d.
+/// coordinate ctaid.d*ntid.d + tid.d; and the signed facts on each global
+/// coordinate (A.MinG, A.MaxG, A.EveryBelow).
 static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT,
                        PostDominatorTree &PDT, Access &A) {
   BasicBlock *BB = A.Inst->getParent();
-  const IndexPoly G = IndexPoly::symbol(SymCtaid) * IndexPoly::symbol(SymNtid) +
-                      IndexPoly::symbol(SymTid);
-  // g != c and g != s<p> + c, applied once every bound is known.
-  SmallVector<int64_t, 2> NotLow;
-  SmallVector<std::pair<unsigned, int64_t>, 2> NotUp;
+  IndexPoly G[3];
+  for (unsigned D = 0; D < 3; ++D)
+    G[D] = IndexPoly::symbol(symCtaid(D)) * IndexPoly::symbol(symNtid(D)) +
+           IndexPoly::symbol(symTid(D));
+  // g_d != c and g_d != s<p> + c, applied once every bound is known.
+  SmallVector<int64_t, 2> NotLow[3];
+  SmallVector<std::pair<unsigned, int64_t>, 2> NotUp[3];
   for (DomTreeNode *N = DT.getNode(BB); N && N->getIDom(); N = N->getIDom()) {
     BasicBlock *D = N->getIDom()->getBlock();
     auto *Br = dyn_cast<BranchInst>(D->getTerminator());
@@ -624,6 +627,9 @@ static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT,
       Taken = false;
     else
       continue;
+    // Whether every fact the branch gives is `g_d < s<p>`, and which.
+    bool OnlyBelow = true;
+    SmallVector<std::pair<unsigned, unsigned>, 3> Below; // (d, p)
     // (condition, the value it has on the way to the access)
     SmallVector<std::pair<Value *, bool>, 4> Work{{Br->getCondition(), Taken}};
     while (!Work.empty()) {
@@ -636,54 +642,59 @@ static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT,
         Work.push_back({R, Holds});
         continue;
       }
+      bool IsBelow = false;
       CmpPredicate Pred;
-      if (!match(C, m_ICmp(Pred, m_Value(L), m_Value(R))))
+      if (!match(C, m_ICmp(Pred, m_Value(L), m_Value(R)))) {
+        OnlyBelow = false;
         continue;
+      }
       ICmpInst::Predicate P =
           Holds ? ICmpInst::Predicate(Pred) : ICmpInst::getInversePredicate(Pred);
-      if (P == ICmpInst::ICMP_SGT || P == ICmpInst::ICMP_UGT || P == ICmpInst::ICMP_SGE) {
+      // `samesign ult`, as InstCombine writes `0 < z && z < d - 1`: both
+      // sides have one sign, so it is the signed comparison too.
+      bool SignedToo = Pred.hasSameSign() && ICmpInst::isUnsigned(P);
+      if (P == ICmpInst::ICMP_SGT || P == ICmpInst::ICMP_UGT || P == ICmpInst::ICMP_SGE ||
+          (SignedToo && P == ICmpInst::ICMP_UGE)) {
         std::swap(L, R);
         P = ICmpInst::getSwappedPredicate(P);
       }
-      // Signed facts on g, as E = R - L (- 1 for L < R): L != R is E != 0,
+      ICmpInst::Predicate SP = SignedToo ? ICmpInst::getSignedPredicate(P) : P;
+      // Signed facts on g_d, as E = R - L (- 1 for L < R): L != R is E != 0,
       // L < R and L <= R are E >= 0.
       std::optional<IndexPoly> PL, PR;
-      if ((P == ICmpInst::ICMP_NE || P == ICmpInst::ICMP_SLT || P == ICmpInst::ICMP_SLE) &&
+      if ((SP == ICmpInst::ICMP_NE || SP == ICmpInst::ICMP_SLT || SP == ICmpInst::ICMP_SLE) &&
           SE.isSCEVable(L->getType())) {
         PL = polyOf(F, SE, SE.getSCEV(L));
         PR = polyOf(F, SE, SE.getSCEV(R));
       }
-      if (P == ICmpInst::ICMP_NE) {
-        // g != c or g != s<p> + c: one value less where a bound reaches it
-        // (`i == 0 || i == n - 1` on the false side, under `i < n`).
-        if (PL && PR) {
+      for (unsigned Dim = 0; Dim < 3 && PL && PR; ++Dim) {
+        const IndexPoly &Gd = G[Dim];
+        if (SP == ICmpInst::ICMP_NE) {
+          // g != c or g != s<p> + c: one value less where a bound reaches it
+          // (`i == 0 || i == n - 1` on the false side, under `i < n`).
           IndexPoly E = *PR - *PL;
-          if (E == G * IndexPoly::constant(-1) + IndexPoly::constant(E.constantTerm()))
-            NotLow.push_back(E.constantTerm());
-          else if (auto U = paramPlusConst(E + G))
-            NotUp.push_back(*U);
-          else if (auto U = paramPlusConst(G - E)) // written n - 1 != i
-            NotUp.push_back(*U);
+          if (E == Gd * IndexPoly::constant(-1) + IndexPoly::constant(E.constantTerm()))
+            NotLow[Dim].push_back(E.constantTerm());
+          else if (auto U = paramPlusConst(E + Gd))
+            NotUp[Dim].push_back(*U);
+          else if (auto U = paramPlusConst(Gd - E)) // written n - 1 != i
+            NotUp[Dim].push_back(*U);
+          continue;
         }
-        continue;
-      }
-      // E >= 0 where E is s<p> + c - g or g - c bounds g.
-      if (PL && PR) {
-        IndexPoly E = *PR - *PL - IndexPoly::constant(P == ICmpInst::ICMP_SLT);
-        IndexPoly Low = E - G;
+        // E >= 0 where E is s<p> + c - g or g - c bounds g.
+        IndexPoly E = *PR - *PL - IndexPoly::constant(SP == ICmpInst::ICMP_SLT);
+        IndexPoly Low = E - Gd;
         if (Low.isConstant())
-          A.MinG = std::max(A.MinG, -Low.constantTerm());
-        if (auto U = paramPlusConst(E + G)) {
-          auto [Arg, Cst] = *U;
-          A.MaxG.push_back({Arg, Cst});
-          // The whole condition of a check every thread reaches, and
-          // nothing between it and the store.
-          if (A.IsStore && Cst == -1 && C == Br->getCondition() &&
-              PDT.dominates(D, &F.getEntryBlock()) &&
-              PDT.dominates(BB, Br->getSuccessor(Taken ? 0 : 1)))
-            A.EveryBelow = Arg;
+          A.MinG[Dim] = std::max(A.MinG[Dim], -Low.constantTerm());
+        if (auto U = paramPlusConst(E + Gd)) {
+          A.MaxG[Dim].push_back(*U);
+          if (U->second == -1) {
+            Below.push_back({Dim, U->first});
+            IsBelow = true;
+          }
         }
       }
+      OnlyBelow &= IsBelow;
       if (P != ICmpInst::ICMP_SLT && P != ICmpInst::ICMP_ULT)
         continue;
       auto *Bound = dyn_cast<Argument>(R);
@@ -698,26 +709,31 @@ static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT,
         A.BoundUnsigned = Unsigned;
       }
       for (unsigned Dim = 0; Dim < 3; ++Dim)
-        if (!A.GlobalBound[Dim] &&
-            *Idx == IndexPoly::symbol(symCtaid(Dim)) * IndexPoly::symbol(symNtid(Dim)) +
-                        IndexPoly::symbol(symTid(Dim)))
+        if (!A.GlobalBound[Dim] && *Idx == G[Dim])
           A.GlobalBound[Dim] = Access::CoordBound{Bound->getArgNo(), Unsigned};
     }
+    // The whole condition of a check every thread reaches, with nothing
+    // between it and the store: the store's only condition.
+    if (A.IsStore && OnlyBelow && !Below.empty() && PDT.dominates(D, &F.getEntryBlock()) &&
+        PDT.dominates(BB, Br->getSuccessor(Taken ? 0 : 1)))
+      for (auto [Dim, Param] : Below)
+        A.EveryBelow[Dim] = Param;
   }
-  for (bool Changed = true; Changed;) {
-    Changed = false;
-    for (int64_t C : NotLow)
-      if (A.MinG == C) {
-        ++A.MinG;
-        Changed = true;
-      }
-    for (auto &[Arg, Cst] : A.MaxG)
-      for (const std::pair<unsigned, int64_t> &Ne : NotUp)
-        if (Ne.first == Arg && Ne.second == Cst) {
-          --Cst;
+  for (unsigned Dim = 0; Dim < 3; ++Dim)
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      for (int64_t C : NotLow[Dim])
+        if (A.MinG[Dim] == C) {
+          ++A.MinG[Dim];
           Changed = true;
         }
-  }
+      for (auto &[Arg, Cst] : A.MaxG[Dim])
+        for (const std::pair<unsigned, int64_t> &Ne : NotUp[Dim])
+          if (Ne.first == Arg && Ne.second == Cst) {
+            --Cst;
+            Changed = true;
+          }
+    }
 }
 
 /// Checks a pointer parameter is only used to form addresses of loads and

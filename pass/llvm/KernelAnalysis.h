@@ -169,13 +169,16 @@ struct Access {
   };
   std::optional<CoordBound> GlobalBound[3];
   /// What the kernel's own signed checks on the way to the access say of
-  /// g = ctaid.x*ntid.x + tid.x: g >= MinG, and g <= s<p> + c for each
-  /// (p, c) of MaxG (`if (i > 0 && i < n - 1)`: MinG 1, MaxG {(n, -2)}).
-  int64_t MinG = 0;
-  llvm::SmallVector<std::pair<unsigned, int64_t>, 2> MaxG;
-  /// A store every thread with g < s<p> makes: the check `g < s<p>` is
-  /// reached by every thread and is the only condition on the store.
-  std::optional<unsigned> EveryBelow;
+  /// each global coordinate g_d = ctaid.d*ntid.d + tid.d: g_d >= MinG[d],
+  /// and g_d <= s<p> + c for each (p, c) of MaxG[d] (`if (i > 0 && i < n -
+  /// 1)`: MinG[0] 1, MaxG[0] {(n, -2)}).
+  int64_t MinG[3] = {0, 0, 0};
+  llvm::SmallVector<std::pair<unsigned, int64_t>, 2> MaxG[3];
+  /// A store every thread with g_d < s<p> in each dimension d that has an
+  /// entry makes: one check, `g < n` or `x < w && y < h` (or `if (x >= w ||
+  /// y >= h) return;`), is reached by every thread and is the only
+  /// condition on the store.
+  std::optional<unsigned> EveryBelow[3];
 };
 
 struct ParamInfo {

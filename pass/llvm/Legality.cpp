@@ -469,9 +469,9 @@ static bool haloExact(const FusionCandidate &C, const std::vector<StagedAccess> 
   for (const StagedAccess &X : Accs) {
     if (!X.A->IsStore)
       continue;
-    if (!X.A->EveryBelow)
+    if (!X.A->EveryBelow[0])
       return false;
-    unsigned V = C.arg(Producer, *X.A->EveryBelow);
+    unsigned V = C.arg(Producer, *X.A->EveryBelow[0]);
     if (N && *N != V)
       return false;
     N = V;
@@ -480,10 +480,10 @@ static bool haloExact(const FusionCandidate &C, const std::vector<StagedAccess> 
     if (X.A->IsStore)
       continue;
     int64_t D = *elementShift(X.Offset, X.A->Bytes);
-    bool Below = llvm::any_of(X.A->MaxG, [&](const std::pair<unsigned, int64_t> &U) {
+    bool Below = llvm::any_of(X.A->MaxG[0], [&](const std::pair<unsigned, int64_t> &U) {
       return C.arg(X.Stage, U.first) == *N && U.second + D <= -1;
     });
-    if (!Below || X.A->MinG + D < 0)
+    if (!Below || X.A->MinG[0] + D < 0)
       return false;
   }
   return true;
@@ -493,18 +493,24 @@ static bool haloExact(const FusionCandidate &C, const std::vector<StagedAccess> 
 /// another thread's elements sees differently (%laneid, %warpid, %smid,
 /// %clock, ...): every one but tid.x and ctaid.x, which the recomputation
 /// replaces, and the extents, which all threads share. Null when none.
-static const Instruction *haloUnsafeRegister(const Function &F) {
+static const Instruction *haloUnsafeRegister(const Function &F, bool Grid) {
   for (const BasicBlock &BB : F)
     for (const Instruction &I : BB) {
       const auto *II = dyn_cast<IntrinsicInst>(&I);
       if (!II || !II->getCalledFunction()->getName().starts_with("llvm.nvvm.read.ptx.sreg."))
         continue;
       int Sym = sregSymbol(II);
-      if (Sym != SymTid && Sym != SymCtaid && (Sym < 0 || isCoordinate(Sym)))
+      if (Sym < 0 || (isCoordinate(Sym) && !Grid && Sym != SymTid && Sym != SymCtaid))
         return II;
     }
   return nullptr;
 }
+
+/// Refuses \p C when stage \p Producer, to be run again for the halo of
+/// buffer \p Buf by other threads than the elements' own, reads a special
+/// register those threads see differently (haloUnsafeRegister); true if so.
+static bool refuseUnsafeRegister(FusionCandidate &C, unsigned Producer, const std::string &Buf,
+                                 bool Grid);
 
 namespace {
 enum class HaloFit { No, Yes, Refused };
@@ -565,20 +571,8 @@ static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<Sta
   if (Lo == 0 && Hi == 0 && !Grown)
     return HaloFit::No; // every thread reads its own element: forwarding
   std::string Buf = "buffer '" + R.Values.at(V).Text + "'";
-  if (const Instruction *Reg = haloUnsafeRegister(*C.Stages[Producer]->Body)) {
-    C.invalidate(Buf + ": later launches read it at neighbouring elements, so " +
-                     launchText(C, Producer) +
-                     " would be run again for the elements next to each block's own, by "
-                     "other threads than their own, but it reads %" +
-                     cast<CallBase>(Reg)
-                         ->getCalledFunction()
-                         ->getName()
-                         .drop_front(strlen("llvm.nvvm.read.ptx.sreg."))
-                         .str() +
-                     ", which would then differ",
-                 "halo", Reg);
+  if (refuseUnsafeRegister(C, unsigned(Producer), Buf, /*Grid=*/false))
     return HaloFit::Refused;
-  }
   if (Far) {
     C.invalidate(Buf + ": " + describe(C, *Far) + ", " +
                      std::to_string(FarShift < 0 ? -FarShift : FarShift) +
@@ -590,16 +584,236 @@ static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<Sta
   I.HaloExact = haloExact(C, Accs, Producer);
   if (I.HaloExact)
     C.Layout.insert("le " + std::to_string(Producer) + " s" +
-                    std::to_string(*Store->EveryBelow) + " bx*gx");
+                    std::to_string(*Store->EveryBelow[0]) + " bx*gx");
   I.Value = V;
   I.Mech = Mechanism::Halo;
   I.Ty = Store->Ty;
   I.Bytes = Store->Bytes;
   I.HaloStage = unsigned(Producer);
-  I.HaloLo = unsigned(Lo);
-  I.HaloHi = unsigned(Hi);
+  I.HaloLo[0] = unsigned(Lo);
+  I.HaloHi[0] = unsigned(Hi);
   I.DeadLaunch = C.First + Producer;
   I.DeadParam = Store->Param;
+  return HaloFit::Yes;
+}
+
+static bool refuseUnsafeRegister(FusionCandidate &C, unsigned Producer, const std::string &Buf,
+                                 bool Grid) {
+  const Instruction *Reg = haloUnsafeRegister(*C.Stages[Producer]->Body, Grid);
+  if (!Reg)
+    return false;
+  C.invalidate(Buf + ": later launches read it at neighbouring elements, so " +
+                   launchText(C, Producer) +
+                   " would be run again for the elements next to each block's own, by "
+                   "other threads than their own, but it reads %" +
+                   cast<CallBase>(Reg)
+                       ->getCalledFunction()
+                       ->getName()
+                       .drop_front(strlen("llvm.nvvm.read.ptx.sreg."))
+                       .str() +
+                   ", which would then differ",
+               "halo", Reg);
+  return true;
+}
+
+static int64_t floorDiv(int64_t A, int64_t B) {
+  return A / B - ((A % B != 0) && ((A < 0) != (B < 0)));
+}
+
+std::optional<std::array<int64_t, 3>> kfuse::gridShift(IndexPoly Diff,
+                                                       const std::vector<IndexDigit> &Digits,
+                                                       unsigned Bytes) {
+  std::array<int64_t, 3> Shift = {0, 0, 0};
+  const IndexDigit *ByDim[3] = {nullptr, nullptr, nullptr};
+  for (const IndexDigit &D : Digits) {
+    if (D.K != IndexDigit::Global || ByDim[D.Dim])
+      return std::nullopt;
+    ByDim[D.Dim] = &D;
+  }
+  if (!ByDim[0] || ByDim[0]->Coef != IndexPoly::constant(Bytes))
+    return std::nullopt;
+  // The outer dimensions first: each takes its multiple out of Diff.
+  for (unsigned Dim = 3; Dim-- > 1;) {
+    if (!ByDim[Dim])
+      continue;
+    const IndexPoly &Coef = ByDim[Dim]->Coef;
+    if (Coef.isConstant()) {
+      int64_t K = Coef.constantTerm();
+      if (K <= 0 || !Diff.isConstant())
+        return std::nullopt;
+      Shift[Dim] = floorDiv(Diff.constantTerm() + K / 2, K);
+    } else {
+      auto &[Lead, K] = *Coef.Terms.rbegin();
+      auto It = Diff.Terms.find(Lead);
+      int64_t Have = It == Diff.Terms.end() ? 0 : It->second;
+      if (Have % K)
+        return std::nullopt;
+      Shift[Dim] = Have / K;
+    }
+    Diff = Diff - IndexPoly::constant(Shift[Dim]) * Coef;
+  }
+  if (!Diff.isConstant() || Diff.constantTerm() % int64_t(Bytes))
+    return std::nullopt;
+  Shift[0] = Diff.constantTerm() / int64_t(Bytes);
+  return Shift;
+}
+
+static const char *const DimName[3] = {"x", "y", "z"};
+
+/// Halo recomputation in 2-D and 3-D: one stage stores buffer \p V, each
+/// thread the element of its global coordinates (x, y, z) in a row-major
+/// array, offset sum_d C_d * g_d + r with C_x the element size and a row
+/// pitch, plane size or constant in the others (`q[y * w + x]`), and later
+/// stages read it at constant shifts (`q[(y - 1) * w + x]`). The fused
+/// block keeps its box of the buffer, widened by the shifts, in a shared
+/// tile; its threads fill the widening by running the producer again as
+/// the threads whose elements those are (FusedKernel.cpp).
+///
+/// Unlike 1-D there are no written flags: a row-major element outside the
+/// producer's box aliases one inside it (x = -1 is the end of the row
+/// before), so every element read must be proven one the producer stores.
+/// The store's only condition is `g_d < n_d` in each of its dimensions
+/// (Access::EveryBelow), every read is under checks that keep each shifted
+/// coordinate in [0, n_d) (Access::MinG, MaxG: `if (x > 0 && x < w - 1 &&
+/// y > 0 && y < h - 1)`), and the runtime checks that the layout gives each
+/// element of the box its own address (n_x <= w) and that the launch has a
+/// thread for each (n_d <= ntid.d * nctaid.d). Returns No when the accesses
+/// do not have this form (the usual rules decide), Yes with \p I filled,
+/// or Refused with \p C invalidated.
+static HaloFit haloGrid(FusionCandidate &C, unsigned V, const std::vector<StagedAccess> &Accs,
+                        Intermediate &I) {
+  const SeqRecord &R = *C.Seq;
+  int Producer = -1;
+  const StagedAccess *Store = nullptr;
+  for (const StagedAccess &X : Accs) {
+    if (!X.A->IsStore)
+      continue;
+    if (X.A->UnknownIndex || (Producer >= 0 && Producer != int(X.Stage)) ||
+        (Store && (Store->A->Ty != X.A->Ty || Store->Offset != X.Offset)))
+      return HaloFit::No;
+    Producer = int(X.Stage);
+    Store = &X;
+  }
+  if (!Store)
+    return HaloFit::No;
+  std::optional<DigitForm> Form = digitsOf(Store->Offset);
+  if (!Form || !gridShift(IndexPoly(), Form->Digits, Store->A->Bytes) ||
+      llvm::none_of(Form->Digits, [](const IndexDigit &D) { return D.Dim > 0; }))
+    return HaloFit::No;
+  std::array<int64_t, 3> Lo = {0, 0, 0}, Hi = {0, 0, 0};
+  bool Shifted = false;
+  const StagedAccess *Far = nullptr;
+  for (const StagedAccess &X : Accs) {
+    if (X.A->IsStore)
+      continue;
+    if (int(X.Stage) <= Producer || X.A->UnknownIndex || X.A->Ty != Store->A->Ty)
+      return HaloFit::No;
+    auto S = gridShift(X.Offset - Store->Offset, Form->Digits, Store->A->Bytes);
+    if (!S)
+      return HaloFit::No;
+    for (unsigned D = 0; D < 3; ++D) {
+      Lo[D] = std::max(Lo[D], -(*S)[D]);
+      Hi[D] = std::max(Hi[D], (*S)[D]);
+      Shifted |= (*S)[D] != 0;
+      if (!Far && ((*S)[D] > MaxHalo || -(*S)[D] > MaxHalo))
+        Far = &X;
+    }
+    I.HaloShift[X.A] = *S;
+  }
+  if (!Shifted)
+    return HaloFit::No; // every thread reads its own element: forwarding or staging
+  std::string Buf = "buffer '" + R.Values.at(V).Text + "'";
+  if (refuseUnsafeRegister(C, unsigned(Producer), Buf, /*Grid=*/true))
+    return HaloFit::Refused;
+  if (Far) {
+    C.invalidate(Buf + ": " + describe(C, *Far) +
+                     ", more than " + std::to_string(MaxHalo) +
+                     " elements from its thread's own in some dimension; halo fusion "
+                     "recomputes at most " +
+                     std::to_string(MaxHalo) + " on each side of a block",
+                 "halo", Far->A->Inst);
+    return HaloFit::Refused;
+  }
+  // Exactness: n_d, the producer's bound in each dimension of the layout.
+  std::optional<unsigned> N[3];
+  for (const IndexDigit &D : Form->Digits) {
+    if (!Store->A->EveryBelow[D.Dim]) {
+      C.invalidate(Buf + ": later launches read it at neighbouring elements in " +
+                       std::to_string(Form->Digits.size()) + "-D, and " +
+                       launchText(C, Store->Stage) +
+                       " stores it under other conditions than one bound per coordinate; "
+                       "write the producer's check as `if (x < w && y < h)` (or `if (x >= "
+                       "w || y >= h) return;`) with nothing else before the store",
+                   "halo", Store->A->Inst);
+      return HaloFit::Refused;
+    }
+    N[D.Dim] = C.arg(Producer, *Store->A->EveryBelow[D.Dim]);
+  }
+  for (const StagedAccess &X : Accs) {
+    if (X.A->IsStore)
+      continue;
+    const std::array<int64_t, 3> &S = I.HaloShift[X.A];
+    for (const IndexDigit &D : Form->Digits) {
+      bool Below = llvm::any_of(X.A->MaxG[D.Dim], [&](const std::pair<unsigned, int64_t> &U) {
+        return C.arg(X.Stage, U.first) == *N[D.Dim] && U.second + S[D.Dim] <= -1;
+      });
+      if (Below && X.A->MinG[D.Dim] + S[D.Dim] >= 0)
+        continue;
+      std::string Bound = R.Values.at(*N[D.Dim]).Text;
+      C.invalidate(Buf + ": " + describe(C, X) +
+                       ", and nothing proves the element it reads is one " +
+                       launchText(C, Producer) + " stores, inside [0, " + Bound + ") in " +
+                       DimName[D.Dim] +
+                       "; in 2-D and 3-D halo fusion needs the reader's own checks to keep "
+                       "every neighbour inside the producer's bounds (`if (" +
+                       DimName[D.Dim] + " > 0 && " + DimName[D.Dim] + " < " + Bound +
+                       " - 1)` around a read at " + DimName[D.Dim] + " - 1 and " +
+                       DimName[D.Dim] + " + 1)",
+                   "halo", X.A->Inst);
+      return HaloFit::Refused;
+    }
+  }
+  // The guards: one address per element of the box (each coefficient at
+  // least the extent of the dimensions below it), a thread per element, and
+  // the widened box within the tile.
+  auto Value = [](unsigned V) { return IndexPoly::symbol(SymValue0 + V); };
+  std::vector<std::string> New;
+  IndexPoly Below = IndexPoly::constant(1); // elements per step of the next dimension
+  for (unsigned D = 0; D < 3; ++D) {
+    auto It = llvm::find_if(Form->Digits, [&](const IndexDigit &G) { return G.Dim == D; });
+    if (It == Form->Digits.end())
+      continue;
+    IndexPoly Step;
+    for (auto &[M, K] : It->Coef.Terms) {
+      if (K % int64_t(Store->A->Bytes))
+        return HaloFit::No;
+      Step.Terms[M] = K / int64_t(Store->A->Bytes);
+    }
+    if (D > 0 && Below != Step) // the pitch is the width: nothing to check
+      New.push_back(Below.toExpr() + " " + Step.toExpr());
+    Below = Step * Value(*N[D]);
+    New.push_back(Value(*N[D]).toExpr() + " b" + DimName[D] + "*g" + DimName[D]);
+  }
+  std::vector<std::string> Lines;
+  for (const std::string &G : New) {
+    Lines.push_back(launchExpr(C, G));
+    if (Lines.back().empty())
+      return HaloFit::No;
+  }
+  C.Layout.insert(Lines.begin(), Lines.end());
+  I.Value = V;
+  I.Mech = Mechanism::Halo;
+  I.HaloGrid = true;
+  I.HaloExact = true;
+  I.Ty = Store->A->Ty;
+  I.Bytes = Store->A->Bytes;
+  I.HaloStage = unsigned(Producer);
+  for (unsigned D = 0; D < 3; ++D) {
+    I.HaloLo[D] = unsigned(Lo[D]);
+    I.HaloHi[D] = unsigned(Hi[D]);
+  }
+  I.DeadLaunch = C.First + Producer;
+  I.DeadParam = Store->A->Param;
   return HaloFit::Yes;
 }
 
@@ -624,8 +838,8 @@ static bool growHalos(FusionCandidate &C,
       int64_t Lo = 0, Hi = 0;
       for (const Intermediate &J : C.Carried)
         if (J.Mech == Mechanism::Halo && J.HaloStage == P) {
-          Lo = std::max<int64_t>(Lo, J.HaloLo);
-          Hi = std::max<int64_t>(Hi, J.HaloHi);
+          Lo = std::max<int64_t>(Lo, J.HaloLo[0]);
+          Hi = std::max<int64_t>(Hi, J.HaloHi[0]);
         }
       for (const Access &A : C.Stages[P]->Accesses) {
         unsigned W = C.arg(P, A.Param);
@@ -661,14 +875,14 @@ static bool growHalos(FusionCandidate &C,
         }
         unsigned NeedLo = unsigned(Lo + std::max<int64_t>(0, -*D)),
                  NeedHi = unsigned(Hi + std::max<int64_t>(0, *D));
-        if (NeedLo > J->HaloLo || NeedHi > J->HaloHi) {
-          J->HaloLo = std::max(J->HaloLo, NeedLo);
-          J->HaloHi = std::max(J->HaloHi, NeedHi);
+        if (NeedLo > J->HaloLo[0] || NeedHi > J->HaloHi[0]) {
+          J->HaloLo[0] = std::max(J->HaloLo[0], NeedLo);
+          J->HaloHi[0] = std::max(J->HaloHi[0], NeedHi);
           Changed = true;
         }
-        if (J->HaloLo > unsigned(4 * MaxHalo) || J->HaloHi > unsigned(4 * MaxHalo)) {
+        if (J->HaloLo[0] > unsigned(4 * MaxHalo) || J->HaloHi[0] > unsigned(4 * MaxHalo)) {
           C.invalidate("buffer '" + R.Values.at(W).Text + "': the stencils of the group read " +
-                           std::to_string(std::max(J->HaloLo, J->HaloHi)) +
+                           std::to_string(std::max(J->HaloLo[0], J->HaloHi[0])) +
                            " elements beyond a block through the stages that compute from "
                            "it; halo fusion recomputes at most " +
                            std::to_string(4 * MaxHalo),
@@ -796,9 +1010,9 @@ void kfuse::checkCandidate(FusionCandidate &C) {
         return;
       }
     }
-    if (OneDimensional) {
+    {
       Intermediate I;
-      HaloFit Fit = haloCarried(C, V, Accs, I);
+      HaloFit Fit = OneDimensional ? haloCarried(C, V, Accs, I) : haloGrid(C, V, Accs, I);
       if (Fit == HaloFit::Refused)
         return;
       if (Fit == HaloFit::Yes) {
@@ -930,17 +1144,28 @@ void kfuse::checkCandidate(FusionCandidate &C) {
     if (I.Mech != Mechanism::Halo)
       continue;
     for (const Intermediate &J : C.Carried)
-      if (J.Mech == Mechanism::Halo && J.HaloStage == I.HaloStage) {
-        I.HaloLo = std::max(I.HaloLo, J.HaloLo);
-        I.HaloHi = std::max(I.HaloHi, J.HaloHi);
-      }
+      if (J.Mech == Mechanism::Halo && J.HaloStage == I.HaloStage)
+        for (unsigned D = 0; D < 3; ++D) {
+          I.HaloLo[D] = std::max(I.HaloLo[D], J.HaloLo[D]);
+          I.HaloHi[D] = std::max(I.HaloHi[D], J.HaloHi[D]);
+        }
   }
-  for (Intermediate &I : C.Carried)
-    if (I.Mech == Mechanism::Halo) {
-      unsigned Elements = TileElements + I.HaloLo + I.HaloHi;
-      C.TileBytes += Elements * I.Bytes + (I.HaloExact ? 0 : Elements);
-      C.Layout.insert("le 0 " + std::to_string(I.HaloLo + I.HaloHi) + " bx");
+  for (Intermediate &I : C.Carried) {
+    if (I.Mech != Mechanism::Halo)
+      continue;
+    if (I.HaloGrid) {
+      C.TileBytes += GridTileElements * I.Bytes;
+      std::string Box;
+      for (unsigned D = 0; D < 3; ++D)
+        Box += std::string(D ? "*" : "") + "(b" + DimName[D] + "+" +
+               std::to_string(I.HaloLo[D] + I.HaloHi[D]) + ")";
+      C.Layout.insert("le 0 " + Box + " " + std::to_string(GridTileElements));
+      continue;
     }
+    unsigned Elements = TileElements + I.HaloLo[0] + I.HaloHi[0];
+    C.TileBytes += Elements * I.Bytes + (I.HaloExact ? 0 : Elements);
+    C.Layout.insert("le 0 " + std::to_string(I.HaloLo[0] + I.HaloHi[0]) + " bx");
+  }
 
   // The fewest barriers that separate every pair: by the pairs' ends, a
   // barrier after the last stage a pair allows unless one already

@@ -11,7 +11,9 @@
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Module.h"
 
+#include <map>
 #include <set>
+#include <tuple>
 
 using namespace llvm;
 using namespace kfuse;
@@ -57,26 +59,47 @@ static std::string ref(unsigned Launch, unsigned Param) {
 
 /// The bytes [lo, hi) an access at sum(Coef * digit) + Rest touches
 /// (digitsOf): each digit ranges over [0, extent - 1], a Global digit under
-/// a `ctaid.d*ntid.d + tid.d < s<p>` check over [0, min(extent, s<p>) - 1];
-/// a coefficient of unknown sign contributes [min(0, T), max(0, T)].
-static std::optional<std::pair<std::string, std::string>> digitRange(const Access &A) {
+/// a `ctaid.d*ntid.d + tid.d < s<p>` check over [0, min(extent, s<p>) - 1],
+/// and under the kernel's signed checks (Access::MinG, MaxG: `y > 0 && y <
+/// h - 1` around a read of row y - 1) over [MinG, min(extent, s<p> + c + 1)
+/// - 1]; a coefficient of unknown sign contributes [min(0, T), max(0, T)].
+/// Returned as Rest and the range of the rest, [lo - Rest, hi - Rest), so
+/// that accesses that differ only in a constant of Rest (a stencil's reads)
+/// share one expression (footprint()).
+struct DigitRange {
+  IndexPoly Rest;
+  std::string Lo, Hi;
+};
+static std::optional<DigitRange> digitRange(const Access &A) {
   std::optional<DigitForm> F = digitsOf(A.Offset);
   if (!F || A.Offset.uses(SymIter))
     return std::nullopt;
-  std::string Lo = F->Rest.toExpr(), Hi = Lo;
+  std::string Lo = "0", Hi = "0";
   auto Add = [](std::string &Sum, const std::string &T) {
     Sum = Sum == "0" ? T : Sum + "+" + T;
   };
   for (const IndexDigit &D : F->Digits) {
     std::string Ext = D.extent().toExpr();
+    std::string Coef = D.Coef.toExpr();
+    if (Coef.find_first_of("+-", 1) != std::string::npos)
+      Coef = "(" + Coef + ")";
     if (D.K == IndexDigit::Global && A.GlobalBound[D.Dim]) {
       const Access::CoordBound &B = *A.GlobalBound[D.Dim];
       Ext = B.Unsigned ? minUnsignedParam(Ext, 1, B.Param)
                        : "max(min(" + Ext + ",s" + std::to_string(B.Param) + "),1)";
     }
-    std::string Coef = D.Coef.toExpr();
-    if (Coef.find_first_of("+-", 1) != std::string::npos)
-      Coef = "(" + Coef + ")";
+    if (D.K == IndexDigit::Global) {
+      for (auto &[P, C] : A.MaxG[D.Dim])
+        if (C < -1) // `< s<p>` is GlobalBound's
+          Ext = "max(min(" + Ext + ",s" + std::to_string(P) + std::to_string(C + 1) + "),1)";
+      if (int64_t Low = A.MinG[D.Dim]; Low > 0) {
+        // The digit runs over [Low, extent - 1]: Coef * Low, then as one
+        // over [0, extent - 1 - Low].
+        Add(Lo, Coef + "*" + std::to_string(Low));
+        Add(Hi, Coef + "*" + std::to_string(Low));
+        Ext = "max(" + Ext + "-" + std::to_string(Low) + ",1)";
+      }
+    }
     std::string T = Coef + "*(" + Ext + "-1)";
     bool Pos = true, Neg = true, Param = false;
     for (auto &[M, C] : D.Coef.Terms) {
@@ -95,7 +118,7 @@ static std::optional<std::pair<std::string, std::string>> digitRange(const Acces
     }
   }
   Add(Hi, std::to_string(A.Bytes));
-  return std::make_pair(Lo, Hi);
+  return DigitRange{F->Rest, Lo, Hi};
 }
 
 /// The bytes [lo, hi) an access in the grid-stride loop \p G touches: at
@@ -137,6 +160,7 @@ static bool usesYZ(const IndexPoly &P) {
 /// "" when some access has no bounded range.
 static std::string footprint(const FusionCandidate &C, unsigned S, unsigned P) {
   std::set<std::string> Lo, Hi;
+  std::map<std::tuple<std::string, std::string, std::string>, std::pair<int64_t, int64_t>> Shifted;
   for (const Access &A : C.Stages[S]->Accesses) {
     if (A.Param != P)
       continue;
@@ -148,12 +172,26 @@ static std::string footprint(const FusionCandidate &C, unsigned S, unsigned P) {
       continue;
     }
     auto R = A.Offset.gridRange();
-    if (!R || usesYZ(A.Offset)) {
-      auto D = A.Offset.uses(SymIter) ? loopRange(*C.Stages[S], A) : digitRange(A);
+    if (A.Offset.uses(SymIter)) {
+      auto D = loopRange(*C.Stages[S], A);
       if (!D)
         return "";
       Lo.insert(D->first);
       Hi.insert(D->second);
+      continue;
+    }
+    if (!R || usesYZ(A.Offset)) {
+      auto D = digitRange(A);
+      if (!D)
+        return "";
+      // By the rest without its constant and the range beside it: the
+      // least and the greatest constant.
+      int64_t K = D->Rest.constantTerm();
+      auto [It, New] = Shifted.try_emplace(
+          std::make_tuple((D->Rest - IndexPoly::constant(K)).toExpr(), D->Lo, D->Hi),
+          std::make_pair(K, K));
+      It->second.first = std::min(It->second.first, K);
+      It->second.second = std::max(It->second.second, K);
       continue;
     }
     std::string H = (R->second + IndexPoly::constant(A.Bytes)).toExpr();
@@ -163,6 +201,17 @@ static std::string footprint(const FusionCandidate &C, unsigned S, unsigned P) {
       H = "min(" + H + "," + std::to_string(A.Bytes) + "*s" + std::to_string(*A.BoundParam) + ")";
     Lo.insert(R->first.toExpr());
     Hi.insert(H);
+  }
+  auto Sum = [](const std::string &Rest, int64_t C, const std::string &Range) {
+    std::string Out = Rest == "0" ? std::to_string(C)
+                      : C == 0    ? Rest
+                                  : Rest + (C < 0 ? "" : "+") + std::to_string(C);
+    return Range == "0" ? Out : Out == "0" ? Range : Out + "+" + Range;
+  };
+  for (auto &[Key, K] : Shifted) {
+    auto &[Rest, L, H] = Key;
+    Lo.insert(Sum(Rest, K.first, L));
+    Hi.insert(Sum(Rest, K.second, H));
   }
   auto Fold = [](const std::set<std::string> &Xs, const char *Op) {
     std::string Out;

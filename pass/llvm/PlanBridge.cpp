@@ -33,6 +33,7 @@
 #include "kfuse/plan.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 
@@ -126,9 +127,12 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
       return Out;
     }
     // Bytes per element loaded and stored, per value number; and the
-    // neighbours a stencil reads, t[i-1] and t[i+2] a halo of 1 + 2.
+    // neighbours a stencil reads: t[i-1] and t[i+2] a halo of 1 + 2
+    // elements per block; in 2-D and 3-D the cells around a block's box,
+    // a box of 16 x 16 (8 x 8 x 4 in 3-D) taken for the estimate.
     std::map<unsigned, std::pair<double, double>> Moved;
     std::map<unsigned, std::pair<int64_t, int64_t>> Halo;
+    std::map<unsigned, std::array<std::pair<int64_t, int64_t>, 3>> GridHalo;
     if (K && K->Params.size() == La.Args.size()) {
       for (const Access &A : K->Accesses) {
         if (A.Param >= La.Args.size())
@@ -143,6 +147,14 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
           Lo = std::max(Lo, -*D);
           Hi = std::max(Hi, *D);
         }
+        std::optional<DigitForm> F =
+            A.IsStore || A.UnknownIndex || D ? std::nullopt : digitsOf(A.Offset);
+        if (auto S = F ? gridShift(F->Rest, F->Digits, A.Bytes) : std::nullopt)
+          for (unsigned Dim = 0; Dim < 3; ++Dim) {
+            auto &[Lo, Hi] = GridHalo[La.Args[A.Param]][Dim];
+            Lo = std::max(Lo, -(*S)[Dim]);
+            Hi = std::max(Hi, (*S)[Dim]);
+          }
       }
     } else {
       for (unsigned V : La.Args) {
@@ -162,10 +174,20 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
         Rc = kf_problem_add_access(P.get(), L, B, KF_READ, RW.first, nullptr);
       if (Rc == 0 && RW.second > 0)
         Rc = kf_problem_add_access(P.get(), L, B, KF_WRITE, RW.second, nullptr);
-      if (auto H = Halo.find(V); Rc == 0 && H != Halo.end() && RW.first > 0)
+      int64_t Cells = 0;
+      if (auto H = Halo.find(V); H != Halo.end())
+        Cells = H->second.first + H->second.second;
+      if (auto H = GridHalo.find(V); H != GridHalo.end()) {
+        bool ThreeD = H->second[2].first + H->second[2].second > 0;
+        const int64_t Box[3] = {ThreeD ? 8 : 16, ThreeD ? 8 : 16, ThreeD ? 4 : 1};
+        int64_t Wide = 1;
+        for (unsigned Dim = 0; Dim < 3; ++Dim)
+          Wide *= Box[Dim] + H->second[Dim].first + H->second[Dim].second;
+        Cells = Wide - Box[0] * Box[1] * Box[2];
+      }
+      if (Rc == 0 && Cells > 0 && RW.first > 0)
         Rc = kf_problem_set_halo(P.get(), L, B,
-                                 int(std::min<int64_t>(H->second.first + H->second.second,
-                                                       KF_VARIANT_MAX_THREADS)));
+                                 int(std::min<int64_t>(Cells, KF_VARIANT_MAX_THREADS)));
       if (Rc) {
         Out.Error = failure("kf_problem_add_access", Rc);
         return Out;

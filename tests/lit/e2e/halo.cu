@@ -10,7 +10,7 @@
 // update: recomputing it would read values another block may have
 // changed), a producer that reads a special register other than the thread
 // and block indices and extents (%laneid), a neighbour farther than 32
-// elements, and a 2-D neighbour.
+// elements. A 2-D neighbour fuses too (lit e2e/halo2d.cu).
 // REQUIRES: ptxas
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass=kfuse -Rpass-missed=kfuse %s -o %t.ptx 2>%t.remarks
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
@@ -95,7 +95,8 @@ void stencils(const float *u, float *f, float *d, float *e, int n) {
 // REMARK-DAG: remark: launches 0..1 (flux, update) of sequence 2 at {{.*}} not fused: buffer 'f': later launches read it at neighbouring elements, so launch 0 (flux) would be run again for the elements next to each block's own, but it reads 'u', which a launch of the group writes other than one element per thread before it; recomputing needs inputs that no launch of the group changes, or that an earlier one computes element by element (write the result to another buffer)
 // REMARK-DAG: remark: launches 0..1 (flux, far) of sequence 3 at {{.*}} not fused: buffer 'f': launch 1 (far) reads it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x+160, 40 elements from its thread's own; halo fusion recomputes at most 32 elements on each side of a block
 // REMARK-DAG: remark: fused launches 0..1 (flux, next_m) of sequence 4 into __kfuse_fused_{{[0-9a-f]+}}_4_0_1: f through shared memory with a halo of 0 elements before and 1 after
-// REMARK-DAG: remark: launches 0..1 (fill2d, lap2d) of sequence 5 at {{.*}} not fused: buffer 'q': {{.*}}; neither the same thread nor the same block
+// 2-D neighbours: lit e2e/halo2d.cu.
+// REMARK-DAG: remark: fused launches 0..1 (fill2d, lap2d) of sequence 5 into __kfuse_fused_{{[0-9a-f]+}}_5_0_1: q through shared memory with a halo of 1 before and 1 after in y around each block's box
 // u is computed element by element before flux: scale is recomputed for
 // the halo as well.
 // REMARK-DAG: remark: fused launches 0..2 (scale, flux, diff) of sequence 6 into __kfuse_fused_{{[0-9a-f]+}}_6_0_2: u through shared memory with a halo of 1 element before and 1 after each block's, recomputed by launch 0 (scale), f through shared memory with a halo of 1 element before and 1 after each block's, recomputed by launch 1 (flux), with barriers

@@ -138,7 +138,8 @@ void staged(const float *in, float *t, float *u, float *v, int w, int h, int pit
 // MANIFEST-NEXT: le 1 by-1 bx-1{{$}}
 // MANIFEST: end
 
-// Refused: another thread's element (a transposed read, the row below).
+// Refused: another thread's element (a transposed read). The row below
+// fuses with a 2-D halo (lit e2e/halo2d.cu).
 KMAP void transposed(const float *t, float *u, int w, int h, int pitch)
 { XY; if (x < w && y < h) u[y * pitch + x] = t[x * pitch + y]; }
 KMAP void below(const float *t, float *u, int w, int h, int pitch)
@@ -152,4 +153,4 @@ void refused(const float *in, float *t, float *u, int w, int h, int pitch)
   below<<<grid, block>>>(t, u, w, h, pitch);
 }
 // REMARK-DAG: launches 0..1 (brighten, transposed) of sequence {{[0-9]+}} at {{.*}} not fused: buffer 't': launch 0 (brighten) writes it at byte offset 4*blockDim.y*blockIdx.y*pitch+4*threadIdx.y*pitch+4*blockDim.x*blockIdx.x+4*threadIdx.x and launch 1 (transposed) reads it at byte offset 4*blockDim.y*blockIdx.y+4*threadIdx.y+4*blockDim.x*blockIdx.x*pitch+4*threadIdx.x*pitch; neither the same thread nor the same block (access across blocks or unrelated indices)
-// REMARK-DAG: launches 2..3 (brighten, below) of sequence {{[0-9]+}} at {{.*}} not fused: buffer 't': {{.*}}; neither the same thread nor the same block
+// REMARK-DAG: fused launches 2..3 (brighten, below) of sequence {{[0-9]+}} into {{.*}}: t through shared memory with a halo of 0 before and 1 after in y around each block's box, recomputed by launch 2 (brighten)

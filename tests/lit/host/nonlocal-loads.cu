@@ -28,3 +28,22 @@ void from_struct_and_global(const Bufs &b, int n) {
   add<<<(n + 255) / 256, 256>>>(b.t[0], b.y, g_out, n);
 }
 
+
+// A lambda that captures its launch shapes by reference copies each dim3
+// from the capture for every launch (a memcpy from non-local memory into a
+// local): a read, like the loads above.
+struct Shape { dim3 grid, block; };
+// CHECK: remark: handed 2 launches (scale, add) to the runtime
+void from_capture(const float *x, float *t, const float *y, float *o, int n) {
+  dim3 block(256), grid((n + 255) / 256);
+  auto step = [&] {
+    scale<<<grid, block>>>(x, t, 2.0f, n);
+    add<<<grid, block>>>(t, y, o, n);
+  };
+  step();
+}
+// CHECK: remark: handed 2 launches (scale, add) to the runtime
+void from_struct_shape(const Shape &s, const float *x, float *t, const float *y, float *o, int n) {
+  scale<<<s.grid, s.block>>>(x, t, 2.0f, n);
+  add<<<s.grid, s.block>>>(t, y, o, n);
+}
