@@ -358,19 +358,18 @@ Function *FusedKernelBuilder::haloClone(unsigned Stage, bool Grid) {
   return H;
 }
 
-/// The tile slot of in-block coordinates \p L (i64, each relative to the
-/// block's first element, in [-Lo_d, ntid.d + Hi_d)) of the 2-D or 3-D halo
-/// buffer \p I: its box is ntid.x + Lo_x + Hi_x elements wide and ntid.y +
-/// Lo_y + Hi_y high.
+/// The tile slot, an i32, of in-block coordinates \p L (i32, each relative
+/// to the block's first element, in [-Lo_d, ntid.d + Hi_d)) of the 2-D or
+/// 3-D halo buffer \p I: its box is ntid.x + Lo_x + Hi_x elements wide and
+/// ntid.y + Lo_y + Hi_y high, and holds at most GridTileElements.
 Value *FusedKernelBuilder::gridSlot(IRBuilder<> &B, const Intermediate &I, ArrayRef<Value *> L) {
   static const Intrinsic::ID Ntid[3] = {Intrinsic::nvvm_read_ptx_sreg_ntid_x,
                                         Intrinsic::nvvm_read_ptx_sreg_ntid_y,
                                         Intrinsic::nvvm_read_ptx_sreg_ntid_z};
-  Value *Slot = B.getInt64(0);
+  Value *Slot = B.getInt32(0);
   for (unsigned D = 3; D-- > 0;) {
-    Value *Width = B.CreateAdd(B.CreateZExt(sreg(B, Ntid[D]), B.getInt64Ty()),
-                               B.getInt64(I.HaloLo[D] + I.HaloHi[D]));
-    Slot = B.CreateAdd(B.CreateMul(Slot, Width), B.CreateAdd(L[D], B.getInt64(I.HaloLo[D])));
+    Value *Width = B.CreateAdd(sreg(B, Ntid[D]), B.getInt32(I.HaloLo[D] + I.HaloHi[D]));
+    Slot = B.CreateAdd(B.CreateMul(Slot, Width), B.CreateAdd(L[D], B.getInt32(I.HaloLo[D])));
   }
   return Slot;
 }
@@ -418,12 +417,16 @@ void FusedKernelBuilder::emitHalo(IRBuilder<> &B, unsigned Stage, ArrayRef<Value
 }
 
 /// After stage \p Stage's call, for the 2-D or 3-D halo buffer \p I: the
-/// block's threads take the tile's slots in turn (slot t, t + nthreads,
-/// ...), and for each slot outside the block's own box whose element has a
-/// thread in the launch, run the stage again as that thread: global
-/// coordinate g_d = ctaid.d*ntid.d + v_d for the slot's in-block coordinate
-/// v_d, so tid.d = g_d mod ntid.d and ctaid.d = g_d / ntid.d. Every thread
-/// leaves the loop and reaches the barrier that follows.
+/// block's threads take the cells of the frame around the block's box in
+/// turn (frame cell t, t + nthreads, ...), and for each whose block is one
+/// of the launch's, run the stage again as that cell's thread, into the
+/// cell's tile slot. The frame, plane by plane: Lo_z whole planes of the
+/// widened box, then ntid.z planes of Lo_y whole rows, ntid.y rows of Lo_x
+/// and Hi_x cells, and Hi_y whole rows, then Hi_z whole planes. A cell at
+/// in-block coordinate v_d in [-Lo_d, ntid.d + Hi_d) is thread v_d - q *
+/// ntid.d of block ctaid.d + q, q = -1, 0 or 1 (the manifest guards Lo_d,
+/// Hi_d <= ntid.d). Every thread leaves the loop and reaches the barrier
+/// that follows.
 void FusedKernelBuilder::emitGridHalo(IRBuilder<> &B, const Intermediate &I, unsigned Stage,
                                       ArrayRef<Value *> Args, SmallVectorImpl<CallInst *> &Calls,
                                       SmallVectorImpl<Function *> &Clones) {
@@ -434,19 +437,27 @@ void FusedKernelBuilder::emitGridHalo(IRBuilder<> &B, const Intermediate &I, uns
        Intrinsic::nvvm_read_ptx_sreg_ctaid_y, Intrinsic::nvvm_read_ptx_sreg_nctaid_y},
       {Intrinsic::nvvm_read_ptx_sreg_tid_z, Intrinsic::nvvm_read_ptx_sreg_ntid_z,
        Intrinsic::nvvm_read_ptx_sreg_ctaid_z, Intrinsic::nvvm_read_ptx_sreg_nctaid_z}};
-  // The slot arithmetic is 32-bit (a tile holds GridTileElements), the
-  // global coordinates 64-bit (ctaid.x * ntid.x may pass 2^31).
-  Type *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty();
+  // All 32-bit: a tile holds GridTileElements.
+  Type *I32 = B.getInt32Ty();
   auto Reg = [&](unsigned D, unsigned K) { return sreg(B, Regs[D][K]); };
+  auto C32 = [&](uint64_t V) { return B.getInt32(uint32_t(V)); };
+  const unsigned *Lo = I.HaloLo, *Hi = I.HaloHi;
   Value *Tid[3], *Ntid[3], *Width[3];
   for (unsigned D = 0; D < 3; ++D) {
     Tid[D] = Reg(D, 0);
     Ntid[D] = Reg(D, 1);
-    Width[D] = B.CreateAdd(Ntid[D], B.getInt32(I.HaloLo[D] + I.HaloHi[D]));
+    Width[D] = B.CreateAdd(Ntid[D], C32(Lo[D] + Hi[D]));
   }
   Value *First = B.CreateAdd(Tid[0], B.CreateMul(Ntid[0], B.CreateAdd(Tid[1], B.CreateMul(Ntid[1], Tid[2]))));
   Value *Step = B.CreateMul(B.CreateMul(Ntid[0], Ntid[1]), Ntid[2]);
-  Value *Total = B.CreateMul(B.CreateMul(Width[0], Width[1]), Width[2]);
+  // Cells per whole plane, per plane's frame, and in all.
+  Value *Plane = B.CreateMul(Width[0], Width[1]);
+  Value *TopRows = B.CreateMul(C32(Lo[1]), Width[0]);
+  Value *Sides = B.CreateMul(Ntid[1], C32(Lo[0] + Hi[0]));
+  Value *Frame = B.CreateAdd(B.CreateAdd(TopRows, Sides), B.CreateMul(C32(Hi[1]), Width[0]));
+  Value *Before = B.CreateMul(C32(Lo[2]), Plane);
+  Value *Middle = B.CreateMul(Ntid[2], Frame);
+  Value *Total = B.CreateAdd(B.CreateAdd(Before, Middle), B.CreateMul(C32(Hi[2]), Plane));
   BasicBlock *Pre = B.GetInsertBlock();
   BasicBlock *Head = BasicBlock::Create(Ctx, "kfuse.halo.loop", Fused);
   BasicBlock *Cell = BasicBlock::Create(Ctx, "kfuse.halo.cell", Fused);
@@ -455,47 +466,81 @@ void FusedKernelBuilder::emitGridHalo(IRBuilder<> &B, const Intermediate &I, uns
   BasicBlock *Exit = BasicBlock::Create(Ctx, "kfuse.halo.join", Fused);
   B.CreateBr(Head);
   B.SetInsertPoint(Head);
-  PHINode *Slot = B.CreatePHI(I32, 2, "kfuse.halo.slot");
-  Slot->addIncoming(First, Pre);
-  B.CreateCondBr(B.CreateICmpULT(Slot, Total), Cell, Exit);
+  PHINode *H = B.CreatePHI(I32, 2, "kfuse.halo.cell");
+  H->addIncoming(First, Pre);
+  B.CreateCondBr(B.CreateICmpULT(H, Total), Cell, Exit);
   B.SetInsertPoint(Cell);
-  // The slot's in-block coordinates v_d and global ones g_d; outside the
-  // block's box and inside the launch's.
-  Value *Rest = Slot, *Outside = B.getFalse(), *Inside = B.getTrue();
-  Value *V[3], *G[3] = {}, *Ntid64[3] = {};
-  for (unsigned D = 0; D < 3; ++D) {
-    Value *Cd = D < 2 ? B.CreateURem(Rest, Width[D]) : Rest;
-    if (D < 2)
-      Rest = B.CreateUDiv(Rest, Width[D]);
-    V[D] = B.CreateSub(Cd, B.getInt32(I.HaloLo[D]));
-    if (I.HaloLo[D] + I.HaloHi[D] == 0)
-      continue; // a thread of this block's in this dimension
-    Outside = B.CreateOr(Outside, B.CreateICmpUGE(V[D], Ntid[D]));
-    Ntid64[D] = B.CreateZExt(Ntid[D], I64);
-    G[D] = B.CreateAdd(B.CreateMul(B.CreateZExt(Reg(D, 2), I64), Ntid64[D]), B.CreateSExt(V[D], I64));
-    Inside = B.CreateAnd(
-        Inside, B.CreateICmpULT(G[D], B.CreateMul(B.CreateZExt(Reg(D, 3), I64), Ntid64[D])));
+  // The cell's widened-box coordinates (cx, cy, cz), from 0: in the whole
+  // planes before or after the box (with a z halo), or in a plane's frame
+  // (with an x or y halo).
+  bool HasZ = Lo[2] + Hi[2] > 0, HasXY = Lo[0] + Hi[0] + Lo[1] + Hi[1] > 0;
+  Value *CX = nullptr, *CY = nullptr, *CZ = nullptr;
+  Value *InPlanes = HasXY ? nullptr : B.getTrue();
+  if (HasZ) {
+    Value *InBefore = B.CreateICmpULT(H, Before);
+    Value *After = B.CreateSub(H, B.CreateAdd(Before, Middle));
+    Value *PlaneCell = B.CreateSelect(InBefore, H, After);
+    Value *PZ = B.CreateUDiv(PlaneCell, Plane);
+    Value *PR = B.CreateURem(PlaneCell, Plane);
+    CX = B.CreateURem(PR, Width[0]);
+    CY = B.CreateUDiv(PR, Width[0]);
+    CZ = B.CreateSelect(InBefore, PZ, B.CreateAdd(PZ, B.CreateAdd(Ntid[2], C32(Lo[2]))));
+    if (HasXY)
+      InPlanes = B.CreateOr(InBefore, B.CreateICmpUGE(H, B.CreateAdd(Before, Middle)));
   }
-  B.CreateCondBr(B.CreateAnd(Outside, Inside, "kfuse.halo.run"), Run, Next);
+  if (HasXY) {
+    // Rows above, the sides of the box's rows, rows below.
+    Value *M = B.CreateSub(H, Before);
+    Value *MZ = B.CreateAdd(B.CreateUDiv(M, Frame), C32(Lo[2]));
+    Value *F = B.CreateURem(M, Frame);
+    Value *InTop = B.CreateICmpULT(F, TopRows);
+    Value *InBottom = B.CreateICmpUGE(F, B.CreateAdd(TopRows, Sides));
+    Value *Row = B.CreateSelect(InTop, F, B.CreateSub(F, B.CreateAdd(TopRows, Sides)));
+    Value *RY = B.CreateUDiv(Row, Width[0]);
+    Value *RX = B.CreateURem(Row, Width[0]);
+    RY = B.CreateSelect(InTop, RY, B.CreateAdd(RY, B.CreateAdd(Ntid[1], C32(Lo[1]))));
+    Value *FX = RX, *FY = RY;
+    if (Lo[0] + Hi[0]) {
+      Value *Side = B.CreateSub(F, TopRows);
+      Value *SY = B.CreateAdd(B.CreateUDiv(Side, C32(Lo[0] + Hi[0])), C32(Lo[1]));
+      Value *SC = B.CreateURem(Side, C32(Lo[0] + Hi[0]));
+      Value *SX = B.CreateSelect(B.CreateICmpULT(SC, C32(Lo[0])), SC, B.CreateAdd(SC, Ntid[0]));
+      Value *InRows = B.CreateOr(InTop, InBottom);
+      FX = B.CreateSelect(InRows, RX, SX);
+      FY = B.CreateSelect(InRows, RY, SY);
+    }
+    CX = HasZ ? B.CreateSelect(InPlanes, CX, FX) : FX;
+    CY = HasZ ? B.CreateSelect(InPlanes, CY, FY) : FY;
+    CZ = HasZ ? B.CreateSelect(InPlanes, CZ, MZ) : MZ;
+  }
+  Value *CXYZ[3] = {CX, CY, CZ};
+  Value *V[3], *NewTid[3], *NewCta[3], *Inside = B.getTrue();
+  for (unsigned D = 0; D < 3; ++D) {
+    V[D] = B.CreateSub(CXYZ[D], C32(Lo[D]));
+    if (Lo[D] + Hi[D] == 0) { // a thread of this block's in this dimension
+      NewTid[D] = V[D];
+      NewCta[D] = Reg(D, 2);
+      continue;
+    }
+    Value *Q = B.CreateSelect(B.CreateICmpSLT(V[D], C32(0)), C32(-1),
+                              B.CreateZExt(B.CreateICmpUGE(V[D], Ntid[D]), I32));
+    NewCta[D] = B.CreateAdd(Reg(D, 2), Q, "kfuse.halo.ctaid");
+    NewTid[D] = B.CreateSub(V[D], B.CreateMul(Q, Ntid[D]), "kfuse.halo.tid");
+    // A block of the launch: 0 <= ctaid.d + q < nctaid.d.
+    Inside = B.CreateAnd(Inside, B.CreateICmpULT(NewCta[D], Reg(D, 3)));
+  }
+  B.CreateCondBr(Inside, Run, Next);
   B.SetInsertPoint(Run);
-  Function *H = haloClone(Stage, /*Grid=*/true);
+  Function *Clone = haloClone(Stage, /*Grid=*/true);
   SmallVector<Value *, 16> HArgs(Args.begin(), Args.end());
-  // A dimension without a halo: the slot's coordinate is a thread's of
-  // this block.
-  for (unsigned D = 0; D < 3; ++D)
-    HArgs.push_back(I.HaloLo[D] + I.HaloHi[D] == 0
-                        ? V[D]
-                        : B.CreateTrunc(B.CreateURem(G[D], Ntid64[D]), I32, "kfuse.halo.tid"));
-  for (unsigned D = 0; D < 3; ++D)
-    HArgs.push_back(I.HaloLo[D] + I.HaloHi[D] == 0
-                        ? Reg(D, 2)
-                        : B.CreateTrunc(B.CreateUDiv(G[D], Ntid64[D]), I32, "kfuse.halo.ctaid"));
-  HArgs.push_back(B.CreateZExt(Slot, I64));
-  Calls.push_back(B.CreateCall(H, HArgs));
-  Clones.push_back(H);
+  HArgs.append(NewTid, NewTid + 3);
+  HArgs.append(NewCta, NewCta + 3);
+  HArgs.push_back(B.CreateZExt(gridSlot(B, I, V), B.getInt64Ty()));
+  Calls.push_back(B.CreateCall(Clone, HArgs));
+  Clones.push_back(Clone);
   B.CreateBr(Next);
   B.SetInsertPoint(Next);
-  Slot->addIncoming(B.CreateAdd(Slot, Step), Next);
+  H->addIncoming(B.CreateAdd(H, Step), Next);
   B.CreateBr(Head);
   B.SetInsertPoint(Exit);
 }
@@ -547,9 +592,10 @@ Value *FusedKernelBuilder::tileOffset(Instruction *I, unsigned Stage, const Acce
     auto It = In.HaloShift.find(&A);
     Value *L[3];
     for (unsigned D = 0; D < 3; ++D)
-      L[D] = B.CreateAdd(B.CreateZExt(sreg(B, Tid[D]), B.getInt64Ty()),
-                         B.getInt64(It == In.HaloShift.end() ? 0 : It->second[D]));
-    return B.CreateMul(gridSlot(B, In, L), B.getInt64(In.Bytes), "kfuse.halo");
+      L[D] = B.CreateAdd(sreg(B, Tid[D]),
+                         B.getInt32(It == In.HaloShift.end() ? 0 : It->second[D]));
+    return B.CreateMul(B.CreateZExt(gridSlot(B, In, L), B.getInt64Ty()),
+                       B.getInt64(In.Bytes), "kfuse.halo");
   }
   if (In.Mech == Mechanism::Halo) {
     Value *L = inBlockOffset(I, Stage, A);

@@ -1154,11 +1154,16 @@ void kfuse::checkCandidate(FusionCandidate &C) {
     if (I.Mech != Mechanism::Halo)
       continue;
     if (I.HaloGrid) {
+      // The tile, and a frame cell's block next to the fused block's
+      // (FusedKernel.cpp's emitGridHalo): Lo_d, Hi_d <= ntid.d.
       C.TileBytes += GridTileElements * I.Bytes;
       std::string Box;
-      for (unsigned D = 0; D < 3; ++D)
+      for (unsigned D = 0; D < 3; ++D) {
         Box += std::string(D ? "*" : "") + "(b" + DimName[D] + "+" +
                std::to_string(I.HaloLo[D] + I.HaloHi[D]) + ")";
+        if (unsigned Far = std::max(I.HaloLo[D], I.HaloHi[D]); Far > 1)
+          C.Layout.insert("le 0 " + std::to_string(Far) + " b" + DimName[D]);
+      }
       C.Layout.insert("le 0 " + Box + " " + std::to_string(GridTileElements));
       continue;
     }

@@ -75,6 +75,7 @@ static std::optional<DigitRange> digitRange(const Access &A) {
   if (!F || A.Offset.uses(SymIter))
     return std::nullopt;
   std::string Lo = "0", Hi = "0";
+  IndexPoly Rest = F->Rest;
   auto Add = [](std::string &Sum, const std::string &T) {
     Sum = Sum == "0" ? T : Sum + "+" + T;
   };
@@ -83,22 +84,28 @@ static std::optional<DigitRange> digitRange(const Access &A) {
     std::string Coef = D.Coef.toExpr();
     if (Coef.find_first_of("+-", 1) != std::string::npos)
       Coef = "(" + Coef + ")";
-    if (D.K == IndexDigit::Global && A.GlobalBound[D.Dim]) {
-      const Access::CoordBound &B = *A.GlobalBound[D.Dim];
-      Ext = B.Unsigned ? minUnsignedParam(Ext, 1, B.Param)
-                       : "max(min(" + Ext + ",s" + std::to_string(B.Param) + "),1)";
-    }
     if (D.K == IndexDigit::Global) {
+      // A signed bound g <= s<p> + c, c < -1 (any one is sound; the least
+      // c of the first parameter), replaces the check `< s<p>` on the same
+      // parameter.
+      std::optional<std::pair<unsigned, int64_t>> Tight;
       for (auto &[P, C] : A.MaxG[D.Dim])
-        if (C < -1) // `< s<p>` is GlobalBound's
-          Ext = "max(min(" + Ext + ",s" + std::to_string(P) + std::to_string(C + 1) + "),1)";
-      if (int64_t Low = A.MinG[D.Dim]; Low > 0) {
-        // The digit runs over [Low, extent - 1]: Coef * Low, then as one
-        // over [0, extent - 1 - Low].
-        Add(Lo, Coef + "*" + std::to_string(Low));
-        Add(Hi, Coef + "*" + std::to_string(Low));
-        Ext = "max(" + Ext + "-" + std::to_string(Low) + ",1)";
-      }
+        if (C < -1 && (!Tight || (P == Tight->first && C < Tight->second)))
+          Tight = std::make_pair(P, C);
+      const Access::CoordBound *B = A.GlobalBound[D.Dim] ? &*A.GlobalBound[D.Dim] : nullptr;
+      if (B && (!Tight || Tight->first != B->Param))
+        Ext = B->Unsigned ? minUnsignedParam(Ext, 1, B->Param)
+                          : "max(min(" + Ext + ",s" + std::to_string(B->Param) + "),1)";
+      int64_t Low = A.MinG[D.Dim];
+      if (Tight)
+        Ext = "min(" + Ext + ",s" + std::to_string(Tight->first) + std::to_string(Tight->second + 1) +
+              ")";
+      if (Tight || Low > 0)
+        Ext = "max(" + Ext + (Low > 0 ? "-" + std::to_string(Low) : "") + ",1)";
+      // The digit runs over [Low, extent - 1]: Coef * Low, in the rest, and
+      // as one over [0, extent - 1 - Low].
+      if (Low > 0)
+        Rest = Rest + D.Coef * IndexPoly::constant(Low);
     }
     std::string T = Coef + "*(" + Ext + "-1)";
     bool Pos = true, Neg = true, Param = false;
@@ -118,7 +125,7 @@ static std::optional<DigitRange> digitRange(const Access &A) {
     }
   }
   Add(Hi, std::to_string(A.Bytes));
-  return DigitRange{F->Rest, Lo, Hi};
+  return DigitRange{Rest, Lo, Hi};
 }
 
 /// The bytes [lo, hi) an access in the grid-stride loop \p G touches: at

@@ -66,6 +66,34 @@ __global__ KFUSE_MAP void gradient_x(const float *un, float *dx, int w, int h, i
     dx[i] = (un[i + 2] - un[i - 2]) * 0.25f;
 }
 
+/* A second sequence, in 3-D: a field q over a w3 x h3 x d3 box and its
+ * x-z divergence from the neighbouring cells in x and in z (planes of w3 *
+ * h3 cells), on 32 x 2 x 4 blocks: q's tile is widened in x and z, its
+ * frame recomputed plane by plane. Checked against the host: q within a
+ * rounding, the divergence of the device's q exactly. */
+#define XYZ                                                                                  \
+  int x = blockIdx.x * blockDim.x + threadIdx.x;                                             \
+  int y = blockIdx.y * blockDim.y + threadIdx.y;                                             \
+  int z = blockIdx.z * blockDim.z + threadIdx.z;                                             \
+  if (x >= w || y >= h || z >= d)                                                            \
+    return;                                                                                  \
+  int i = (z * h + y) * w + x
+
+__global__ KFUSE_MAP void field(const float *a, float *q, int w, int h, int d)
+{
+  XYZ;
+  q[i] = a[i] * a[i] + 0.5f;
+}
+
+__global__ KFUSE_MAP void divergence_xz(const float *q, float *o, int w, int h, int d)
+{
+  XYZ;
+  if (x == 0 || x == w - 1 || z == 0 || z == d - 1)
+    o[i] = q[i];
+  else
+    o[i] = (q[i + 1] - q[i - 1]) + (q[i + w * h] - q[i - w * h]);
+}
+
 int main(int argc, char **argv)
 {
   kfx::Args a = kfx::parse_args(argc, argv, "heat2d", 1 << 24);
@@ -77,6 +105,12 @@ int main(int argc, char **argv)
   kfx::Buf<float> u(cells), un(cells), lap(cells), r(cells), dx(cells);
   kfx::fill_uniform(u.h, a.seed, 1, 0.0, 1.0);
   u.upload();
+  const int w3 = 125, h3 = 50, d3 = (int)((a.n + w3 * h3 - 1) / (w3 * h3));
+  const size_t vol = (size_t)w3 * h3 * d3;
+  kfx::Buf<float> fa(vol), fq(vol), fo(vol);
+  kfx::fill_uniform(fa.h, a.seed, 2, -1.0, 1.0);
+  fa.upload();
+  dim3 block3(32, 2, 4), grid3((w3 + 31) / 32, (h3 + 1) / 2, (d3 + 3) / 4);
   cudaStream_t s;
   KFX_CHECK(cudaStreamCreate(&s));
   dim3 block(32, 8), grid((w + 31) / 32, (h + 7) / 8);
@@ -121,7 +155,27 @@ int main(int argc, char **argv)
     size_t padding = (size_t)(pitch - w) * h;
     printf("check padding untouched=%zu of %zu %s\n", untouched, padding,
            untouched == padding ? "ok" : "FAIL");
-    return ok && untouched == padding;
+    // The 3-D sequence: q from a within a rounding (the device may contract
+    // a * a + 0.5), the divergence from the device's q exactly.
+    auto bits = [](float f) {
+      uint32_t b;
+      memcpy(&b, &f, 4);
+      return b;
+    };
+    size_t wrong = 0, plane = (size_t)w3 * h3;
+    for (int z = 0; z < d3; z++)
+      for (int y = 0; y < h3; y++)
+        for (int x = 0; x < w3; x++) {
+          size_t i = (z * plane) + (size_t)y * w3 + x;
+          double q = (double)fa.h[i] * fa.h[i] + 0.5;
+          float o = (x == 0 || x == w3 - 1 || z == 0 || z == d3 - 1)
+                        ? fq.h[i]
+                        : (fq.h[i + 1] - fq.h[i - 1]) + (fq.h[i + plane] - fq.h[i - plane]);
+          wrong += std::fabs(fq.h[i] - q) > 1e-6 * std::fabs(q);
+          wrong += bits(fo.h[i]) != bits(o);
+        }
+    printf("check field3 wrong=%zu %s\n", wrong, wrong ? "FAIL" : "ok");
+    return ok && untouched == padding && wrong == 0;
   };
   int rc = kfx::run_and_report(
       "heat2d", a, s, 6.0 * w * h * sizeof(float),
@@ -130,8 +184,10 @@ int main(int argc, char **argv)
         laplacian9<<<grid, block, 0, s>>>(un.d, lap.d, w, h, pitch);
         relax<<<grid, block, 0, s>>>(un.d, lap.d, r.d, dt, w, h, pitch);
         gradient_x<<<grid, block, 0, s>>>(un.d, dx.d, w, h, pitch);
+        field<<<grid3, block3, 0, s>>>(fa.d, fq.d, w3, h3, d3);
+        divergence_xz<<<grid3, block3, 0, s>>>(fq.d, fo.d, w3, h3, d3);
       },
-      check, un, lap, r, dx);
+      check, un, lap, r, dx, fq, fo);
   KFX_CHECK(cudaStreamDestroy(s));
   std::printf("SITES all-fused count=1\n");
   return rc;
