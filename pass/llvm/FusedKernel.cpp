@@ -345,15 +345,43 @@ Function *FusedKernelBuilder::haloClone(unsigned Stage, bool Grid) {
   for (unsigned Idx = 0; Idx < K.Accesses.size(); ++Idx) {
     const Access &A = K.Accesses[Idx];
     auto It = Storage.find(C.arg(Stage, A.Param));
-    if (!A.IsStore || It == Storage.end() || It->second.I->Mech != Mechanism::Halo)
+    if (It == Storage.end() || It->second.I->Mech != Mechanism::Halo)
       continue;
-    auto *SI = cast<Instruction>(VMap[A.Inst]);
-    Value *V = guardValue(SI, memoryAccessOf(*SI)->Stored);
-    IRBuilder<> B(SI);
-    Value *Off = B.CreateMul(H->getArg(N + 6), B.getInt64(It->second.I->Bytes));
-    B.CreateAlignedStore(V, B.CreateInBoundsGEP(B.getInt8Ty(), It->second.Slot[0], Off),
-                         Align(It->second.I->Bytes));
-    SI->eraseFromParent();
+    const Intermediate &In = *It->second.I;
+    auto *AI = cast<Instruction>(VMap[A.Inst]);
+    IRBuilder<> B(AI);
+    if (A.IsStore) {
+      Value *V = guardValue(AI, memoryAccessOf(*AI)->Stored);
+      B.SetInsertPoint(AI);
+      Value *Off = B.CreateMul(H->getArg(N + 6), B.getInt64(In.Bytes));
+      B.CreateAlignedStore(V, B.CreateInBoundsGEP(B.getInt8Ty(), It->second.Slot[0], Off),
+                           Align(In.Bytes));
+      AI->eraseFromParent();
+      continue;
+    }
+    // A halo buffer of an earlier stage, recomputed for this frame too
+    // (Legality.cpp's growHalos): the cell the virtual thread reads, from
+    // its coordinates relative to the block, (ctaid' - ctaid) * ntid + tid'
+    // in each dimension, shifted as the read is, in that buffer's tile.
+    static const Intrinsic::ID Cta[3] = {Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+                                         Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+                                         Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
+    static const Intrinsic::ID Ntid[3] = {Intrinsic::nvvm_read_ptx_sreg_ntid_x,
+                                          Intrinsic::nvvm_read_ptx_sreg_ntid_y,
+                                          Intrinsic::nvvm_read_ptx_sreg_ntid_z};
+    const std::array<int64_t, 3> &Shift = In.HaloShift.at(&A);
+    Value *L[3];
+    for (unsigned D = 0; D < 3; ++D)
+      L[D] = B.CreateAdd(B.CreateAdd(B.CreateMul(B.CreateSub(H->getArg(N + 3 + D), sreg(B, Cta[D])),
+                                                 sreg(B, Ntid[D])),
+                                     H->getArg(N + D)),
+                         B.getInt32(uint32_t(Shift[D])));
+    Value *Off = B.CreateMul(B.CreateZExt(gridSlot(B, In, L), B.getInt64Ty()), B.getInt64(In.Bytes));
+    Value *Tile = B.CreateAlignedLoad(AI->getType(),
+                                      B.CreateInBoundsGEP(B.getInt8Ty(), It->second.Slot[0], Off),
+                                      Align(In.Bytes), "kfuse.tile");
+    AI->replaceAllUsesWith(Tile);
+    AI->eraseFromParent();
   }
   return H;
 }

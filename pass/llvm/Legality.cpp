@@ -677,11 +677,13 @@ static const char *const DimName[3] = {"x", "y", "z"};
 /// coordinate in [0, n_d) (Access::MinG, MaxG: `if (x > 0 && x < w - 1 &&
 /// y > 0 && y < h - 1)`), and the runtime checks that the layout gives each
 /// element of the box its own address (n_x <= w) and that the launch has a
-/// thread for each (n_d <= ntid.d * nctaid.d). Returns No when the accesses
-/// do not have this form (the usual rules decide), Yes with \p I filled,
-/// or Refused with \p C invalidated.
+/// thread for each (n_d <= ntid.d * nctaid.d). \p Grown: the buffer is an
+/// input of a recomputed stage (growHalos), a halo buffer even where its
+/// readers read their own cells. Returns No when the accesses do not have
+/// this form (the usual rules decide), Yes with \p I filled, or Refused
+/// with \p C invalidated.
 static HaloFit haloGrid(FusionCandidate &C, unsigned V, const std::vector<StagedAccess> &Accs,
-                        Intermediate &I) {
+                        Intermediate &I, bool Grown = false) {
   const SeqRecord &R = *C.Seq;
   int Producer = -1;
   const StagedAccess *Store = nullptr;
@@ -720,7 +722,7 @@ static HaloFit haloGrid(FusionCandidate &C, unsigned V, const std::vector<Staged
     }
     I.HaloShift[X.A] = *S;
   }
-  if (!Shifted)
+  if (!Shifted && !Grown)
     return HaloFit::No; // every thread reads its own element: forwarding or staging
   std::string Buf = "buffer '" + R.Values.at(V).Text + "'";
   if (refuseUnsafeRegister(C, unsigned(Producer), Buf, /*Grid=*/true))
@@ -835,25 +837,29 @@ static bool growHalos(FusionCandidate &C,
       if (C.Carried[K].Mech != Mechanism::Halo)
         continue;
       unsigned P = C.Carried[K].HaloStage;
-      int64_t Lo = 0, Hi = 0;
+      bool Grid = C.Carried[K].HaloGrid;
+      int64_t Lo[3] = {0, 0, 0}, Hi[3] = {0, 0, 0};
       for (const Intermediate &J : C.Carried)
-        if (J.Mech == Mechanism::Halo && J.HaloStage == P) {
-          Lo = std::max<int64_t>(Lo, J.HaloLo[0]);
-          Hi = std::max<int64_t>(Hi, J.HaloHi[0]);
-        }
+        if (J.Mech == Mechanism::Halo && J.HaloStage == P)
+          for (unsigned D = 0; D < 3; ++D) {
+            Lo[D] = std::max<int64_t>(Lo[D], J.HaloLo[D]);
+            Hi[D] = std::max<int64_t>(Hi[D], J.HaloHi[D]);
+          }
       for (const Access &A : C.Stages[P]->Accesses) {
         unsigned W = C.arg(P, A.Param);
         if (A.IsStore || readOnlyValue(C, W))
           continue;
-        std::optional<int64_t> D =
-            A.UnknownIndex ? std::nullopt : elementShift(C.valueOffset(P, A), A.Bytes);
         auto J = llvm::find_if(C.Carried, [&](const Intermediate &X) { return X.Value == W; });
         Intermediate Grown;
         HaloFit Fit = HaloFit::No;
-        if (D && J != C.Carried.end() && J->Mech != Mechanism::Stage)
-          Fit = J->Mech == Mechanism::Halo
-                    ? HaloFit::Yes
-                    : haloCarried(C, W, ByValue[W], Grown, /*Grown=*/true);
+        std::array<int64_t, 3> Shift = {0, 0, 0};
+        std::optional<int64_t> D =
+            A.UnknownIndex || Grid ? std::nullopt : elementShift(C.valueOffset(P, A), A.Bytes);
+        bool Known = !A.UnknownIndex && (Grid || D);
+        if (Known && J != C.Carried.end() && J->Mech != Mechanism::Stage)
+          Fit = J->Mech == Mechanism::Halo ? HaloFit::Yes
+                : Grid ? haloGrid(C, W, ByValue[W], Grown, /*Grown=*/true)
+                       : haloCarried(C, W, ByValue[W], Grown, /*Grown=*/true);
         if (Fit == HaloFit::Refused)
           return false;
         if (Fit == HaloFit::No || (J->Mech != Mechanism::Halo && Grown.HaloStage >= P)) {
@@ -873,21 +879,27 @@ static bool growHalos(FusionCandidate &C,
           *J = Grown;
           Changed = true;
         }
-        unsigned NeedLo = unsigned(Lo + std::max<int64_t>(0, -*D)),
-                 NeedHi = unsigned(Hi + std::max<int64_t>(0, *D));
-        if (NeedLo > J->HaloLo[0] || NeedHi > J->HaloHi[0]) {
-          J->HaloLo[0] = std::max(J->HaloLo[0], NeedLo);
-          J->HaloHi[0] = std::max(J->HaloHi[0], NeedHi);
-          Changed = true;
-        }
-        if (J->HaloLo[0] > unsigned(4 * MaxHalo) || J->HaloHi[0] > unsigned(4 * MaxHalo)) {
-          C.invalidate("buffer '" + R.Values.at(W).Text + "': the stencils of the group read " +
-                           std::to_string(std::max(J->HaloLo[0], J->HaloHi[0])) +
-                           " elements beyond a block through the stages that compute from "
-                           "it; halo fusion recomputes at most " +
-                           std::to_string(4 * MaxHalo),
-                       "halo", A.Inst);
-          return false;
+        if (Grid)
+          Shift = J->HaloShift.at(&A);
+        else
+          Shift[0] = *D;
+        for (unsigned Dim = 0; Dim < 3; ++Dim) {
+          unsigned NeedLo = unsigned(Lo[Dim] + std::max<int64_t>(0, -Shift[Dim])),
+                   NeedHi = unsigned(Hi[Dim] + std::max<int64_t>(0, Shift[Dim]));
+          if (NeedLo > J->HaloLo[Dim] || NeedHi > J->HaloHi[Dim]) {
+            J->HaloLo[Dim] = std::max(J->HaloLo[Dim], NeedLo);
+            J->HaloHi[Dim] = std::max(J->HaloHi[Dim], NeedHi);
+            Changed = true;
+          }
+          if (J->HaloLo[Dim] > unsigned(4 * MaxHalo) || J->HaloHi[Dim] > unsigned(4 * MaxHalo)) {
+            C.invalidate("buffer '" + R.Values.at(W).Text + "': the stencils of the group read " +
+                             std::to_string(std::max(J->HaloLo[Dim], J->HaloHi[Dim])) +
+                             " elements beyond a block through the stages that compute from "
+                             "it; halo fusion recomputes at most " +
+                             std::to_string(4 * MaxHalo),
+                         "halo", A.Inst);
+            return false;
+          }
         }
       }
     }

@@ -5,15 +5,18 @@
  *
  *   un  = u + k * (u[W] + u[E] + u[S] + u[N] - 4 u)          heat step
  *   lap = 9-point Laplacian of un (edges and corners)       diagnostic
+ *   sl  = (lap[N] + 2 lap + lap[S]) / 4                      lap smoothed in y
  *   r   = un + dt * lap                                     a relaxed state
  *   dx  = (un[x+2] - un[x-2]) / 4                            a wide x gradient
  *
- * The Laplacian and the gradient read un at neighbouring cells, which
- * threads of the neighbouring blocks compute: the four launches fuse with
- * 2-D halo recomputation (lit e2e/halo2d.cu). Each fused block computes the
- * heat step for its 32 x 8 cells and for a frame of 2 cells left and right
- * and 1 above and below into a shared tile, synchronises, and runs the
- * other three from the tile; un is never read from memory. The manifest
+ * The Laplacian and the gradient read un at neighbouring cells, and the
+ * smoothing lap, which threads of the neighbouring blocks compute: the five
+ * launches fuse with 2-D halo recomputation (lit e2e/halo2d.cu), the halo
+ * growing through the two stencils. Each fused block computes the heat
+ * step for its 32 x 8 cells and for a frame of 2 cells on every side into
+ * a shared tile, synchronises, computes the Laplacian for its cells and one
+ * row above and below into a second tile, synchronises, and runs the rest
+ * from the tiles; un and lap are never read from memory. The manifest
  * checks the width does not exceed the pitch and the launch has a thread
  * per cell. --n is the cell count: the grid is W = 3001 wide, ceil(n / W)
  * rows, pitch 3072 floats. Fused and unfused must agree bit for bit
@@ -48,6 +51,15 @@ __global__ KFUSE_MAP void laplacian9(const float *un, float *lap, int w, int h, 
   float edges = un[i - 1] + un[i + 1] + un[i - pitch] + un[i + pitch];
   float corners = un[i - pitch - 1] + un[i - pitch + 1] + un[i + pitch - 1] + un[i + pitch + 1];
   lap[i] = (4.0f * edges + corners - 20.0f * un[i]) * (1.0f / 6.0f);
+}
+
+__global__ KFUSE_MAP void smooth_y(const float *lap, float *sl, int w, int h, int pitch)
+{
+  XY;
+  if (y == 0 || y == h - 1)
+    sl[i] = lap[i];
+  else
+    sl[i] = 0.25f * (lap[i - pitch] + 2.0f * lap[i] + lap[i + pitch]);
 }
 
 __global__ KFUSE_MAP void relax(const float *un, const float *lap, float *r, float dt, int w,
@@ -94,12 +106,13 @@ __global__ KFUSE_MAP void divergence_xz(const float *q, float *o, int w, int h, 
     o[i] = (q[i + 1] - q[i - 1]) + (q[i + w * h] - q[i - w * h]);
 }
 
-static void step2d(const float *u, float *un, float *lap, float *r, float *dx, float k, float dt,
-                   int w, int h, int pitch, cudaStream_t s)
+static void step2d(const float *u, float *un, float *lap, float *sl, float *r, float *dx, float k,
+                   float dt, int w, int h, int pitch, cudaStream_t s)
 {
   dim3 block(32, 8), grid((w + 31) / 32, (h + 7) / 8);
   heat<<<grid, block, 0, s>>>(u, un, k, w, h, pitch);
   laplacian9<<<grid, block, 0, s>>>(un, lap, w, h, pitch);
+  smooth_y<<<grid, block, 0, s>>>(lap, sl, w, h, pitch);
   relax<<<grid, block, 0, s>>>(un, lap, r, dt, w, h, pitch);
   gradient_x<<<grid, block, 0, s>>>(un, dx, w, h, pitch);
 }
@@ -119,7 +132,7 @@ int main(int argc, char **argv)
   const int h = (int)((a.n + w - 1) / w);
   const size_t cells = (size_t)pitch * h;
   const float k = 0.2f, dt = 0.05f;
-  kfx::Buf<float> u(cells), un(cells), lap(cells), r(cells), dx(cells);
+  kfx::Buf<float> u(cells), un(cells), lap(cells), sl(cells), r(cells), dx(cells);
   kfx::fill_uniform(u.h, a.seed, 1, 0.0, 1.0);
   u.upload();
   const int w3 = 125, h3 = 50, d3 = (int)((a.n + w3 * h3 - 1) / (w3 * h3));
@@ -133,8 +146,8 @@ int main(int argc, char **argv)
   /* Against a double reference from the device's un (each stencil alone);
    * the padding must still hold the poison (all-ones bytes). */
   auto check = [&] {
-    std::vector<double> rn, rl, rr, rd;
-    std::vector<float> gn, gl, gr, gd;
+    std::vector<double> rn, rl, rr, rd, rs;
+    std::vector<float> gn, gl, gr, gd, gs;
     size_t untouched = 0;
     auto U = [&](int yy, int xx) { return (double)u.h[(size_t)yy * pitch + xx]; };
     auto N = [&](int yy, int xx) { return (double)un.h[(size_t)yy * pitch + xx]; };
@@ -142,11 +155,11 @@ int main(int argc, char **argv)
       for (int x = 0; x < pitch; x++) {
         size_t i = (size_t)y * pitch + x;
         if (x >= w) {
-          uint32_t b[4];
+          uint32_t b[5];
           memcpy(&b[0], &un.h[i], 4), memcpy(&b[1], &lap.h[i], 4);
-          memcpy(&b[2], &r.h[i], 4), memcpy(&b[3], &dx.h[i], 4);
+          memcpy(&b[2], &r.h[i], 4), memcpy(&b[3], &dx.h[i], 4), memcpy(&b[4], &sl.h[i], 4);
           untouched += b[0] == 0xffffffffu && b[1] == 0xffffffffu && b[2] == 0xffffffffu &&
-                       b[3] == 0xffffffffu;
+                       b[3] == 0xffffffffu && b[4] == 0xffffffffu;
           continue;
         }
         bool edge = x == 0 || y == 0 || x == w - 1 || y == h - 1;
@@ -160,6 +173,9 @@ int main(int argc, char **argv)
         rl.push_back(l);
         rr.push_back(N(y, x) + (double)dt * lap.h[i]);
         rd.push_back(x < 2 || x >= w - 2 ? 0.0 : (N(y, x + 2) - N(y, x - 2)) * 0.25);
+        auto Lp = [&](int yy) { return (double)lap.h[(size_t)yy * pitch + x]; };
+        rs.push_back(y == 0 || y == h - 1 ? Lp(y) : 0.25 * (Lp(y - 1) + 2.0 * Lp(y) + Lp(y + 1)));
+        gs.push_back(sl.h[i]);
         gn.push_back(un.h[i]), gl.push_back(lap.h[i]), gr.push_back(r.h[i]), gd.push_back(dx.h[i]);
       }
     size_t n = rn.size();
@@ -167,6 +183,7 @@ int main(int argc, char **argv)
     ok = kfx::check_close("lap", gl.data(), rl.data(), n, 1e-4) && ok;
     ok = kfx::check_close("r", gr.data(), rr.data(), n, 1e-5) && ok;
     ok = kfx::check_close("dx", gd.data(), rd.data(), n, 1e-5) && ok;
+    ok = kfx::check_close("sl", gs.data(), rs.data(), n, 1e-5) && ok;
     size_t padding = (size_t)(pitch - w) * h;
     printf("check padding untouched=%zu of %zu %s\n", untouched, padding,
            untouched == padding ? "ok" : "FAIL");
@@ -195,10 +212,10 @@ int main(int argc, char **argv)
   int rc = kfx::run_and_report(
       "heat2d", a, s, 6.0 * w * h * sizeof(float),
       [&] {
-        step2d(u.d, un.d, lap.d, r.d, dx.d, k, dt, w, h, pitch, s);
+        step2d(u.d, un.d, lap.d, sl.d, r.d, dx.d, k, dt, w, h, pitch, s);
         step3d(fa.d, fq.d, fo.d, w3, h3, d3, s);
       },
-      check, un, lap, r, dx, fq, fo);
+      check, un, lap, sl, r, dx, fq, fo);
   KFX_CHECK(cudaStreamDestroy(s));
   std::printf("SITES all-fused count=2\n");
   return rc;

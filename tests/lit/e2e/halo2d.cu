@@ -9,8 +9,10 @@
 // cell (width <= pitch), a thread per cell and the tile's size. Refused,
 // each with its reason: a read the checks do not keep inside the grid, a
 // producer stored under other conditions, a neighbour 40 rows away, and a
-// producer that reads %laneid; a producer whose input an earlier launch of
-// the group computes fuses without that launch (2-D halos do not grow).
+// producer that reads %laneid. A producer whose input an earlier launch of
+// the group computes cell by cell has that launch recomputed for a wider
+// frame (the halo grows), also through three stencils; its recomputation
+// reads the earlier tile at the virtual thread's cells.
 // REQUIRES: ptxas
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass=kfuse -Rpass-missed=kfuse %s -o %t.ptx 2>%t.remarks
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
@@ -97,6 +99,14 @@ void lane(const float *u, float *un, float *lap, int w, int h, int pitch) {
   lanep<<<g, b>>>(u, un, w, h, pitch);
   lap9<<<g, b>>>(un, lap, w, h, pitch);
 }
+KMAP void smooth(const float *lap, float *sl, int w, int h, int pitch)
+{ XY; if (x == 0 || x == w - 1) sl[i] = lap[i]; else sl[i] = lap[i - 1] + lap[i + 1]; }
+void three(const float *u, float *un, float *lap, float *sl, int w, int h, int pitch) {
+  dim3 b(16, 16), g((w + 15) / 16, (h + 15) / 16);
+  heat<<<g, b>>>(u, un, 0.2f, w, h, pitch);
+  lap9<<<g, b>>>(un, lap, w, h, pitch);
+  smooth<<<g, b>>>(lap, sl, w, h, pitch);
+}
 void vol(const float *a, float *q, float *o, int w, int h, int d) {
   dim3 b(32, 4, 4), g((w + 31) / 32, (h + 3) / 4, (d + 3) / 4);
   fill3<<<g, b>>>(a, q, w, h, d);
@@ -108,11 +118,14 @@ void vol(const float *a, float *q, float *o, int w, int h, int d) {
 // REMARK-DAG: remark: launches 0..1 (heat, unchecked) of sequence 2 at {{.*}} not fused: buffer 'un': launch 1 (unchecked) reads it at byte offset {{.*}}, and nothing proves the element it reads is one launch 0 (heat) stores, inside [0, w) in x; in 2-D and 3-D halo fusion needs the reader's own checks to keep every neighbour inside the producer's bounds (`if (x > 0 && x < w - 1)` around a read at x - 1 and x + 1)
 // REMARK-DAG: remark: launches 0..1 (masked, lap9) of sequence 3 at {{.*}} not fused: buffer 'un': later launches read it at neighbouring elements in 2-D, and launch 0 (masked) stores it under other conditions than one bound per coordinate; write the producer's check as `if (x < w && y < h)` (or `if (x >= w || y >= h) return;`) with nothing else before the store
 // REMARK-DAG: remark: launches 0..1 (heat, far) of sequence 4 at {{.*}} not fused: buffer 'un': launch 1 (far) reads it at byte offset {{.*}}, more than 32 elements from its thread's own in some dimension; halo fusion recomputes at most 32 on each side of a block
-// 2-D halos do not grow: heat, recomputed for lap9, cannot have scale
-// recomputed for it in turn, so scale runs alone.
-// REMARK-DAG: remark: fused launches 1..2 (heat, lap9) of sequence 5 into __kfuse_fused_{{[0-9a-f]+}}_5_1_2: un through shared memory with a halo of 1 before and 1 after in x, 1 before and 1 after in y around each block's box, recomputed by launch 1 (heat), with barriers
+// The halo grows: heat, recomputed for lap9's frame of 1, reads u at
+// neighbouring cells, which scale computes: scale is recomputed for a
+// frame of 2.
+// REMARK-DAG: remark: fused launches 0..2 (scale, heat, lap9) of sequence 5 into __kfuse_fused_{{[0-9a-f]+}}_5_0_2: u through shared memory with a halo of 2 before and 2 after in x, 2 before and 2 after in y around each block's box, recomputed by launch 0 (scale), un through shared memory with a halo of 1 before and 1 after in x, 1 before and 1 after in y around each block's box, recomputed by launch 1 (heat), with barriers
 // REMARK-DAG: remark: launches 0..1 (lanep, lap9) of sequence 6 at {{.*}} not fused: buffer 'un': later launches read it at neighbouring elements, so launch 0 (lanep) would be run again for the elements next to each block's own, by other threads than their own, but it reads %laneid, which would then differ
-// REMARK-DAG: remark: fused launches 0..1 (fill3, diff3) of sequence 7 into __kfuse_fused_{{[0-9a-f]+}}_7_0_1: q through shared memory with a halo of 1 before and 1 after in z around each block's box, recomputed by launch 0 (fill3), with barriers
+// Three stencils: lap's frame of 1 in x needs un's of 2 in x and 1 in y.
+// REMARK-DAG: remark: fused launches 0..2 (heat, lap9, smooth) of sequence 7 into __kfuse_fused_{{[0-9a-f]+}}_7_0_2: un through shared memory with a halo of 2 before and 2 after in x, 1 before and 1 after in y around each block's box, recomputed by launch 0 (heat), lap through shared memory with a halo of 1 before and 1 after in x around each block's box, recomputed by launch 1 (lap9), with barriers
+// REMARK-DAG: remark: fused launches 0..1 (fill3, diff3) of sequence 8 into __kfuse_fused_{{[0-9a-f]+}}_8_0_1: q through shared memory with a halo of 1 before and 1 after in z around each block's box, recomputed by launch 0 (fill3), with barriers
 
 // The step's kernel: heat for the block's own cells into the tile and
 // memory, the frame's cells in a loop over the tile's slots (each running
@@ -145,7 +158,7 @@ void vol(const float *a, float *q, float *o, int w, int h, int d) {
 // MANIFEST-NEXT: le 0 s4 by*gy
 // MANIFEST-NEXT: launch
 // 3-D: planes of w*h cells.
-// MANIFEST-LABEL: group __kfuse_fused_{{[0-9a-f]+}}_7_0_1 2
+// MANIFEST-LABEL: group __kfuse_fused_{{[0-9a-f]+}}_8_0_1 2
 // MANIFEST: le 0 (bx+0)*(by+0)*(bz+2) 2048
 // MANIFEST-NEXT: le 0 s2 bx*gx
 // MANIFEST-NEXT: le 0 s3 by*gy
