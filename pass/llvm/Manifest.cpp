@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "FusionCandidate.h"
 
+#include "manifest/expr.h"
+
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Module.h"
@@ -228,7 +230,18 @@ static std::string footprint(const FusionCandidate &C, unsigned S, unsigned P) {
   };
   if (Lo.empty())
     return "";
-  return Fold(Lo, "min") + " " + Fold(Hi, "max");
+  std::string L = Fold(Lo, "min"), H = Fold(Hi, "max");
+  // One the runtime cannot compile (longer than its limits) would fail
+  // every check it is in: without a footprint the runtime takes the whole
+  // allocation instead, which separate allocations still pass.
+  for (const std::string *E : {&L, &H}) {
+    kf__expr_t *Program = nullptr;
+    int Rc = kf__expr_compile(E->data(), E->size(), &Program);
+    kf__expr_free(Program);
+    if (Rc != 0)
+      return "";
+  }
+  return L + " " + H;
 }
 
 GroupBytes kfuse::groupBytes(const FusionCandidate &C) {

@@ -107,6 +107,19 @@ void three(const float *u, float *un, float *lap, float *sl, int w, int h, int p
   lap9<<<g, b>>>(un, lap, w, h, pitch);
   smooth<<<g, b>>>(lap, sl, w, h, pitch);
 }
+KMAP void box27(const float *q, float *o, int w, int h, int d)
+{ XYZ; if (x > 0 && x < w - 1 && y > 0 && y < h - 1 && z > 0 && z < d - 1) {
+    float s = 0.0f;
+    for (int c = -1; c <= 1; c++)
+      for (int b = -1; b <= 1; b++)
+        for (int a = -1; a <= 1; a++)
+          s += q[i + (c * h + b) * w + a];
+    o[i] = s; } }
+void cube(const float *a, float *q, float *o, int w, int h, int d) {
+  dim3 b(32, 4, 4), g((w + 31) / 32, (h + 3) / 4, (d + 3) / 4);
+  fill3<<<g, b>>>(a, q, w, h, d);
+  box27<<<g, b>>>(q, o, w, h, d);
+}
 void vol(const float *a, float *q, float *o, int w, int h, int d) {
   dim3 b(32, 4, 4), g((w + 31) / 32, (h + 3) / 4, (d + 3) / 4);
   fill3<<<g, b>>>(a, q, w, h, d);
@@ -125,7 +138,9 @@ void vol(const float *a, float *q, float *o, int w, int h, int d) {
 // REMARK-DAG: remark: launches 0..1 (lanep, lap9) of sequence 6 at {{.*}} not fused: buffer 'un': later launches read it at neighbouring elements, so launch 0 (lanep) would be run again for the elements next to each block's own, by other threads than their own, but it reads %laneid, which would then differ
 // Three stencils: lap's frame of 1 in x needs un's of 2 in x and 1 in y.
 // REMARK-DAG: remark: fused launches 0..2 (heat, lap9, smooth) of sequence 7 into __kfuse_fused_{{[0-9a-f]+}}_7_0_2: un through shared memory with a halo of 2 before and 2 after in x, 1 before and 1 after in y around each block's box, recomputed by launch 0 (heat), lap through shared memory with a halo of 1 before and 1 after in x around each block's box, recomputed by launch 1 (lap9), with barriers
-// REMARK-DAG: remark: fused launches 0..1 (fill3, diff3) of sequence 8 into __kfuse_fused_{{[0-9a-f]+}}_8_0_1: q through shared memory with a halo of 1 before and 1 after in z around each block's box, recomputed by launch 0 (fill3), with barriers
+// A 27-point box: the halo on every side in all three dimensions.
+// REMARK-DAG: remark: fused launches 0..1 (fill3, box27) of sequence 8 into __kfuse_fused_{{[0-9a-f]+}}_8_0_1: q through shared memory with a halo of 1 before and 1 after in x, 1 before and 1 after in y, 1 before and 1 after in z around each block's box
+// REMARK-DAG: remark: fused launches 0..1 (fill3, diff3) of sequence 9 into __kfuse_fused_{{[0-9a-f]+}}_9_0_1: q through shared memory with a halo of 1 before and 1 after in z around each block's box, recomputed by launch 0 (fill3), with barriers
 
 // The step's kernel: heat for the block's own cells into the tile and
 // memory, the frame's cells in a loop over the tile's slots (each running
@@ -157,8 +172,15 @@ void vol(const float *a, float *q, float *o, int w, int h, int d) {
 // MANIFEST-NEXT: le 0 s3 bx*gx
 // MANIFEST-NEXT: le 0 s4 by*gy
 // MANIFEST-NEXT: launch
-// 3-D: planes of w*h cells.
+// The box's reads of q span nine rows of three planes: a footprint longer
+// than the runtime compiles is left out (the runtime then takes q's whole
+// allocation).
 // MANIFEST-LABEL: group __kfuse_fused_{{[0-9a-f]+}}_8_0_1 2
+// MANIFEST: le 0 (bx+2)*(by+2)*(bz+2) 2048
+// MANIFEST-NOT: footprint 1.0
+// MANIFEST: footprint 1.1 w
+// 3-D: planes of w*h cells.
+// MANIFEST-LABEL: group __kfuse_fused_{{[0-9a-f]+}}_9_0_1 2
 // MANIFEST: le 0 (bx+0)*(by+0)*(bz+2) 2048
 // MANIFEST-NEXT: le 0 s2 bx*gx
 // MANIFEST-NEXT: le 0 s3 by*gy
