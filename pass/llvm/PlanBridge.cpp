@@ -265,16 +265,17 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
         Out.Error = failure("kf_plan_group", E);
         return Out;
       }
+      // The library lists a group's launches in an order of execution it
+      // chose (independent launches in either order); the fused kernel runs
+      // them in program order, which respects every dependency too.
+      std::vector<int> Members(Info.launches, Info.launches + Info.count);
+      llvm::sort(Members);
       PlannedGroup PG;
-      PG.First = unsigned(Info.launches[0]);
-      PG.Last = unsigned(Info.launches[Info.count - 1]);
-      if (PG.Last - PG.First + 1 != unsigned(Info.count) || PG.Last >= N) {
-        Out.Error = "the plan holds a group of launches that are not consecutive";
-        return Out;
-      }
-      for (int J = 1; J < Info.count; ++J)
-        if (Info.launches[J] != Info.launches[J - 1] + 1) {
-          Out.Error = "the plan holds a group of launches out of order";
+      PG.First = unsigned(Members.front());
+      PG.Last = unsigned(Members.back());
+      for (size_t J = 1; J < Members.size(); ++J)
+        if (Members[J] != Members[J - 1] + 1 || PG.Last >= N) {
+          Out.Error = "the plan holds a group of launches that are not consecutive";
           return Out;
         }
       PG.FusedNs = Info.time * 1e9;
