@@ -66,6 +66,17 @@ using namespace kfuse;
 
 static constexpr unsigned SharedAS = 3;
 
+/// The special registers of each dimension, in the order of the index
+/// symbols (KernelAnalysis.h): tid, ntid, ctaid, nctaid.
+enum SregKind { Tid, Ntid, Ctaid, Nctaid };
+static const Intrinsic::ID SregOf[3][4] = {
+    {Intrinsic::nvvm_read_ptx_sreg_tid_x, Intrinsic::nvvm_read_ptx_sreg_ntid_x,
+     Intrinsic::nvvm_read_ptx_sreg_ctaid_x, Intrinsic::nvvm_read_ptx_sreg_nctaid_x},
+    {Intrinsic::nvvm_read_ptx_sreg_tid_y, Intrinsic::nvvm_read_ptx_sreg_ntid_y,
+     Intrinsic::nvvm_read_ptx_sreg_ctaid_y, Intrinsic::nvvm_read_ptx_sreg_nctaid_y},
+    {Intrinsic::nvvm_read_ptx_sreg_tid_z, Intrinsic::nvvm_read_ptx_sreg_ntid_z,
+     Intrinsic::nvvm_read_ptx_sreg_ctaid_z, Intrinsic::nvvm_read_ptx_sreg_nctaid_z}};
+
 namespace {
 /// Where one carried buffer lives inside the fused kernel.
 struct CarriedStorage {
@@ -254,19 +265,12 @@ Value *FusedKernelBuilder::inBlockOffset(Instruction *I, unsigned Stage, const A
 /// \p P, a polynomial in the thread and block coordinates and extents, as
 /// an i64 computed from the special registers.
 Value *FusedKernelBuilder::emitPoly(IRBuilder<> &B, const IndexPoly &P) {
-  static const Intrinsic::ID Regs[3][4] = {
-      {Intrinsic::nvvm_read_ptx_sreg_tid_x, Intrinsic::nvvm_read_ptx_sreg_ntid_x,
-       Intrinsic::nvvm_read_ptx_sreg_ctaid_x, Intrinsic::nvvm_read_ptx_sreg_nctaid_x},
-      {Intrinsic::nvvm_read_ptx_sreg_tid_y, Intrinsic::nvvm_read_ptx_sreg_ntid_y,
-       Intrinsic::nvvm_read_ptx_sreg_ctaid_y, Intrinsic::nvvm_read_ptx_sreg_nctaid_y},
-      {Intrinsic::nvvm_read_ptx_sreg_tid_z, Intrinsic::nvvm_read_ptx_sreg_ntid_z,
-       Intrinsic::nvvm_read_ptx_sreg_ctaid_z, Intrinsic::nvvm_read_ptx_sreg_nctaid_z}};
   Value *Sum = B.getInt64(0);
   for (auto &[M, K] : P.Terms) {
     Value *T = B.getInt64(K);
     for (int S : M) {
       assert(S < SymParam0 && S != SymIter && "a coordinate or an extent");
-      T = B.CreateMul(T, B.CreateZExt(sreg(B, Regs[symDim(S)][S % SymDimStride]), B.getInt64Ty()));
+      T = B.CreateMul(T, B.CreateZExt(sreg(B, SregOf[symDim(S)][S % SymDimStride]), B.getInt64Ty()));
     }
     Sum = B.CreateAdd(Sum, T);
   }
@@ -301,10 +305,6 @@ const Intermediate *FusedKernelBuilder::haloOf(unsigned Stage) const {
 /// kfuse.halo; with \p Grid its stores of the stage's halo buffers go to
 /// their tiles' slot here.
 Function *FusedKernelBuilder::haloClone(unsigned Stage, bool Grid) {
-  static const Intrinsic::ID Coords[6] = {
-      Intrinsic::nvvm_read_ptx_sreg_tid_x,   Intrinsic::nvvm_read_ptx_sreg_tid_y,
-      Intrinsic::nvvm_read_ptx_sreg_tid_z,   Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
-      Intrinsic::nvvm_read_ptx_sreg_ctaid_y, Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
   const KernelInfo &K = *C.Stages[Stage];
   Function *Body = K.Body;
   SmallVector<Type *, 16> Params(Body->getFunctionType()->params());
@@ -327,13 +327,13 @@ Function *FusedKernelBuilder::haloClone(unsigned Stage, bool Grid) {
     cast<Instruction>(VMap[K.Accesses[Idx].Inst])->setMetadata(HaloKind, accessTag(Ctx, Stage, Idx));
   for (Instruction &I : make_early_inc_range(instructions(*H)))
     if (auto *II = dyn_cast<IntrinsicInst>(&I)) {
+      // Parameters N.. are tid.x(, .y, .z), then ctaid.x(, .y, .z).
       Value *To = nullptr;
-      if (Grid) {
-        for (unsigned R = 0; R < 6; ++R)
-          if (II->getIntrinsicID() == Coords[R])
-            To = H->getArg(N + R);
-      } else if (II->getIntrinsicID() == Coords[0] || II->getIntrinsicID() == Coords[3]) {
-        To = H->getArg(N + (II->getIntrinsicID() == Coords[3]));
+      for (unsigned D = 0; D < (Grid ? 3u : 1u); ++D) {
+        if (II->getIntrinsicID() == SregOf[D][Tid])
+          To = H->getArg(N + D);
+        if (II->getIntrinsicID() == SregOf[D][Ctaid])
+          To = H->getArg(N + (Grid ? 3 : 1) + D);
       }
       if (To) {
         II->replaceAllUsesWith(To);
@@ -363,19 +363,14 @@ Function *FusedKernelBuilder::haloClone(unsigned Stage, bool Grid) {
     // (Legality.cpp's growHalos): the cell the virtual thread reads, from
     // its coordinates relative to the block, (ctaid' - ctaid) * ntid + tid'
     // in each dimension, shifted as the read is, in that buffer's tile.
-    static const Intrinsic::ID Cta[3] = {Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
-                                         Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
-                                         Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
-    static const Intrinsic::ID Ntid[3] = {Intrinsic::nvvm_read_ptx_sreg_ntid_x,
-                                          Intrinsic::nvvm_read_ptx_sreg_ntid_y,
-                                          Intrinsic::nvvm_read_ptx_sreg_ntid_z};
     const std::array<int64_t, 3> &Shift = In.HaloShift.at(&A);
     Value *L[3];
     for (unsigned D = 0; D < 3; ++D)
-      L[D] = B.CreateAdd(B.CreateAdd(B.CreateMul(B.CreateSub(H->getArg(N + 3 + D), sreg(B, Cta[D])),
-                                                 sreg(B, Ntid[D])),
-                                     H->getArg(N + D)),
-                         B.getInt32(uint32_t(Shift[D])));
+      L[D] = B.CreateAdd(
+          B.CreateAdd(B.CreateMul(B.CreateSub(H->getArg(N + 3 + D), sreg(B, SregOf[D][Ctaid])),
+                                  sreg(B, SregOf[D][Ntid])),
+                      H->getArg(N + D)),
+          B.getInt32(uint32_t(Shift[D])));
     Value *Off = B.CreateMul(B.CreateZExt(gridSlot(B, In, L), B.getInt64Ty()), B.getInt64(In.Bytes));
     Value *Tile = B.CreateAlignedLoad(AI->getType(),
                                       B.CreateInBoundsGEP(B.getInt8Ty(), It->second.Slot[0], Off),
@@ -391,12 +386,9 @@ Function *FusedKernelBuilder::haloClone(unsigned Stage, bool Grid) {
 /// 3-D halo buffer \p I: its box is ntid.x + Lo_x + Hi_x elements wide and
 /// ntid.y + Lo_y + Hi_y high, and holds at most GridTileElements.
 Value *FusedKernelBuilder::gridSlot(IRBuilder<> &B, const Intermediate &I, ArrayRef<Value *> L) {
-  static const Intrinsic::ID Ntid[3] = {Intrinsic::nvvm_read_ptx_sreg_ntid_x,
-                                        Intrinsic::nvvm_read_ptx_sreg_ntid_y,
-                                        Intrinsic::nvvm_read_ptx_sreg_ntid_z};
   Value *Slot = B.getInt32(0);
   for (unsigned D = 3; D-- > 0;) {
-    Value *Width = B.CreateAdd(sreg(B, Ntid[D]), B.getInt32(I.HaloLo[D] + I.HaloHi[D]));
+    Value *Width = B.CreateAdd(sreg(B, SregOf[D][Ntid]), B.getInt32(I.HaloLo[D] + I.HaloHi[D]));
     Slot = B.CreateAdd(B.CreateMul(Slot, Width), B.CreateAdd(L[D], B.getInt32(I.HaloLo[D])));
   }
   return Slot;
@@ -458,22 +450,15 @@ void FusedKernelBuilder::emitHalo(IRBuilder<> &B, unsigned Stage, ArrayRef<Value
 void FusedKernelBuilder::emitGridHalo(IRBuilder<> &B, const Intermediate &I, unsigned Stage,
                                       ArrayRef<Value *> Args, SmallVectorImpl<CallInst *> &Calls,
                                       SmallVectorImpl<Function *> &Clones) {
-  static const Intrinsic::ID Regs[3][4] = {
-      {Intrinsic::nvvm_read_ptx_sreg_tid_x, Intrinsic::nvvm_read_ptx_sreg_ntid_x,
-       Intrinsic::nvvm_read_ptx_sreg_ctaid_x, Intrinsic::nvvm_read_ptx_sreg_nctaid_x},
-      {Intrinsic::nvvm_read_ptx_sreg_tid_y, Intrinsic::nvvm_read_ptx_sreg_ntid_y,
-       Intrinsic::nvvm_read_ptx_sreg_ctaid_y, Intrinsic::nvvm_read_ptx_sreg_nctaid_y},
-      {Intrinsic::nvvm_read_ptx_sreg_tid_z, Intrinsic::nvvm_read_ptx_sreg_ntid_z,
-       Intrinsic::nvvm_read_ptx_sreg_ctaid_z, Intrinsic::nvvm_read_ptx_sreg_nctaid_z}};
   // All 32-bit: a tile holds GridTileElements.
   Type *I32 = B.getInt32Ty();
-  auto Reg = [&](unsigned D, unsigned K) { return sreg(B, Regs[D][K]); };
+  auto Reg = [&](unsigned D, SregKind K) { return sreg(B, SregOf[D][K]); };
   auto C32 = [&](uint64_t V) { return B.getInt32(uint32_t(V)); };
   const unsigned *Lo = I.HaloLo, *Hi = I.HaloHi;
   Value *Tid[3], *Ntid[3], *Width[3];
   for (unsigned D = 0; D < 3; ++D) {
-    Tid[D] = Reg(D, 0);
-    Ntid[D] = Reg(D, 1);
+    Tid[D] = Reg(D, SregKind::Tid);
+    Ntid[D] = Reg(D, SregKind::Ntid);
     Width[D] = B.CreateAdd(Ntid[D], C32(Lo[D] + Hi[D]));
   }
   Value *First = B.CreateAdd(Tid[0], B.CreateMul(Ntid[0], B.CreateAdd(Tid[1], B.CreateMul(Ntid[1], Tid[2]))));
@@ -547,15 +532,15 @@ void FusedKernelBuilder::emitGridHalo(IRBuilder<> &B, const Intermediate &I, uns
     V[D] = B.CreateSub(CXYZ[D], C32(Lo[D]));
     if (Lo[D] + Hi[D] == 0) { // a thread of this block's in this dimension
       NewTid[D] = V[D];
-      NewCta[D] = Reg(D, 2);
+      NewCta[D] = Reg(D, SregKind::Ctaid);
       continue;
     }
     Value *Q = B.CreateSelect(B.CreateICmpSLT(V[D], C32(0)), C32(-1),
                               B.CreateZExt(B.CreateICmpUGE(V[D], Ntid[D]), I32));
-    NewCta[D] = B.CreateAdd(Reg(D, 2), Q, "kfuse.halo.ctaid");
+    NewCta[D] = B.CreateAdd(Reg(D, SregKind::Ctaid), Q, "kfuse.halo.ctaid");
     NewTid[D] = B.CreateSub(V[D], B.CreateMul(Q, Ntid[D]), "kfuse.halo.tid");
     // A block of the launch: 0 <= ctaid.d + q < nctaid.d.
-    Inside = B.CreateAnd(Inside, B.CreateICmpULT(NewCta[D], Reg(D, 3)));
+    Inside = B.CreateAnd(Inside, B.CreateICmpULT(NewCta[D], Reg(D, SregKind::Nctaid)));
   }
   B.CreateCondBr(Inside, Run, Next);
   B.SetInsertPoint(Run);
@@ -613,14 +598,11 @@ Value *FusedKernelBuilder::tileOffset(Instruction *I, unsigned Stage, const Acce
   if (In.Mech == Mechanism::Halo && In.HaloGrid) {
     // A thread's own accesses (a recomputation's stores were placed by
     // haloClone): its tid shifted by the access's shift.
-    static const Intrinsic::ID Tid[3] = {Intrinsic::nvvm_read_ptx_sreg_tid_x,
-                                         Intrinsic::nvvm_read_ptx_sreg_tid_y,
-                                         Intrinsic::nvvm_read_ptx_sreg_tid_z};
     IRBuilder<> B(I);
     auto It = In.HaloShift.find(&A);
     Value *L[3];
     for (unsigned D = 0; D < 3; ++D)
-      L[D] = B.CreateAdd(sreg(B, Tid[D]),
+      L[D] = B.CreateAdd(sreg(B, SregOf[D][Tid]),
                          B.getInt32(It == In.HaloShift.end() ? 0 : It->second[D]));
     return B.CreateMul(B.CreateZExt(gridSlot(B, In, L), B.getInt64Ty()),
                        B.getInt64(In.Bytes), "kfuse.halo");
