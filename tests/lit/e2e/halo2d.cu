@@ -120,6 +120,14 @@ void cube(const float *a, float *q, float *o, int w, int h, int d) {
   fill3<<<g, b>>>(a, q, w, h, d);
   box27<<<g, b>>>(q, o, w, h, d);
 }
+KMAP void update(const float *lap, float *u, int w, int h, int pitch)
+{ XY; u[i] += 0.1f * lap[i]; }
+void inplace(float *u, float *un, float *lap, int w, int h, int pitch) {
+  dim3 b(32, 8), g((w + 31) / 32, (h + 7) / 8);
+  heat<<<g, b>>>(u, un, 0.2f, w, h, pitch);
+  lap9<<<g, b>>>(un, lap, w, h, pitch);
+  update<<<g, b>>>(lap, u, w, h, pitch);
+}
 void vol(const float *a, float *q, float *o, int w, int h, int d) {
   dim3 b(32, 4, 4), g((w + 31) / 32, (h + 3) / 4, (d + 3) / 4);
   fill3<<<g, b>>>(a, q, w, h, d);
@@ -138,9 +146,14 @@ void vol(const float *a, float *q, float *o, int w, int h, int d) {
 // REMARK-DAG: remark: launches 0..1 (lanep, lap9) of sequence 6 at {{.*}} not fused: buffer 'un': later launches read it at neighbouring elements, so launch 0 (lanep) would be run again for the elements next to each block's own, by other threads than their own, but it reads %laneid, which would then differ
 // Three stencils: lap's frame of 1 in x needs un's of 2 in x and 1 in y.
 // REMARK-DAG: remark: fused launches 0..2 (heat, lap9, smooth) of sequence 7 into __kfuse_fused_{{[0-9a-f]+}}_7_0_2: un through shared memory with a halo of 2 before and 2 after in x, 1 before and 1 after in y around each block's box, recomputed by launch 0 (heat), lap through shared memory with a halo of 1 before and 1 after in x around each block's box, recomputed by launch 1 (lap9), with barriers
+// An update in place: heat reads u at neighbouring cells, which a later
+// launch writes (another block may already have updated them); heat and
+// lap9 fuse without it.
+// REMARK-DAG: remark: launches 0..2 (heat, lap9, update) of sequence 9 at {{.*}} not fused: buffer 'u': launch 0 (heat) reads it at byte offset {{.*}} and launch 2 (update) writes it at byte offset {{.*}}; neither the same thread nor the same block
+// REMARK-DAG: remark: fused launches 0..1 (heat, lap9) of sequence 9 into
 // A 27-point box: the halo on every side in all three dimensions.
 // REMARK-DAG: remark: fused launches 0..1 (fill3, box27) of sequence 8 into __kfuse_fused_{{[0-9a-f]+}}_8_0_1: q through shared memory with a halo of 1 before and 1 after in x, 1 before and 1 after in y, 1 before and 1 after in z around each block's box
-// REMARK-DAG: remark: fused launches 0..1 (fill3, diff3) of sequence 9 into __kfuse_fused_{{[0-9a-f]+}}_9_0_1: q through shared memory with a halo of 1 before and 1 after in z around each block's box, recomputed by launch 0 (fill3), with barriers
+// REMARK-DAG: remark: fused launches 0..1 (fill3, diff3) of sequence 10 into __kfuse_fused_{{[0-9a-f]+}}_10_0_1: q through shared memory with a halo of 1 before and 1 after in z around each block's box, recomputed by launch 0 (fill3), with barriers
 
 // The step's kernel: heat for the block's own cells into the tile and
 // memory, the frame's cells in a loop over the tile's slots (each running
@@ -180,7 +193,7 @@ void vol(const float *a, float *q, float *o, int w, int h, int d) {
 // MANIFEST-NOT: footprint 1.0
 // MANIFEST: footprint 1.1 w
 // 3-D: planes of w*h cells.
-// MANIFEST-LABEL: group __kfuse_fused_{{[0-9a-f]+}}_9_0_1 2
+// MANIFEST-LABEL: group __kfuse_fused_{{[0-9a-f]+}}_10_0_1 2
 // MANIFEST: le 0 (bx+0)*(by+0)*(bz+2) 2048
 // MANIFEST-NEXT: le 0 s2 bx*gx
 // MANIFEST-NEXT: le 0 s3 by*gy
