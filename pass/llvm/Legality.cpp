@@ -455,6 +455,19 @@ std::optional<int64_t> kfuse::elementShift(const IndexPoly &O, unsigned Bytes) {
   return D.constantTerm() / int64_t(Bytes);
 }
 
+/// Whether the checks on the way to load \p X keep the coordinate it reads
+/// in dimension \p Dim, its own g_d shifted by \p Shift, inside [0, n) for
+/// the record's value \p N: g_d + Shift >= 0 from Access::MinG, and g_d <=
+/// n + c with c + Shift <= -1 from Access::MaxG (`if (i > 0 && i < n - 1)`
+/// around reads of t[i-1] and t[i+1]).
+static bool readInside(const FusionCandidate &C, const StagedAccess &X, unsigned Dim,
+                       int64_t Shift, unsigned N) {
+  bool Below = llvm::any_of(X.A->MaxG[Dim], [&](const std::pair<unsigned, int64_t> &U) {
+    return C.arg(X.Stage, U.first) == N && U.second + Shift <= -1;
+  });
+  return Below && X.A->MinG[Dim] + Shift >= 0;
+}
+
 /// Whether every element of a halo buffer that a later stage reads is one
 /// the producer stores: each store of \p Producer is made by every thread
 /// with g < n (g = ctaid.x*ntid.x + tid.x, Access::EveryBelow), and each
@@ -479,11 +492,7 @@ static bool haloExact(const FusionCandidate &C, const std::vector<StagedAccess> 
   for (const StagedAccess &X : Accs) {
     if (X.A->IsStore)
       continue;
-    int64_t D = *elementShift(X.Offset, X.A->Bytes);
-    bool Below = llvm::any_of(X.A->MaxG[0], [&](const std::pair<unsigned, int64_t> &U) {
-      return C.arg(X.Stage, U.first) == *N && U.second + D <= -1;
-    });
-    if (!Below || X.A->MinG[0] + D < 0)
+    if (!readInside(C, X, 0, *elementShift(X.Offset, X.A->Bytes), *N))
       return false;
   }
   return true;
@@ -756,10 +765,7 @@ static HaloFit haloGrid(FusionCandidate &C, unsigned V, const std::vector<Staged
       continue;
     const std::array<int64_t, 3> &S = I.HaloShift[X.A];
     for (const IndexDigit &D : Form->Digits) {
-      bool Below = llvm::any_of(X.A->MaxG[D.Dim], [&](const std::pair<unsigned, int64_t> &U) {
-        return C.arg(X.Stage, U.first) == *N[D.Dim] && U.second + S[D.Dim] <= -1;
-      });
-      if (Below && X.A->MinG[D.Dim] + S[D.Dim] >= 0)
+      if (readInside(C, X, D.Dim, S[D.Dim], *N[D.Dim]))
         continue;
       std::string Bound = R.Values.at(*N[D.Dim]).Text;
       C.invalidate(Buf + ": " + describe(C, X) +
