@@ -28,9 +28,11 @@
 // contracts across the old kernel boundary. The pointer parameters are
 // noalias (markNoAlias: the runtime checks the buffers disjoint), and a
 // small cleanup pipeline turns slots into registers, loads each element
-// once and drops the stores a later stage overwrites. The body is then
-// specialised on the dead mask (versionOnDead): every store kept, the dead
-// buffers' stores gone, or each under a test of its bit. Last, where a
+// once and drops the stores a later stage overwrites. The dead buffers'
+// stores then go under tests of their bits (versionOnDead), or, where the
+// kernel also loads one of those buffers from memory, the body is copied
+// for the masks: every store kept, the dead buffers' stores gone, or each
+// under a test of its bit. Last, where a
 // branch stores a carried buffer on one side and loads it on the other, the
 // two sides run one after the other, the store first (orderOneFallback).
 //
@@ -55,6 +57,7 @@
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
 #include "llvm/Transforms/Scalar/GVN.h"
 #include "llvm/Transforms/Scalar/SROA.h"
+#include "llvm/Transforms/Scalar/Sink.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -135,6 +138,8 @@ private:
   Value *barrier(IRBuilder<> &B);
   Value *sreg(IRBuilder<> &B, Intrinsic::ID ID);
   void versionOnDead(FunctionAnalysisManager &FAM);
+  bool loadsDeadBuffer();
+  void testDeadStores(ArrayRef<BasicBlock *> Blocks);
   void markNoAlias();
   bool orderOneFallback();
   Value *inBlockOffset(Instruction *I, unsigned Stage, const Access &A);
@@ -758,17 +763,111 @@ void FusedKernelBuilder::rewriteLoad(Instruction *LI, unsigned Stage, const Acce
 }
 
 /// Specialises the body on the dead mask, after the cleanup has dropped the
-/// stores a later stage overwrites: one copy for a mask of 0, the usual case
-/// where every store is kept, one for the mask with every bit set, the
-/// usual case where the buffers are dead, with those stores gone, and, where
-/// more than one buffer has a bit, one for any other mask, each store under
-/// a test of its bit. A test is a branch around a store, a region ptxas does
-/// not predicate; a divergent warp then runs whichever side ptxas puts
-/// first, and where the other side loads the same lines the stores can wait
-/// for those loads (bench/ldst_order.cu: 476 us with such a test, 150 us
-/// without; bench/HISTORY.md, GPU runs 13 and 14). The mask is a kernel
-/// parameter, so every thread takes the same copy and a staged group's
-/// barriers stay uniform.
+/// stores a later stage overwrites. Each store of a buffer with a dead bit
+/// goes under a test of its bit, a branch on a kernel parameter, so every
+/// thread takes the same side and a staged group's barriers stay uniform,
+/// and the work that fed only such stores sinks under their tests.
+///
+/// One body suffices unless the kernel also loads one of those buffers from
+/// memory (a fallback load). A test is a branch around a store, a region
+/// ptxas does not predicate; a divergent warp then runs whichever side
+/// ptxas puts first, and where the other side loads the same lines the
+/// stores can wait for those loads (bench/ldst_order.cu: 476 us with such a
+/// test, 150 us without; bench/HISTORY.md, GPU runs 13 and 14). Such a
+/// kernel is copied instead: one copy for a mask of 0, the usual case where
+/// every store is kept, with no test; one for the mask with every bit set,
+/// the usual case where the buffers are dead, with those stores gone; and,
+/// where more than one buffer has a bit, the tested body for any other mask.
+/// Without a fallback load the copies only cost compile time: each holds
+/// the whole body, the halo frames' recomputations included, and ptxas
+/// takes three to four times as long over them.
+/// Puts each store of a buffer that has a dead bit under a test of its bit.
+/// Stores of one buffer that follow each other in a block, with nothing
+/// between them that may touch that buffer, share one test, so that the
+/// lanes of a vector store stay together (joinLanes).
+void FusedKernelBuilder::testDeadStores(ArrayRef<BasicBlock *> Blocks) {
+  Argument *Dead = Fused->getArg(Fused->arg_size() - 1);
+  struct Run {
+    const Value *Buffer = nullptr;
+    unsigned Bit = 0;
+    SmallVector<Instruction *, 4> Stores;
+  };
+  std::vector<Run> Runs;
+  for (BasicBlock *BB : Blocks) {
+    Run Cur;
+    auto Flush = [&] {
+      if (!Cur.Stores.empty())
+        Runs.push_back(std::move(Cur));
+      Cur = Run();
+    };
+    for (Instruction &I : *BB) {
+      if (!I.mayReadOrWriteMemory())
+        continue;
+      auto M = memoryAccessOf(I);
+      const Value *Obj = M ? getUnderlyingObject(M->Ptr) : nullptr;
+      if (M && M->IsStore)
+        if (auto It = DeadBitOf.find(Obj); It != DeadBitOf.end()) {
+          if (Cur.Buffer != Obj)
+            Flush();
+          Cur.Buffer = Obj;
+          Cur.Bit = It->second;
+          Cur.Stores.push_back(&I);
+          continue;
+        }
+      // Another parameter (noalias, the runtime checks the buffers
+      // disjoint) or a local may lie between the stores; anything else
+      // ends the run.
+      bool Other = M && Obj != Cur.Buffer &&
+                   (isa<Argument>(Obj) || isa<AllocaInst>(Obj) ||
+                    Obj->getType()->getPointerAddressSpace() == SharedAS);
+      if (!Other)
+        Flush();
+    }
+    Flush();
+  }
+  for (Run &R : Runs) {
+    IRBuilder<> P(R.Stores.back());
+    Value *Keep = P.CreateICmpEQ(P.CreateAnd(Dead, uint64_t(1) << R.Bit), P.getInt64(0),
+                                 "kfuse.keep");
+    Instruction *Then = SplitBlockAndInsertIfThen(Keep, R.Stores.back(), false);
+    Then->getParent()->setName("kfuse.kept");
+    for (Instruction *S : R.Stores)
+      S->moveBefore(Then->getIterator());
+  }
+}
+
+/// Whether the kernel may read a buffer that has a dead bit from memory:
+/// a load through its parameter, or a call that may read memory it does
+/// not name.
+bool FusedKernelBuilder::loadsDeadBuffer() {
+  auto Dead = [&](const Value *Ptr) {
+    SmallVector<const Value *, 4> Objs;
+    getUnderlyingObjects(Ptr, Objs, nullptr, 0);
+    return llvm::any_of(Objs, [&](const Value *O) { return DeadBitOf.count(O) != 0; });
+  };
+  for (Instruction &I : instructions(*Fused)) {
+    if (!I.mayReadFromMemory())
+      continue;
+    if (auto M = memoryAccessOf(I)) {
+      if (!M->IsStore && Dead(M->Ptr))
+        return true;
+      continue;
+    }
+    auto *CB = dyn_cast<CallBase>(&I);
+    if (!CB)
+      return true; // an atomic or a fence
+    if (auto *II = dyn_cast<IntrinsicInst>(CB);
+        II && II->getIntrinsicID() == Intrinsic::nvvm_barrier_cta_sync_aligned_all)
+      continue;
+    if (!CB->onlyAccessesArgMemory())
+      return true;
+    for (const Use &U : CB->args())
+      if (U->getType()->isPointerTy() && Dead(U.get()))
+        return true;
+  }
+  return false;
+}
+
 void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
   uint64_t All = 0;
   for (auto &[Arg, Bit] : DeadBitOf)
@@ -776,6 +875,17 @@ void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
   if (!All)
     return;
   Argument *Dead = Fused->getArg(Fused->arg_size() - 1);
+  if (!loadsDeadBuffer()) {
+    SmallVector<BasicBlock *, 32> Blocks;
+    for (BasicBlock &BB : *Fused)
+      Blocks.push_back(&BB);
+    testDeadStores(Blocks);
+    FAM.invalidate(*Fused, PreservedAnalyses::none());
+    FunctionPassManager FPM;
+    FPM.addPass(SinkingPass());
+    FPM.run(*Fused, FAM);
+    return;
+  }
   BasicBlock *Entry = &Fused->getEntryBlock();
   auto Split = Entry->begin();
   while (isa<AllocaInst>(*Split))
@@ -783,12 +893,12 @@ void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
   BasicBlock *Body = Entry->splitBasicBlock(Split, "body");
 
   auto DeadStores = [&](ArrayRef<BasicBlock *> Blocks) {
-    SmallVector<std::pair<Instruction *, unsigned>, 8> Out;
+    SmallVector<Instruction *, 8> Out;
     for (BasicBlock *BB : Blocks)
       for (Instruction &I : *BB)
         if (auto M = memoryAccessOf(I); M && M->IsStore)
-          if (auto It = DeadBitOf.find(getUnderlyingObject(M->Ptr)); It != DeadBitOf.end())
-            Out.push_back({&I, It->second});
+          if (DeadBitOf.count(getUnderlyingObject(M->Ptr)))
+            Out.push_back(&I);
     return Out;
   };
   SmallVector<BasicBlock *, 32> Orig;
@@ -809,7 +919,7 @@ void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
   };
   auto [Kept, KeptBlocks] = Copy(0, ".kept");
   auto [None, NoneBlocks] = Copy(All, ".dead");
-  for (auto [I, Bit] : DeadStores(NoneBlocks))
+  for (Instruction *I : DeadStores(NoneBlocks))
     I->eraseFromParent();
 
   Entry->getTerminator()->eraseFromParent();
@@ -818,13 +928,7 @@ void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
     B.CreateCondBr(B.CreateICmpEQ(Dead, B.getInt64(0), "kfuse.nodead"), Kept, None);
     DeleteDeadBlocks(Orig);
   } else {
-    for (auto [I, Bit] : DeadStores(Orig)) {
-      IRBuilder<> P(I);
-      Value *Keep = P.CreateICmpEQ(P.CreateAnd(P.CreateLShr(Dead, Bit), 1), P.getInt64(0),
-                                   "kfuse.keep");
-      Instruction *Then = SplitBlockAndInsertIfThen(Keep, I, false);
-      I->moveBefore(Then->getIterator());
-    }
+    testDeadStores(Orig);
     SwitchInst *Sw = B.CreateSwitch(Dead, Body, 2);
     Sw->addCase(B.getInt64(0), Kept);
     Sw->addCase(B.getInt64(All), None);
