@@ -762,25 +762,6 @@ void FusedKernelBuilder::rewriteLoad(Instruction *LI, unsigned Stage, const Acce
   Phi->addIncoming(LI, ElseT->getParent());
 }
 
-/// Specialises the body on the dead mask, after the cleanup has dropped the
-/// stores a later stage overwrites. Each store of a buffer with a dead bit
-/// goes under a test of its bit, a branch on a kernel parameter, so every
-/// thread takes the same side and a staged group's barriers stay uniform,
-/// and the work that fed only such stores sinks under their tests.
-///
-/// One body suffices unless the kernel also loads one of those buffers from
-/// memory (a fallback load). A test is a branch around a store, a region
-/// ptxas does not predicate; a divergent warp then runs whichever side
-/// ptxas puts first, and where the other side loads the same lines the
-/// stores can wait for those loads (bench/ldst_order.cu: 476 us with such a
-/// test, 150 us without; bench/HISTORY.md, GPU runs 13 and 14). Such a
-/// kernel is copied instead: one copy for a mask of 0, the usual case where
-/// every store is kept, with no test; one for the mask with every bit set,
-/// the usual case where the buffers are dead, with those stores gone; and,
-/// where more than one buffer has a bit, the tested body for any other mask.
-/// Without a fallback load the copies only cost compile time: each holds
-/// the whole body, the halo frames' recomputations included, and ptxas
-/// takes three to four times as long over them.
 /// Puts each store of a buffer that has a dead bit under a test of its bit.
 /// Stores of one buffer that follow each other in a block, with nothing
 /// between them that may touch that buffer, share one test, so that the
@@ -868,6 +849,28 @@ bool FusedKernelBuilder::loadsDeadBuffer() {
   return false;
 }
 
+/// Specialises the body on the dead mask, after the cleanup has dropped the
+/// stores a later stage overwrites. The mask is a kernel parameter, so
+/// every thread takes the same copy and a staged group's barriers stay
+/// uniform. One copy is for the mask with every bit set, the usual case
+/// where the buffers are dead: those stores gone, and the work that fed
+/// only them. With one bit, the other copy keeps every store. With more,
+/// any other mask runs the body with each such store under a test of its
+/// bit, the work that fed only it sunk under the test.
+///
+/// Tests are not free. Where every bit is set, the tested body ran
+/// shallow_water's 13..20 kernel in 427 us against 355 us for the copy
+/// without those stores (37 registers against 32, 6 blocks per SM against
+/// 8; bench/HISTORY.md, GPU run 54), hence that copy. And a test is a branch
+/// around a store, a region ptxas does not predicate; a divergent warp then
+/// runs whichever side ptxas puts first, and where the other side loads the
+/// same lines the stores can wait for those loads (bench/ldst_order.cu: 476
+/// us with such a test, 150 us without; GPU runs 13 and 14). So where the
+/// kernel also loads one of those buffers from memory (a fallback load),
+/// a mask of 0, the usual case where every store is kept, gets a copy with
+/// no test too, and the tested body remains for masks with some bits set.
+/// Elsewhere the copies would only cost compile time: each holds the whole
+/// body, the halo frames' recomputations included.
 void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
   uint64_t All = 0;
   for (auto &[Arg, Bit] : DeadBitOf)
@@ -875,17 +878,6 @@ void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
   if (!All)
     return;
   Argument *Dead = Fused->getArg(Fused->arg_size() - 1);
-  if (!loadsDeadBuffer()) {
-    SmallVector<BasicBlock *, 32> Blocks;
-    for (BasicBlock &BB : *Fused)
-      Blocks.push_back(&BB);
-    testDeadStores(Blocks);
-    FAM.invalidate(*Fused, PreservedAnalyses::none());
-    FunctionPassManager FPM;
-    FPM.addPass(SinkingPass());
-    FPM.run(*Fused, FAM);
-    return;
-  }
   BasicBlock *Entry = &Fused->getEntryBlock();
   auto Split = Entry->begin();
   while (isa<AllocaInst>(*Split))
@@ -917,37 +909,35 @@ void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
     remapInstructionsInBlocks(Copies, VMap);
     return std::make_pair(cast<BasicBlock>(VMap[Body]), Copies);
   };
-  auto [Kept, KeptBlocks] = Copy(0, ".kept");
+  bool Many = llvm::popcount(All) > 1;
+  bool KeptCopy = !Many || loadsDeadBuffer();
+  BasicBlock *Kept = KeptCopy ? Copy(0, ".kept").first : nullptr;
   auto [None, NoneBlocks] = Copy(All, ".dead");
   for (Instruction *I : DeadStores(NoneBlocks))
     I->eraseFromParent();
 
   Entry->getTerminator()->eraseFromParent();
   IRBuilder<> B(Entry);
-  if (llvm::popcount(All) == 1) {
+  if (!Many) {
     B.CreateCondBr(B.CreateICmpEQ(Dead, B.getInt64(0), "kfuse.nodead"), Kept, None);
     DeleteDeadBlocks(Orig);
-  } else {
-    testDeadStores(Orig);
+    cleanup(FAM);
+    return;
+  }
+  testDeadStores(Orig);
+  if (KeptCopy) {
     SwitchInst *Sw = B.CreateSwitch(Dead, Body, 2);
     Sw->addCase(B.getInt64(0), Kept);
     Sw->addCase(B.getInt64(All), None);
+  } else {
+    B.CreateCondBr(B.CreateICmpEQ(Dead, B.getInt64(All), "kfuse.alldead"), None, Body);
   }
   cleanup(FAM);
+  FunctionPassManager FPM;
+  FPM.addPass(SinkingPass());
+  FPM.run(*Fused, FAM);
 }
 
-/// Marks every pointer parameter noalias. Before each fused launch the
-/// runtime checks that distinct buffers of the group, one of them written,
-/// do not overlap in what the group accesses (the manifest's `disjoint`
-/// lines, disjointPairs()), and a value passed again reaches the stages as
-/// its first argument only: that is what noalias states, for the memory the
-/// kernel reaches through its parameters. So the optimiser keeps a loaded
-/// value across a store to another buffer, and drops a store that a later
-/// stage overwrites at the same element (DSE in cleanup()). The fact says
-/// nothing about memory reached otherwise, so where an access's address may
-/// come from anything but a parameter, a local or the shared or constant
-/// space (a __device__ variable, a pointer loaded from memory), or a call
-/// may touch memory it does not name, no parameter is marked.
 void FusedKernelBuilder::markNoAlias() {
   auto Known = [&](const Value *Ptr) {
     SmallVector<const Value *, 4> Objs;

@@ -1,6 +1,6 @@
 ; Register forwarding of t from scale to axpy: the fused kernel fences the
-; forwarded value, drops `contract` on its producer, stores the intermediate
-; only where the dead mask's bit is clear, and leaves the originals
+; forwarded value, drops `contract` on its producer, keeps the intermediate
+; store only in its copy for a dead mask of 0, and leaves the originals
 ; alone. Both stages receive n as one value (the manifest's `equal 0.3 1.3`), so their bounds checks
 ; become one and the forwarded value is used directly.
 ; RUN: llvm-link %S/Inputs/kernels.ll %s -S \
@@ -21,29 +21,36 @@
 ; Every pointer is noalias: the runtime checks the group's distinct
 ; buffers disjoint wherever one is written (the `disjoint` lines).
 ; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(ptr noalias %l0.p0, ptr noalias %l0.p1, float %l0.p2, i32 %l0.p3, ptr noalias %l1.p0, ptr noalias %l1.p1, ptr noalias %l1.p2, i32 %l1.p3, i64 %dead)
-; One dead bit, and no load of t from memory: one body, t's store under
-; a test of the bit (uniform: the mask is a parameter), and the product
-; that only t's store uses sunk under the test.
+; One dead bit: a copy that keeps t's store and one without it, no test of
+; the bit around any store.
+; CHECK: %kfuse.nodead = icmp eq i64 %dead, 0
+; CHECK-NEXT: br i1 %kfuse.nodead, label %body.kept, label %body.dead
+; CHECK-NOT: and i64 %dead
+; CHECK: body.kept:
 ; CHECK: [[ID:%.*]] = add i32
 ; CHECK: icmp slt i32 [[ID]], %l0.p3
 ; x and y are read only: invariant loads (ld.global.nc).
 ; CHECK: load float, ptr {{.*}} !invariant.load
-; CHECK-NEXT: [[BIT:%.*]] = and i64 %dead, 1
-; CHECK-NEXT: %kfuse.keep = icmp eq i64 [[BIT]], 0
-; CHECK-NEXT: br i1 %kfuse.keep, label %kfuse.kept, label
-; CHECK: kfuse.kept:
 ; CHECK: [[PROD:%.*]] = fmul contract float %l0.p2,
-; CHECK-NEXT: store float [[PROD]], ptr
 ; CHECK: [[RN:%.*]] = call float @llvm.nvvm.mul.rn.f(float %l0.p2,
 ; CHECK: [[FENCE:%.*]] = call float @llvm.arithmetic.fence.f32(float [[RN]])
-; CHECK-NOT: store
-; CHECK-NOT: %dead
+; CHECK: store float [[PROD]], ptr
+; CHECK-NOT: icmp
+; CHECK-NOT: phi
 ; CHECK: load float, ptr {{.*}} !invariant.load
 ; CHECK: fadd contract float [[FENCE]],
+; CHECK: store float
+; CHECK: ret void
+; The dead copy computes t and uses it, and stores o only.
+; CHECK: body.dead:
+; CHECK: load float, ptr {{.*}} !invariant.load
+; CHECK-NOT: store
+; CHECK: [[RN2:%.*]] = call float @llvm.nvvm.mul.rn.f(float %l0.p2,
+; CHECK: [[FENCE2:%.*]] = call float @llvm.arithmetic.fence.f32(float [[RN2]])
+; CHECK-NOT: store
+; CHECK: fadd contract float [[FENCE2]],
 ; CHECK-NEXT: store float
 ; CHECK-NOT: store
-; CHECK-NOT: body.
-; CHECK: ret void
 ; CHECK: }
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"

@@ -17,25 +17,23 @@
 ; The recomputing threads (one) must fit in the block.
 ; IR-DAG: @__kfuse_manifest_{{[0-9a-f]+}} = {{.*}}\0Ale 0 1 bx\0Ale 0 s3 bx*gx\0A{{.*}}\0Afootprint 1.0 r 4 min(4*bx*gx+4,4*s2)\0A{{.*}}\0Adead 0 0.1 covered\0A
 ; IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(
-; The block's own elements: tile and memory, the store to memory under
-; the test of t's dead bit.
+; IR: body.kept:
+; The block's own elements: tile and memory.
 ; IR: %[[TID:[0-9]+]] = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 ; IR: store float %kfuse.fence{{.*}}, ptr addrspace(3)
-; IR: %kfuse.keep = icmp eq i64
-; IR: kfuse.kept:
-; IR: store float
+; IR-NEXT: store float
 ; The halo: thread 0, as thread 0 of the next block where there is one,
 ; fills the tile's last slot and stores nothing to memory.
 ; IR: %[[NEXT:[0-9]+]] = add nuw nsw i32 %{{[0-9]+}}, 1
 ; IR: %[[EXISTS:[0-9]+]] = icmp samesign ult i32 %[[NEXT]], %{{[0-9]+}}
 ; IR: %[[IS0:[0-9]+]] = icmp eq i32 %[[TID]], 0
-; IR: %kfuse.halo.run = and i1 %[[IS0]], %[[EXISTS]]
-; IR: br i1 %kfuse.halo.run, label %kfuse.halo, label %kfuse.halo.join
-; IR: kfuse.halo:
+; IR: %kfuse.halo.run.kept = and i1 %[[IS0]], %[[EXISTS]]
+; IR: br i1 %kfuse.halo.run.kept, label %kfuse.halo.kept, label %kfuse.halo.join.kept
+; IR: kfuse.halo.kept:
 ; IR: mul i32 %[[NEXT]],
 ; IR-NOT: store float {{.*}}, ptr %
-; IR: store float %kfuse.fence, ptr addrspace(3)
-; IR: kfuse.halo.join:
+; IR: store float %kfuse.fence.kept, ptr addrspace(3)
+; IR: kfuse.halo.join.kept:
 ; IR-NEXT: call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
 ; shift's load of t[i+1] reads the tile, never memory.
 ; IR-NOT: load float, ptr %

@@ -83,11 +83,16 @@ void reversed(const float *x, float *t, float *o, int n) {
 // PTX: ld.global.lu.b16
 // PTX: st.global.cs.b16
 // PTX: st.global.cg.b16
-// One body (versionOnDead: no stage loads t or o from memory), each
-// buffer's lanes under one test of its dead bit, so t's plain float4 store
-// and o's __stwt stay one vector store each.
+// Two copies (versionOnDead; no stage loads t or o from memory): with t
+// and o both dead, neither stored and p's plain float4 store vectorised by
+// the backend; for any other mask, each buffer's lanes under one test of
+// its dead bit, so t's plain float4 store and o's __stwt stay one vector
+// store each.
 // PTX-LABEL: .entry __kfuse_fused_{{[0-9a-f]+}}_2_0_2(
 // PTX-NOT: ld.global.cs.f32
+// PTX: ld.global.cs.v4.f32
+// PTX: ld.global.cg.v4.f32
+// PTX: st.global.v4.b32
 // PTX: ld.global.cs.v4.f32
 // PTX: @%p{{[0-9]+}} bra
 // PTX: st.global.v4.b32

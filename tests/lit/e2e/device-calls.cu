@@ -129,9 +129,6 @@ void products(const float *x, float *t, float *o, int n) {
 // may form an FMA, as in the helper alone.
 // IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_2_0_1(
 // IR-SAME: ptr noalias %{{[0-9]+}}, ptr noalias %{{[0-9]+}}, float %{{[0-9]+}}, i32 %{{[0-9]+}}, ptr noalias %{{[0-9]+}}, ptr noalias %{{[0-9]+}}, float [[A:%[0-9]+]],
-// t is the group's only output, so all of the work sinks under the test
-// of t's dead bit.
-// IR: and i64 %{{[0-9]+}}, 1
 // IR: [[P:%[0-9]+]] = call float @llvm.nvvm.mul.rn.f(
 // IR: [[FP:%[0-9]+]] = call float @llvm.arithmetic.fence.f32(float [[P]])
 // IR: [[FA:%[0-9]+]] = call float @llvm.arithmetic.fence.f32(float [[A]])

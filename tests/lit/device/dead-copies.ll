@@ -1,0 +1,39 @@
+; Two intermediates with dead bits, t and u, both forwarded in registers,
+; so no stage loads either from memory: the fused kernel holds its stages
+; twice (versionOnDead), once for the mask with both bits set, without t's
+; and u's stores, and once for any other mask, each of those stores under a
+; test of its own bit. Without the copy the tested body is slower when all
+; are dead (more registers); without the tests there would be a third copy.
+; RUN: llvm-link %S/Inputs/kernels.ll %s -S \
+; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S | FileCheck %s
+
+; CHECK: \0Adead 0 0.1 covered\0Adead 1 1.1 covered\0A
+; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_2(
+; CHECK-NEXT: entry:
+; CHECK-NEXT: %kfuse.alldead = icmp eq i64 %dead, 3
+; CHECK-NEXT: br i1 %kfuse.alldead, label %body.dead, label %body
+; CHECK: body:
+; CHECK: [[T:%.*]] = and i64 %dead, 1
+; CHECK-NEXT: %kfuse.keep = icmp eq i64 [[T]], 0
+; CHECK-NEXT: br i1 %kfuse.keep, label %kfuse.kept, label
+; CHECK: kfuse.kept:
+; CHECK: store float
+; CHECK: [[U:%.*]] = and i64 %dead, 2
+; CHECK-NEXT: %kfuse.keep{{[0-9]+}} = icmp eq i64 [[U]], 0
+; CHECK: store float
+; o has no dead bit: stored without a test.
+; CHECK-NOT: %dead
+; CHECK: store float
+; CHECK: body.dead:
+; CHECK-NOT: %dead
+; CHECK: store float
+; CHECK-NOT: store
+; CHECK: }
+
+target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+
+@__kfuse_seq_0 = internal addrspace(1) global i8 0, align 1
+@.kfseq.0 = private unnamed_addr constant [394 x i8] c"kfuse.seq 1\0Asite app.cu:12:3 _Z3runv\0Alaunch 0 _Z5scalePKfPffi grid=0 block=1 shmem=2 stream=3 args=4,5,6,7\0Alaunch 1 _Z6addonePKfPfi grid=0 block=1 shmem=2 stream=3 args=5,8,7\0Alaunch 2 _Z6addonePKfPfi grid=0 block=1 shmem=2 stream=3 args=8,9,7\0Avalue 0 other g\0Avalue 1 other b\0Avalue 2 int 0\0Avalue 3 other s\0Avalue 4 ptr x\0Avalue 5 ptr t\0Avalue 6 float 2.0f\0Avalue 7 int n\0Avalue 8 ptr u\0Avalue 9 ptr o\00", section "llvm.metadata"
+@.kffile = private unnamed_addr constant [5 x i8] c"t.cu\00", section "llvm.metadata"
+@llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [{ ptr, ptr, ptr, i32, ptr } { ptr addrspacecast (ptr addrspace(1) @__kfuse_seq_0 to ptr), ptr @.kfseq.0, ptr @.kffile, i32 9, ptr null }], section "llvm.metadata"
