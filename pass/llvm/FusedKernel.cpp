@@ -28,11 +28,9 @@
 // contracts across the old kernel boundary. The pointer parameters are
 // noalias (markNoAlias: the runtime checks the buffers disjoint), and a
 // small cleanup pipeline turns slots into registers, loads each element
-// once and drops the stores a later stage overwrites. The dead buffers'
-// stores then go under tests of their bits (versionOnDead), or, where the
-// kernel also loads one of those buffers from memory, the body is copied
-// for the masks: every store kept, the dead buffers' stores gone, or each
-// under a test of its bit. Last, where a
+// once and drops the stores a later stage overwrites. The body is then
+// specialised on the dead mask (versionOnDead): the dead buffers' stores
+// gone where every bit is set, every store kept otherwise. Last, where a
 // branch stores a carried buffer on one side and loads it on the other, the
 // two sides run one after the other, the store first (orderOneFallback).
 //
@@ -57,7 +55,6 @@
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
 #include "llvm/Transforms/Scalar/GVN.h"
 #include "llvm/Transforms/Scalar/SROA.h"
-#include "llvm/Transforms/Scalar/Sink.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -138,8 +135,6 @@ private:
   Value *barrier(IRBuilder<> &B);
   Value *sreg(IRBuilder<> &B, Intrinsic::ID ID);
   void versionOnDead(FunctionAnalysisManager &FAM);
-  bool loadsDeadBuffer();
-  void testDeadStores(ArrayRef<BasicBlock *> Blocks);
   void markNoAlias();
   bool orderOneFallback();
   Value *inBlockOffset(Instruction *I, unsigned Stage, const Access &A);
@@ -762,115 +757,26 @@ void FusedKernelBuilder::rewriteLoad(Instruction *LI, unsigned Stage, const Acce
   Phi->addIncoming(LI, ElseT->getParent());
 }
 
-/// Puts each store of a buffer that has a dead bit under a test of its bit.
-/// Stores of one buffer that follow each other in a block, with nothing
-/// between them that may touch that buffer, share one test, so that the
-/// lanes of a vector store stay together (joinLanes).
-void FusedKernelBuilder::testDeadStores(ArrayRef<BasicBlock *> Blocks) {
-  Argument *Dead = Fused->getArg(Fused->arg_size() - 1);
-  struct Run {
-    const Value *Buffer = nullptr;
-    unsigned Bit = 0;
-    SmallVector<Instruction *, 4> Stores;
-  };
-  std::vector<Run> Runs;
-  for (BasicBlock *BB : Blocks) {
-    Run Cur;
-    auto Flush = [&] {
-      if (!Cur.Stores.empty())
-        Runs.push_back(std::move(Cur));
-      Cur = Run();
-    };
-    for (Instruction &I : *BB) {
-      if (!I.mayReadOrWriteMemory())
-        continue;
-      auto M = memoryAccessOf(I);
-      const Value *Obj = M ? getUnderlyingObject(M->Ptr) : nullptr;
-      if (M && M->IsStore)
-        if (auto It = DeadBitOf.find(Obj); It != DeadBitOf.end()) {
-          if (Cur.Buffer != Obj)
-            Flush();
-          Cur.Buffer = Obj;
-          Cur.Bit = It->second;
-          Cur.Stores.push_back(&I);
-          continue;
-        }
-      // Another parameter (noalias, the runtime checks the buffers
-      // disjoint) or a local may lie between the stores; anything else
-      // ends the run.
-      bool Other = M && Obj != Cur.Buffer &&
-                   (isa<Argument>(Obj) || isa<AllocaInst>(Obj) ||
-                    Obj->getType()->getPointerAddressSpace() == SharedAS);
-      if (!Other)
-        Flush();
-    }
-    Flush();
-  }
-  for (Run &R : Runs) {
-    IRBuilder<> P(R.Stores.back());
-    Value *Keep = P.CreateICmpEQ(P.CreateAnd(Dead, uint64_t(1) << R.Bit), P.getInt64(0),
-                                 "kfuse.keep");
-    Instruction *Then = SplitBlockAndInsertIfThen(Keep, R.Stores.back(), false);
-    Then->getParent()->setName("kfuse.kept");
-    for (Instruction *S : R.Stores)
-      S->moveBefore(Then->getIterator());
-  }
-}
-
-/// Whether the kernel may read a buffer that has a dead bit from memory:
-/// a load through its parameter, or a call that may read memory it does
-/// not name.
-bool FusedKernelBuilder::loadsDeadBuffer() {
-  auto Dead = [&](const Value *Ptr) {
-    SmallVector<const Value *, 4> Objs;
-    getUnderlyingObjects(Ptr, Objs, nullptr, 0);
-    return llvm::any_of(Objs, [&](const Value *O) { return DeadBitOf.count(O) != 0; });
-  };
-  for (Instruction &I : instructions(*Fused)) {
-    if (!I.mayReadFromMemory())
-      continue;
-    if (auto M = memoryAccessOf(I)) {
-      if (!M->IsStore && Dead(M->Ptr))
-        return true;
-      continue;
-    }
-    auto *CB = dyn_cast<CallBase>(&I);
-    if (!CB)
-      return true; // an atomic or a fence
-    if (auto *II = dyn_cast<IntrinsicInst>(CB);
-        II && II->getIntrinsicID() == Intrinsic::nvvm_barrier_cta_sync_aligned_all)
-      continue;
-    if (!CB->onlyAccessesArgMemory())
-      return true;
-    for (const Use &U : CB->args())
-      if (U->getType()->isPointerTy() && Dead(U.get()))
-        return true;
-  }
-  return false;
-}
-
 /// Specialises the body on the dead mask, after the cleanup has dropped the
-/// stores a later stage overwrites. The mask is a kernel parameter, so
-/// every thread takes the same copy and a staged group's barriers stay
-/// uniform. One copy is for the mask with every bit set, the usual case
-/// where the buffers are dead: those stores gone, and the work that fed
-/// only them. With one bit, the other copy keeps every store. With more,
-/// any other mask runs the body with each such store under a test of its
-/// bit, the work that fed only it sunk under the test.
+/// stores a later stage overwrites: one copy for the mask with every bit
+/// set, the usual case where the buffers are dead, without those stores
+/// (nor the work that fed only them), and one that keeps every store, for
+/// any other mask. A store the mask allows to skip may still be made, so a
+/// mask with only some bits set stores its dead buffers too. The mask is a
+/// kernel parameter, so every thread takes the same copy and a staged
+/// group's barriers stay uniform.
 ///
-/// Tests are not free. Where every bit is set, the tested body ran
-/// shallow_water's 13..20 kernel in 427 us against 355 us for the copy
-/// without those stores (37 registers against 32, 6 blocks per SM against
-/// 8; bench/HISTORY.md, GPU run 54), hence that copy. And a test is a branch
-/// around a store, a region ptxas does not predicate; a divergent warp then
-/// runs whichever side ptxas puts first, and where the other side loads the
-/// same lines the stores can wait for those loads (bench/ldst_order.cu: 476
-/// us with such a test, 150 us without; GPU runs 13 and 14). So where the
-/// kernel also loads one of those buffers from memory (a fallback load),
-/// a mask of 0, the usual case where every store is kept, gets a copy with
-/// no test too, and the tested body remains for masks with some bits set.
-/// Elsewhere the copies would only cost compile time: each holds the whole
-/// body, the halo frames' recomputations included.
+/// No copy tests a bit. A test is a branch around a store, which costs even
+/// where every store is kept: cache_hints' float4 group ran 12 % slower,
+/// and with every bit set, shallow_water's 13..20 kernel took 427 us
+/// against 355 us (37 registers against 32, 6 blocks per SM against 8;
+/// bench/HISTORY.md, GPU runs 54 and 55). Where a branch stores on one side
+/// and the other side loads the same lines, a divergent warp's stores can
+/// wait for the loads (bench/ldst_order.cu: 476 us with such a test, 150 us
+/// without; GPU runs 13 and 14). A copy for masks with some bits set, each
+/// store under a test of its bit, was dropped for its compile time: it
+/// holds the whole body once more, the halo frames' recomputations
+/// included, and ptxas took a third longer over shallow_water.
 void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
   uint64_t All = 0;
   for (auto &[Arg, Bit] : DeadBitOf)
@@ -909,33 +815,18 @@ void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
     remapInstructionsInBlocks(Copies, VMap);
     return std::make_pair(cast<BasicBlock>(VMap[Body]), Copies);
   };
-  bool Many = llvm::popcount(All) > 1;
-  bool KeptCopy = !Many || loadsDeadBuffer();
-  BasicBlock *Kept = KeptCopy ? Copy(0, ".kept").first : nullptr;
+  auto [Kept, KeptBlocks] = Copy(0, ".kept");
   auto [None, NoneBlocks] = Copy(All, ".dead");
   for (Instruction *I : DeadStores(NoneBlocks))
     I->eraseFromParent();
-
   Entry->getTerminator()->eraseFromParent();
   IRBuilder<> B(Entry);
-  if (!Many) {
+  if (llvm::popcount(All) == 1)
     B.CreateCondBr(B.CreateICmpEQ(Dead, B.getInt64(0), "kfuse.nodead"), Kept, None);
-    DeleteDeadBlocks(Orig);
-    cleanup(FAM);
-    return;
-  }
-  testDeadStores(Orig);
-  if (KeptCopy) {
-    SwitchInst *Sw = B.CreateSwitch(Dead, Body, 2);
-    Sw->addCase(B.getInt64(0), Kept);
-    Sw->addCase(B.getInt64(All), None);
-  } else {
-    B.CreateCondBr(B.CreateICmpEQ(Dead, B.getInt64(All), "kfuse.alldead"), None, Body);
-  }
+  else
+    B.CreateCondBr(B.CreateICmpEQ(Dead, B.getInt64(All), "kfuse.alldead"), None, Kept);
+  DeleteDeadBlocks(Orig);
   cleanup(FAM);
-  FunctionPassManager FPM;
-  FPM.addPass(SinkingPass());
-  FPM.run(*Fused, FAM);
 }
 
 void FusedKernelBuilder::markNoAlias() {

@@ -83,25 +83,21 @@ void reversed(const float *x, float *t, float *o, int n) {
 // PTX: ld.global.lu.b16
 // PTX: st.global.cs.b16
 // PTX: st.global.cg.b16
-// Two copies (versionOnDead; no stage loads t or o from memory): with t
-// and o both dead, neither stored and p's plain float4 store vectorised by
-// the backend; for any other mask, each buffer's lanes under one test of
-// its dead bit, so t's plain float4 store and o's __stwt stay one vector
-// store each.
+// Its copies for the dead masks (versionOnDead): all dead (t and o not
+// stored, p's plain float4 store vectorised by the backend), and any other
+// mask, every store kept (o's __stwt one vector store again).
 // PTX-LABEL: .entry __kfuse_fused_{{[0-9a-f]+}}_2_0_2(
 // PTX-NOT: ld.global.cs.f32
 // PTX: ld.global.cs.v4.f32
 // PTX: ld.global.cg.v4.f32
 // PTX: st.global.v4.b32
 // PTX: ld.global.cs.v4.f32
-// PTX: @%p{{[0-9]+}} bra
 // PTX: st.global.v4.b32
 // PTX: ld.global.cg.v4.f32
-// PTX: @%p{{[0-9]+}} bra
 // PTX: st.global.wt.v4.f32
 // PTX: st.global.v4.b32
-// PTX-NOT: st.global.wt.f32
 // PTX-NOT: ld.global.cs.f32
+// PTX-NOT: st.global.wt.f32
 // PTX-LABEL: .entry __kfuse_fused_{{[0-9a-f]+}}_3_0_1(
 // PTX: ld.global.cs.f32
 // PTX: st.global.wt.f32

@@ -29,25 +29,15 @@
 // The fused matrix kernel loads A, B and v, 9 + 9 + 3 floats, each once and
 // through the read-only path (no stage writes them, and the runtime checks
 // them disjoint from what the group writes; unfused, mvmul33 reloads v for
-// every row), and never AB or ABv. Two copies (versionOnDead: AB and ABv
-// are never loaded from memory): for AB and ABv both dead, storing the
-// norm alone, and for any other mask, storing all three results (9 + 3 + 1
-// floats), AB's nine under one test of its dead bit, ABv's three under one
-// of its: twice 21 loads.
+// every row), and never AB or ABv. The stages come twice: for AB and ABv
+// both dead, storing the norm alone, and for any other mask, storing all
+// three results (9 + 3 + 1 floats): twice 21 loads.
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2(
 // CHECK-COUNT-42: ld.global.nc.b32
 // CHECK-NOT: ld.global
 // CHECK: ret;
 // STORES-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2(
-// STORES: st.global.b32
-// STORES-NEXT: bra.uni
-// STORES: @%p{{[0-9]+}} bra
-// STORES-COUNT-9: st.global.b32
-// STORES-NEXT: $L__BB
-// STORES: @%p{{[0-9]+}} bra
-// STORES-COUNT-3: st.global.b32
-// STORES-NEXT: $L__BB
-// STORES: st.global
+// STORES-COUNT-14: st.global
 // STORES-NOT: st.global
 // STORES: ret;
 
