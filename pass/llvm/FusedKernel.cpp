@@ -29,8 +29,8 @@
 // noalias (markNoAlias: the runtime checks the buffers disjoint), and a
 // small cleanup pipeline turns slots into registers, loads each element
 // once and drops the stores a later stage overwrites. The body is then
-// specialised on the dead mask (versionOnDead): the dead buffers' stores
-// gone where every bit is set, every store kept otherwise. Last, where a
+// specialised on the dead mask (versionOnDead): every store kept, the dead
+// buffers' stores gone, or each under a test of its bit. Last, where a
 // branch stores a carried buffer on one side and loads it on the other, the
 // two sides run one after the other, the store first (orderOneFallback).
 //
@@ -758,25 +758,25 @@ void FusedKernelBuilder::rewriteLoad(Instruction *LI, unsigned Stage, const Acce
 }
 
 /// Specialises the body on the dead mask, after the cleanup has dropped the
-/// stores a later stage overwrites: one copy for the mask with every bit
-/// set, the usual case where the buffers are dead, without those stores
-/// (nor the work that fed only them), and one that keeps every store, for
-/// any other mask. A store the mask allows to skip may still be made, so a
-/// mask with only some bits set stores its dead buffers too. The mask is a
-/// kernel parameter, so every thread takes the same copy and a staged
-/// group's barriers stay uniform.
+/// stores a later stage overwrites: one copy for a mask of 0, the usual case
+/// where every store is kept, one for the mask with every bit set, the
+/// usual case where the buffers are dead, with those stores gone, and, where
+/// more than one buffer has a bit, one for any other mask, each store under
+/// a test of its bit. A test is a branch around a store, a region ptxas does
+/// not predicate; a divergent warp then runs whichever side ptxas puts
+/// first, and where the other side loads the same lines the stores can wait
+/// for those loads (bench/ldst_order.cu: 476 us with such a test, 150 us
+/// without; bench/HISTORY.md, GPU runs 13 and 14). The mask is a kernel
+/// parameter, so every thread takes the same copy and a staged group's
+/// barriers stay uniform.
 ///
-/// No copy tests a bit. A test is a branch around a store, which costs even
-/// where every store is kept: cache_hints' float4 group ran 12 % slower,
-/// and with every bit set, shallow_water's 13..20 kernel took 427 us
-/// against 355 us (37 registers against 32, 6 blocks per SM against 8;
-/// bench/HISTORY.md, GPU runs 54 and 55). Where a branch stores on one side
-/// and the other side loads the same lines, a divergent warp's stores can
-/// wait for the loads (bench/ldst_order.cu: 476 us with such a test, 150 us
-/// without; GPU runs 13 and 14). A copy for masks with some bits set, each
-/// store under a test of its bit, was dropped for its compile time: it
-/// holds the whole body once more, the halo frames' recomputations
-/// included, and ptxas took a third longer over shallow_water.
+/// Each copy pays for its compile time (ptxas takes about three times as
+/// long over shallow_water's fused kernels as over one body). Fewer were
+/// measured (bench/HISTORY.md, GPU runs 53 to 56): the tested body alone
+/// ran cache_hints' float4 group 12 % slower with every store kept, and
+/// shallow_water's 13..20 kernel 20 % slower with every bit set (37
+/// registers against 32: 6 blocks per SM against 8); the copy that keeps
+/// every store, run for a mask with some bits set, cache_hints 28 % slower.
 void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
   uint64_t All = 0;
   for (auto &[Arg, Bit] : DeadBitOf)
@@ -791,12 +791,12 @@ void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
   BasicBlock *Body = Entry->splitBasicBlock(Split, "body");
 
   auto DeadStores = [&](ArrayRef<BasicBlock *> Blocks) {
-    SmallVector<Instruction *, 8> Out;
+    SmallVector<std::pair<Instruction *, unsigned>, 8> Out;
     for (BasicBlock *BB : Blocks)
       for (Instruction &I : *BB)
         if (auto M = memoryAccessOf(I); M && M->IsStore)
-          if (DeadBitOf.count(getUnderlyingObject(M->Ptr)))
-            Out.push_back(&I);
+          if (auto It = DeadBitOf.find(getUnderlyingObject(M->Ptr)); It != DeadBitOf.end())
+            Out.push_back({&I, It->second});
     return Out;
   };
   SmallVector<BasicBlock *, 32> Orig;
@@ -817,18 +817,41 @@ void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
   };
   auto [Kept, KeptBlocks] = Copy(0, ".kept");
   auto [None, NoneBlocks] = Copy(All, ".dead");
-  for (Instruction *I : DeadStores(NoneBlocks))
+  for (auto [I, Bit] : DeadStores(NoneBlocks))
     I->eraseFromParent();
+
   Entry->getTerminator()->eraseFromParent();
   IRBuilder<> B(Entry);
-  if (llvm::popcount(All) == 1)
+  if (llvm::popcount(All) == 1) {
     B.CreateCondBr(B.CreateICmpEQ(Dead, B.getInt64(0), "kfuse.nodead"), Kept, None);
-  else
-    B.CreateCondBr(B.CreateICmpEQ(Dead, B.getInt64(All), "kfuse.alldead"), None, Kept);
-  DeleteDeadBlocks(Orig);
+    DeleteDeadBlocks(Orig);
+  } else {
+    for (auto [I, Bit] : DeadStores(Orig)) {
+      IRBuilder<> P(I);
+      Value *Keep = P.CreateICmpEQ(P.CreateAnd(P.CreateLShr(Dead, Bit), 1), P.getInt64(0),
+                                   "kfuse.keep");
+      Instruction *Then = SplitBlockAndInsertIfThen(Keep, I, false);
+      I->moveBefore(Then->getIterator());
+    }
+    SwitchInst *Sw = B.CreateSwitch(Dead, Body, 2);
+    Sw->addCase(B.getInt64(0), Kept);
+    Sw->addCase(B.getInt64(All), None);
+  }
   cleanup(FAM);
 }
 
+/// Marks every pointer parameter noalias. Before each fused launch the
+/// runtime checks that distinct buffers of the group, one of them written,
+/// do not overlap in what the group accesses (the manifest's `disjoint`
+/// lines, disjointPairs()), and a value passed again reaches the stages as
+/// its first argument only: that is what noalias states, for the memory the
+/// kernel reaches through its parameters. So the optimiser keeps a loaded
+/// value across a store to another buffer, and drops a store that a later
+/// stage overwrites at the same element (DSE in cleanup()). The fact says
+/// nothing about memory reached otherwise, so where an access's address may
+/// come from anything but a parameter, a local or the shared or constant
+/// space (a __device__ variable, a pointer loaded from memory), or a call
+/// may touch memory it does not name, no parameter is marked.
 void FusedKernelBuilder::markNoAlias() {
   auto Known = [&](const Value *Ptr) {
     SmallVector<const Value *, 4> Objs;
