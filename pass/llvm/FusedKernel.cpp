@@ -772,11 +772,16 @@ void FusedKernelBuilder::rewriteLoad(Instruction *LI, unsigned Stage, const Acce
 ///
 /// Each copy pays for its compile time (ptxas takes about three times as
 /// long over shallow_water's fused kernels as over one body). Fewer were
-/// measured (bench/HISTORY.md, GPU runs 53 to 56): the tested body alone
-/// ran cache_hints' float4 group 12 % slower with every store kept, and
-/// shallow_water's 13..20 kernel 20 % slower with every bit set (37
-/// registers against 32: 6 blocks per SM against 8); the copy that keeps
-/// every store, run for a mask with some bits set, cache_hints 28 % slower.
+/// measured in one GPU run each (bench/HISTORY.md, GPU runs 54 and 57):
+/// the tested body alone ran shallow_water 10 % slower (its 13..20 kernel
+/// with every bit set 427 us against 355 us: 37 registers against 32, so 6
+/// blocks per SM against 8) and mapped_f 2 % slower; two copies, the tested
+/// body and the one for every bit set, or the one that keeps every store
+/// and the one for every bit set, were within noise of three on the
+/// programs measured, but the first makes a mask of 0 pay the tests and
+/// the second makes a mask with some bits set store its dead buffers, for
+/// a third less ptxas time: not enough to bring shallow_water's compile
+/// within 5 % of plain clang.
 void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
   uint64_t All = 0;
   for (auto &[Arg, Bit] : DeadBitOf)

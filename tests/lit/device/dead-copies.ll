@@ -1,12 +1,9 @@
 ; Two intermediates with dead bits, t and u: the fused kernel holds its
 ; stages three times (versionOnDead): for a mask of 0, every store and no
 ; test; for both bits set, without t's and u's stores; and for any other
-; mask, each of those stores under a test of its bit. Each copy was
-; measured against the one body that would replace it (bench/HISTORY.md,
-; GPU runs 53 to 56): the tested body alone is 12 % slower on cache_hints'
-; float4 group with every store kept and 20 % slower on shallow_water's
-; 13..20 kernel with every bit set (37 registers against 32); the kept
-; copy run for a mask with some bits set, 28 % slower on cache_hints.
+; mask, each of those stores under a test of its bit. The tested body
+; alone ran shallow_water 10 % slower with every bit set (more registers;
+; bench/HISTORY.md, GPU runs 54 and 57).
 ; RUN: llvm-link %S/Inputs/kernels.ll %s -S \
 ; RUN:   | %opt -load-pass-plugin=%kfuse_llvm_plugin -passes=kfuse-device -S | FileCheck %s
 
