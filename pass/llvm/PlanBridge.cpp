@@ -270,14 +270,17 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
       // them in program order, which respects every dependency too.
       std::vector<int> Members(Info.launches, Info.launches + Info.count);
       llvm::sort(Members);
+      bool Consecutive = !Members.empty() && Members.front() >= 0 &&
+                         unsigned(Members.back()) < N;
+      for (size_t J = 1; Consecutive && J < Members.size(); ++J)
+        Consecutive = Members[J] == Members[J - 1] + 1;
+      if (!Consecutive) {
+        Out.Error = "the plan holds a group of launches that are not consecutive";
+        return Out;
+      }
       PlannedGroup PG;
       PG.First = unsigned(Members.front());
       PG.Last = unsigned(Members.back());
-      for (size_t J = 1; J < Members.size(); ++J)
-        if (Members[J] != Members[J - 1] + 1 || PG.Last >= N) {
-          Out.Error = "the plan holds a group of launches that are not consecutive";
-          return Out;
-        }
       PG.FusedNs = Info.time * 1e9;
       for (unsigned J = PG.First; J <= PG.Last; ++J)
         PG.UnfusedNs += AloneNs[J];
