@@ -16,6 +16,13 @@
 // names its symbols after it and the host pass tells the runtime which
 // manifest is this file's (docs/manifest.md, "Translation-unit keys").
 //
+// In the host compilation it turns on location tracking, which the host pass
+// needs to bind launches to sequences, and where it did so (no -g, no remark
+// flag asked for it) it says so on __kfuse_tu (`kfuse.loc-tracking`), also in
+// a file with no kfuse_map function: the host pass then strips the locations
+// once it has used them, so the rest of the pipeline costs what it would
+// without the plugin.
+//
 //===----------------------------------------------------------------------===//
 #include "Kfuse.h"
 #include "LaunchSequence.h"
@@ -102,14 +109,15 @@ private:
 
 class KfuseConsumer : public ASTConsumer {
 public:
-  explicit KfuseConsumer(CompilerInstance &CI) : CI(CI) {}
+  KfuseConsumer(CompilerInstance &CI, bool AddedLocTracking)
+      : CI(CI), AddedLocTracking(AddedLocTracking) {}
 
   void HandleTranslationUnit(ASTContext &Ctx) override {
     PlacementCheck Check(CI.getDiagnostics());
     Check.TraverseDecl(Ctx.getTranslationUnitDecl());
     if (CI.getDiagnostics().hasErrorOccurred())
       return;
-    if (Check.AnyMark && Ctx.getLangOpts().CUDA)
+    if ((Check.AnyMark || AddedLocTracking) && Ctx.getLangOpts().CUDA)
       emitKey(Ctx, Check);
     // Without a kfuse_map kernel there is no sequence to find.
     if (!Ctx.getLangOpts().CUDAIsDevice || !Check.AnyMark)
@@ -172,8 +180,10 @@ private:
 
   /// Declares `static char __kfuse_tu` (a `__device__` variable in the
   /// device compilation, a host one in the host compilation, so neither side
-  /// registers it with the other) annotated `kfuse.tu <key>`. The passes
-  /// read the key and erase the variable.
+  /// registers it with the other) annotated `kfuse.tu <key>` where the file
+  /// has a kfuse_map function, and `kfuse.loc-tracking` where this plugin
+  /// turned on location tracking. The passes read them and erase the
+  /// variable.
   void emitKey(ASTContext &Ctx, PlacementCheck &Check) {
     TranslationUnitDecl *TU = Ctx.getTranslationUnitDecl();
     const SourceManager &SM = Ctx.getSourceManager();
@@ -185,8 +195,11 @@ private:
       VD->addAttr(CUDADeviceAttr::CreateImplicit(Ctx));
     VD->addAttr(UsedAttr::CreateImplicit(Ctx));
     VD->addAttr(AsmLabelAttr::CreateImplicit(Ctx, Symbol));
-    VD->addAttr(AnnotateAttr::CreateImplicit(Ctx, "kfuse.tu " + translationUnitKey(Ctx, Check),
-                                             nullptr, 0));
+    if (Check.AnyMark)
+      VD->addAttr(AnnotateAttr::CreateImplicit(Ctx, "kfuse.tu " + translationUnitKey(Ctx, Check),
+                                               nullptr, 0));
+    if (AddedLocTracking)
+      VD->addAttr(AnnotateAttr::CreateImplicit(Ctx, "kfuse.loc-tracking", nullptr, 0));
     TU->addDecl(VD);
     CI.getSema().getASTConsumer().HandleTopLevelDecl(DeclGroupRef(VD));
   }
@@ -214,6 +227,7 @@ private:
   }
 
   CompilerInstance &CI;
+  bool AddedLocTracking;
 };
 
 class KfuseAction : public PluginASTAction {
@@ -225,12 +239,15 @@ protected:
     // from debug locations; without -g or -R there are none. Location
     // tracking adds them to the IR without emitting debug information (as
     // -Rpass does). Code generation reads the option once the AST consumers
-    // exist, so setting it here takes effect.
+    // exist, so setting it here takes effect. The locations cost the host
+    // compilation a tenth of its time all the way to the object file, so
+    // the consumer tells the host pass to strip them after use.
     CodeGenOptions &CG = CI.getCodeGenOpts();
-    if (!CI.getLangOpts().CUDAIsDevice && CI.getLangOpts().CUDA &&
-        CG.getDebugInfo() == llvm::codegenoptions::NoDebugInfo)
+    bool Added = !CI.getLangOpts().CUDAIsDevice && CI.getLangOpts().CUDA &&
+                 CG.getDebugInfo() == llvm::codegenoptions::NoDebugInfo;
+    if (Added)
       CG.setDebugInfo(llvm::codegenoptions::LocTrackingOnly);
-    return std::make_unique<KfuseConsumer>(CI);
+    return std::make_unique<KfuseConsumer>(CI, Added);
   }
 
   bool ParseArgs(const CompilerInstance &,

@@ -122,6 +122,7 @@
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
@@ -997,11 +998,12 @@ bool inlineLaunchHelpers(Function &F, AnnotatedStubs &Stubs,
 }
 } // namespace
 
-PreservedAnalyses kfuse::HostRewritePass::run(Module &M,
-                                              ModuleAnalysisManager &AM) {
+/// Binds and rewrites every function's launch runs; \returns whether the
+/// module changed.
+static bool rewriteLaunchRuns(Module &M, ModuleAnalysisManager &AM) {
   AnnotatedStubs Stubs(M);
   if (Stubs.empty())
-    return eraseSeqRecords(M) ? PreservedAnalyses::none() : PreservedAnalyses::all();
+    return eraseSeqRecords(M);
   auto &FAM = AM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
   bool Changed = false;
   DenseMap<Function *, bool> IsHelper;
@@ -1024,5 +1026,32 @@ PreservedAnalyses kfuse::HostRewritePass::run(Module &M,
       FAM.invalidate(F, PreservedAnalyses::none());
     }
   }
+  return Changed;
+}
+
+/// Whether the module's debug locations were added by the Clang plugin for
+/// this pass alone (pluginAddedLocTracking) and nothing later wants them:
+/// no remark is enabled or recorded, and no compile unit emits debug
+/// information.
+static bool locationsUnwanted(const Module &M) {
+  const LLVMContext &Ctx = M.getContext();
+  if (!pluginAddedLocTracking(M) || Ctx.getDiagHandlerPtr()->isAnyRemarkEnabled() ||
+      Ctx.getLLVMRemarkStreamer() || Ctx.getMainRemarkStreamer())
+    return false;
+  return llvm::all_of(M.debug_compile_units(), [](const DICompileUnit *CU) {
+    return CU->getEmissionKind() == DICompileUnit::NoDebug;
+  });
+}
+
+PreservedAnalyses kfuse::HostRewritePass::run(Module &M,
+                                              ModuleAnalysisManager &AM) {
+  // Read before eraseSeqRecords takes the mark away; acted on last, once
+  // the launches are bound. Debug locations on every instruction slow the
+  // whole pipeline and code generation (about a tenth of the host
+  // compilation's time), for nothing once the binding is done.
+  bool Strip = locationsUnwanted(M);
+  bool Changed = rewriteLaunchRuns(M, AM);
+  if (Strip)
+    Changed |= StripDebugInfo(M);
   return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }

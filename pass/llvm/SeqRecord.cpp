@@ -19,6 +19,7 @@ using namespace kfuse;
 static constexpr StringLiteral SeqPrefix = "__kfuse_seq_";
 static constexpr StringLiteral TuSymbol = "__kfuse_tu";
 static constexpr StringLiteral TuTag = "kfuse.tu ";
+static constexpr StringLiteral LocTrackingTag = "kfuse.loc-tracking";
 /// What clang appends to an internal kernel's name when -fgpu-rdc makes it
 /// external (CodeGenModule::printPostfixForExternalizedDecl), before a hash
 /// of the CUID.
@@ -139,12 +140,30 @@ std::string kfuse::readTuKey(const Module &M) {
     if (!GV || GV->getName() != TuSymbol)
       continue;
     StringRef Key = annotationString(E->getOperand(1));
-    if (!Key.consume_front(TuTag) || Key.size() != 16 ||
-        Key.find_first_not_of("0123456789abcdef") != StringRef::npos)
+    if (!Key.consume_front(TuTag))
+      continue; // another of the variable's annotations
+    if (Key.size() != 16 || Key.find_first_not_of("0123456789abcdef") != StringRef::npos)
       return "";
     return Key.str();
   }
   return "";
+}
+
+bool kfuse::pluginAddedLocTracking(const Module &M) {
+  const GlobalVariable *GA = M.getNamedGlobal("llvm.global.annotations");
+  auto *CA = GA && GA->hasInitializer() ? dyn_cast<ConstantArray>(GA->getInitializer()) : nullptr;
+  if (!CA)
+    return false;
+  for (const Use &U : CA->operands()) {
+    auto *E = dyn_cast<ConstantStruct>(U.get());
+    if (!E || E->getNumOperands() < 2)
+      continue;
+    auto *GV = dyn_cast<GlobalVariable>(E->getOperand(0)->stripPointerCasts());
+    if (GV && GV->getName() == TuSymbol &&
+        annotationString(E->getOperand(1)) == LocTrackingTag)
+      return true;
+  }
+  return false;
 }
 
 std::string kfuse::deviceKernelName(const Module &M, StringRef Name) {

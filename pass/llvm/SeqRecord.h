@@ -53,6 +53,11 @@ struct ModuleRecords {
 /// docs/annotations.md), "" when the module has none or it is malformed.
 std::string readTuKey(const llvm::Module &M);
 
+/// Whether the Clang plugin turned on location tracking for this module
+/// (`kfuse.loc-tracking` on __kfuse_tu): no -g and no remark flag asked for
+/// the debug locations, so nothing needs them after the host pass.
+bool pluginAddedLocTracking(const llvm::Module &M);
+
 /// The name of the function that a record's kernel \p Name denotes in
 /// \p M: \p Name itself, or, for an internal kernel that clang
 /// externalized under -fgpu-rdc, the one defined function named

@@ -47,8 +47,10 @@ void launch(float *f, int *i) {
 
 // HOST-DAG: [[MARK:@.*]] = private unnamed_addr constant [10 x i8] c"kfuse_map\00", section "llvm.metadata"
 // HOST-DAG: [[PARAMS:@.*]] = private unnamed_addr constant [15 x i8] c"kfuse_params p\00", section "llvm.metadata"
-// HOST: @llvm.global.annotations = appending global [15 x
+// HOST-DAG: [[LOCS:@.*]] = private unnamed_addr constant [19 x i8] c"kfuse.loc-tracking\00", section "llvm.metadata"
+// HOST: @llvm.global.annotations = appending global [16 x
 // HOST-SAME: { ptr @__kfuse_tu,
+// HOST-SAME: { ptr @__kfuse_tu, ptr [[LOCS]],
 // HOST-SAME: { ptr @_Z18__device_stub__gnuPf, ptr [[MARK]],
 // HOST-SAME: { ptr @_Z18__device_stub__gnuPf, ptr [[PARAMS]],
 // HOST-SAME: { ptr @_Z20__device_stub__cxx11Pf, ptr [[MARK]],

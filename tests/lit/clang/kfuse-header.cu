@@ -34,7 +34,10 @@ __global__ void plain(float *p) { *p = 0; }
 // DEV: @llvm.global.annotations = appending global [3 x
 // DEV-SAME: { ptr addrspacecast (ptr addrspace(1) @__kfuse_tu to ptr), ptr @{{.*}}, ptr @{{.*}}, i32 1, ptr null }
 // DEV-SAME: { ptr @_Z5scalePKfPffi, ptr @{{.*}}, ptr @{{.*}}, i32 {{[0-9]+}}, ptr null }
+// The host compilation's @__kfuse_tu also says that the plugin turned on
+// location tracking (no -g here), so that the host pass strips it.
 // HOST: @{{.*}} = private unnamed_addr constant [26 x i8] c"kfuse.tu [[KEY]]\00"
-// HOST: @llvm.global.annotations = appending global [3 x
-// HOST-SAME: { ptr @__kfuse_tu, ptr @{{.*}}, ptr @{{.*}}, i32 1, ptr null }
+// HOST: @llvm.global.annotations = appending global [4 x
+// HOST-SAME: { ptr @__kfuse_tu, ptr @{{[.a-z0-9]+}}, ptr @{{[.a-z0-9]+}}, i32 1, ptr null }
+// HOST-SAME: { ptr @__kfuse_tu, ptr @{{[.a-z0-9]+}}, ptr @{{[.a-z0-9]+}}, i32 1, ptr null }
 // HOST-SAME: { ptr @_Z20__device_stub__scalePKfPffi, ptr @{{.*}}, ptr @{{.*}}, i32 {{[0-9]+}}, ptr null }
