@@ -363,9 +363,13 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
   }
   if (kf__field_is(f[0], "shape") || kf__field_is(f[0], "stream")) {
     int shape = f[0].n == 5;
-    if (nf != 2 || !kf__field_is(f[1], "same") || (shape ? ps->seen_shape : ps->seen_stream))
+    int split = shape && nf == 2 && kf__field_is(f[1], "split");
+    if (nf != 2 || !(kf__field_is(f[1], "same") || split) ||
+        (shape ? ps->seen_shape : ps->seen_stream))
       return KF_EPARSE;
-    if (shape)
+    if (split)
+      ps->seen_shape = g->shape_split = 1;
+    else if (shape)
       ps->seen_shape = g->shape_same = 1;
     else
       ps->seen_stream = g->stream_same = 1;

@@ -76,6 +76,10 @@ typedef struct kf__group {
   kf__mkernel_t *kernels; /**< nlaunches entries, in launch order */
   uint32_t nparams_total; /**< sum of the kernels' params (dead mask not counted) */
   unsigned shape_same : 1;
+  /** `shape split`: equal blocks, grid.y and grid.z; the fused kernel runs
+   * the launches' blocks side by side along x (grid.x is their sum) and
+   * takes each launch's grid.x as a u32 after the launches' parameters. */
+  unsigned shape_split : 1;
   unsigned stream_same : 1;
   unsigned has_dynshmem : 1;
   uint64_t dynshmem;

@@ -213,6 +213,14 @@ static int kf__disjoint_all(const kf__group_t *g, const kf_launch_t *l, int *pur
   return 1;
 }
 
+uint32_t kf__split_grid_x(const kf__group_t *g, const kf_launch_t *l)
+{
+  uint64_t sum = 0;
+  for (uint32_t i = 0; i < g->nlaunches; i++)
+    sum += l[i].grid[0];
+  return sum <= INT32_MAX ? (uint32_t)sum : 0;
+}
+
 kf_fallback_t kf__guards_check(const kf__group_t *g, const kf_launch_t *l)
 {
   int pure;
@@ -226,7 +234,12 @@ kf_fallback_t kf__guards_check_pure(const kf__group_t *g, const kf_launch_t *l, 
     if (g->shape_same && (memcmp(l[i].grid, l[0].grid, sizeof l[0].grid) != 0 ||
                           memcmp(l[i].block, l[0].block, sizeof l[0].block) != 0))
       return KF_FALLBACK_SHAPE;
+    if (g->shape_split && (l[i].grid[1] != l[0].grid[1] || l[i].grid[2] != l[0].grid[2] ||
+                           memcmp(l[i].block, l[0].block, sizeof l[0].block) != 0))
+      return KF_FALLBACK_SHAPE;
   }
+  if (g->shape_split && kf__split_grid_x(g, l) == 0)
+    return KF_FALLBACK_SHAPE;
   for (uint32_t i = 1; i < g->nlaunches; i++)
     if (l[i].stream != l[0].stream)
       return KF_FALLBACK_STREAM;

@@ -26,6 +26,12 @@ kf_fallback_t kf__guards_check(const kf__group_t *g, const kf_launch_t *l);
 kf_fallback_t kf__guards_check_pure(const kf__group_t *g, const kf_launch_t *l, int *pure);
 
 /**
+ * For a `shape split` group: the fused launch's grid.x, the sum of the
+ * launches' grid.x, or 0 when it exceeds the device's limit of 2^31 - 1.
+ */
+uint32_t kf__split_grid_x(const kf__group_t *g, const kf_launch_t *l);
+
+/**
  * The byte range launch ref.launch touches through pointer param ref.param:
  * its footprint if the manifest has one, else the whole allocation.
  * @returns 0, or KF_EINVAL (not an 8-byte argument, or the footprint does

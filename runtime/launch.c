@@ -6,6 +6,7 @@
 
 #include "runtime/capture.h"
 #include "runtime/cuda_api.h"
+#include "runtime/guard.h"
 #include "runtime/log.h"
 
 void kf__launch_originals(const kf_launch_t *l, uint32_t count)
@@ -30,18 +31,25 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
   void *stack_args[KF__STACK_ARGS];
   void **args = stack_args;
   const kf_launch_t *gl = &l[g->grid_launch], *bl = &l[g->block_launch];
+  /* shape split: the launches' blocks side by side along x, and each
+   * launch's grid.x passed after the launches' parameters (the guards
+   * checked that the sum fits). */
+  uint32_t grid_x = g->shape_split ? kf__split_grid_x(g, l) : gl->grid[0];
+  size_t nslots = (size_t)g->nparams_total + (g->shape_split ? g->nlaunches : 0) + 1;
   uint32_t nargs = 0;
   CUresult res;
   if (launch == NULL)
     return KF_ECUDA;
-  if (g->nparams_total + 1 > KF__STACK_ARGS &&
-      (args = malloc(((size_t)g->nparams_total + 1) * sizeof *args)) == NULL)
+  if (nslots > KF__STACK_ARGS && (args = malloc(nslots * sizeof *args)) == NULL)
     return KF_ENOMEM;
   for (uint32_t i = 0; i < g->nlaunches; i++)
     for (uint32_t p = 0; p < l[i].nargs; p++)
       args[nargs++] = l[i].args[p];
+  if (g->shape_split)
+    for (uint32_t i = 0; i < g->nlaunches; i++)
+      args[nargs++] = (void *)&l[i].grid[0];
   args[nargs] = &dead_mask;
-  res = launch(seg->fused, gl->grid[0], gl->grid[1], gl->grid[2], bl->block[0], bl->block[1],
+  res = launch(seg->fused, grid_x, gl->grid[1], gl->grid[2], bl->block[0], bl->block[1],
                bl->block[2], g->shared_bytes, (CUstream)l[0].stream, args, NULL);
   if (res == CUDA_ERROR_INVALID_CONTEXT) {
     /* A thread whose first CUDA work is this launch has no current context
@@ -52,7 +60,7 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
     cudaError_t bound = rt_free != NULL ? rt_free(NULL) : cudaErrorInitializationError;
     kf__capture_restore(mode);
     if (bound == cudaSuccess)
-      res = launch(seg->fused, gl->grid[0], gl->grid[1], gl->grid[2], bl->block[0], bl->block[1],
+      res = launch(seg->fused, grid_x, gl->grid[1], gl->grid[2], bl->block[0], bl->block[1],
                    bl->block[2], g->shared_bytes, (CUstream)l[0].stream, args, NULL);
   }
   if (args != stack_args)

@@ -37,7 +37,11 @@
 ///     may have any index: a gather, see 8);
 ///  3. all launches have the same grid, block, dynamic shared memory and
 ///     stream value numbers (the runtime re-checks the values: `shape same`,
-///     `stream same`);
+///     `stream same`); or the same block, dynamic shared memory and stream
+///     but different grids, and no launch writes a buffer another one
+///     accesses: the fused kernel then runs each launch in blocks of its own
+///     along x (`shape split`, FusionCandidate::Split), and 5 to 8 have
+///     nothing to check;
 ///  4. the dynamic shared memory size is a literal constant (`dynshmem`);
 ///  5. for every buffer (value number) and every pair of accesses to it from
 ///     different stages where at least one is a store, either
@@ -637,9 +641,13 @@ void DeviceFuser::fuse(FusionCandidate &C) {
         ++Users[V];
     }
     bool Shared = llvm::any_of(Users, [](const auto &U) { return U.second > 1; });
-    Mechs = Shared ? "no carried buffer"
-                   : "horizontal, the launches share no buffer (one launch instead of " +
-                         std::to_string(C.size()) + ")";
+    if (C.Split)
+      Mechs = "horizontal, the launches' blocks side by side (grids of different sizes; "
+              "one launch instead of " + std::to_string(C.size()) + ")";
+    else
+      Mechs = Shared ? "no carried buffer"
+                     : "horizontal, the launches share no buffer (one launch instead of " +
+                           std::to_string(C.size()) + ")";
   }
   Function &F0 = *C.Stages[0]->F;
   ore(F0).emit([&] {

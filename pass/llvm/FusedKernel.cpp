@@ -34,6 +34,12 @@
 // branch stores a carried buffer on one side and loads it on the other, the
 // two sides run one after the other, the store first (orderOneFallback).
 //
+// Independent launches of different grids (FusionCandidate::Split) share
+// nothing: the fused kernel gives stage s the blocks from the sum of the
+// earlier launches' grid.x on, as many as its own launch had, and its clone
+// sees blockIdx.x relative to its first block and its own gridDim.x
+// (splitStage).
+//
 //===----------------------------------------------------------------------===//
 #include "CallEffects.h"
 #include "FusionCandidate.h"
@@ -144,6 +150,7 @@ private:
   Value *gridSlot(IRBuilder<> &B, const Intermediate &I, ArrayRef<Value *> L);
   const Intermediate *haloOf(unsigned Stage) const;
   Function *haloClone(unsigned Stage, bool Grid);
+  CallInst *splitStage(IRBuilder<> &B, unsigned Stage, CallInst *Call, Value *&Off);
   void emitHalo(IRBuilder<> &B, unsigned Stage, ArrayRef<Value *> Args,
                 SmallVectorImpl<CallInst *> &Calls, SmallVectorImpl<Function *> &Clones);
   void emitGridHalo(IRBuilder<> &B, const Intermediate &I, unsigned Stage,
@@ -166,6 +173,9 @@ void FusedKernelBuilder::createFunction() {
     for (Argument &A : C.Stages[S]->F->args())
       Params.push_back(A.getType());
   }
+  // Split: each launch's grid.x, before the dead mask, which stays last.
+  if (C.Split)
+    Params.append(C.size(), Type::getInt32Ty(Ctx));
   Params.push_back(Type::getInt64Ty(Ctx));
   auto *FTy = FunctionType::get(Type::getVoidTy(Ctx), Params, false);
   Fused = Function::Create(FTy, GlobalValue::ExternalLinkage, C.Name, M);
@@ -178,7 +188,63 @@ void FusedKernelBuilder::createFunction() {
   for (unsigned S = 0; S < C.size(); ++S)
     for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P)
       Fused->getArg(ArgBase[S] + P)->setName("l" + Twine(S) + ".p" + Twine(P));
+  if (C.Split)
+    for (unsigned S = 0; S < C.size(); ++S)
+      Fused->getArg(Params.size() - 1 - C.size() + S)->setName("l" + Twine(S) + ".gx");
   Fused->getArg(Params.size() - 1)->setName("dead");
+}
+
+/// Split: the blocks of stage \p Stage are ctaid.x in [Off, Off + gx), Off
+/// the sum of the earlier stages' gx (advanced here); the stage's call
+/// \p Call, just emitted, moves under that test, and its clone is replaced
+/// by one that reads ctaid.x - Off and gx wherever the kernel read ctaid.x
+/// and nctaid.x (KernelAnalysis refuses helpers that read them). All the
+/// threads of a block take the same branch.
+CallInst *FusedKernelBuilder::splitStage(IRBuilder<> &B, unsigned Stage, CallInst *Call,
+                                         Value *&Off) {
+  Function *Clone = Call->getCalledFunction();
+  Value *Gx = Fused->getArg(Fused->arg_size() - 1 - C.size() + Stage);
+  Value *Rel = B.CreateSub(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ctaid_x), Off,
+                           "kfuse.split.ctaid");
+  BasicBlock *Run = BasicBlock::Create(Ctx, "kfuse.split", Fused);
+  BasicBlock *Join = BasicBlock::Create(Ctx, "kfuse.split.join", Fused);
+  B.CreateCondBr(B.CreateICmpULT(Rel, Gx), Run, Join);
+  B.SetInsertPoint(Join);
+  Off = B.CreateAdd(Off, Gx, "kfuse.split.off");
+
+  SmallVector<Type *, 16> Params(Clone->getFunctionType()->params());
+  unsigned N = Params.size();
+  Params.append(2, Type::getInt32Ty(Ctx));
+  Function *H = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), Params, false),
+                                 GlobalValue::InternalLinkage, Clone->getName() + ".split", M);
+  ValueToValueMapTy VMap;
+  for (unsigned P = 0; P < N; ++P)
+    VMap[Clone->getArg(P)] = H->getArg(P);
+  SmallVector<ReturnInst *, 4> Returns;
+  CloneFunctionInto(H, Clone, VMap, CloneFunctionChangeType::LocalChangesOnly, Returns);
+  H->setLinkage(GlobalValue::InternalLinkage);
+  H->setCallingConv(CallingConv::C);
+  for (Instruction &I : make_early_inc_range(instructions(*H)))
+    if (auto *II = dyn_cast<IntrinsicInst>(&I)) {
+      Value *To = nullptr;
+      if (II->getIntrinsicID() == Intrinsic::nvvm_read_ptx_sreg_ctaid_x)
+        To = H->getArg(N);
+      else if (II->getIntrinsicID() == Intrinsic::nvvm_read_ptx_sreg_nctaid_x)
+        To = H->getArg(N + 1);
+      if (To) {
+        II->replaceAllUsesWith(To);
+        II->eraseFromParent();
+      }
+    }
+  SmallVector<Value *, 16> Args(Call->args());
+  Args.push_back(Rel);
+  Args.push_back(Gx);
+  IRBuilder<> R(Run);
+  CallInst *New = R.CreateCall(H, Args);
+  R.CreateBr(Join);
+  Call->eraseFromParent();
+  Clone->eraseFromParent();
+  return New;
 }
 
 Value *FusedKernelBuilder::sreg(IRBuilder<> &B, Intrinsic::ID ID) {
@@ -1084,6 +1150,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
   SmallVector<CallInst *, 8> Calls;
   SmallVector<Function *, 8> Clones;
   std::map<unsigned, Value *> FirstArg;
+  Value *SplitOff = B.getInt32(0);
   for (unsigned S = 0; S < C.size(); ++S) {
     const KernelInfo &K = *C.Stages[S];
     ValueToValueMapTy VMap;
@@ -1092,7 +1159,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     Clone->setLinkage(GlobalValue::InternalLinkage);
     Clone->setCallingConv(CallingConv::C);
     Clone->removeFnAttr(Attribute::NoInline);
-    if (K.Grid)
+    if (K.Grid && !C.Split) // split stages run in different blocks: no jam
       cast<Instruction>(VMap[K.Grid->IV])
           ->setMetadata(GridKind, MDNode::get(Ctx, {ConstantAsMetadata::get(B.getInt32(S))}));
     for (unsigned Idx = 0; Idx < K.Accesses.size(); ++Idx) {
@@ -1115,7 +1182,12 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
       }
       Args.push_back(Arg);
     }
-    Calls.push_back(B.CreateCall(Clone, Args));
+    CallInst *Call = B.CreateCall(Clone, Args);
+    if (C.Split) {
+      Call = splitStage(B, S, Call, SplitOff);
+      Clone = Call->getCalledFunction();
+    }
+    Calls.push_back(Call);
     StageArgs.push_back(Args);
     Clones.push_back(Clone);
     emitHalo(B, S, Args, Calls, Clones);

@@ -91,6 +91,13 @@ struct FusionCandidate : Verdict {
   unsigned First = 0, Last = 0;
   std::vector<const KernelInfo *> Stages;
   std::vector<Intermediate> Carried;
+  /// The launches have different grids (the same block, dynamic shared
+  /// memory and stream) and are independent: no buffer one of them writes
+  /// is accessed by another. The fused kernel gives each launch its own
+  /// range of blocks along x, one after another (manifest `shape split`):
+  /// the runtime launches the sum of their grid.x and passes each launch's
+  /// grid.x; a stage sees its own blockIdx.x and gridDim.x.
+  bool Split = false;
   bool NeedsBarrier = false;
   /// The stages after which the fused kernel synchronises the block: the
   /// fewest that separate every access from another thread's access to the

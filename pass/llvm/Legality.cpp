@@ -913,6 +913,41 @@ static bool growHalos(FusionCandidate &C,
   return true;
 }
 
+/// Launches of different grids run side by side in the fused kernel, in
+/// blocks of their own, so they must be independent: no buffer (value
+/// number) that one of them writes is accessed by another. Distinct value
+/// numbers are distinct buffers, as the manifest's `disjoint` lines make the
+/// runtime check.
+static bool independentLaunches(FusionCandidate &C) {
+  const SeqRecord &R = *C.Seq;
+  std::map<unsigned, std::pair<unsigned, const Access *>> Writer; // value -> first store
+  for (unsigned S = 0; S < C.size(); ++S)
+    for (const Access &A : C.Stages[S]->Accesses)
+      if (A.IsStore)
+        Writer.try_emplace(C.arg(S, A.Param), S, &A);
+  for (unsigned S = 0; S < C.size(); ++S)
+    for (const Access &A : C.Stages[S]->Accesses) {
+      auto It = Writer.find(C.arg(S, A.Param));
+      if (It == Writer.end() || It->second.first == S)
+        continue;
+      unsigned W = It->second.first;
+      const SeqLaunch &LW = C.launch(W), &LS = C.launch(S);
+      C.invalidate("launches " + std::to_string(std::min(LW.Index, LS.Index)) + " and " +
+                       std::to_string(std::max(LW.Index, LS.Index)) +
+                       " differ in launch configuration: " + configDiff(R, LW, LS) +
+                       "; launches of different grids fuse only when independent, and "
+                       "buffer '" + R.Values.at(It->first).Text + "' is written by launch " +
+                       std::to_string(LW.Index) + " and " +
+                       (A.IsStore ? "written" : "read") + " by launch " +
+                       std::to_string(LS.Index) +
+                       "; launch both kernels with the same grid (the same variables or "
+                       "expressions of them)",
+                   "config", A.Inst);
+      return false;
+    }
+  return true;
+}
+
 void kfuse::checkCandidate(FusionCandidate &C) {
   const SeqRecord &R = *C.Seq;
   const SeqLaunch &L0 = C.launch(0);
@@ -933,8 +968,7 @@ void kfuse::checkCandidate(FusionCandidate &C) {
                    "record");
       return;
     }
-    if (La.Grid != L0.Grid || La.Block != L0.Block || La.Shmem != L0.Shmem ||
-        La.Stream != L0.Stream) {
+    if (La.Block != L0.Block || La.Shmem != L0.Shmem || La.Stream != L0.Stream) {
       C.invalidate("launches " + std::to_string(L0.Index) + " and " +
                        std::to_string(La.Index) + " differ in launch configuration: " +
                        configDiff(R, L0, La) +
@@ -944,6 +978,12 @@ void kfuse::checkCandidate(FusionCandidate &C) {
       return;
     }
   }
+  // Condition 3': launches of different grids fuse side by side, each in
+  // blocks of its own, where none of them writes a buffer another accesses.
+  for (unsigned S = 1; S < C.size() && !C.Split; ++S)
+    C.Split = C.launch(S).Grid != L0.Grid;
+  if (C.Split && !independentLaunches(C))
+    return;
   StringRef ShmemText = StringRef(R.Values.at(L0.Shmem).Text).trim();
   ShmemText.consume_back("u");
   ShmemText.consume_back("U");
@@ -953,6 +993,11 @@ void kfuse::checkCandidate(FusionCandidate &C) {
                  "config");
     return;
   }
+
+  // Independent stages in blocks of their own: nothing crosses between them,
+  // so nothing is carried, staged or synchronised.
+  if (C.Split)
+    return;
 
   // Conditions 5 and 6: every cross-stage hazard is same-thread or same-block.
   // Where no stage reads a y or z coordinate, a staged element's tile slot

@@ -346,7 +346,7 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
   for (unsigned S = 0; S < C.size(); ++S)
     Out += "kernel " + std::to_string(S) + " " + C.launch(S).Kernel + " " +
            std::to_string(C.Stages[S]->Params.size()) + "\n";
-  Out += "shape same\nstream same\n";
+  Out += C.Split ? "shape split\nstream same\n" : "shape same\nstream same\n";
   Out += "dynshmem " + std::to_string(C.DynShmem) + "\n";
   for (const std::string &L : C.Layout)
     Out += L + "\n";

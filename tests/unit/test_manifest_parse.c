@@ -99,6 +99,18 @@ static void test_empty_and_unterminated_last_line(void **state)
   assert_int_equal(parse(HDR G2 "launch 0 0 0\nend", NULL), 0);
 }
 
+/* `shape split`: the group's launches run side by side (docs/manifest.md). */
+static void test_shape_split(void **state)
+{
+  static const char text[] = HDR G2 "shape split\nstream same\nlaunch 0 0 0\nend\n";
+  kf__manifest_t *m = NULL;
+  unsigned line = 99;
+  (void)state;
+  assert_int_equal(kf__manifest_parse(text, sizeof text, &m, &line), 0);
+  assert_true(m->groups[0].shape_split && !m->groups[0].shape_same && m->groups[0].stream_same);
+  kf__manifest_free(m);
+}
+
 static void test_version(void **state)
 {
   unsigned line = 0;
@@ -161,6 +173,9 @@ static void test_malformed(void **state)
   expect_error(HDR G2 "launch 0 0 0\npredict 1 -2\nend\n", KF_EPARSE, 6);
   expect_error(HDR G2 "launch 0 0 0\npredict 1. 2\nend\n", KF_EPARSE, 6);
   expect_error(HDR G2 "launch 0 0 0\nshape different\nend\n", KF_EPARSE, 6);
+  expect_error(HDR G2 "launch 0 0 0\nshape split\nshape same\nend\n", KF_EPARSE, 7);
+  expect_error(HDR G2 "launch 0 0 0\nshape split\nshape split\nend\n", KF_EPARSE, 7);
+  expect_error(HDR G2 "launch 0 0 0\nstream split\nend\n", KF_EPARSE, 6);
   expect_error(HDR G2 "launch 0 0 0\nlaunch 0 0 0\nend\n", KF_EPARSE, 6);
   expect_error(HDR G2 "launch 0 0 0\nend extra\n", KF_EPARSE, 6);
   expect_error(HDR "group g 0\n", KF_EPARSE, 2);
@@ -409,6 +424,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_valid),
     cmocka_unit_test(test_empty_and_unterminated_last_line),
+    cmocka_unit_test(test_shape_split),
     cmocka_unit_test(test_version),
     cmocka_unit_test(test_malformed),
     cmocka_unit_test(test_huge_counts),

@@ -47,6 +47,67 @@ static void test_fused(void **state)
   assert_string_equal(stats_of("t.cu:10:3 main"), "kfuse-stats: t.cu:10:3 main: calls=1 fused=1 fallback=0");
 }
 
+/* `shape split`: independent launches of different grids, their blocks side
+ * by side along x. The fused launch's grid.x is the sum; each launch's
+ * grid.x follows the launches' arguments, before the dead mask. Blocks that
+ * differ, a grid.y or grid.z that differs, or a sum beyond 2^31 - 1 fall
+ * back to the original launches. */
+static const char split_manifest[] =
+    HDR "group fused_so 2\nkernel 0 _Z5scalePKfPffi 4\nkernel 1 _Z5otherPKf 1\n"
+        "shape split\nstream same\ndynshmem 0\nlaunch 0 0 0\n"
+        "footprint 0.0 r 0 4*s3\nfootprint 0.1 w 0 4*s3\n"
+        "disjoint 0.0 0.1\ndisjoint 0.1 1.0\nend\n";
+
+static void split_call(call_t *c, uint32_t g0, uint32_t g1)
+{
+  call_init(c, "so");
+  c->l[0].grid[0] = g0;
+  c->l[1].grid[0] = g1;
+}
+
+static void test_split(void **state)
+{
+  static kf_site_t site = {"split", NULL, 2, 0, NULL, NULL, NULL};
+  call_t c;
+  const fake_record_t *r;
+  (void)state;
+  fake.manifest = split_manifest;
+  fake_fused("fused_so", 4 + 1 + 2, NULL);
+  split_call(&c, 2, 5);
+  c.l[0].grid[1] = c.l[1].grid[1] = 3;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("F:fused_so");
+  r = &fake.log[0];
+  assert_int_equal(r->grid[0], 7);
+  assert_int_equal(r->grid[1], 3);
+  assert_int_equal(r->grid[2], 1);
+  assert_int_equal(r->block[0], 32);
+  assert_int_equal(r->nargs, 7);
+  for (int p = 0; p < 4; p++)
+    assert_ptr_equal(r->args[p], c.args0[p]);
+  assert_ptr_equal(r->args[4], c.argsq[0]);
+  assert_int_equal(*(const uint32_t *)r->args[5], 2);
+  assert_int_equal(*(const uint32_t *)r->args[6], 5);
+  assert_int_equal(r->dead_mask, 0);
+
+  fake.nlog = 0;
+  split_call(&c, 2, 5);
+  c.l[1].block[0] = 64;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  split_call(&c, 2, 5);
+  c.l[1].grid[2] = 2;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  split_call(&c, 0x7fffffffu, 1);
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  split_call(&c, 0x7ffffffeu, 1);
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z5otherPKf _Z5scalePKfPffi _Z5otherPKf _Z5scalePKfPffi _Z5otherPKf "
+             "F:fused_so");
+  assert_int_equal(fake.log[6].grid[0], 0x7fffffffu);
+  assert_string_equal(stats_of("split"),
+                      "kfuse-stats: split: calls=5 fused=2 fallback=3 shape=3");
+}
+
 static void test_dead_mask_passed(void **state)
 {
   static kf_site_t site = {"dead", NULL, 2, 0, NULL, NULL, NULL};
@@ -743,6 +804,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup(test_fused, setup),
+    cmocka_unit_test_setup(test_split, setup),
     cmocka_unit_test_setup(test_dead_mask_passed, setup),
     cmocka_unit_test_setup(test_discovery_once_per_site, setup),
     cmocka_unit_test_setup(test_module_path, setup),
