@@ -71,7 +71,11 @@ inline unsigned kb_grid_stride_blocks()
   return blocks;
 }
 
-#define KB_NWORKLOADS 23
+/* The split workload: floats per instance of u, v, w, then un, vn, wn (v and
+ * vn hold the 2n faces of n cells). */
+static constexpr unsigned char kb_split_width[6] = {1, 2, 1, 1, 2, 1};
+
+#define KB_NWORKLOADS 24
 
 /* The same table of KB_NWORKLOADS entries, compiled twice; the entries
  * differ only in `run`. */

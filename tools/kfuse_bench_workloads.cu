@@ -348,6 +348,36 @@ static void horizontal_f32(void *const *in, void *const *out, int n, int block, 
   hz_square<<<g, block, 0, s>>>((const float *)in[2], (float *)out[2], n);
 }
 
+/* Independent updates of arrays of different lengths, as a finite-volume
+ * step writes them: un = c * u over n cells, vn = v + b over their 2n
+ * faces, and wn = w * w over n by a grid-stride loop on a fixed grid. The
+ * grids differ; the launches fuse side by side, each in blocks of its own
+ * (`shape split`). */
+__global__ KFUSE_MAP void sp_damp(const float *u, float *un, float c, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    un[i] = c * u[i];
+}
+__global__ KFUSE_MAP void sp_shift(const float *v, float *vn, float b, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m)
+    vn[j] = v[j] + b;
+}
+__global__ KFUSE_MAP void sp_square(const float *w, float *wn, int n)
+{
+  KB_GRID_STRIDE(i, n) wn[i] = w[i] * w[i];
+}
+static void split_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  sp_damp<<<grid_for(n, block), block, 0, s>>>((const float *)in[0], (float *)out[0],
+                                                (float)kb_coef[0], n);
+  sp_shift<<<grid_for(2 * n, block), block, 0, s>>>((const float *)in[1], (float *)out[1],
+                                                    (float)kb_coef[1], 2 * n);
+  sp_square<<<kb_grid_stride_blocks(), block, 0, s>>>((const float *)in[2], (float *)out[2], n);
+}
+
 /* The stream benchmark's kernels back to back on a (out[0], which starts as
  * in[0]), b and c: a read once and the three written once is the least
  * any code moves. */
@@ -579,6 +609,8 @@ const kb_workload *workloads()
       {"stream", "stream_f64", "f64", 8, 1, 3, 5, 8 * 4.0, stream_f64, nullptr, 0, 1},
       /* Three inputs read and three outputs written, nothing shared. */
       {"horizontal", "horizontal_f32", "f32", 4, 3, 3, 3, 4 * 6.0, horizontal_f32, nullptr, 0, 0},
+      /* Three inputs read and three outputs written, v and vn twice as long. */
+      {"split", "split_f32", "f32", 4, 3, 3, 3, 4 * 8.0, split_f32, kb_split_width, 0, 0},
       /* Per call kb_temp_steps steps, each reading u and writing o. */
       {"halo", "halo_f32", "f32", 4, 1, 1, 3, kb_temp_steps * 4 * 2.0, halo_f32, nullptr, 0, 0},
       /* Per call kb_temp_steps steps on a 2-D grid, each reading u and writing o. */
