@@ -216,8 +216,12 @@ static int kf__disjoint_all(const kf__group_t *g, const kf_launch_t *l, int *pur
 uint32_t kf__split_grid_x(const kf__group_t *g, const kf_launch_t *l)
 {
   uint64_t sum = 0;
-  for (uint32_t i = 0; i < g->nlaunches; i++)
+  for (uint32_t i = 0; i < g->nlaunches; i++) {
+    /* An empty grid makes its own launch fail; in the sum it would vanish. */
+    if (l[i].grid[0] == 0)
+      return 0;
     sum += l[i].grid[0];
+  }
   return sum <= INT32_MAX ? (uint32_t)sum : 0;
 }
 

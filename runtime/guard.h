@@ -27,7 +27,9 @@ kf_fallback_t kf__guards_check_pure(const kf__group_t *g, const kf_launch_t *l, 
 
 /**
  * For a `shape split` group: the fused launch's grid.x, the sum of the
- * launches' grid.x, or 0 when it exceeds the device's limit of 2^31 - 1.
+ * launches' grid.x, or 0 when it exceeds the device's limit of 2^31 - 1 or
+ * a launch's grid.x is 0 (that launch fails unfused, which the fallback
+ * keeps).
  */
 uint32_t kf__split_grid_x(const kf__group_t *g, const kf_launch_t *l);
 

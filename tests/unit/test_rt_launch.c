@@ -50,8 +50,9 @@ static void test_fused(void **state)
 /* `shape split`: independent launches of different grids, their blocks side
  * by side along x. The fused launch's grid.x is the sum; each launch's
  * grid.x follows the launches' arguments, before the dead mask. Blocks that
- * differ, a grid.y or grid.z that differs, or a sum beyond 2^31 - 1 fall
- * back to the original launches. */
+ * differ, a grid.y or grid.z that differs, an empty grid (whose launch
+ * fails unfused) or a sum beyond 2^31 - 1 fall back to the original
+ * launches. */
 static const char split_manifest[] =
     HDR "group fused_so 2\nkernel 0 _Z5scalePKfPffi 4\nkernel 1 _Z5otherPKf 1\n"
         "shape split\nstream same\ndynshmem 0\nlaunch 0 0 0\n"
@@ -99,13 +100,15 @@ static void test_split(void **state)
   kf_rt_launch_seq(&site, c.l, c.nl);
   split_call(&c, 0x7fffffffu, 1);
   kf_rt_launch_seq(&site, c.l, c.nl);
+  split_call(&c, 0, 5);
+  kf_rt_launch_seq(&site, c.l, c.nl);
   split_call(&c, 0x7ffffffeu, 1);
   kf_rt_launch_seq(&site, c.l, c.nl);
   assert_log("_Z5scalePKfPffi _Z5otherPKf _Z5scalePKfPffi _Z5otherPKf _Z5scalePKfPffi _Z5otherPKf "
-             "F:fused_so");
-  assert_int_equal(fake.log[6].grid[0], 0x7fffffffu);
+             "_Z5scalePKfPffi _Z5otherPKf F:fused_so");
+  assert_int_equal(fake.log[8].grid[0], 0x7fffffffu);
   assert_string_equal(stats_of("split"),
-                      "kfuse-stats: split: calls=5 fused=2 fallback=3 shape=3");
+                      "kfuse-stats: split: calls=6 fused=2 fallback=4 shape=4");
 }
 
 static void test_dead_mask_passed(void **state)
