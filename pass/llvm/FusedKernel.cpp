@@ -35,10 +35,10 @@
 // two sides run one after the other, the store first (orderOneFallback).
 //
 // Independent launches of different grids (FusionCandidate::Split) share
-// nothing: the fused kernel gives stage s the blocks from the sum of the
-// earlier launches' grid.x on, as many as its own launch had, and its clone
-// sees blockIdx.x relative to its first block and its own gridDim.x
-// (splitStage).
+// nothing: the fused kernel gives each stage as many blocks as its own
+// launch had, one range after another along x (grid-stride stages first),
+// and its clone sees blockIdx.x relative to its first block and its own
+// gridDim.x (splitStage).
 //
 //===----------------------------------------------------------------------===//
 #include "CallEffects.h"
@@ -195,7 +195,7 @@ void FusedKernelBuilder::createFunction() {
 }
 
 /// Split: the blocks of stage \p Stage are ctaid.x in [Off, Off + gx), Off
-/// the sum of the earlier stages' gx (advanced here); the stage's call
+/// the sum of the gx of the stages placed before it (advanced here); the stage's call
 /// \p Call, just emitted, moves under that test, and its clone is replaced
 /// by one that reads ctaid.x - Off and gx wherever the kernel read ctaid.x
 /// and nctaid.x (KernelAnalysis refuses helpers that read them). All the
@@ -1151,7 +1151,19 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
   SmallVector<Function *, 8> Clones;
   std::map<unsigned, Value *> FirstArg;
   Value *SplitOff = B.getInt32(0);
-  for (unsigned S = 0; S < C.size(); ++S) {
+  // Split: the stages' blocks in launch order, except that grid-stride
+  // stages come first: their blocks each loop over many elements, and the
+  // block scheduler starts blocks in order, so the long ones overlap the
+  // short ones instead of running last, alone.
+  SmallVector<unsigned, 8> Order;
+  for (unsigned S = 0; S < C.size(); ++S)
+    if (C.Split && C.Stages[S]->Grid)
+      Order.push_back(S);
+  for (unsigned S = 0; S < C.size(); ++S)
+    if (!(C.Split && C.Stages[S]->Grid))
+      Order.push_back(S);
+  StageArgs.resize(C.size());
+  for (unsigned S : Order) {
     const KernelInfo &K = *C.Stages[S];
     ValueToValueMapTy VMap;
     Function *Clone = CloneFunction(K.Body, VMap);
@@ -1188,7 +1200,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
       Clone = Call->getCalledFunction();
     }
     Calls.push_back(Call);
-    StageArgs.push_back(Args);
+    StageArgs[S] = Args;
     Clones.push_back(Clone);
     emitHalo(B, S, Args, Calls, Clones);
     if (C.BarrierAfter.count(S) && S + 1 < C.size())

@@ -94,7 +94,8 @@ struct FusionCandidate : Verdict {
   /// The launches have different grids (the same block, dynamic shared
   /// memory and stream) and are independent: no buffer one of them writes
   /// is accessed by another. The fused kernel gives each launch its own
-  /// range of blocks along x, one after another (manifest `shape split`):
+  /// range of blocks along x (manifest `shape split`; grid-stride stages
+  /// first):
   /// the runtime launches the sum of their grid.x and passes each launch's
   /// grid.x; a stage sees its own blockIdx.x and gridDim.x.
   bool Split = false;

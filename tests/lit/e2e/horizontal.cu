@@ -4,8 +4,9 @@
 // the buffers do not overlap and that the launch shapes and stream agree.
 //  - Launches of the same grid and block: each thread runs both bodies.
 //  - Launches of different grids (the same block): the fused kernel runs
-//    each launch in blocks of its own along x (`shape split`); a stage sees
-//    its own blockIdx.x and gridDim.x, passed as each launch's grid.x.
+//    each launch in blocks of its own along x (`shape split`), grid-stride
+//    loops first; a stage sees its own blockIdx.x and gridDim.x, passed as
+//    each launch's grid.x.
 //  - A neighbour of another grid that reads what the group writes stays
 //    apart, with a remark naming the configuration and the buffer.
 // REQUIRES: ptxas
@@ -66,27 +67,29 @@ void dependent(const float *x, float *t, double *w, int n, int m, cudaStream_t s
 // CHECK: ret;
 
 // Side by side: the launches' parameters, then each launch's grid.x, then
-// the dead mask. Stage 0 runs in blocks [0, gx0), stage 1 in [gx0, gx0 +
-// gx1), stage 2 after those, each with blockIdx.x counted from its first
-// block; the grid-stride loop steps by its own launch's blocks.
+// the dead mask. The grid-stride stage (halve, launch 2) takes the first
+// blocks, [0, gx2), whose threads each loop over many elements, so that
+// they overlap the short blocks instead of running last; then scale in
+// [gx2, gx2 + gx0), then square. Each stage counts blockIdx.x from its
+// first block, and the grid-stride loop steps by its own launch's blocks.
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_1_0_2(
 // CHECK: .param .u32 [[K:__kfuse_fused_[0-9a-f]+_1_0_2]]_param_10,
 // CHECK-NEXT: .param .u32 [[K]]_param_11,
 // CHECK-NEXT: .param .u32 [[K]]_param_12,
 // CHECK-NEXT: .param .u64 [[K]]_param_13
+// CHECK-DAG: ld.param.b32 [[GX2:%r[0-9]+]], [[[K]]_param_12];
 // CHECK-DAG: ld.param.b32 [[GX0:%r[0-9]+]], [[[K]]_param_10];
-// CHECK-DAG: ld.param.b32 [[GX1:%r[0-9]+]], [[[K]]_param_11];
 // CHECK-DAG: mov.u32 [[CTA:%r[0-9]+]], %ctaid.x;
-// CHECK: setp.ge.u32 {{%p[0-9]+}}, [[CTA]], [[GX0]];
-// CHECK: mul.f32
-// CHECK: ld.param.b32 [[GX2:%r[0-9]+]], [[[K]]_param_12];
-// CHECK: sub.s32 [[REL1:%r[0-9]+]], [[CTA]], [[GX0]];
-// CHECK: setp.ge.u32 {{%p[0-9]+}}, [[REL1]], [[GX1]];
-// CHECK: mul.f64
-// CHECK: add.s32 [[OFF2:%r[0-9]+]], [[GX0]], [[GX1]];
-// CHECK: sub.s32 [[REL2:%r[0-9]+]], [[CTA]], [[OFF2]];
-// CHECK: setp.ge.u32 {{%p[0-9]+}}, [[REL2]], [[GX2]];
+// CHECK: setp.ge.u32 {{%p[0-9]+}}, [[CTA]], [[GX2]];
 // CHECK: mul.lo.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, [[GX2]];
+// CHECK: mul.f64
+// CHECK: ld.param.b32 [[GX1:%r[0-9]+]], [[[K]]_param_11];
+// CHECK: sub.s32 [[REL0:%r[0-9]+]], [[CTA]], [[GX2]];
+// CHECK: setp.ge.u32 {{%p[0-9]+}}, [[REL0]], [[GX0]];
+// CHECK: mul.f32
+// CHECK: add.s32 [[OFF1:%r[0-9]+]], [[GX2]], [[GX0]];
+// CHECK: sub.s32 [[REL1:%r[0-9]+]], [[CTA]], [[OFF1]];
+// CHECK: setp.ge.u32 {{%p[0-9]+}}, [[REL1]], [[GX1]];
 // CHECK: mul.f64
 // CHECK: ret;
 
