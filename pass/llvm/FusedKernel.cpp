@@ -151,6 +151,8 @@ private:
   const Intermediate *haloOf(unsigned Stage) const;
   Function *haloClone(unsigned Stage, bool Grid);
   CallInst *splitStage(IRBuilder<> &B, unsigned Stage, CallInst *Call, Value *&Off);
+  Function *cloneWithParams(Function &From, ArrayRef<Type *> Extra, const Twine &Name,
+                            ValueToValueMapTy &VMap);
   void emitHalo(IRBuilder<> &B, unsigned Stage, ArrayRef<Value *> Args,
                 SmallVectorImpl<CallInst *> &Calls, SmallVectorImpl<Function *> &Clones);
   void emitGridHalo(IRBuilder<> &B, const Intermediate &I, unsigned Stage,
@@ -194,12 +196,30 @@ void FusedKernelBuilder::createFunction() {
   Fused->getArg(Params.size() - 1)->setName("dead");
 }
 
+/// An internal copy of \p From named \p Name that takes \p Extra parameters
+/// after \p From's own, which nothing in it uses yet; \p VMap maps \p From's
+/// values to the copy's.
+Function *FusedKernelBuilder::cloneWithParams(Function &From, ArrayRef<Type *> Extra,
+                                              const Twine &Name, ValueToValueMapTy &VMap) {
+  SmallVector<Type *, 16> Params(From.getFunctionType()->params());
+  Params.append(Extra.begin(), Extra.end());
+  Function *H = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), Params, false),
+                                 GlobalValue::InternalLinkage, Name, M);
+  for (Argument &A : From.args())
+    VMap[&A] = H->getArg(A.getArgNo());
+  SmallVector<ReturnInst *, 4> Returns;
+  CloneFunctionInto(H, &From, VMap, CloneFunctionChangeType::LocalChangesOnly, Returns);
+  H->setLinkage(GlobalValue::InternalLinkage);
+  H->setCallingConv(CallingConv::C);
+  return H;
+}
+
 /// Split: the blocks of stage \p Stage are ctaid.x in [Off, Off + gx), Off
-/// the sum of the gx of the stages placed before it (advanced here); the stage's call
-/// \p Call, just emitted, moves under that test, and its clone is replaced
-/// by one that reads ctaid.x - Off and gx wherever the kernel read ctaid.x
-/// and nctaid.x (KernelAnalysis refuses helpers that read them). All the
-/// threads of a block take the same branch.
+/// the sum of the gx of the stages placed before it (advanced here). The
+/// stage's call \p Call, just emitted, moves under that test, and its clone
+/// is replaced by one that reads ctaid.x - Off and gx wherever the kernel
+/// read ctaid.x and nctaid.x (KernelAnalysis refuses helpers that read
+/// them). All the threads of a block take the same branch.
 CallInst *FusedKernelBuilder::splitStage(IRBuilder<> &B, unsigned Stage, CallInst *Call,
                                          Value *&Off) {
   Function *Clone = Call->getCalledFunction();
@@ -212,18 +232,10 @@ CallInst *FusedKernelBuilder::splitStage(IRBuilder<> &B, unsigned Stage, CallIns
   B.SetInsertPoint(Join);
   Off = B.CreateAdd(Off, Gx, "kfuse.split.off");
 
-  SmallVector<Type *, 16> Params(Clone->getFunctionType()->params());
-  unsigned N = Params.size();
-  Params.append(2, Type::getInt32Ty(Ctx));
-  Function *H = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), Params, false),
-                                 GlobalValue::InternalLinkage, Clone->getName() + ".split", M);
+  unsigned N = Clone->arg_size();
+  Type *I32 = Type::getInt32Ty(Ctx);
   ValueToValueMapTy VMap;
-  for (unsigned P = 0; P < N; ++P)
-    VMap[Clone->getArg(P)] = H->getArg(P);
-  SmallVector<ReturnInst *, 4> Returns;
-  CloneFunctionInto(H, Clone, VMap, CloneFunctionChangeType::LocalChangesOnly, Returns);
-  H->setLinkage(GlobalValue::InternalLinkage);
-  H->setCallingConv(CallingConv::C);
+  Function *H = cloneWithParams(*Clone, {I32, I32}, Clone->getName() + ".split", VMap);
   for (Instruction &I : make_early_inc_range(instructions(*H)))
     if (auto *II = dyn_cast<IntrinsicInst>(&I)) {
       Value *To = nullptr;
@@ -372,22 +384,12 @@ const Intermediate *FusedKernelBuilder::haloOf(unsigned Stage) const {
 /// their tiles' slot here.
 Function *FusedKernelBuilder::haloClone(unsigned Stage, bool Grid) {
   const KernelInfo &K = *C.Stages[Stage];
-  Function *Body = K.Body;
-  SmallVector<Type *, 16> Params(Body->getFunctionType()->params());
-  unsigned N = Params.size();
-  Params.append(Grid ? 6 : 2, Type::getInt32Ty(Ctx));
+  unsigned N = K.Body->arg_size();
+  SmallVector<Type *, 7> Extra(Grid ? 6 : 2, Type::getInt32Ty(Ctx));
   if (Grid)
-    Params.push_back(Type::getInt64Ty(Ctx));
-  Function *H = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), Params, false),
-                                 GlobalValue::InternalLinkage,
-                                 C.Name + ".halo" + Twine(Stage), M);
+    Extra.push_back(Type::getInt64Ty(Ctx));
   ValueToValueMapTy VMap;
-  for (unsigned P = 0; P < N; ++P)
-    VMap[Body->getArg(P)] = H->getArg(P);
-  SmallVector<ReturnInst *, 4> Returns;
-  CloneFunctionInto(H, Body, VMap, CloneFunctionChangeType::LocalChangesOnly, Returns);
-  H->setLinkage(GlobalValue::InternalLinkage);
-  H->setCallingConv(CallingConv::C);
+  Function *H = cloneWithParams(*K.Body, Extra, C.Name + ".halo" + Twine(Stage), VMap);
   H->removeFnAttr(Attribute::NoInline);
   for (unsigned Idx = 0; Idx < K.Accesses.size(); ++Idx)
     cast<Instruction>(VMap[K.Accesses[Idx].Inst])->setMetadata(HaloKind, accessTag(Ctx, Stage, Idx));
