@@ -240,7 +240,7 @@ protected:
     // tracking adds them to the IR without emitting debug information (as
     // -Rpass does). Code generation reads the option once the AST consumers
     // exist, so setting it here takes effect. The locations cost the host
-    // compilation a tenth of its time all the way to the object file, so
+    // compilation up to a tenth of its time on the way to the object, so
     // the consumer tells the host pass to strip them after use.
     CodeGenOptions &CG = CI.getCodeGenOpts();
     bool Added = !CI.getLangOpts().CUDAIsDevice && CI.getLangOpts().CUDA &&

@@ -1047,7 +1047,7 @@ PreservedAnalyses kfuse::HostRewritePass::run(Module &M,
                                               ModuleAnalysisManager &AM) {
   // Read before eraseSeqRecords takes the mark away; acted on last, once
   // the launches are bound. Debug locations on every instruction slow the
-  // whole pipeline and code generation (about a tenth of the host
+  // whole pipeline and code generation (up to a tenth of the host
   // compilation's time), for nothing once the binding is done.
   bool Strip = locationsUnwanted(M);
   bool Changed = rewriteLaunchRuns(M, AM);
