@@ -29,8 +29,8 @@
 // noalias (markNoAlias: the runtime checks the buffers disjoint), and a
 // small cleanup pipeline turns slots into registers, loads each element
 // once and drops the stores a later stage overwrites. The body is then
-// specialised on the dead mask (versionOnDead): every store kept, the dead
-// buffers' stores gone, or each under a test of its bit. Last, where a
+// specialised on the dead mask (versionOnDead): the dead buffers' stores
+// gone where every bit is set, every store kept otherwise. Last, where a
 // branch stores a carried buffer on one side and loads it on the other, the
 // two sides run one after the other, the store first (orderOneFallback).
 //
@@ -826,30 +826,29 @@ void FusedKernelBuilder::rewriteLoad(Instruction *LI, unsigned Stage, const Acce
 }
 
 /// Specialises the body on the dead mask, after the cleanup has dropped the
-/// stores a later stage overwrites: one copy for a mask of 0, the usual case
-/// where every store is kept, one for the mask with every bit set, the
-/// usual case where the buffers are dead, with those stores gone, and, where
-/// more than one buffer has a bit, one for any other mask, each store under
-/// a test of its bit. A test is a branch around a store, a region ptxas does
-/// not predicate; a divergent warp then runs whichever side ptxas puts
-/// first, and where the other side loads the same lines the stores can wait
-/// for those loads (bench/ldst_order.cu: 476 us with such a test, 150 us
-/// without; bench/HISTORY.md, GPU runs 13 and 14). The mask is a kernel
-/// parameter, so every thread takes the same copy and a staged group's
-/// barriers stay uniform.
+/// stores a later stage overwrites: one copy for the mask with every bit
+/// set, the usual case where the buffers are dead, without those stores
+/// (nor the work that only fed them), and one for any other mask, which
+/// keeps every store, untested. The mask is a kernel parameter, so every
+/// thread takes the same copy and a staged group's barriers stay uniform.
 ///
-/// Each copy pays for its compile time (ptxas takes about three times as
-/// long over shallow_water's fused kernels as over one body). Fewer were
-/// measured in one GPU run each (bench/HISTORY.md, GPU runs 54 and 57):
-/// the tested body alone ran shallow_water 10 % slower (its 13..20 kernel
-/// with every bit set 427 us against 355 us: 37 registers against 32, so 6
-/// blocks per SM against 8) and mapped_f 2 % slower; two copies, the tested
-/// body and the one for every bit set, or the one that keeps every store
-/// and the one for every bit set, were within noise of three on the
-/// programs measured, but the first makes a mask of 0 pay the tests and
-/// the second makes a mask with some bits set store its dead buffers, for
-/// a third less ptxas time: not enough to bring shallow_water's compile
-/// within 5 % of plain clang.
+/// A mask with some bits set but not all takes the copy that stores every
+/// buffer: its dead buffers are written, which costs bandwidth but changes
+/// no result. The alternatives cost more. Testing each bit before its store
+/// puts a branch around the store, a region ptxas does not predicate; a
+/// divergent warp then runs whichever side ptxas puts first, and where the
+/// other side loads the same lines the stores can wait for those loads
+/// (bench/ldst_order.cu: 476 us with such a test, 150 us without;
+/// bench/HISTORY.md, GPU runs 13 and 14). The tested body alone ran
+/// shallow_water 10 % slower (its 13..20 kernel with every bit set 427 us
+/// against 355 us: 37 registers against 32, so 6 blocks per SM against 8)
+/// and mapped_f 2 % slower (GPU runs 54 and 57). A third copy with the
+/// tests, for the masks with some bits set, was within noise of these two
+/// on every program measured, and cost half as much again in compilation:
+/// each copy is code that the back end and ptxas compile, and ptxas's work
+/// grows with the code it is given (bench/compile-work.sh: shallow_water's
+/// fused kernels 1519 million instructions with three copies, 570 with the
+/// tested body alone).
 void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
   uint64_t All = 0;
   for (auto &[Arg, Bit] : DeadBitOf)
@@ -863,15 +862,6 @@ void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
     ++Split;
   BasicBlock *Body = Entry->splitBasicBlock(Split, "body");
 
-  auto DeadStores = [&](ArrayRef<BasicBlock *> Blocks) {
-    SmallVector<std::pair<Instruction *, unsigned>, 8> Out;
-    for (BasicBlock *BB : Blocks)
-      for (Instruction &I : *BB)
-        if (auto M = memoryAccessOf(I); M && M->IsStore)
-          if (auto It = DeadBitOf.find(getUnderlyingObject(M->Ptr)); It != DeadBitOf.end())
-            Out.push_back({&I, It->second});
-    return Out;
-  };
   SmallVector<BasicBlock *, 32> Orig;
   for (BasicBlock &BB : *Fused)
     if (&BB != Entry)
@@ -890,26 +880,19 @@ void FusedKernelBuilder::versionOnDead(FunctionAnalysisManager &FAM) {
   };
   auto [Kept, KeptBlocks] = Copy(0, ".kept");
   auto [None, NoneBlocks] = Copy(All, ".dead");
-  for (auto [I, Bit] : DeadStores(NoneBlocks))
+  SmallVector<Instruction *, 8> DeadStores;
+  for (BasicBlock *BB : NoneBlocks)
+    for (Instruction &I : *BB)
+      if (auto M = memoryAccessOf(I); M && M->IsStore)
+        if (DeadBitOf.count(getUnderlyingObject(M->Ptr)))
+          DeadStores.push_back(&I);
+  for (Instruction *I : DeadStores)
     I->eraseFromParent();
 
   Entry->getTerminator()->eraseFromParent();
   IRBuilder<> B(Entry);
-  if (llvm::popcount(All) == 1) {
-    B.CreateCondBr(B.CreateICmpEQ(Dead, B.getInt64(0), "kfuse.nodead"), Kept, None);
-    DeleteDeadBlocks(Orig);
-  } else {
-    for (auto [I, Bit] : DeadStores(Orig)) {
-      IRBuilder<> P(I);
-      Value *Keep = P.CreateICmpEQ(P.CreateAnd(P.CreateLShr(Dead, Bit), 1), P.getInt64(0),
-                                   "kfuse.keep");
-      Instruction *Then = SplitBlockAndInsertIfThen(Keep, I, false);
-      I->moveBefore(Then->getIterator());
-    }
-    SwitchInst *Sw = B.CreateSwitch(Dead, Body, 2);
-    Sw->addCase(B.getInt64(0), Kept);
-    Sw->addCase(B.getInt64(All), None);
-  }
+  B.CreateCondBr(B.CreateICmpEQ(Dead, B.getInt64(All), "kfuse.alldead"), None, Kept);
+  DeleteDeadBlocks(Orig);
   cleanup(FAM);
 }
 

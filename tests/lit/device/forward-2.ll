@@ -23,8 +23,8 @@
 ; CHECK-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_0_0_1(ptr noalias %l0.p0, ptr noalias %l0.p1, float %l0.p2, i32 %l0.p3, ptr noalias %l1.p0, ptr noalias %l1.p1, ptr noalias %l1.p2, i32 %l1.p3, i64 %dead)
 ; One dead bit: a copy that keeps t's store and one without it, no test of
 ; the bit around any store.
-; CHECK: %kfuse.nodead = icmp eq i64 %dead, 0
-; CHECK-NEXT: br i1 %kfuse.nodead, label %body.kept, label %body.dead
+; CHECK: %kfuse.alldead = icmp eq i64 %dead, 1
+; CHECK-NEXT: br i1 %kfuse.alldead, label %body.dead, label %body.kept
 ; CHECK-NOT: and i64 %dead
 ; CHECK: body.kept:
 ; CHECK: [[ID:%.*]] = add i32

@@ -12,8 +12,8 @@
 ; CHECK-NEXT: entry:
 ; The stages twice, each after the shared set-up: for a dead mask of 0 with
 ; t's global store, and for t dead without it; no test of the bit anywhere.
-; CHECK-NEXT: %kfuse.nodead = icmp eq i64 %dead, 0
-; CHECK-NEXT: br i1 %kfuse.nodead, label %body.kept, label %body.dead
+; CHECK-NEXT: %kfuse.alldead = icmp eq i64 %dead, 1
+; CHECK-NEXT: br i1 %kfuse.alldead, label %body.dead, label %body.kept
 ; CHECK-NOT: kfuse.keep
 ; CHECK: body.kept:
 ; CHECK: store i8 0, ptr addrspace(3)

@@ -84,9 +84,8 @@ void reversed(const float *x, float *t, float *o, int n) {
 // PTX: st.global.cs.b16
 // PTX: st.global.cg.b16
 // Its copies for the dead masks (versionOnDead): all dead (t and o not
-// stored, p's plain float4 store vectorised by the backend), none dead
-// (o's __stwt one vector store again), and the mixed one, where each lane's
-// store is under a test of its buffer's bit and stays a scalar store.
+// stored, p's plain float4 store vectorised by the backend), and any other
+// mask (o's __stwt one vector store again, every store kept).
 // PTX-LABEL: .entry __kfuse_fused_{{[0-9a-f]+}}_2_0_2(
 // PTX-NOT: ld.global.cs.f32
 // PTX: ld.global.cs.v4.f32
@@ -97,9 +96,8 @@ void reversed(const float *x, float *t, float *o, int n) {
 // PTX: ld.global.cg.v4.f32
 // PTX: st.global.wt.v4.f32
 // PTX: st.global.v4.b32
-// PTX: ld.global.cs.v4.f32
-// PTX: st.global.wt.f32
 // PTX-NOT: ld.global.cs.f32
+// PTX-NOT: st.global.wt.f32
 // PTX-LABEL: .entry __kfuse_fused_{{[0-9a-f]+}}_3_0_1(
 // PTX: ld.global.cs.f32
 // PTX: st.global.wt.f32

@@ -27,12 +27,10 @@ void chain(const float *x, float *t, const float *y, float *o, float *p, size_t 
   square_pos<<<264, 256>>>(o, p, n);
 }
 // REMARK-DAG: fused launches 0..2 (scale, add, square_pos) of sequence [[CHAIN:[0-9]+]] into __kfuse_fused_{{[0-9a-f]+}}_[[CHAIN]]_0_2: t in registers, o in registers
-// One loop, in each of the three copies of the body (for a dead mask of 0,
-// for t and o both dead, for any other mask): one back edge each, where
-// three loops would have three.
+// One loop, in each of the two copies of the body (for t and o both dead,
+// for any other mask): one back edge each, where three loops would have
+// three.
 // IR-LABEL: define ptx_kernel void @__kfuse_fused_{{[0-9a-f]+}}_{{[0-9]+}}_0_2(
-// IR: call float @llvm.nvvm.mul.rn.f(
-// IR: br i1 %{{[0-9]+}}, label %{{[0-9]+}}, label %{{[0-9]+}}{{.*}}, !llvm.loop
 // IR: call float @llvm.nvvm.mul.rn.f(
 // IR: br i1 %{{[0-9]+}}, label %{{[0-9]+}}, label %{{[0-9]+}}{{.*}}, !llvm.loop
 // IR: call float @llvm.nvvm.mul.rn.f(

@@ -29,16 +29,15 @@
 // The fused matrix kernel loads A, B and v, 9 + 9 + 3 floats, each once and
 // through the read-only path (no stage writes them, and the runtime checks
 // them disjoint from what the group writes; unfused, mvmul33 reloads v for
-// every row), and never AB or ABv. The stages come three times: for a dead
-// mask of 0, storing all three results (9 + 3 + 1 floats), for AB and ABv
-// both dead, storing the norm alone, and for any other mask, with a test of
-// each bit: three times 21 loads.
+// every row), and never AB or ABv. The stages come twice: for AB and ABv
+// both dead, storing the norm alone, and for any other mask, storing all
+// three results (9 + 3 + 1 floats): twice 21 loads.
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2(
-// CHECK-COUNT-63: ld.global.nc.b32
+// CHECK-COUNT-42: ld.global.nc.b32
 // CHECK-NOT: ld.global
 // CHECK: ret;
 // STORES-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2(
-// STORES-COUNT-27: st.global
+// STORES-COUNT-14: st.global
 // STORES-NOT: st.global
 // STORES: ret;
 
