@@ -51,28 +51,56 @@ IndexPoly IndexPoly::symbol(int S) {
   return P;
 }
 
-IndexPoly IndexPoly::operator+(const IndexPoly &O) const {
-  IndexPoly R = *this;
-  for (auto &[M, C] : O.Terms)
-    if ((R.Terms[M] += C) == 0)
-      R.Terms.erase(M);
+void TermMap::normalise() {
+  llvm::sort(V, [](const value_type &A, const value_type &B) { return A.first < B.first; });
+  Storage Out;
+  for (value_type &T : V) {
+    if (!Out.empty() && Out.back().first == T.first)
+      Out.back().second += T.second;
+    else
+      Out.push_back(std::move(T));
+    if (Out.back().second == 0)
+      Out.pop_back();
+  }
+  V = std::move(Out);
+}
+
+/// this + Sign * O, merging the two sorted term lists.
+static IndexPoly addScaled(const IndexPoly &A, const IndexPoly &O, int64_t Sign) {
+  IndexPoly R;
+  auto I = A.Terms.begin(), IE = A.Terms.end();
+  auto J = O.Terms.begin(), JE = O.Terms.end();
+  while (I != IE || J != JE) {
+    if (J == JE || (I != IE && I->first < J->first)) {
+      R.Terms.append(I->first, I->second);
+      ++I;
+    } else if (I == IE || J->first < I->first) {
+      R.Terms.append(J->first, Sign * J->second);
+      ++J;
+    } else {
+      if (int64_t C = I->second + Sign * J->second)
+        R.Terms.append(I->first, C);
+      ++I;
+      ++J;
+    }
+  }
   return R;
 }
 
-IndexPoly IndexPoly::operator-(const IndexPoly &O) const {
-  return *this + O * constant(-1);
-}
+IndexPoly IndexPoly::operator+(const IndexPoly &O) const { return addScaled(*this, O, 1); }
+
+IndexPoly IndexPoly::operator-(const IndexPoly &O) const { return addScaled(*this, O, -1); }
 
 IndexPoly IndexPoly::operator*(const IndexPoly &O) const {
   IndexPoly R;
   for (auto &[M1, C1] : Terms)
     for (auto &[M2, C2] : O.Terms) {
       Monomial M = M1;
-      M.insert(M.end(), M2.begin(), M2.end());
+      M.append(M2.begin(), M2.end());
       llvm::sort(M);
-      if ((R.Terms[M] += C1 * C2) == 0)
-        R.Terms.erase(M);
+      R.Terms.append(std::move(M), C1 * C2);
     }
+  R.Terms.normalise();
   return R;
 }
 
@@ -101,9 +129,9 @@ IndexPoly IndexPoly::rename(const std::map<int, int> &Map) const {
       N.push_back(It == Map.end() ? S : It->second);
     }
     llvm::sort(N);
-    if ((R.Terms[N] += C) == 0)
-      R.Terms.erase(N);
+    R.Terms.append(std::move(N), C);
   }
+  R.Terms.normalise();
   return R;
 }
 

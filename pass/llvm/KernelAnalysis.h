@@ -13,6 +13,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Function.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -63,13 +64,72 @@ constexpr bool isCoordinate(int S) {
 /// The dimension (0..2) of a coordinate or extent symbol.
 constexpr unsigned symDim(int S) { return unsigned(S / SymDimStride); }
 
+/// The terms of an IndexPoly, monomial to coefficient, in increasing order
+/// of monomial: a sorted vector with the interface of the std::map it
+/// replaces. A polynomial has a handful of terms, and the legality checks
+/// build and compare many of them for every candidate group; a map
+/// allocated a node per term.
+class TermMap {
+public:
+  using Monomial = llvm::SmallVector<int, 4>; ///< sorted symbols, with repetition
+  using value_type = std::pair<Monomial, int64_t>;
+  using Storage = llvm::SmallVector<value_type, 4>;
+  using iterator = Storage::iterator;
+  using const_iterator = Storage::const_iterator;
+  using const_reverse_iterator = Storage::const_reverse_iterator;
+
+  iterator begin() { return V.begin(); }
+  iterator end() { return V.end(); }
+  const_iterator begin() const { return V.begin(); }
+  const_iterator end() const { return V.end(); }
+  const_reverse_iterator rbegin() const { return V.rbegin(); }
+  const_reverse_iterator rend() const { return V.rend(); }
+  size_t size() const { return V.size(); }
+  bool empty() const { return V.empty(); }
+  const_iterator find(const Monomial &M) const {
+    auto It = lowerBound(M);
+    return It != V.end() && It->first == M ? It : V.end();
+  }
+  /// The coefficient of \p M, a 0 inserted where it had none.
+  int64_t &operator[](const Monomial &M) {
+    auto It = lowerBound(M);
+    if (It == V.end() || It->first != M)
+      It = V.insert(It, value_type(M, 0));
+    return It->second;
+  }
+  void erase(const Monomial &M) {
+    auto It = lowerBound(M);
+    if (It != V.end() && It->first == M)
+      V.erase(It);
+  }
+  bool operator==(const TermMap &O) const { return V == O.V; }
+  bool operator!=(const TermMap &O) const { return !(V == O.V); }
+  /// Appends a term greater than every term held, with a non-zero
+  /// coefficient (the merges of IndexPoly's arithmetic).
+  void append(Monomial M, int64_t C) { V.emplace_back(std::move(M), C); }
+  /// Sorts terms appended in any order and adds up equal monomials,
+  /// dropping the sums that are 0.
+  void normalise();
+
+private:
+  Storage::iterator lowerBound(const Monomial &M) {
+    return std::lower_bound(V.begin(), V.end(), M,
+                            [](const value_type &T, const Monomial &K) { return T.first < K; });
+  }
+  Storage::const_iterator lowerBound(const Monomial &M) const {
+    return std::lower_bound(V.begin(), V.end(), M,
+                            [](const value_type &T, const Monomial &K) { return T.first < K; });
+  }
+  Storage V;
+};
+
 /// An integer polynomial over Symbol, with int64 coefficients: the byte
 /// offset of an access from its base pointer. Products of symbols are kept
 /// (blockIdx.x * blockDim.x is the common one).
 class IndexPoly {
 public:
-  using Monomial = std::vector<int>; // sorted symbols, with repetition
-  std::map<Monomial, int64_t> Terms;
+  using Monomial = TermMap::Monomial;
+  TermMap Terms;
 
   static IndexPoly constant(int64_t C);
   static IndexPoly symbol(int S);
