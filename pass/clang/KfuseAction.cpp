@@ -16,16 +16,18 @@
 // names its symbols after it and the host pass tells the runtime which
 // manifest is this file's (docs/manifest.md, "Translation-unit keys").
 //
-// In the host compilation it turns on location tracking, which the host pass
-// needs to bind launches to sequences, and where it did so (no -g, no remark
-// flag asked for it) it says so on __kfuse_tu (`kfuse.loc-tracking`), also in
-// a file with no kfuse_map function: the host pass then strips the locations
-// once it has used them, so the rest of the pipeline costs what it would
-// without the plugin.
+// The host pass binds launches to sequences by their lines and columns. In a
+// host compilation without debug locations (no -g, no remark flag) it
+// lists where each host function launches (`kfuse.launch-sites` on
+// __kfuse_tu, LaunchSites.h), also in a file with no kfuse_map function;
+// the host pass places those locations on the launches, binds them and
+// strips them again. Location tracking, which would give them too, costs
+// the host compilation up to a tenth of its time.
 //
 //===----------------------------------------------------------------------===//
 #include "Kfuse.h"
 #include "LaunchSequence.h"
+#include "LaunchSites.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -109,15 +111,14 @@ private:
 
 class KfuseConsumer : public ASTConsumer {
 public:
-  KfuseConsumer(CompilerInstance &CI, bool AddedLocTracking)
-      : CI(CI), AddedLocTracking(AddedLocTracking) {}
+  KfuseConsumer(CompilerInstance &CI, bool ListSites) : CI(CI), ListSites(ListSites) {}
 
   void HandleTranslationUnit(ASTContext &Ctx) override {
     PlacementCheck Check(CI.getDiagnostics());
     Check.TraverseDecl(Ctx.getTranslationUnitDecl());
     if (CI.getDiagnostics().hasErrorOccurred())
       return;
-    if ((Check.AnyMark || AddedLocTracking) && Ctx.getLangOpts().CUDA)
+    if ((Check.AnyMark || ListSites) && Ctx.getLangOpts().CUDA)
       emitKey(Ctx, Check);
     // Without a kfuse_map kernel there is no sequence to find.
     if (!Ctx.getLangOpts().CUDAIsDevice || !Check.AnyMark)
@@ -181,9 +182,9 @@ private:
   /// Declares `static char __kfuse_tu` (a `__device__` variable in the
   /// device compilation, a host one in the host compilation, so neither side
   /// registers it with the other) annotated `kfuse.tu <key>` where the file
-  /// has a kfuse_map function, and `kfuse.loc-tracking` where this plugin
-  /// turned on location tracking. The passes read them and erase the
-  /// variable.
+  /// has a kfuse_map function, and `kfuse.launch-sites` in a host
+  /// compilation without debug locations (LaunchSites.h). The passes read
+  /// them and erase the variable.
   void emitKey(ASTContext &Ctx, PlacementCheck &Check) {
     TranslationUnitDecl *TU = Ctx.getTranslationUnitDecl();
     const SourceManager &SM = Ctx.getSourceManager();
@@ -198,8 +199,11 @@ private:
     if (Check.AnyMark)
       VD->addAttr(AnnotateAttr::CreateImplicit(Ctx, "kfuse.tu " + translationUnitKey(Ctx, Check),
                                                nullptr, 0));
-    if (AddedLocTracking)
-      VD->addAttr(AnnotateAttr::CreateImplicit(Ctx, "kfuse.loc-tracking", nullptr, 0));
+    if (ListSites) {
+      std::string Sites = kfuse::launchSites(Ctx, CI.getCodeGenOpts());
+      VD->addAttr(AnnotateAttr::CreateImplicit(
+          Ctx, Sites.empty() ? "kfuse.launch-sites 1\n" : Sites, nullptr, 0));
+    }
     TU->addDecl(VD);
     CI.getSema().getASTConsumer().HandleTopLevelDecl(DeclGroupRef(VD));
   }
@@ -227,7 +231,7 @@ private:
   }
 
   CompilerInstance &CI;
-  bool AddedLocTracking;
+  bool ListSites;
 };
 
 class KfuseAction : public PluginASTAction {
@@ -235,19 +239,13 @@ protected:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  llvm::StringRef) override {
     // The host pass binds each run of launches to the device side's launch
-    // sequence by the line and column of its first launch, which it reads
-    // from debug locations; without -g or -R there are none. Location
-    // tracking adds them to the IR without emitting debug information (as
-    // -Rpass does). Code generation reads the option once the AST consumers
-    // exist, so setting it here takes effect. The locations cost the host
-    // compilation up to a tenth of its time on the way to the object, so
-    // the consumer tells the host pass to strip them after use.
-    CodeGenOptions &CG = CI.getCodeGenOpts();
-    bool Added = !CI.getLangOpts().CUDAIsDevice && CI.getLangOpts().CUDA &&
-                 CG.getDebugInfo() == llvm::codegenoptions::NoDebugInfo;
-    if (Added)
-      CG.setDebugInfo(llvm::codegenoptions::LocTrackingOnly);
-    return std::make_unique<KfuseConsumer>(CI, Added);
+    // sequence by the line and column of its first launch. Where the host
+    // compilation has no debug locations (no -g, no remark flag), the
+    // consumer lists them (LaunchSites.h).
+    const CodeGenOptions &CG = CI.getCodeGenOpts();
+    bool ListSites = !CI.getLangOpts().CUDAIsDevice && CI.getLangOpts().CUDA &&
+                     CG.getDebugInfo() == llvm::codegenoptions::NoDebugInfo;
+    return std::make_unique<KfuseConsumer>(CI, ListSites);
   }
 
   bool ParseArgs(const CompilerInstance &,

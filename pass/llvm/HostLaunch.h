@@ -106,6 +106,14 @@ llvm::StringRef cudaApiName(const llvm::Function *F);
 /// template in a namespace, for remarks.
 std::string kernelName(const llvm::Function &Stub);
 
+/// Gives the launches and launch-helper calls of each function listed in
+/// \p Text, the body of the Clang plugin's `kfuse.launch-sites 1`
+/// annotation (docs/annotations.md), their listed lines and columns as
+/// debug locations under a NoDebug compile unit, for each stub or callee
+/// whose count in the function agrees with the list (LaunchSites.cpp).
+/// Returns whether it placed any; the caller strips them when done.
+bool placeLaunchSites(llvm::Module &M, llvm::StringRef Text);
+
 /// The x86-64 layouts of kf_launch_t and kf_site_t (include/kfuse/rt.h).
 llvm::StructType *getLaunchRecordType(llvm::Module &M);
 llvm::StructType *getSiteType(llvm::Module &M);

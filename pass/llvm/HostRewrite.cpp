@@ -12,8 +12,8 @@
 /// module embeds. Each group there is bound by its `at` line to one launch
 /// sequence of the Clang plugin: this function's mangled name and the line
 /// and column of the sequence's first launch, which here is the debug
-/// location of that launch's configuration push (the plugin turns on
-/// location tracking). A run that holds such a launch hands over exactly
+/// location of that launch's configuration push (clang's, or, without -g
+/// or a remark flag, placed from the plugin's list: placeLaunchSites). A run that holds such a launch hands over exactly
 /// the sequence's launches from there, as a run of its own whose site names
 /// the key, matched as the runtime will match it (manifest/match.c); its
 /// other launches, and runs no group is bound to, stay plain launches with
@@ -1029,29 +1029,18 @@ static bool rewriteLaunchRuns(Module &M, ModuleAnalysisManager &AM) {
   return Changed;
 }
 
-/// Whether the module's debug locations were added by the Clang plugin for
-/// this pass alone (pluginAddedLocTracking) and nothing later wants them:
-/// no remark is enabled or recorded, and no compile unit emits debug
-/// information.
-static bool locationsUnwanted(const Module &M) {
-  const LLVMContext &Ctx = M.getContext();
-  if (!pluginAddedLocTracking(M) || Ctx.getDiagHandlerPtr()->isAnyRemarkEnabled() ||
-      Ctx.getLLVMRemarkStreamer() || Ctx.getMainRemarkStreamer())
-    return false;
-  return llvm::all_of(M.debug_compile_units(), [](const DICompileUnit *CU) {
-    return CU->getEmissionKind() == DICompileUnit::NoDebug;
-  });
-}
-
 PreservedAnalyses kfuse::HostRewritePass::run(Module &M,
                                               ModuleAnalysisManager &AM) {
-  // Read before eraseSeqRecords takes the mark away; acted on last, once
-  // the launches are bound. Debug locations on every instruction slow the
-  // whole pipeline and code generation (up to a tenth of the host
-  // compilation's time), for nothing once the binding is done.
-  bool Strip = locationsUnwanted(M);
+  // Without debug locations (no -g, no remark flag) the Clang plugin lists
+  // where each function launches; read before eraseSeqRecords takes the
+  // list away. The locations placed from it serve the binding alone and go
+  // once it is done, so the rest of the compilation costs what it would
+  // without the plugin.
+  bool Placed = false;
+  if (std::optional<std::string> Sites = readLaunchSites(M))
+    Placed = placeLaunchSites(M, *Sites);
   bool Changed = rewriteLaunchRuns(M, AM);
-  if (Strip)
+  if (Placed)
     Changed |= StripDebugInfo(M);
-  return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  return Changed || Placed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }

@@ -19,7 +19,7 @@ using namespace kfuse;
 static constexpr StringLiteral SeqPrefix = "__kfuse_seq_";
 static constexpr StringLiteral TuSymbol = "__kfuse_tu";
 static constexpr StringLiteral TuTag = "kfuse.tu ";
-static constexpr StringLiteral LocTrackingTag = "kfuse.loc-tracking";
+static constexpr StringLiteral LaunchSitesTag = "kfuse.launch-sites 1\n";
 /// What clang appends to an internal kernel's name when -fgpu-rdc makes it
 /// external (CodeGenModule::printPostfixForExternalizedDecl), before a hash
 /// of the CUID.
@@ -149,21 +149,21 @@ std::string kfuse::readTuKey(const Module &M) {
   return "";
 }
 
-bool kfuse::pluginAddedLocTracking(const Module &M) {
+std::optional<std::string> kfuse::readLaunchSites(const Module &M) {
   const GlobalVariable *GA = M.getNamedGlobal("llvm.global.annotations");
   auto *CA = GA && GA->hasInitializer() ? dyn_cast<ConstantArray>(GA->getInitializer()) : nullptr;
   if (!CA)
-    return false;
+    return std::nullopt;
   for (const Use &U : CA->operands()) {
     auto *E = dyn_cast<ConstantStruct>(U.get());
     if (!E || E->getNumOperands() < 2)
       continue;
     auto *GV = dyn_cast<GlobalVariable>(E->getOperand(0)->stripPointerCasts());
-    if (GV && GV->getName() == TuSymbol &&
-        annotationString(E->getOperand(1)) == LocTrackingTag)
-      return true;
+    StringRef Text = GV && GV->getName() == TuSymbol ? annotationString(E->getOperand(1)) : "";
+    if (Text.consume_front(LaunchSitesTag))
+      return Text.str();
   }
-  return false;
+  return std::nullopt;
 }
 
 std::string kfuse::deviceKernelName(const Module &M, StringRef Name) {

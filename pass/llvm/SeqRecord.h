@@ -12,6 +12,7 @@
 #include "llvm/IR/Module.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,10 +54,12 @@ struct ModuleRecords {
 /// docs/annotations.md), "" when the module has none or it is malformed.
 std::string readTuKey(const llvm::Module &M);
 
-/// Whether the Clang plugin turned on location tracking for this module
-/// (`kfuse.loc-tracking` on __kfuse_tu): no -g and no remark flag asked for
-/// the debug locations, so nothing needs them after the host pass.
-bool pluginAddedLocTracking(const llvm::Module &M);
+/// The body of the Clang plugin's `kfuse.launch-sites 1` annotation on
+/// __kfuse_tu (docs/annotations.md): in a host compilation without debug
+/// locations (no -g, no remark flag), where each host function launches.
+/// std::nullopt when the module has none: its debug locations, if any,
+/// are clang's.
+std::optional<std::string> readLaunchSites(const llvm::Module &M);
 
 /// The name of the function that a record's kernel \p Name denotes in
 /// \p M: \p Name itself, or, for an internal kernel that clang

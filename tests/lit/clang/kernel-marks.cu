@@ -47,7 +47,8 @@ void launch(float *f, int *i) {
 
 // HOST-DAG: [[MARK:@.*]] = private unnamed_addr constant [10 x i8] c"kfuse_map\00", section "llvm.metadata"
 // HOST-DAG: [[PARAMS:@.*]] = private unnamed_addr constant [15 x i8] c"kfuse_params p\00", section "llvm.metadata"
-// HOST-DAG: [[LOCS:@.*]] = private unnamed_addr constant [19 x i8] c"kfuse.loc-tracking\00", section "llvm.metadata"
+// The plugin lists where each host function launches (host/launch-sites.cu).
+// HOST-DAG: [[LOCS:@.*]] = private unnamed_addr constant [{{[0-9]+}} x i8] c"kfuse.launch-sites 1\0Afn _Z6launchPfPi {{.*}}kernel-marks.cu\0Alaunch _ZN2ns19__device_stub__tmplIfEEvPT_ 22:11\0Alaunch _Z20__device_stub__plainPf 23:8\0Alaunch _ZN2ns19__device_stub__tmplIiEEvPT_ 24:11\0A\00", section "llvm.metadata"
 // HOST: @llvm.global.annotations = appending global [16 x
 // HOST-SAME: { ptr @__kfuse_tu,
 // HOST-SAME: { ptr @__kfuse_tu, ptr [[LOCS]],
