@@ -57,8 +57,13 @@ public:
   };
   std::vector<Item> Items;
 
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  /// A lambda's body is its call operator's, scanned on its own.
+  bool TraverseLambdaExpr(LambdaExpr *LE) {
+    Lambdas.push_back(LE->getCallOperator());
+    return true;
+  }
   bool TraverseBlockExpr(BlockExpr *) { return true; }
+  std::vector<FunctionDecl *> Lambdas;
 
   /// Clang emits a `for` as init, condition, body, increment.
   bool TraverseForStmt(ForStmt *S) {
@@ -130,18 +135,19 @@ private:
 
 class SiteLister : public RecursiveASTVisitor<SiteLister> {
 public:
+  using Base = RecursiveASTVisitor<SiteLister>;
   SiteLister(ASTContext &Ctx, const CodeGenOptions &CG)
       : Ctx(Ctx), CG(CG), Names(Ctx), Mangler(Ctx.createMangleContext()) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
 
+  /// Declarations only, outside system headers: function bodies are
+  /// BodyScan's.
+  bool TraverseDecl(Decl *D) { return kfuse::inSystemHeader(D) || Base::TraverseDecl(D); }
+  bool TraverseStmt(Stmt *) { return true; }
+
   bool VisitFunctionDecl(FunctionDecl *FD) {
     scan(FD);
-    return true;
-  }
-
-  bool VisitLambdaExpr(LambdaExpr *LE) {
-    scan(LE->getCallOperator());
     return true;
   }
 
@@ -216,6 +222,8 @@ private:
     auto Launches = [&](const FunctionDecl *Callee) { return launches(Callee); };
     BodyScan Scan(Ctx, Launches);
     Scan.TraverseStmt(FD->getBody());
+    for (FunctionDecl *Lambda : Scan.Lambdas)
+      scan(Lambda);
     if (Scan.Items.empty())
       return;
     std::string Body;
