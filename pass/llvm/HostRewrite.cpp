@@ -13,9 +13,10 @@
 /// sequence of the Clang plugin: this function's mangled name and the line
 /// and column of the sequence's first launch, which here is the debug
 /// location of that launch's configuration push (clang's, or, without -g
-/// or a remark flag, placed from the plugin's list: placeLaunchSites). A run that holds such a launch hands over exactly
-/// the sequence's launches from there, as a run of its own whose site names
-/// the key, matched as the runtime will match it (manifest/match.c); its
+/// or a remark flag, placed from the plugin's list: placeLaunchSites). A
+/// run that holds such a launch hands over exactly the sequence's launches
+/// from there, as a run of its own whose site names the key, matched as
+/// the runtime will match it (manifest/match.c); its
 /// other launches, and runs no group is bound to, stay plain launches with
 /// a missed remark that quotes the device pass's reason (the manifest's
 /// `missed` lines). Where the fatbinary cannot be read

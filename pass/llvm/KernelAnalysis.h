@@ -18,6 +18,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace llvm {
@@ -112,11 +113,10 @@ public:
   void normalise();
 
 private:
-  Storage::iterator lowerBound(const Monomial &M) {
-    return std::lower_bound(V.begin(), V.end(), M,
-                            [](const value_type &T, const Monomial &K) { return T.first < K; });
+  iterator lowerBound(const Monomial &M) {
+    return V.begin() + (std::as_const(*this).lowerBound(M) - V.begin());
   }
-  Storage::const_iterator lowerBound(const Monomial &M) const {
+  const_iterator lowerBound(const Monomial &M) const {
     return std::lower_bound(V.begin(), V.end(), M,
                             [](const value_type &T, const Monomial &K) { return T.first < K; });
   }

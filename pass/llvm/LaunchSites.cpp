@@ -84,8 +84,8 @@ bool kfuse::placeLaunchSites(Module &M, StringRef Text) {
         const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
         if (!Callee)
           continue;
-        Launch L;
         if (isPushCall(I)) {
+          Launch L;
           if (matchLaunch(*CB, L) && L.stub())
             Launches[L.stub()->getName()].push_back({L.Push, L.StubCall});
         } else if (Sites.Calls.count(Callee->getName())) {

@@ -127,29 +127,9 @@ static ConstantArray *annotationArray(Module &M) {
   return dyn_cast<ConstantArray>(GA->getInitializer());
 }
 
-std::string kfuse::readTuKey(const Module &M) {
-  const GlobalVariable *GA = M.getNamedGlobal("llvm.global.annotations");
-  auto *CA = GA && GA->hasInitializer() ? dyn_cast<ConstantArray>(GA->getInitializer()) : nullptr;
-  if (!CA)
-    return "";
-  for (const Use &U : CA->operands()) {
-    auto *E = dyn_cast<ConstantStruct>(U.get());
-    if (!E || E->getNumOperands() < 2)
-      continue;
-    auto *GV = dyn_cast<GlobalVariable>(E->getOperand(0)->stripPointerCasts());
-    if (!GV || GV->getName() != TuSymbol)
-      continue;
-    StringRef Key = annotationString(E->getOperand(1));
-    if (!Key.consume_front(TuTag))
-      continue; // another of the variable's annotations
-    if (Key.size() != 16 || Key.find_first_not_of("0123456789abcdef") != StringRef::npos)
-      return "";
-    return Key.str();
-  }
-  return "";
-}
-
-std::optional<std::string> kfuse::readLaunchSites(const Module &M) {
+/// What follows \p Tag in the first annotation of __kfuse_tu that starts
+/// with it; std::nullopt when none does.
+static std::optional<StringRef> tuAnnotation(const Module &M, StringRef Tag) {
   const GlobalVariable *GA = M.getNamedGlobal("llvm.global.annotations");
   auto *CA = GA && GA->hasInitializer() ? dyn_cast<ConstantArray>(GA->getInitializer()) : nullptr;
   if (!CA)
@@ -159,10 +139,25 @@ std::optional<std::string> kfuse::readLaunchSites(const Module &M) {
     if (!E || E->getNumOperands() < 2)
       continue;
     auto *GV = dyn_cast<GlobalVariable>(E->getOperand(0)->stripPointerCasts());
-    StringRef Text = GV && GV->getName() == TuSymbol ? annotationString(E->getOperand(1)) : "";
-    if (Text.consume_front(LaunchSitesTag))
-      return Text.str();
+    if (!GV || GV->getName() != TuSymbol)
+      continue;
+    StringRef Text = annotationString(E->getOperand(1));
+    if (Text.consume_front(Tag))
+      return Text; // else another of the variable's annotations
   }
+  return std::nullopt;
+}
+
+std::string kfuse::readTuKey(const Module &M) {
+  std::optional<StringRef> Key = tuAnnotation(M, TuTag);
+  if (!Key || Key->size() != 16 || Key->find_first_not_of("0123456789abcdef") != StringRef::npos)
+    return "";
+  return Key->str();
+}
+
+std::optional<std::string> kfuse::readLaunchSites(const Module &M) {
+  if (std::optional<StringRef> Text = tuAnnotation(M, LaunchSitesTag))
+    return Text->str();
   return std::nullopt;
 }
 
