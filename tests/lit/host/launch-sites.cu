@@ -95,12 +95,47 @@ void folded(const float *x, float *t, const float *y, float *o, int n) {
   }
 }
 
+// A template, a member function and a lambda are functions of their own,
+// each listed under its symbol, and bind alike.
+template <class T> void tmplf(const T *x, T *t, const T *y, T *o, int n) {
+  scale<<<(n + 255) / 256, 256>>>(x, t, n);
+  axpy<<<(n + 255) / 256, 256>>>(t, y, o, n);
+}
+struct Solver {
+  const float *x, *y;
+  float *t, *o;
+  int n;
+  void step();
+};
+// CHECK-LABEL: define {{.*}}@_ZN6Solver4stepEv(
+// CHECK: call void @kf_rt_launch_seq(ptr nonnull @kfuse.site
+void Solver::step() {
+  scale<<<(n + 255) / 256, 256>>>(x, t, n);
+  axpy<<<(n + 255) / 256, 256>>>(t, y, o, n);
+}
+// The template's and the lambda's runs, inlined here at -O2.
+// CHECK-LABEL: define {{.*}}@_Z5usersPKfPfS0_S1_i(
+// CHECK: call void @kf_rt_launch_seq(ptr nonnull @kfuse.site
+// CHECK: call void @kf_rt_launch_seq(ptr nonnull @kfuse.site
+void users(const float *x, float *t, const float *y, float *o, int n) {
+  tmplf(x, t, y, o, n);
+  auto each = [&] {
+    scale<<<(n + 255) / 256, 256>>>(x, t, n);
+    axpy<<<(n + 255) / 256, 256>>>(t, y, o, n);
+  };
+  each();
+}
+
 // LISTED: c"kfuse.launch-sites 1\0Afn _Z3runPKfPfS0_S1_i {{[^ ]*}}launch-sites.cu\0Alaunch _Z20__device_stub__scalePKfPfi 51:8\0Alaunch _Z19__device_stub__axpyPKfS0_Pfi 52:7\0A
 // LISTED-SAME: fn _Z4stepPKfPfi {{[^ ]*}}launch-sites.cu\0Alaunch _Z20__device_stub__scalePKfPfi 56:51\0A
 // LISTED-SAME: fn _Z6finishPKfS0_Pfi {{[^ ]*}}launch-sites.cu\0Alaunch _Z19__device_stub__axpyPKfS0_Pfi 57:68\0A
 // LISTED-SAME: fn _Z7helpersPKfPfS0_S1_i {{[^ ]*}}launch-sites.cu\0Acall _Z4stepPKfPfi 61:3\0Acall _Z6finishPKfS0_Pfi 62:3\0A
 // LISTED-SAME: fn _Z7skippedPKfPfS0_S1_i {{[^ ]*}}launch-sites.cu\0Alaunch _Z20__device_stub__scalePKfPfi 72:10\0Alaunch _Z19__device_stub__axpyPKfS0_Pfi 71:30\0A
-// LISTED-SAME: fn _Z6foldedPKfPfS0_S1_i {{[^ ]*}}launch-sites.cu\0Alaunch _Z20__device_stub__scalePKfPfi 89:10\0Alaunch _Z20__device_stub__scalePKfPfi 92:10\0Alaunch _Z19__device_stub__axpyPKfS0_Pfi 93:9\0A\00"
+// LISTED-SAME: fn _Z6foldedPKfPfS0_S1_i {{[^ ]*}}launch-sites.cu\0Alaunch _Z20__device_stub__scalePKfPfi 89:10\0Alaunch _Z20__device_stub__scalePKfPfi 92:10\0Alaunch _Z19__device_stub__axpyPKfS0_Pfi 93:9\0A
+// LISTED-SAME: fn _Z5tmplfIfEvPKT_PS0_S2_S3_i {{[^ ]*}}launch-sites.cu\0Alaunch _Z20__device_stub__scalePKfPfi 101:8\0Alaunch _Z19__device_stub__axpyPKfS0_Pfi 102:7\0A
+// LISTED-SAME: fn _ZN6Solver4stepEv {{[^ ]*}}launch-sites.cu\0Alaunch _Z20__device_stub__scalePKfPfi 113:8\0Alaunch _Z19__device_stub__axpyPKfS0_Pfi 114:7\0A
+// LISTED-SAME: fn _ZZ5usersPKfPfS0_S1_iENKUlvE_clEv {{[^ ]*}}launch-sites.cu\0Alaunch _Z20__device_stub__scalePKfPfi 123:10\0Alaunch _Z19__device_stub__axpyPKfS0_Pfi 124:9\0A
+// LISTED-SAME: fn _Z5usersPKfPfS0_S1_i {{[^ ]*}}launch-sites.cu\0Acall _Z5tmplfIfEvPKT_PS0_S2_S3_i 121:3\0A\00"
 // LISTED-NOT: !dbg
 // LISTED-NOT: DICompileUnit
 
