@@ -185,6 +185,23 @@ const kf__footprint_t *kf__group_footprint(const kf__group_t *g, kf__param_ref_t
 static int kf__group_derive(kf__group_t *g)
 {
   size_t np = g->ndisjoint ? 2 * (size_t)g->ndisjoint : 1, nf = g->nfootprints ? g->nfootprints : 1;
+  /* Riders run on their own: the fused kernel's launch, wiring, layout and
+   * dead bits are the members'. */
+  if (kf__group_rider(g, g->grid_launch) || kf__group_rider(g, g->block_launch))
+    return KF_EPARSE;
+  for (uint32_t i = 0; i < g->nequal; i++)
+    if (kf__group_rider(g, g->equal[i].a.launch) || kf__group_rider(g, g->equal[i].b.launch))
+      return KF_EPARSE;
+  for (uint32_t i = 0; i < g->nle; i++)
+    if (kf__group_rider(g, g->le[i].launch))
+      return KF_EPARSE;
+  for (uint32_t i = 0; i < g->ndead; i++)
+    if (kf__group_rider(g, g->dead[i].ref.launch))
+      return KF_EPARSE;
+  g->nparams_fused = 0;
+  for (uint32_t i = 0; i < g->nlaunches; i++)
+    if (!kf__group_rider(g, i))
+      g->nparams_fused += g->kernels[i].nparams;
   if ((g->disjoint_fp = malloc(np * sizeof *g->disjoint_fp)) == NULL ||
       (g->lo_src = malloc(nf * sizeof *g->lo_src)) == NULL || (g->hi_src = malloc(nf * sizeof *g->hi_src)) == NULL)
     return KF_ENOMEM;
@@ -380,6 +397,18 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
       return KF_EPARSE;
     ps->seen_dynshmem = g->has_dynshmem = 1;
     return kf__parse_u64(f[1], UINT32_MAX, &g->dynshmem);
+  }
+  if (kf__field_is(f[0], "rider")) {
+    uint32_t i;
+    if (nf != 2)
+      return KF_EPARSE;
+    if ((rc = kf__parse_u32(f[1], KF__MANIFEST_MAX_LAUNCHES, &i)) != 0)
+      return rc == KF_ERANGE ? KF_EPARSE : rc;
+    if (i == 0 || i + 1 >= g->nlaunches || kf__group_rider(g, i))
+      return KF_EPARSE;
+    g->riders[i / 64] |= UINT64_C(1) << (i % 64);
+    g->nriders++;
+    return 0;
   }
   if (kf__field_is(f[0], "launch")) {
     if (nf != 4 || ps->seen_launch)

@@ -75,6 +75,15 @@ typedef struct kf__group {
   uint32_t nlaunches;
   kf__mkernel_t *kernels; /**< nlaunches entries, in launch order */
   uint32_t nparams_total; /**< sum of the kernels' params (dead mask not counted) */
+  /** `rider <i>` lines: launch i of the group is not fused. It is
+   * independent of every other launch (the `disjoint` lines check it) and
+   * runs, unfused, after the fused kernel. Neither the first nor the last
+   * launch is a rider. Bit i of riders[i / 64]. */
+  uint64_t riders[KF__MANIFEST_MAX_LAUNCHES / 64];
+  uint32_t nriders;
+  /** The fused kernel's parameters: the params of the launches that are
+   * not riders (derived at `end`). */
+  uint32_t nparams_fused;
   unsigned shape_same : 1;
   /** `shape split`: equal blocks, grid.y and grid.z; the fused kernel runs
    * the launches' blocks side by side along x (grid.x is their sum) and
@@ -167,6 +176,12 @@ void kf__manifest_free(kf__manifest_t *m);
  * group without a `plans` line; else when its ranks hold @p rank, or rank 0
  * when its sequence has no plan @p rank. */
 int kf__group_in_plan(const kf__group_t *g, uint32_t rank);
+
+/** Nonzero when launch @p i of @p g is a rider (`rider` line): not fused. */
+static inline int kf__group_rider(const kf__group_t *g, uint32_t i)
+{
+  return i < KF__MANIFEST_MAX_LAUNCHES && (g->riders[i / 64] >> (i % 64) & 1) != 0;
+}
 
 /** @returns the footprint of @p ref in @p g, NULL when the manifest gives none. */
 const kf__footprint_t *kf__group_footprint(const kf__group_t *g, kf__param_ref_t ref);

@@ -217,6 +217,8 @@ uint32_t kf__split_grid_x(const kf__group_t *g, const kf_launch_t *l)
 {
   uint64_t sum = 0;
   for (uint32_t i = 0; i < g->nlaunches; i++) {
+    if (kf__group_rider(g, i))
+      continue;
     /* An empty grid makes its own launch fail; in the sum it would vanish. */
     if (l[i].grid[0] == 0)
       return 0;
@@ -234,7 +236,10 @@ kf_fallback_t kf__guards_check(const kf__group_t *g, const kf_launch_t *l)
 kf_fallback_t kf__guards_check_pure(const kf__group_t *g, const kf_launch_t *l, int *pure)
 {
   *pure = 1;
+  /* Launch 0 is never a rider; riders keep their own shape. */
   for (uint32_t i = 1; i < g->nlaunches; i++) {
+    if (kf__group_rider(g, i))
+      continue;
     if (g->shape_same && (memcmp(l[i].grid, l[0].grid, sizeof l[0].grid) != 0 ||
                           memcmp(l[i].block, l[0].block, sizeof l[0].block) != 0))
       return KF_FALLBACK_SHAPE;
@@ -249,7 +254,7 @@ kf_fallback_t kf__guards_check_pure(const kf__group_t *g, const kf_launch_t *l, 
       return KF_FALLBACK_STREAM;
   if (g->has_dynshmem)
     for (uint32_t i = 0; i < g->nlaunches; i++)
-      if (l[i].shmem != g->dynshmem)
+      if (!kf__group_rider(g, i) && l[i].shmem != g->dynshmem)
         return KF_FALLBACK_SHMEM;
   for (uint32_t i = 0; i < g->nle; i++) {
     const kf__le_t *le = &g->le[i];
@@ -276,6 +281,16 @@ static int kf__passed_to(const kf_launch_t *l, uint32_t from, uint32_t to, uint6
     for (uint32_t p = 0; p < l[j].nargs; p++)
       if (kf__arg_pointer(&l[j], p, &other) == 0 && other == ptr)
         return 1;
+  return 0;
+}
+
+/* Nonzero when @p ptr is an argument of a rider of @p g (launches @p l):
+ * it runs after the fused kernel, so it would read what the mask skipped. */
+static int kf__passed_to_rider(const kf__group_t *g, const kf_launch_t *l, uint64_t ptr)
+{
+  for (uint32_t i = 1; g->nriders != 0 && i + 1 < g->nlaunches; i++)
+    if (kf__group_rider(g, i) && kf__passed_to(l, i, i + 1, ptr))
+      return 1;
   return 0;
 }
 
@@ -315,7 +330,8 @@ uint64_t kf__dead_mask_declared(const kf__group_t *g, const kf_launch_t *all, ui
      * and only when it is not empty: the usual call never locks. */
     if (!dead && !rerun && ranges)
       range = kf__in_declared_range(g, l, d->ref);
-    if ((dead || rerun || range) && !kf__passed_to(all, after, n, ptr)) {
+    if ((dead || rerun || range) && !kf__passed_to(all, after, n, ptr) &&
+        !kf__passed_to_rider(g, l, ptr)) {
       mask |= UINT64_C(1) << d->bit;
       if (range)
         by_range |= UINT64_C(1) << d->bit;

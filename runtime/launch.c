@@ -35,7 +35,7 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
    * launch's grid.x passed after the launches' parameters (the guards
    * checked that the sum fits). */
   uint32_t grid_x = g->shape_split ? kf__split_grid_x(g, l) : gl->grid[0];
-  size_t nslots = (size_t)g->nparams_total + (g->shape_split ? g->nlaunches : 0) + 1;
+  size_t nslots = (size_t)g->nparams_fused + (g->shape_split ? g->nlaunches : 0) + 1;
   uint32_t nargs = 0;
   CUresult res;
   if (launch == NULL)
@@ -43,11 +43,12 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
   if (nslots > KF__STACK_ARGS && (args = malloc(nslots * sizeof *args)) == NULL)
     return KF_ENOMEM;
   for (uint32_t i = 0; i < g->nlaunches; i++)
-    for (uint32_t p = 0; p < l[i].nargs; p++)
+    for (uint32_t p = 0; p < l[i].nargs && !kf__group_rider(g, i); p++)
       args[nargs++] = l[i].args[p];
   if (g->shape_split)
     for (uint32_t i = 0; i < g->nlaunches; i++)
-      args[nargs++] = (void *)&l[i].grid[0];
+      if (!kf__group_rider(g, i))
+        args[nargs++] = (void *)&l[i].grid[0];
   args[nargs] = &dead_mask;
   res = launch(seg->fused, grid_x, gl->grid[1], gl->grid[2], bl->block[0], bl->block[1],
                bl->block[2], g->shared_bytes, (CUstream)l[0].stream, args, NULL);
@@ -69,5 +70,10 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
     kf__log(KF__LOG_WARN, "cuLaunchKernel(%s) failed with CUresult %d", g->name, (int)res);
     return KF_ECUDA;
   }
+  /* The riders, which the guards proved independent of the fused launches,
+   * after them in their own order. */
+  for (uint32_t i = 1; g->nriders != 0 && i + 1 < g->nlaunches; i++)
+    if (kf__group_rider(g, i))
+      kf__launch_originals(&l[i], 1);
   return 0;
 }

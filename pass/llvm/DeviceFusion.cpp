@@ -170,6 +170,7 @@ STATISTIC(NumRejectResources, "Pairs rejected: shared-memory tiles too large");
 STATISTIC(NumRejectGather, "Pairs rejected: a stage writes a gathered buffer");
 STATISTIC(NumRejectOverlap, "Pairs rejected: accesses to a per-thread record overlap in part");
 STATISTIC(NumRejectLoop, "Pairs rejected: grid-stride loops over different iterations");
+STATISTIC(NumRejectOrder, "Groups rejected: a launch between them cannot run after them");
 STATISTIC(NumGathers, "Loads at an unknown index (gathers) in analysed kernels");
 STATISTIC(NumSiteNotUnique, "Sequences left unfused: their site does not identify them");
 STATISTIC(NumPlannedSeqs, "Sequences planned by the planning library");
@@ -199,6 +200,10 @@ static cl::opt<double> ElementsOpt(
     "kfuse-elements", cl::value_desc("N"), cl::init(PlanNominalInstances),
     cl::desc("kfuse: elements each launch is assumed to process in the cost model "
              "(default 16777216)"));
+static cl::opt<bool> ReorderOpt(
+    "kfuse-reorder", cl::init(true),
+    cl::desc("kfuse: let the planner fuse launches that are not consecutive, the launches "
+             "between them that stay unfused running after the fused kernel (default on)"));
 static cl::opt<long> PlanWorkOpt(
     "kfuse-plan-work-limit", cl::value_desc("N"), cl::init(PlanDefaultWork),
     cl::desc("kfuse: units of work the planner may spend per sequence, the K best plans "
@@ -235,6 +240,49 @@ static void countGroupRejection(StringRef Key) {
   else if (Key == "gather") ++NumRejectGather;
   else if (Key == "partial-overlap") ++NumRejectOverlap;
   else if (Key == "loop") ++NumRejectLoop;
+  else if (Key == "order") ++NumRejectOrder;
+}
+
+/// Launches \p Members (ascending) for remarks: "2..5" when consecutive,
+/// else "0, 2, 3".
+static std::string membersText(ArrayRef<unsigned> Members) {
+  if (Members.back() - Members.front() + 1 == Members.size())
+    return std::to_string(Members.front()) + ".." + std::to_string(Members.back());
+  std::string Out;
+  for (unsigned I : Members)
+    Out += (Out.empty() ? "" : ", ") + std::to_string(I);
+  return Out;
+}
+static std::string membersText(const FusionCandidate &C) { return membersText(C.Members); }
+
+/// The groups of a plan that the runtime can run as planned: a fused group
+/// covers the span First..Last of a run at once and runs the launches in it
+/// that are not its members after its fused kernel, so a group whose span
+/// holds a member of another group of two or more launches (they would
+/// interleave or nest) is left out, and listed in \p Dropped with that
+/// other group (indices into \p Groups). \p Groups and the result are
+/// ordered by First.
+static std::vector<PlannedGroup>
+runnable(ArrayRef<PlannedGroup> Groups, unsigned N,
+         std::vector<std::pair<size_t, size_t>> *Dropped = nullptr) {
+  std::vector<int> Owner(N, -1);
+  for (size_t G = 0; G < Groups.size(); ++G)
+    if (Groups[G].Members.size() > 1)
+      for (unsigned I : Groups[G].Members)
+        Owner[I] = int(G);
+  std::vector<PlannedGroup> Out;
+  for (size_t G = 0; G < Groups.size(); ++G) {
+    const PlannedGroup &PG = Groups[G];
+    int Other = -1;
+    for (unsigned I = PG.First; I <= PG.Last && PG.Members.size() > 1 && Other < 0; ++I)
+      if (Owner[I] >= 0 && Owner[I] != int(G))
+        Other = Owner[I];
+    if (Other < 0)
+      Out.push_back(PG);
+    else if (Dropped)
+      Dropped->push_back({G, size_t(Other)});
+  }
+  return Out;
 }
 
 namespace {
@@ -279,6 +327,7 @@ private:
     return FAM.getResult<OptimizationRemarkEmitterAnalysis>(F);
   }
   FusionCandidate candidate(const SeqRecord &R, unsigned First, unsigned Last);
+  FusionCandidate candidate(const SeqRecord &R, ArrayRef<unsigned> Members);
   std::vector<FusionCandidate> planSequence(const SeqRecord &R);
   std::vector<FusionCandidate> planGreedy(const SeqRecord &R);
   template <typename GetFn>
@@ -300,22 +349,42 @@ private:
 } // namespace
 
 FusionCandidate DeviceFuser::candidate(const SeqRecord &R, unsigned First, unsigned Last) {
+  std::vector<unsigned> Members(Last - First + 1);
+  for (unsigned I = First; I <= Last; ++I)
+    Members[I - First] = I;
+  return candidate(R, Members);
+}
+
+FusionCandidate DeviceFuser::candidate(const SeqRecord &R, ArrayRef<unsigned> Members) {
   FusionCandidate C;
   C.Seq = &R;
-  C.First = First;
-  C.Last = Last;
-  C.Name = "__kfuse_fused_" + Key + "_" + std::to_string(R.Id) + "_" + std::to_string(First) +
-           "_" + std::to_string(Last);
-  for (unsigned I = First; I <= Last; ++I) {
+  C.Members.assign(Members.begin(), Members.end());
+  C.First = Members.front();
+  C.Last = Members.back();
+  C.Name = "__kfuse_fused_" + Key + "_" + std::to_string(R.Id) + "_" + std::to_string(C.First) +
+           "_" + std::to_string(C.Last);
+  auto KernelOf = [&](unsigned I) -> const KernelInfo * {
     auto It = Kernels.find(R.Launches[I].Kernel);
-    if (It == Kernels.end()) {
-      C.invalidate("'" + shortName(R.Launches[I].Kernel) +
-                       "' is not a kfuse_map kernel defined in this module; mark it "
-                       "__attribute__((kfuse_map)) and define it in this translation unit",
-                   "record");
+    if (It != Kernels.end())
+      return &It->second;
+    C.invalidate("'" + shortName(R.Launches[I].Kernel) +
+                     "' is not a kfuse_map kernel defined in this module; mark it "
+                     "__attribute__((kfuse_map)) and define it in this translation unit",
+                 "record");
+    return nullptr;
+  };
+  for (unsigned I = C.First, M = 0; I <= C.Last; ++I) {
+    const KernelInfo *K = KernelOf(I);
+    if (!K)
       return C;
+    if (M < Members.size() && Members[M] == I) {
+      C.Stages.push_back(K);
+      ++M;
+      continue;
     }
-    C.Stages.push_back(&It->second);
+    C.Riders.push_back(I);
+    C.RiderInfos.push_back(K);
+    C.Name += "_r" + std::to_string(I);
   }
   checkCandidate(C);
   return C;
@@ -407,12 +476,19 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
     return planGreedy(R);
   }
 
-  std::map<std::pair<unsigned, unsigned>, FusionCandidate> Tried;
-  auto Get = [&](unsigned First, unsigned Last) -> FusionCandidate & {
-    auto It = Tried.find({First, Last});
+  std::map<std::vector<unsigned>, FusionCandidate> Tried;
+  auto GetMembers = [&](ArrayRef<unsigned> Members) -> FusionCandidate & {
+    std::vector<unsigned> Key(Members.begin(), Members.end());
+    auto It = Tried.find(Key);
     if (It == Tried.end())
-      It = Tried.emplace(std::make_pair(First, Last), candidate(R, First, Last)).first;
+      It = Tried.emplace(Key, candidate(R, Members)).first;
     return It->second;
+  };
+  auto Get = [&](unsigned First, unsigned Last) -> FusionCandidate & {
+    std::vector<unsigned> Members;
+    for (unsigned I = First; I <= Last; ++I)
+      Members.push_back(I);
+    return GetMembers(Members);
   };
   std::vector<const KernelInfo *> Infos;
   for (const SeqLaunch &La : R.Launches) {
@@ -424,15 +500,60 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
     remarkPlan(R, "PlannerFailed", FlagError + "; planned greedily", /*Missed=*/true);
     return planGreedy(R);
   }
-  PlanOutcome Out = planWithLibrary(
-      R, Infos, [&](unsigned First, unsigned Last) { return Get(First, Last).isValid(); },
-      Profile, PlanWorkOpt, ElementsOpt, PlansOpt);
+  // A group that leaves launches between its members out is tried only when
+  // each of them is an analysable kernel that passes no value a later member
+  // also gets where one of them writes: the full check would refuse it.
+  auto Legal = [&](ArrayRef<unsigned> Members) {
+    for (size_t J = 1; J < Members.size(); ++J)
+      for (unsigned I = Members[J - 1] + 1; I < Members[J]; ++I) {
+        const KernelInfo *K = Infos[I];
+        if (!K || K->Params.size() != R.Launches[I].Args.size())
+          return false;
+        for (unsigned M : Members.drop_front(J)) {
+          const KernelInfo *KM = Infos[M];
+          if (!KM || KM->Params.size() != R.Launches[M].Args.size())
+            return false;
+          for (unsigned P = 0; P < K->Params.size(); ++P)
+            for (unsigned Q = 0; Q < KM->Params.size(); ++Q)
+              if (R.Launches[I].Args[P] == R.Launches[M].Args[Q] && K->Params[P].IsPointer &&
+                  (K->Params[P].Written || KM->Params[Q].Written))
+                return false;
+        }
+      }
+    return GetMembers(Members).isValid();
+  };
+  PlanOutcome Out =
+      planWithLibrary(R, Infos, Legal, Profile, PlanWorkOpt, ElementsOpt, PlansOpt, ReorderOpt);
   if (!Out.Ok) {
     ++NumPlanFallbacks;
     remarkPlan(R, "PlannerFailed", "the planning library failed (" + Out.Error +
                                        "); planned greedily",
                /*Missed=*/true);
     return planGreedy(R);
+  }
+  // Groups that would interleave: the plan without the later of each pair,
+  // or the best plan of consecutive groups, whichever is predicted faster.
+  std::vector<std::pair<size_t, size_t>> Dropped;
+  std::vector<PlannedGroup> Groups = runnable(Out.Groups, N, &Dropped);
+  if (!Dropped.empty()) {
+    double Ns = Out.PlanNs;
+    for (auto [G, Other] : Dropped)
+      Ns += Out.Groups[G].UnfusedNs - Out.Groups[G].FusedNs;
+    PlanOutcome Consecutive = planWithLibrary(R, Infos, Legal, Profile, PlanWorkOpt, ElementsOpt,
+                                              PlansOpt, /*Reorder=*/false);
+    bool Replan = Consecutive.Ok && Consecutive.PlanNs <= Ns;
+    for (auto [G, Other] : Dropped)
+      remarkPlan(R, "PlanInterleaved",
+                 "the planned group of launches " + membersText(Out.Groups[G].Members) +
+                     " holds launches of the group " + membersText(Out.Groups[Other].Members) +
+                     " between its own, which the runtime cannot interleave; " +
+                     (Replan ? "planned with consecutive groups instead"
+                             : "its launches run unfused"),
+                 /*Missed=*/true);
+    if (Replan) {
+      Out = std::move(Consecutive);
+      Groups = Out.Groups;
+    }
   }
   ++NumPlannedSeqs;
   std::string Head = "planned " + std::to_string(N) + " launches for " +
@@ -457,24 +578,24 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
   std::vector<FusionCandidate> Plan;
   std::vector<std::pair<unsigned, unsigned>> Spans; // every group, singletons too
   unsigned Next = 0;
-  for (const PlannedGroup &G : Out.Groups) {
+  for (const PlannedGroup &G : Groups) {
     for (; Next < G.First; ++Next)
       Spans.push_back({Next, Next});
     Spans.push_back({G.First, G.Last});
     Next = G.Last + 1;
-    FusionCandidate &C = Get(G.First, G.Last);
+    FusionCandidate &C = GetMembers(G.Members);
     if (!C.isValid()) { // the library only forms groups the callback allowed
       ++NumPlanFallbacks;
       remarkPlan(R, "PlannerFailed",
-                 "the plan holds launches " + std::to_string(G.First) + ".." +
-                     std::to_string(G.Last) + ", which are not legal; planned greedily",
+                 "the plan holds launches " + membersText(G.Members) +
+                     ", which are not legal; planned greedily",
                  /*Missed=*/true);
       return planGreedy(R);
     }
     remarkPlan(R, "PlanGroup",
-               "launches " + std::to_string(G.First) + ".." + std::to_string(G.Last) +
-                   ": predicted " + ns(G.FusedNs) + " ns fused, " + ns(G.UnfusedNs) +
-                   " ns unfused, gain " + ns(G.UnfusedNs - G.FusedNs) + " ns",
+               "launches " + membersText(G.Members) + ": predicted " + ns(G.FusedNs) +
+                   " ns fused, " + ns(G.UnfusedNs) + " ns unfused, gain " +
+                   ns(G.UnfusedNs - G.FusedNs) + " ns",
                /*Missed=*/false);
     Predicted[C.Name] = {uint64_t(std::llround(G.UnfusedNs)), uint64_t(std::llround(G.FusedNs))};
   }
@@ -497,10 +618,10 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
       recordMissed(R, Spans[I].first, Spans[I + 1].first, "legal to fuse, but " + Why);
     }
   }
-  for (const PlannedGroup &G : Out.Groups)
-    Plan.push_back(std::move(Tried.at({G.First, G.Last})));
+  for (const PlannedGroup &G : Groups)
+    Plan.push_back(std::move(Tried.at(G.Members)));
   if (PlansOpt > 1)
-    addAlternatives(R, Out, Plan, Get);
+    addAlternatives(R, Out, Plan, GetMembers);
   return Plan;
 }
 
@@ -513,32 +634,35 @@ template <typename GetFn>
 void DeviceFuser::addAlternatives(const SeqRecord &R, const PlanOutcome &Out,
                                   std::vector<FusionCandidate> &Plan, GetFn &Get) {
   unsigned Count = Out.Alternatives.size();
-  std::map<std::pair<unsigned, unsigned>, size_t> Index;
+  std::map<std::vector<unsigned>, size_t> Index;
   for (size_t I = 0; I < Plan.size(); ++I)
-    Index[{Plan[I].First, Plan[I].Last}] = I;
+    Index[Plan[I].Members] = I;
   for (unsigned Rank = 0; Rank < Count; ++Rank) {
     const PlanAlternative &Alt = Out.Alternatives[Rank];
     std::string Spans;
     for (const PlannedGroup &G : Alt.Groups) {
-      Spans += (Spans.empty() ? "" : " ") + std::to_string(G.First);
-      if (G.Last > G.First)
-        Spans += ".." + std::to_string(G.Last);
+      std::string Text = G.Members.size() > 1 && G.Last + 1 - G.First != G.Members.size()
+                             ? "{" + membersText(G.Members) + "}"
+                             : membersText(G.Members);
+      if (G.Members.size() == 1)
+        Text = std::to_string(G.First);
+      Spans += (Spans.empty() ? "" : " ") + Text;
     }
     remarkPlan(R, "PlanAlternative",
                "plan " + std::to_string(Rank) + " of " + std::to_string(Count) +
                    ": predicted " + ns(Alt.Ns) + " ns: " + Spans,
                /*Missed=*/false);
-    for (const PlannedGroup &G : Alt.Groups) {
-      if (G.Last == G.First)
+    for (const PlannedGroup &G : runnable(Alt.Groups, R.Launches.size())) {
+      if (G.Members.size() < 2)
         continue;
-      auto [It, New] = Index.try_emplace({G.First, G.Last}, Plan.size());
+      auto [It, New] = Index.try_emplace(G.Members, Plan.size());
       if (New) {
-        FusionCandidate &C = Get(G.First, G.Last);
+        FusionCandidate &C = Get(G.Members);
         if (!C.isValid()) { // the library only forms groups the callback allowed
           Index.erase(It);
           remarkPlan(R, "PlannerFailed",
                      "plan " + std::to_string(Rank) + " holds launches " +
-                         std::to_string(G.First) + ".." + std::to_string(G.Last) +
+                         membersText(G.Members) +
                          ", which are not legal; they run unfused in that plan",
                      /*Missed=*/true);
           continue;
@@ -574,8 +698,8 @@ void DeviceFuser::remarkMissed(const FusionCandidate &C) {
     return;
   Function &F = *Where;
   std::string Kernels;
-  for (unsigned I = C.First; I <= C.Last; ++I)
-    Kernels += (I == C.First ? "" : ", ") + shortName(C.Seq->Launches[I].Kernel);
+  for (unsigned S = 0; S < C.size(); ++S)
+    Kernels += (S ? ", " : "") + shortName(C.launch(S).Kernel);
   // At the access or call that blocks the group where it has a source line,
   // else at the first kernel.
   const Instruction *At = locatedAt(C.At);
@@ -584,8 +708,7 @@ void DeviceFuser::remarkMissed(const FusionCandidate &C) {
     auto Rem = At ? OptimizationRemarkMissed(DEBUG_TYPE, "NotFused", remarkLocation(*At),
                                              At->getParent())
                   : OptimizationRemarkMissed(DEBUG_TYPE, "NotFused", &F);
-    return Rem << "launches " << std::to_string(C.First) << ".." << std::to_string(C.Last)
-               << " (" << Kernels << ") of sequence " << std::to_string(C.Seq->Id) << " at "
+    return Rem << "launches " << membersText(C) << " (" << Kernels << ") of sequence " << std::to_string(C.Seq->Id) << " at "
                << siteText(C.Seq->Site) << " not fused: " << C.Reason;
   });
 }
@@ -619,13 +742,13 @@ void DeviceFuser::fuse(FusionCandidate &C) {
           Box += std::string(Box.empty() ? "" : ", ") + std::to_string(I.HaloLo[D]) +
                  " before and " + std::to_string(I.HaloHi[D]) + " after in " + "xyz"[D];
       Mechs += " with a halo of " + Box + " around each block's box, recomputed by launch " +
-               std::to_string(C.First + I.HaloStage) + " (" +
+               std::to_string(C.index(I.HaloStage)) + " (" +
                shortName(C.Stages[I.HaloStage]->F->getName()) + ")";
     } else if (I.Mech == Mechanism::Halo) {
       Mechs += " with a halo of " + std::to_string(I.HaloLo[0]) + " element" +
                (I.HaloLo[0] == 1 ? "" : "s") + " before and " + std::to_string(I.HaloHi[0]) +
                " after each block's, recomputed by launch " +
-               std::to_string(C.First + I.HaloStage) + " (" +
+               std::to_string(C.index(I.HaloStage)) + " (" +
                shortName(C.Stages[I.HaloStage]->F->getName()) + ")";
     }
   }
@@ -649,14 +772,20 @@ void DeviceFuser::fuse(FusionCandidate &C) {
                      : "horizontal, the launches share no buffer (one launch instead of " +
                            std::to_string(C.size()) + ")";
   }
+  std::string Riders;
+  for (unsigned I : C.Riders)
+    Riders += (Riders.empty() ? "" : ", ") + std::to_string(I) + " (" +
+              shortName(C.Seq->Launches[I].Kernel) + ")";
+  if (!Riders.empty())
+    Riders = "; launch" + std::string(C.Riders.size() > 1 ? "es " : " ") + Riders +
+             (C.Riders.size() > 1 ? " run" : " runs") + " after the fused kernel";
   Function &F0 = *C.Stages[0]->F;
   ore(F0).emit([&] {
     return OptimizationRemark(DEBUG_TYPE, "Fused", &F0)
-           << "fused launches " << std::to_string(C.First) << ".." << std::to_string(C.Last)
-           << " (" << Kernels << ") of sequence " << std::to_string(C.Seq->Id) << " into "
-           << Fused->getName() << ": " << Mechs << (C.NeedsBarrier ? ", with barriers" : "")
-           << "; saves " << std::to_string(Bytes.Unfused - Bytes.Fused)
-           << " bytes per element";
+           << "fused launches " << membersText(C) << " (" << Kernels << ") of sequence "
+           << std::to_string(C.Seq->Id) << " into " << Fused->getName() << ": " << Mechs
+           << (C.NeedsBarrier ? ", with barriers" : "") << Riders << "; saves "
+           << std::to_string(Bytes.Unfused - Bytes.Fused) << " bytes per element";
   });
   for (auto [S, Index] : C.Overwritten) {
     const Access &A = C.Stages[S]->Accesses[Index];
@@ -675,12 +804,12 @@ void DeviceFuser::fuse(FusionCandidate &C) {
           }
     ore(F0).emit([&] {
       OptimizationRemarkAnalysis Rem(DEBUG_TYPE, "StoreDropped", &F0);
-      Rem << Fused->getName() << ": the store of launch " << std::to_string(C.First + S) << " ("
+      Rem << Fused->getName() << ": the store of launch " << std::to_string(C.index(S)) << " ("
           << shortName(C.Stages[S]->F->getName()) << ") to " << C.Seq->Values.at(V).Text
           << ", its parameter " << std::to_string(A.Param + 1) << ", is dropped: ";
       if (By < 0)
         return Rem << "it stores the value the element already holds";
-      return Rem << "launch " << std::to_string(C.First + By) << " ("
+      return Rem << "launch " << std::to_string(C.index(By)) << " ("
                  << shortName(C.Stages[By]->F->getName())
                  << ") stores the same element later, and nothing reads it in between";
     });

@@ -346,11 +346,19 @@ RunPlan DevicePlan::match(ArrayRef<const Function *> Stubs, ArrayRef<unsigned> N
       std::vector<FusedSpan> Spans;
       for (uint32_t C = 0; C < NC; ++C)
         // A group whose kernel the module lacks is dropped by the runtime.
-        if (Covers[C].group && I.Functions.count(Covers[C].group->name))
-          Spans.push_back({Covers[C].first, Covers[C].first + Covers[C].count - 1,
-                           Covers[C].group->name,
-                           kf__group_twins(I.Manifest, Covers[C].group),
-                           Covers[C].group->at_function != nullptr});
+        if (Covers[C].group && I.Functions.count(Covers[C].group->name)) {
+          const kf__group_t *G = Covers[C].group;
+          FusedSpan S;
+          S.First = Covers[C].first;
+          S.Last = Covers[C].first + Covers[C].count - 1;
+          S.Kernel = G->name;
+          S.Twins = kf__group_twins(I.Manifest, G);
+          S.Bound = G->at_function != nullptr;
+          for (uint32_t K = 0; K < G->nlaunches && G->nriders; ++K)
+            if (kf__group_rider(G, K))
+              S.Riders.push_back(Covers[C].first + K);
+          Spans.push_back(std::move(S));
+        }
       std::free(Covers);
       if (!Described && !Spans.empty()) {
         Described = true;

@@ -85,10 +85,23 @@ struct Intermediate {
 /// every side needs 1296, a 256 x 1 one with a halo of 1 needs 774).
 constexpr unsigned GridTileElements = 2048;
 
-/// Consecutive launches First..Last of one sequence record.
+/// Launches of one sequence record fused into one kernel: the members,
+/// First..Last in launch order with the launches between them that are not
+/// members (riders) left out. A rider shares no buffer that it or a member
+/// writes with any member (checked by `disjoint` guards where the values
+/// differ): the runtime runs it, unfused, after the fused kernel
+/// (manifest `rider`), which reorders it past the members after it.
 struct FusionCandidate : Verdict {
   const SeqRecord *Seq = nullptr;
   unsigned First = 0, Last = 0;
+  /// Record indices of the members, ascending, First and Last among them.
+  std::vector<unsigned> Members;
+  /// Record indices of the riders, ascending, and their kernels' analyses.
+  std::vector<unsigned> Riders;
+  std::vector<const KernelInfo *> RiderInfos;
+  /// (rider, param) and (member stage, param) pairs of different values of
+  /// which one is written: their footprints must not overlap.
+  std::vector<std::array<unsigned, 4>> RiderDisjoint;
   std::vector<const KernelInfo *> Stages;
   std::vector<Intermediate> Carried;
   /// The launches have different grids (the same block, dynamic shared
@@ -121,8 +134,14 @@ struct FusionCandidate : Verdict {
   /// program order; filled by buildFusedKernel.
   std::vector<std::pair<unsigned, unsigned>> Overwritten;
 
-  unsigned size() const { return Last - First + 1; }
-  const SeqLaunch &launch(unsigned Stage) const { return Seq->Launches[First + Stage]; }
+  /// The number of stages (members).
+  unsigned size() const { return Members.size(); }
+  /// The record index of stage \p Stage.
+  unsigned index(unsigned Stage) const { return Members[Stage]; }
+  /// The position of record launch \p Index in the group's span, which is
+  /// how the manifest numbers launches.
+  unsigned spanPos(unsigned Index) const { return Index - First; }
+  const SeqLaunch &launch(unsigned Stage) const { return Seq->Launches[Members[Stage]]; }
   /// The value number launch \p Stage passes for parameter \p P.
   unsigned arg(unsigned Stage, unsigned P) const { return launch(Stage).Args[P]; }
   const Intermediate *carried(unsigned Value) const {

@@ -905,6 +905,13 @@ bool HostRewriter::consultPlan(const LaunchRun &R) {
     for (auto [K, S] : enumerate(P.Spans)) {
       Rem << (K == 0 ? "" : K + 1 == P.Spans.size() ? " and " : ", ") << Span(S.First, S.Last)
           << " as " << ore::NV("FusedKernel", S.Kernel);
+      if (!S.Riders.empty()) {
+        std::string Riders;
+        for (unsigned I : S.Riders)
+          Riders += (Riders.empty() ? "" : ", ") + std::to_string(I);
+        Rem << " (" << (S.Riders.size() > 1 ? "launches " : "launch ") << Riders
+            << " left out, run after it)";
+      }
       // A group without an `at` line (a hand-written manifest) is matched
       // by kernel names: one the device pass made for another sequence of
       // the same kernels takes launches it refused to fuse here, and its

@@ -403,7 +403,7 @@ bool kfuse::inThreadRecords(const FusionCandidate &C, unsigned V) {
 
 /// Launch \p Stage of \p C, for remarks: `launch 1 (clamp01)`.
 static std::string launchText(const FusionCandidate &C, unsigned Stage) {
-  return "launch " + std::to_string(C.First + Stage) + " (" +
+  return "launch " + std::to_string(C.index(Stage)) + " (" +
          shortName(C.Stages[Stage]->F->getName()) + ")";
 }
 
@@ -601,7 +601,7 @@ static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<Sta
   I.HaloStage = unsigned(Producer);
   I.HaloLo[0] = unsigned(Lo);
   I.HaloHi[0] = unsigned(Hi);
-  I.DeadLaunch = C.First + Producer;
+  I.DeadLaunch = C.index(Producer);
   I.DeadParam = Store->Param;
   return HaloFit::Yes;
 }
@@ -820,7 +820,7 @@ static HaloFit haloGrid(FusionCandidate &C, unsigned V, const std::vector<Staged
     I.HaloLo[D] = unsigned(Lo[D]);
     I.HaloHi[D] = unsigned(Hi[D]);
   }
-  I.DeadLaunch = C.First + Producer;
+  I.DeadLaunch = C.index(Producer);
   I.DeadParam = Store->A->Param;
   return HaloFit::Yes;
 }
@@ -913,6 +913,63 @@ static bool growHalos(FusionCandidate &C,
   return true;
 }
 
+/// Riders run after the fused kernel, which moves each past the members
+/// after it: a rider must be an analysable kernel (its every global access
+/// goes through a pointer parameter) on the members' stream that shares no
+/// buffer (value number) with a later member where either writes it (no
+/// read-after-write, write-after-read or write-after-write between them).
+/// With an earlier member it may share one: their order stays. Different
+/// values where one is written become RiderDisjoint pairs, which the
+/// runtime checks, with every member: a buffer that overlaps one an
+/// earlier member writes may be one whose stores the fused kernel skips.
+static bool independentRiders(FusionCandidate &C) {
+  const SeqRecord &R = *C.Seq;
+  const SeqLaunch &L0 = C.launch(0);
+  for (size_t X = 0; X < C.Riders.size(); ++X) {
+    const SeqLaunch &LR = R.Launches[C.Riders[X]];
+    const KernelInfo &K = *C.RiderInfos[X];
+    std::string Name = "launch " + std::to_string(LR.Index) + " (" + shortName(LR.Kernel) + ")";
+    if (!K.isValid()) {
+      C.invalidate(Name + " lies between launches to fuse and cannot run after them: " +
+                       K.Reason,
+                   "order", K.At);
+      return false;
+    }
+    if (LR.Args.size() != K.Params.size() || LR.Stream != L0.Stream) {
+      C.invalidate(Name + " lies between launches to fuse and cannot run after them: " +
+                       (LR.Stream != L0.Stream ? "it is on another stream"
+                                               : "its arguments do not match its parameters"),
+                   "order");
+      return false;
+    }
+    for (unsigned P = 0; P < K.Params.size(); ++P) {
+      const ParamInfo &RP = K.Params[P];
+      if (!RP.IsPointer || (!RP.Read && !RP.Written))
+        continue;
+      for (unsigned S = 0; S < C.size(); ++S)
+        for (unsigned Q = 0; Q < C.Stages[S]->Params.size(); ++Q) {
+          const ParamInfo &MP = C.Stages[S]->Params[Q];
+          if (!MP.IsPointer || (!MP.Read && !MP.Written) || (!RP.Written && !MP.Written))
+            continue;
+          if (LR.Args[P] != C.arg(S, Q)) {
+            C.RiderDisjoint.push_back({C.Riders[X], P, S, Q});
+            continue;
+          }
+          if (C.index(S) < C.Riders[X])
+            continue;
+          C.invalidate(Name + " cannot run after the launches to fuse: buffer '" +
+                           R.Values.at(LR.Args[P]).Text + "' is " +
+                           (RP.Written ? "written" : "read") + " by it and " +
+                           (MP.Written ? "written" : "read") + " by " + launchText(C, S) +
+                           ", which comes after it",
+                       "order");
+          return false;
+        }
+    }
+  }
+  return true;
+}
+
 /// Launches of different grids run side by side in the fused kernel, in
 /// blocks of their own, so they must be independent: no buffer (value
 /// number) that one of them writes is accessed by another. Distinct value
@@ -978,6 +1035,8 @@ void kfuse::checkCandidate(FusionCandidate &C) {
       return;
     }
   }
+  if (!C.Riders.empty() && !independentRiders(C))
+    return;
   // Condition 3': launches of different grids fuse side by side, each in
   // blocks of its own, where none of them writes a buffer another accesses.
   for (unsigned S = 1; S < C.size() && !C.Split; ++S)
@@ -1065,8 +1124,8 @@ void kfuse::checkCandidate(FusionCandidate &C) {
       if (A.Start != B.Start || A.Step != B.Step || A.Unsigned != B.Unsigned ||
           C.arg(LoopRef->Stage, A.BoundParam) != C.arg(X.Stage, B.BoundParam)) {
         C.invalidate("buffer '" + R.Values.at(V).Text + "': the grid-stride loops of launches " +
-                         std::to_string(C.First + LoopRef->Stage) + " and " +
-                         std::to_string(C.First + X.Stage) +
+                         std::to_string(C.index(LoopRef->Stage)) + " and " +
+                         std::to_string(C.index(X.Stage)) +
                          " run different iterations (start, step or bound differ); give "
                          "both loops the same start, step and bound n",
                      "loop", X.A->Inst);
@@ -1185,7 +1244,7 @@ void kfuse::checkCandidate(FusionCandidate &C) {
     // The dead line names the last writer.
     for (const StagedAccess &X : Accs)
       if (X.A->IsStore) {
-        I.DeadLaunch = C.First + X.Stage;
+        I.DeadLaunch = C.index(X.Stage);
         I.DeadParam = X.A->Param;
       }
     C.Carried.push_back(I);

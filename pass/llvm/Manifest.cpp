@@ -165,12 +165,12 @@ static bool usesYZ(const IndexPoly &P) {
   return false;
 }
 
-/// `<lo> <hi>` of the bytes launch-stage \p S touches through param \p P, or
-/// "" when some access has no bounded range.
-static std::string footprint(const FusionCandidate &C, unsigned S, unsigned P) {
+/// `<lo> <hi>` of the bytes kernel \p K touches through param \p P, or ""
+/// when some access has no bounded range.
+static std::string footprint(const KernelInfo &K, unsigned P) {
   std::set<std::string> Lo, Hi;
   std::map<std::tuple<std::string, std::string, std::string>, std::pair<int64_t, int64_t>> Shifted;
-  for (const Access &A : C.Stages[S]->Accesses) {
+  for (const Access &A : K.Accesses) {
     if (A.Param != P)
       continue;
     if (A.UnknownIndex) {
@@ -182,7 +182,7 @@ static std::string footprint(const FusionCandidate &C, unsigned S, unsigned P) {
     }
     auto R = A.Offset.gridRange();
     if (A.Offset.uses(SymIter)) {
-      auto D = loopRange(*C.Stages[S], A);
+      auto D = loopRange(K, A);
       if (!D)
         return "";
       Lo.insert(D->first);
@@ -342,14 +342,30 @@ std::vector<std::pair<ParamRef, ParamRef>> kfuse::disjointPairs(const FusionCand
 
 std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
                                  uint64_t &FusedNs) {
-  std::string Out = "group " + C.Name + " " + std::to_string(C.size()) + "\n";
-  for (unsigned S = 0; S < C.size(); ++S)
-    Out += "kernel " + std::to_string(S) + " " + C.launch(S).Kernel + " " +
-           std::to_string(C.Stages[S]->Params.size()) + "\n";
+  // Launches are numbered by their position in the span First..Last, riders
+  // included: the runtime matches the span's kernels in order.
+  auto Ref = [&](unsigned S, unsigned P) { return ref(C.spanPos(C.index(S)), P); };
+  unsigned Span = C.Last - C.First + 1;
+  std::string Out = "group " + C.Name + " " + std::to_string(Span) + "\n";
+  for (unsigned S = 0, X = 0; S < C.size();) {
+    bool Rider = X < C.Riders.size() && C.Riders[X] < C.index(S);
+    const SeqLaunch &La = Rider ? C.Seq->Launches[C.Riders[X]] : C.launch(S);
+    const KernelInfo &K = Rider ? *C.RiderInfos[X++] : *C.Stages[S++];
+    Out += "kernel " + std::to_string(C.spanPos(La.Index)) + " " + La.Kernel + " " +
+           std::to_string(K.Params.size()) + "\n";
+  }
+  for (unsigned I : C.Riders)
+    Out += "rider " + std::to_string(C.spanPos(I)) + "\n";
   Out += C.Split ? "shape split\nstream same\n" : "shape same\nstream same\n";
   Out += "dynshmem " + std::to_string(C.DynShmem) + "\n";
-  for (const std::string &L : C.Layout)
-    Out += L + "\n";
+  // `le <stage> ...`: the stage's position in the span.
+  for (const std::string &L : C.Layout) {
+    StringRef Rest = StringRef(L).drop_front(3);
+    unsigned S = 0;
+    if (!StringRef(L).starts_with("le ") || Rest.consumeInteger(10, S) || S >= C.size())
+      report_fatal_error("kfuse: malformed layout guard '" + Twine(L) + "'");
+    Out += "le " + std::to_string(C.spanPos(C.index(S))) + Rest.str() + "\n";
+  }
   Out += "launch 0 0 " + std::to_string(C.DynShmem) + "\n";
 
   // Wiring and scalar equalities: every later occurrence of a pointer or
@@ -362,27 +378,34 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
         continue;
       auto [It, New] = FirstUse.try_emplace(C.arg(S, P), S, P);
       if (!New)
-        Out += "equal " + ref(It->second.first, It->second.second) + " " + ref(S, P) + "\n";
+        Out += "equal " + Ref(It->second.first, It->second.second) + " " + Ref(S, P) + "\n";
     }
 
-  // Footprints of every accessed pointer parameter.
+  // Footprints of every accessed pointer parameter, the riders' too.
+  auto Footprint = [&](const KernelInfo &K, unsigned Pos, unsigned P) {
+    const ParamInfo &PI = K.Params[P];
+    if (!PI.IsPointer || (!PI.Read && !PI.Written))
+      return;
+    std::string FP = footprint(K, P);
+    if (!FP.empty())
+      Out += "footprint " + ref(Pos, P) + " " +
+             (PI.Read && PI.Written ? "rw" : PI.Written ? "w" : "r") + " " + FP + "\n";
+  };
   for (unsigned S = 0; S < C.size(); ++S)
-    for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P) {
-      const ParamInfo &PI = C.Stages[S]->Params[P];
-      if (!PI.IsPointer || (!PI.Read && !PI.Written))
-        continue;
-      std::string FP = footprint(C, S, P);
-      if (!FP.empty())
-        Out += "footprint " + ref(S, P) + " " +
-               (PI.Read && PI.Written ? "rw" : PI.Written ? "w" : "r") + " " + FP + "\n";
-    }
+    for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P)
+      Footprint(*C.Stages[S], C.spanPos(C.index(S)), P);
+  for (size_t X = 0; X < C.Riders.size(); ++X)
+    for (unsigned P = 0; P < C.RiderInfos[X]->Params.size(); ++P)
+      Footprint(*C.RiderInfos[X], C.spanPos(C.Riders[X]), P);
   for (auto &[A, B] : disjointPairs(C))
-    Out += "disjoint " + ref(A.S, A.P) + " " + ref(B.S, B.P) + "\n";
+    Out += "disjoint " + Ref(A.S, A.P) + " " + Ref(B.S, B.P) + "\n";
+  for (const std::array<unsigned, 4> &D : C.RiderDisjoint)
+    Out += "disjoint " + ref(C.spanPos(D[0]), D[1]) + " " + Ref(D[2], D[3]) + "\n";
 
   for (const Intermediate &I : C.Carried) {
     if (I.DeadBit >= 0)
       Out += "dead " + std::to_string(I.DeadBit) + " " +
-             ref(I.DeadLaunch - C.First, I.DeadParam) + (I.Covered ? " covered" : "") + "\n";
+             ref(C.spanPos(I.DeadLaunch), I.DeadParam) + (I.Covered ? " covered" : "") + "\n";
   }
   // The planner's prediction when the caller passes one in.
   if (UnfusedNs == 0 || FusedNs == 0) {

@@ -17,10 +17,12 @@
 //  - buffers are not dead after the sequence: the fused kernel keeps its
 //    stores unless the runtime's dead mask drops them, so the prediction
 //    only counts the loads fusion removes;
-//  - only consecutive groups may fuse (kf_problem_set_consecutive: the
-//    library plans them by dynamic programming, exactly and in
-//    O(n * max group)), and the legality callback accepts those the pass's
-//    legality check accepts;
+//  - under -kfuse-reorder=0 only consecutive groups may fuse
+//    (kf_problem_set_consecutive: the library plans them by dynamic
+//    programming, exactly and in O(n * max group)); by default any convex
+//    group may, and the launches between its members that it leaves out
+//    run after its fused kernel; the legality callback accepts the groups
+//    the pass's legality check accepts, riders included;
 //  - the budget is a count of work (-kfuse-plan-work-limit), never a time,
 //    so the plan, and with it the PTX, the manifest and the object, is the
 //    same on any machine under any load.
@@ -43,15 +45,13 @@ using namespace kfuse;
 namespace {
 
 struct LegalCtx {
-  function_ref<bool(unsigned, unsigned)> Legal;
+  function_ref<bool(ArrayRef<unsigned>)> Legal;
 };
 
+/// The library hands groups over sorted by launch.
 extern "C" int kfusePlanLegal(void *User, const int *Group, int N) {
-  for (int I = 1; I < N; ++I)
-    if (Group[I] != Group[I - 1] + 1)
-      return 0; // the transform fuses consecutive launches only
-  return static_cast<LegalCtx *>(User)->Legal(unsigned(Group[0]), unsigned(Group[N - 1])) ? 1
-                                                                                          : 0;
+  SmallVector<unsigned, 8> Members(Group, Group + N);
+  return static_cast<LegalCtx *>(User)->Legal(Members) ? 1 : 0;
 }
 
 struct ProblemDeleter {
@@ -83,9 +83,9 @@ bool kfuse::loadPlanProfile(const std::string &Path, kf_profile_t &Out, std::str
 }
 
 PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo *> Infos,
-                                   function_ref<bool(unsigned, unsigned)> Legal,
+                                   function_ref<bool(ArrayRef<unsigned>)> Legal,
                                    const kf_profile_t &Profile, long WorkLimit,
-                                   double Elements, unsigned KBest) {
+                                   double Elements, unsigned KBest, bool Reorder) {
   PlanOutcome Out;
   unsigned N = R.Launches.size();
   kf_problem *PRaw = nullptr;
@@ -202,6 +202,8 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
     All.Seq = &R;
     All.First = 0;
     All.Last = N - 1;
+    for (unsigned I = 0; I < N; ++I)
+      All.Members.push_back(I);
     All.Stages.assign(Infos.begin(), Infos.end());
     for (auto &[V, B] : Buffer)
       if (inThreadRecords(All, V))
@@ -213,7 +215,7 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
 
   LegalCtx Ctx{Legal};
   kf_problem_set_legality(P.get(), kfusePlanLegal, &Ctx);
-  if (int Rc = kf_problem_set_consecutive(P.get(), 1)) {
+  if (int Rc = kf_problem_set_consecutive(P.get(), Reorder ? 0 : 1)) {
     Out.Error = failure("kf_problem_set_consecutive", Rc);
     return Out;
   }
@@ -268,39 +270,35 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
       // The library lists a group's launches in an order of execution it
       // chose (independent launches in either order); the fused kernel runs
       // them in program order, which respects every dependency too.
-      std::vector<int> Members(Info.launches, Info.launches + Info.count);
-      llvm::sort(Members);
-      bool Consecutive = !Members.empty() && Members.front() >= 0 &&
-                         unsigned(Members.back()) < N;
-      for (size_t J = 1; Consecutive && J < Members.size(); ++J)
-        Consecutive = Members[J] == Members[J - 1] + 1;
-      if (!Consecutive) {
-        Out.Error = "the plan holds a group of launches that are not consecutive";
+      PlannedGroup PG;
+      PG.Members.assign(Info.launches, Info.launches + Info.count);
+      llvm::sort(PG.Members);
+      if (PG.Members.empty() || PG.Members.back() >= N ||
+          std::adjacent_find(PG.Members.begin(), PG.Members.end()) != PG.Members.end()) {
+        Out.Error = "the plan holds a group with launches out of range or twice";
         return Out;
       }
-      PlannedGroup PG;
-      PG.First = unsigned(Members.front());
-      PG.Last = unsigned(Members.back());
+      PG.First = PG.Members.front();
+      PG.Last = PG.Members.back();
       PG.FusedNs = Info.time * 1e9;
-      for (unsigned J = PG.First; J <= PG.Last; ++J)
+      for (unsigned J : PG.Members)
         PG.UnfusedNs += AloneNs[J];
       Alt.Groups.push_back(PG);
     }
     std::sort(Alt.Groups.begin(), Alt.Groups.end(),
               [](const PlannedGroup &A, const PlannedGroup &B) { return A.First < B.First; });
-    for (size_t I = 0; I < Alt.Groups.size(); ++I)
-      if (Alt.Groups[I].First != (I ? Alt.Groups[I - 1].Last + 1 : 0)) {
-        Out.Error = "the plan does not cover the sequence exactly once";
-        return Out;
-      }
-    if (Alt.Groups.empty() || Alt.Groups.back().Last + 1 != N) {
+    std::vector<unsigned> Seen(N, 0);
+    for (const PlannedGroup &G : Alt.Groups)
+      for (unsigned J : G.Members)
+        ++Seen[J];
+    if (llvm::any_of(Seen, [](unsigned K) { return K != 1; })) {
       Out.Error = "the plan does not cover the sequence exactly once";
       return Out;
     }
     Out.Alternatives.push_back(std::move(Alt));
   }
   for (const PlannedGroup &PG : Out.Alternatives[0].Groups)
-    if (PG.Last > PG.First)
+    if (PG.Members.size() > 1)
       Out.Groups.push_back(PG);
   Out.Ok = true;
   return Out;

@@ -38,9 +38,11 @@ constexpr long PlanDefaultWork = 1000000;
 /// runs (kf_problem_add_launch refuses them too).
 constexpr double PlanMaxElements = 1e15;
 
-/// One fused group of the plan: launches First..Last of the record.
+/// One group of the plan: launches Members of the record, ascending, from
+/// First to Last (not necessarily every launch between them).
 struct PlannedGroup {
   unsigned First = 0, Last = 0;
+  std::vector<unsigned> Members;
   double FusedNs = 0;   ///< predicted time of the fused kernel
   double UnfusedNs = 0; ///< predicted time of its launches alone
 };
@@ -69,16 +71,18 @@ bool loadPlanProfile(const std::string &Path, kf_profile_t &Out, std::string &Er
 
 /// Plans record \p R. \p Infos holds, per launch, the analysis of its kernel
 /// or null when it is not an analysable kfuse_map kernel of this module.
-/// \p Legal(First, Last) says whether launches First..Last may be fused; the
-/// solver only ever forms groups of consecutive launches. Every launch is
-/// taken to process \p Elements elements; \p KBest plans are asked for (the
-/// best one alone when the work limit stops the search). The problem admits
-/// consecutive groups only, so the library plans it exactly by dynamic
-/// programming, whatever the length of the sequence.
+/// \p Legal(Members) says whether those launches (ascending) may be fused.
+/// Every launch is taken to process \p Elements elements; \p KBest plans are
+/// asked for (the best one alone when the work limit stops the search).
+/// Without \p Reorder the problem admits consecutive groups only, which the
+/// library plans exactly by dynamic programming whatever the length of the
+/// sequence; with it, any convex group (the launches between its members
+/// that it leaves out run after it, when \p Legal allows), which the exact
+/// solver plans under the work limit.
 PlanOutcome planWithLibrary(const SeqRecord &R, llvm::ArrayRef<const KernelInfo *> Infos,
-                            llvm::function_ref<bool(unsigned, unsigned)> Legal,
-                            const kf_profile_t &Profile, long WorkLimit,
-                            double Elements = PlanNominalInstances, unsigned KBest = 1);
+                            llvm::function_ref<bool(llvm::ArrayRef<unsigned>)> Legal,
+                            const kf_profile_t &Profile, long WorkLimit, double Elements,
+                            unsigned KBest, bool Reorder);
 
 } // namespace kfuse
 

@@ -348,6 +348,61 @@ static void test_at_malformed(void **state)
   }
 }
 
+#define G3 "group fused_ac 3\nkernel 0 _Z1aPKfPff 3\nkernel 1 _Z1bPKfPf 2\nkernel 2 _Z1cPf 1\n"
+
+/* `rider <i>`: launch i is not fused; the fused kernel's parameters are the
+ * others'. */
+static void test_rider(void **state)
+{
+  kf__manifest_t *m = NULL;
+  const kf__group_t *g;
+  static const char text[] = HDR G3 "rider 1\nlaunch 0 2 0\nequal 0.1 2.0\n"
+                                    "footprint 1.1 w 0 4\ndisjoint 0.1 1.1\ndead 0 0.1\nend\n";
+  (void)state;
+  assert_int_equal(kf__manifest_parse(text, sizeof text, &m, NULL), 0);
+  g = &m->groups[0];
+  assert_int_equal(g->nlaunches, 3);
+  assert_int_equal(g->nriders, 1);
+  assert_false(kf__group_rider(g, 0));
+  assert_true(kf__group_rider(g, 1));
+  assert_false(kf__group_rider(g, 2));
+  assert_false(kf__group_rider(g, 1000));
+  assert_int_equal(g->nparams_total, 6);
+  assert_int_equal(g->nparams_fused, 4);
+  kf__manifest_free(m);
+  /* Without riders every parameter is the fused kernel's. */
+  assert_int_equal(kf__manifest_parse(valid, sizeof valid, &m, NULL), 0);
+  assert_int_equal(m->groups[0].nriders, 0);
+  assert_int_equal(m->groups[0].nparams_fused, m->groups[0].nparams_total);
+  kf__manifest_free(m);
+}
+
+static void test_rider_malformed(void **state)
+{
+  (void)state;
+  static const char *const bad[] = {
+    "rider 0\n",             /* the first launch is the fused kernel's */
+    "rider 2\n",             /* so is the last */
+    "rider 3\n",             /* beyond the group */
+    "rider\n",
+    "rider 1 2\n",
+    "rider x\n",
+    "rider 1\nrider 1\n",    /* twice */
+    "rider 1\nequal 0.0 1.0\n", /* a rider's wiring is its own */
+    "rider 1\ndead 0 1.1\n", /* and its stores are never skipped */
+    "rider 1\nle 1 0 1\n",
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char text[256];
+    unsigned line = 0;
+    snprintf(text, sizeof text, HDR G3 "launch 0 0 0\n%send\n", bad[i]);
+    assert_int_equal(parse(text, &line), KF_EPARSE);
+  }
+  /* The fused kernel's launch shape is never a rider's. */
+  assert_int_equal(parse(HDR G3 "rider 1\nlaunch 1 0 0\nend\n", NULL), KF_EPARSE);
+  assert_int_equal(parse(HDR G3 "rider 1\nlaunch 0 1 0\nend\n", NULL), KF_EPARSE);
+}
+
 /* `missed` lines: between groups only, the reason to the end of the line. */
 static void test_missed(void **state)
 {
@@ -434,6 +489,8 @@ int main(void)
     cmocka_unit_test(test_plans_malformed),
     cmocka_unit_test(test_at),
     cmocka_unit_test(test_at_malformed),
+    cmocka_unit_test(test_rider),
+    cmocka_unit_test(test_rider_malformed),
     cmocka_unit_test(test_missed),
     cmocka_unit_test(test_fuzz),
   };

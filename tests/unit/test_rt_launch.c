@@ -111,6 +111,59 @@ static void test_split(void **state)
                       "kfuse-stats: split: calls=6 fused=2 fallback=4 shape=4");
 }
 
+/* A rider: launch 1 (other) lies between the fused launches and is not
+ * fused. The fused kernel gets launches 0 and 2's arguments; the rider runs
+ * after it, with its own shape, and only when its footprint is disjoint
+ * from what the others write: else all three run in program order. A dead
+ * buffer the rider gets is not skipped. */
+static const char rider_manifest[] =
+    HDR "group fused_sa 3\nkernel 0 _Z5scalePKfPffi 4\nkernel 1 _Z5otherPKf 1\n"
+        "kernel 2 _Z4axpyPKfS0_Pfi 4\nrider 1\n"
+        "shape same\nstream same\ndynshmem 0\nlaunch 0 2 32\n"
+        "equal 0.1 2.0\nequal 0.3 2.3\n"
+        "footprint 0.0 r 0 4*s3\nfootprint 0.1 w 0 4*s3\nfootprint 2.0 r 0 4*s3\n"
+        "footprint 2.1 r 0 4*s3\nfootprint 2.2 w 0 4*s3\nfootprint 1.0 r 0 4\n"
+        "disjoint 0.0 0.1\ndisjoint 2.2 0.0\ndisjoint 2.2 2.1\ndisjoint 2.2 2.0\n"
+        "disjoint 1.0 0.1\ndisjoint 1.0 2.2\n"
+        "dead 0 0.1\nend\n";
+
+static void test_rider(void **state)
+{
+  static kf_site_t site = {"rider", NULL, 3, 0, NULL, NULL, NULL};
+  call_t c;
+  const fake_record_t *r;
+  (void)state;
+  fake.manifest = rider_manifest;
+  call_init(&c, "soa");
+  c.l[1].grid[0] = 7; /* a rider keeps its own shape */
+  c.l[1].block[0] = 64;
+  c.l[0].dead = 1u << 1;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("F:fused_sa _Z5otherPKf");
+  r = &fake.log[0];
+  assert_int_equal(r->grid[0], 2);
+  assert_int_equal(r->block[0], 32);
+  assert_int_equal(r->nargs, 8);
+  for (int p = 0; p < 4; p++) {
+    assert_ptr_equal(r->args[p], c.args0[p]);
+    assert_ptr_equal(r->args[4 + p], c.args1[p]);
+  }
+  assert_int_equal(r->dead_mask, 1);
+  assert_int_equal(fake.log[1].grid[0], 7);
+  assert_int_equal(fake.log[1].block[0], 64);
+  assert_ptr_equal(fake.log[1].argv, c.argsq);
+
+  /* The rider reads t, which launch 0 writes: program order. */
+  fake.nlog = 0;
+  call_init(&c, "soa");
+  c.q = tbuf;
+  c.l[0].dead = 1u << 1;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z5otherPKf _Z4axpyPKfS0_Pfi");
+  check_results();
+  assert_string_equal(stats_of("rider"), "kfuse-stats: rider: calls=2 fused=1 fallback=1 overlap=1");
+}
+
 static void test_dead_mask_passed(void **state)
 {
   static kf_site_t site = {"dead", NULL, 2, 0, NULL, NULL, NULL};
@@ -808,6 +861,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup(test_fused, setup),
     cmocka_unit_test_setup(test_split, setup),
+    cmocka_unit_test_setup(test_rider, setup),
     cmocka_unit_test_setup(test_dead_mask_passed, setup),
     cmocka_unit_test_setup(test_discovery_once_per_site, setup),
     cmocka_unit_test_setup(test_module_path, setup),
