@@ -4,8 +4,9 @@
 /// The device pass. The Clang plugin records, in llvm.global.annotations,
 /// which kernels are map kernels (`kfuse_map`) and which launch sequences the
 /// host code makes of them (`kfuse.seq 1` records, docs/annotations.md). This
-/// pass analyses each map kernel, decides which consecutive launches of each
-/// sequence run as one kernel, builds those fused kernels next to the
+/// pass analyses each map kernel, decides which launches of each sequence
+/// run as one kernel (consecutive ones, or ones the launches between which
+/// can run after the fused kernel: riders, FusionCandidate.h), builds those fused kernels next to the
 /// untouched originals, and describes them in @__kfuse_manifest_<key>
 /// (docs/manifest.md) so the runtime can check its guards and launch them.
 /// The key is the translation unit's (the Clang plugin's `kfuse.tu`, a hash
@@ -86,8 +87,9 @@
 ///
 /// The plan (which legal groups to form) is one function, planSequence().
 /// By default it asks the planning library (lib/, through PlanBridge.cpp):
-/// the exact solver picks the partition of the sequence into groups of
-/// consecutive legal launches with the least predicted time under the device
+/// the exact solver picks the partition of the sequence into legal groups
+/// (convex, riders allowed; consecutive only under -kfuse-reorder=0) with
+/// the least predicted time under the device
 /// profile's cost model (-kfuse-profile, default H100), for a nominal 2^24
 /// elements per launch (-kfuse-elements=N). -kfuse-planner=greedy, or any planner failure,
 /// selects the greedy policy instead: each maximal legal run of consecutive

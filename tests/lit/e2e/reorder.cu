@@ -9,6 +9,7 @@
 // REQUIRES: ptxas
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass=kfuse -Rpass-missed=kfuse -Rpass-analysis=kfuse %s -o %t.ptx 2>%t.remarks
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: FileCheck %s --check-prefix=NOFUSE < %t.remarks
 // RUN: FileCheck %s < %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=MANIFEST
@@ -59,6 +60,21 @@ void writes_later(const float *x, float *t, float *o, int n, int m, cudaStream_t
   shift<<<g, 256, 0, s>>>(t, o, 1.0f, n);
 }
 
+// The rider reads what launch 2 writes (read-after-write would become
+// write-after-read), or writes it too (write-after-write): no reordering.
+void reads_later(const float *x, float *t, float *o, double *w, int n, int m, cudaStream_t s) {
+  unsigned g = (n + 255) / 256, gm = (m + 127) / 128;
+  scale<<<g, 256, 0, s>>>(x, t, 2.0f, n);
+  widen<<<gm, 128, 0, s>>>(o, w, m);
+  shift<<<g, 256, 0, s>>>(t, o, 1.0f, n);
+}
+void writes_later_too(const float *x, float *t, float *o, int n, int m, cudaStream_t s) {
+  unsigned g = (n + 255) / 256, gm = (m + 127) / 128;
+  scale<<<g, 256, 0, s>>>(x, t, 2.0f, n);
+  clear<<<gm, 128, 0, s>>>(o, m);
+  shift<<<g, 256, 0, s>>>(t, o, 1.0f, n);
+}
+
 // A rider the pass cannot analyse may touch any memory: it stays in place.
 void unanalysable(const float *x, float *t, float *o, int *c, int n, int m, cudaStream_t s) {
   unsigned g = (n + 255) / 256, gm = (m + 127) / 128;
@@ -70,10 +86,13 @@ void unanalysable(const float *x, float *t, float *o, int *c, int n, int m, cuda
 // REMARK-DAG: remark: fused launches 0, 2 (scale, shift) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_2_r1: t in registers; launch 1 (square) runs after the fused kernel; saves 4 bytes per element [-Rpass=kfuse]
 // REMARK-DAG: remark: fused launches 0, 2 (scale, shift) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_2_r1: t in registers; launch 1 (widen) runs after the fused kernel; saves 4 bytes per element [-Rpass=kfuse]
 // REMARK-DAG: remark: sequence 0 at {{.*}} in 'independent': launches 0, 2: predicted {{[0-9]+}} ns fused, {{[0-9]+}} ns unfused, gain {{[0-9]+}} ns
-// REMARK-NOT: fused launches {{.*}} of sequence 2
-// REMARK-NOT: fused launches {{.*}} of sequence 3
 // REMARK-DAG: remark: launches 0..1 (scale, clear) of sequence 2 at {{.*}} not fused: launches 0 and 1 differ in launch configuration
-// REMARK-DAG: remark: launches 0..1 (scale, count) of sequence 3 at {{.*}} not fused: kernel 'count' cannot be fused: uses atomics or fences
+// REMARK-DAG: remark: launches 0..1 (scale, widen) of sequence 3 at {{.*}} not fused: launches 0 and 1 differ in launch configuration
+// REMARK-DAG: remark: launches 0..1 (scale, clear) of sequence 4 at {{.*}} not fused: launches 0 and 1 differ in launch configuration
+// REMARK-DAG: remark: launches 0..1 (scale, count) of sequence 5 at {{.*}} not fused: kernel 'count' cannot be fused: uses atomics or fences
+
+// NOFUSE: fused launches 0, 2 (scale, shift) of sequence 1
+// NOFUSE-NOT: fused launches {{.*}} of sequence
 
 // The fused kernel takes the members' parameters only, then the dead mask.
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2_r1(
