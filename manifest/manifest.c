@@ -400,13 +400,15 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
   }
   if (kf__field_is(f[0], "rider")) {
     uint32_t i;
-    if (nf != 2)
+    if (nf != 2 && !(nf == 3 && kf__field_is(f[2], "before")))
       return KF_EPARSE;
     if ((rc = kf__parse_u32(f[1], KF__MANIFEST_MAX_LAUNCHES, &i)) != 0)
       return rc == KF_ERANGE ? KF_EPARSE : rc;
     if (i == 0 || i + 1 >= g->nlaunches || kf__group_rider(g, i))
       return KF_EPARSE;
     g->riders[i / 64] |= UINT64_C(1) << (i % 64);
+    if (nf == 3)
+      g->riders_before[i / 64] |= UINT64_C(1) << (i % 64);
     g->nriders++;
     return 0;
   }

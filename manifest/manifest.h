@@ -75,11 +75,13 @@ typedef struct kf__group {
   uint32_t nlaunches;
   kf__mkernel_t *kernels; /**< nlaunches entries, in launch order */
   uint32_t nparams_total; /**< sum of the kernels' params (dead mask not counted) */
-  /** `rider <i>` lines: launch i of the group is not fused. It is
-   * independent of every other launch (the `disjoint` lines check it) and
-   * runs, unfused, after the fused kernel. Neither the first nor the last
-   * launch is a rider. Bit i of riders[i / 64]. */
+  /** `rider <i> [before]` lines: launch i of the group is not fused. It
+   * runs, unfused, after the fused kernel, or with `before` before it (the
+   * `disjoint` lines check what the order relies on). Neither the first nor
+   * the last launch is a rider. Bit i of riders[i / 64], and of
+   * riders_before[i / 64] for `before`. */
   uint64_t riders[KF__MANIFEST_MAX_LAUNCHES / 64];
+  uint64_t riders_before[KF__MANIFEST_MAX_LAUNCHES / 64];
   uint32_t nriders;
   /** The fused kernel's parameters: the params of the launches that are
    * not riders (derived at `end`). */
@@ -181,6 +183,13 @@ int kf__group_in_plan(const kf__group_t *g, uint32_t rank);
 static inline int kf__group_rider(const kf__group_t *g, uint32_t i)
 {
   return i < KF__MANIFEST_MAX_LAUNCHES && (g->riders[i / 64] >> (i % 64) & 1) != 0;
+}
+
+/** Nonzero when launch @p i of @p g is a rider that runs before the fused
+ * kernel (`rider <i> before`). */
+static inline int kf__group_rider_before(const kf__group_t *g, uint32_t i)
+{
+  return i < KF__MANIFEST_MAX_LAUNCHES && (g->riders_before[i / 64] >> (i % 64) & 1) != 0;
 }
 
 /** @returns the footprint of @p ref in @p g, NULL when the manifest gives none. */

@@ -24,6 +24,17 @@ void kf__launch_originals(const kf_launch_t *l, uint32_t count)
 /* Launches with room for this many argument pointers need no allocation. */
 #define KF__STACK_ARGS 64
 
+/* Runs launches l[0..count) of @p g through their stubs, in order, all of
+ * them, or (@p after_only) all but the riders that run before the fused
+ * kernel, which already ran. */
+static void kf__launch_unfused(const kf__group_t *g, const kf_launch_t *l, uint32_t count,
+                               int after_only)
+{
+  for (uint32_t i = 0; i < count; i++)
+    if (!after_only || !kf__group_rider_before(g, i))
+      kf__launch_originals(&l[i], 1);
+}
+
 int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t dead_mask)
 {
   const kf__group_t *g = seg->group;
@@ -38,10 +49,14 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
   size_t nslots = (size_t)g->nparams_fused + (g->shape_split ? g->nlaunches : 0) + 1;
   uint32_t nargs = 0;
   CUresult res;
-  if (launch == NULL)
+  if (launch == NULL) {
+    kf__launch_unfused(g, l, seg->count, 0);
     return KF_ECUDA;
-  if (nslots > KF__STACK_ARGS && (args = malloc(nslots * sizeof *args)) == NULL)
+  }
+  if (nslots > KF__STACK_ARGS && (args = malloc(nslots * sizeof *args)) == NULL) {
+    kf__launch_unfused(g, l, seg->count, 0);
     return KF_ENOMEM;
+  }
   for (uint32_t i = 0; i < g->nlaunches; i++)
     for (uint32_t p = 0; p < l[i].nargs && !kf__group_rider(g, i); p++)
       args[nargs++] = l[i].args[p];
@@ -50,6 +65,10 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
       if (!kf__group_rider(g, i))
         args[nargs++] = (void *)&l[i].grid[0];
   args[nargs] = &dead_mask;
+  /* The riders that run before, which the guards proved may. */
+  for (uint32_t i = 1; g->nriders != 0 && i + 1 < g->nlaunches; i++)
+    if (kf__group_rider_before(g, i))
+      kf__launch_originals(&l[i], 1);
   res = launch(seg->fused, grid_x, gl->grid[1], gl->grid[2], bl->block[0], bl->block[1],
                bl->block[2], g->shared_bytes, (CUstream)l[0].stream, args, NULL);
   if (res == CUDA_ERROR_INVALID_CONTEXT) {
@@ -68,12 +87,15 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
     free(args);
   if (res != CUDA_SUCCESS) {
     kf__log(KF__LOG_WARN, "cuLaunchKernel(%s) failed with CUresult %d", g->name, (int)res);
+    /* The fused launch reported its error through the driver API only, so
+     * the runtime's last error is untouched and the originals' outcome is
+     * what cudaGetLastError() returns next. */
+    kf__launch_unfused(g, l, seg->count, 1);
     return KF_ECUDA;
   }
-  /* The riders, which the guards proved independent of the fused launches,
-   * after them in their own order. */
+  /* The other riders after the fused kernel, in their own order. */
   for (uint32_t i = 1; g->nriders != 0 && i + 1 < g->nlaunches; i++)
-    if (kf__group_rider(g, i))
+    if (kf__group_rider(g, i) && !kf__group_rider_before(g, i))
       kf__launch_originals(&l[i], 1);
   return 0;
 }

@@ -12,10 +12,13 @@
 void kf__launch_originals(const kf_launch_t *l, uint32_t count);
 
 /**
- * Launches @p seg's fused kernel for its launches @p l (the segment's
- * first), with the arguments of all launches but the riders followed by
- * @p dead_mask, then the group's riders one by one, as the stubs would.
- * @returns 0, KF_ENOMEM, or KF_ECUDA when cuLaunchKernel failed (nothing ran).
+ * Runs @p seg's group for its launches @p l (the segment's first): the
+ * riders marked `before`, then the fused kernel with the arguments of all
+ * launches but the riders followed by @p dead_mask, then the other riders,
+ * each rider as its stub would.
+ * @returns 0; or KF_ENOMEM or KF_ECUDA (cuLaunchKernel failed), after
+ * running the launches that had not run through their stubs in program
+ * order, so the caller has nothing left to launch.
  */
 int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t dead_mask);
 

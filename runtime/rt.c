@@ -343,13 +343,8 @@ static void kf__run_group(kf__site_state_t *st, const kf_site_t *site, const kf_
   }
   if (kf__config.verify && !capturing)
     why = kf__verify_group(st, seg, g, dead);
-  else if (kf__launch_fused(seg, g, dead) != 0) {
-    /* The fused launch reported its error through the driver API only, so
-     * the runtime's last error is untouched and the originals' outcome is
-     * what cudaGetLastError() returns next. */
-    kf__launch_originals(g, seg->count);
-    why = KF_FALLBACK_LAUNCH;
-  }
+  else if (kf__launch_fused(seg, g, dead) != 0)
+    why = KF_FALLBACK_LAUNCH; /* it ran the launches unfused */
   if (why == KF_FALLBACK_COUNT) {
     __atomic_fetch_add(&st->fused, 1, __ATOMIC_RELAXED);
     if (declared != 0)

@@ -173,10 +173,7 @@ kf_fallback_t kf__verify_group(const kf__site_state_t *st, const kf__segment_t *
     kf__log(KF__LOG_WARN, "%s: %s: cannot verify (%s)", st->where ? st->where : "?", seg->group->name,
             kf_strerror(rc));
     kf__verify_free(&v);
-    if (kf__launch_fused(seg, l, dead_mask) == 0)
-      return KF_FALLBACK_COUNT;
-    kf__launch_originals(l, seg->count);
-    return KF_FALLBACK_LAUNCH;
+    return kf__launch_fused(seg, l, dead_mask) == 0 ? KF_FALLBACK_COUNT : KF_FALLBACK_LAUNCH;
   }
   kf__launch_originals(l, seg->count);
   if ((rc = kf__verify_save(&v, 0)) != 0) {

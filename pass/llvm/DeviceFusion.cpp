@@ -503,24 +503,30 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
     return planGreedy(R);
   }
   // A group that leaves launches between its members out is tried only when
-  // each of them is an analysable kernel that passes no value a later member
-  // also gets where one of them writes: the full check would refuse it.
+  // each of them is an analysable kernel that passes no value both an
+  // earlier and a later member get where one of them writes: the full check
+  // would refuse it.
+  auto Conflicts = [&](unsigned I, ArrayRef<unsigned> Ms) {
+    const KernelInfo *K = Infos[I];
+    for (unsigned M : Ms) {
+      const KernelInfo *KM = Infos[M];
+      if (!KM || KM->Params.size() != R.Launches[M].Args.size())
+        return true;
+      for (unsigned P = 0; P < K->Params.size(); ++P)
+        for (unsigned Q = 0; Q < KM->Params.size(); ++Q)
+          if (R.Launches[I].Args[P] == R.Launches[M].Args[Q] && K->Params[P].IsPointer &&
+              (K->Params[P].Written || KM->Params[Q].Written))
+            return true;
+    }
+    return false;
+  };
   auto Legal = [&](ArrayRef<unsigned> Members) {
     for (size_t J = 1; J < Members.size(); ++J)
       for (unsigned I = Members[J - 1] + 1; I < Members[J]; ++I) {
         const KernelInfo *K = Infos[I];
-        if (!K || K->Params.size() != R.Launches[I].Args.size())
+        if (!K || K->Params.size() != R.Launches[I].Args.size() ||
+            (Conflicts(I, Members.take_front(J)) && Conflicts(I, Members.drop_front(J))))
           return false;
-        for (unsigned M : Members.drop_front(J)) {
-          const KernelInfo *KM = Infos[M];
-          if (!KM || KM->Params.size() != R.Launches[M].Args.size())
-            return false;
-          for (unsigned P = 0; P < K->Params.size(); ++P)
-            for (unsigned Q = 0; Q < KM->Params.size(); ++Q)
-              if (R.Launches[I].Args[P] == R.Launches[M].Args[Q] && K->Params[P].IsPointer &&
-                  (K->Params[P].Written || KM->Params[Q].Written))
-                return false;
-        }
       }
     return GetMembers(Members).isValid();
   };
@@ -775,12 +781,20 @@ void DeviceFuser::fuse(FusionCandidate &C) {
                            std::to_string(C.size()) + ")";
   }
   std::string Riders;
-  for (unsigned I : C.Riders)
-    Riders += (Riders.empty() ? "" : ", ") + std::to_string(I) + " (" +
-              shortName(C.Seq->Launches[I].Kernel) + ")";
-  if (!Riders.empty())
-    Riders = "; launch" + std::string(C.Riders.size() > 1 ? "es " : " ") + Riders +
-             (C.Riders.size() > 1 ? " run" : " runs") + " after the fused kernel";
+  for (bool Before : {true, false}) {
+    std::string Side;
+    unsigned Count = 0;
+    for (size_t X = 0; X < C.Riders.size(); ++X)
+      if (C.RiderBefore[X] == Before) {
+        Side += (Side.empty() ? "" : ", ") + std::to_string(C.Riders[X]) + " (" +
+                shortName(C.Seq->Launches[C.Riders[X]].Kernel) + ")";
+        ++Count;
+      }
+    if (Count)
+      Riders += "; launch" + std::string(Count > 1 ? "es " : " ") + Side +
+                (Count > 1 ? " run " : " runs ") + (Before ? "before" : "after") +
+                " the fused kernel";
+  }
   Function &F0 = *C.Stages[0]->F;
   ore(F0).emit([&] {
     return OptimizationRemark(DEBUG_TYPE, "Fused", &F0)

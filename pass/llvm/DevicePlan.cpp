@@ -356,7 +356,8 @@ RunPlan DevicePlan::match(ArrayRef<const Function *> Stubs, ArrayRef<unsigned> N
           S.Bound = G->at_function != nullptr;
           for (uint32_t K = 0; K < G->nlaunches && G->nriders; ++K)
             if (kf__group_rider(G, K))
-              S.Riders.push_back(Covers[C].first + K);
+              (kf__group_rider_before(G, K) ? S.RidersBefore : S.Riders)
+                  .push_back(Covers[C].first + K);
           Spans.push_back(std::move(S));
         }
       std::free(Covers);

@@ -43,8 +43,8 @@ struct FusedSpan {
   /// The group has an `at` line: it is made for this site and no other.
   bool Bound = false;
   /// Launches of the span that the fused kernel leaves out and the runtime
-  /// runs after it (`rider` lines), as indices of the run.
-  std::vector<unsigned> Riders;
+  /// runs after it, and before it (`rider` lines), as indices of the run.
+  std::vector<unsigned> Riders, RidersBefore;
 
   bool operator==(const FusedSpan &O) const {
     return First == O.First && Last == O.Last && Kernel == O.Kernel;

@@ -87,20 +87,25 @@ constexpr unsigned GridTileElements = 2048;
 
 /// Launches of one sequence record fused into one kernel: the members,
 /// First..Last in launch order with the launches between them that are not
-/// members (riders) left out. A rider shares no buffer that it or a member
-/// writes with any member (checked by `disjoint` guards where the values
-/// differ): the runtime runs it, unfused, after the fused kernel
-/// (manifest `rider`), which reorders it past the members after it.
+/// members (riders) left out. The runtime runs a rider unfused, after the
+/// fused kernel, which moves it past the members after it, or where it
+/// depends on one of those, before the fused kernel, which moves it before
+/// the members before it (manifest `rider`); checkCandidate() proves the
+/// move keeps every dependency, and `disjoint` guards check at run time
+/// what it assumed of different values.
 struct FusionCandidate : Verdict {
   const SeqRecord *Seq = nullptr;
   unsigned First = 0, Last = 0;
   /// Record indices of the members, ascending, First and Last among them.
   std::vector<unsigned> Members;
-  /// Record indices of the riders, ascending, and their kernels' analyses.
+  /// Record indices of the riders, ascending, their kernels' analyses, and
+  /// whether each runs before the fused kernel (else after it).
   std::vector<unsigned> Riders;
   std::vector<const KernelInfo *> RiderInfos;
-  /// (rider, param) and (member stage, param) pairs of different values of
-  /// which one is written: their footprints must not overlap.
+  std::vector<bool> RiderBefore;
+  /// (launch, param, launch, param), record indices: a rider's parameter
+  /// and a member's or another rider's, of different values of which one is
+  /// written, whose footprints must not overlap.
   std::vector<std::array<unsigned, 4>> RiderDisjoint;
   std::vector<const KernelInfo *> Stages;
   std::vector<Intermediate> Carried;

@@ -905,12 +905,14 @@ bool HostRewriter::consultPlan(const LaunchRun &R) {
     for (auto [K, S] : enumerate(P.Spans)) {
       Rem << (K == 0 ? "" : K + 1 == P.Spans.size() ? " and " : ", ") << Span(S.First, S.Last)
           << " as " << ore::NV("FusedKernel", S.Kernel);
-      if (!S.Riders.empty()) {
+      for (const std::vector<unsigned> *Side : {&S.RidersBefore, &S.Riders}) {
+        if (Side->empty())
+          continue;
         std::string Riders;
-        for (unsigned I : S.Riders)
+        for (unsigned I : *Side)
           Riders += (Riders.empty() ? "" : ", ") + std::to_string(I);
-        Rem << " (" << (S.Riders.size() > 1 ? "launches " : "launch ") << Riders
-            << " left out, run after it)";
+        Rem << " (" << (Side->size() > 1 ? "launches " : "launch ") << Riders
+            << " left out, run " << (Side == &S.Riders ? "after" : "before") << " it)";
       }
       // A group without an `at` line (a hand-written manifest) is matched
       // by kernel names: one the device pass made for another sequence of

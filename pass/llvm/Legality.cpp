@@ -913,35 +913,65 @@ static bool growHalos(FusionCandidate &C,
   return true;
 }
 
-/// Riders run after the fused kernel, which moves each past the members
-/// after it: a rider must be an analysable kernel (its every global access
-/// goes through a pointer parameter) on the members' stream that shares no
-/// buffer (value number) with a later member where either writes it (no
-/// read-after-write, write-after-read or write-after-write between them).
-/// With an earlier member it may share one: their order stays. Different
-/// values where one is written become RiderDisjoint pairs, which the
-/// runtime checks, with every member: a buffer that overlaps one an
-/// earlier member writes may be one whose stores the fused kernel skips.
-static bool independentRiders(FusionCandidate &C) {
+/// Whether two parameters that receive the same value conflict: either
+/// writes through it.
+static bool conflict(const ParamInfo &A, const ParamInfo &B) {
+  return A.IsPointer && B.IsPointer && (A.Read || A.Written) && (B.Read || B.Written) &&
+         (A.Written || B.Written);
+}
+
+/// Riders run unfused after the fused kernel, which moves each past the
+/// members after it, or before it, which moves it before the members before
+/// it. A rider must be an analysable kernel (its every global access goes
+/// through a pointer parameter) on the members' stream. It runs after when
+/// it shares no buffer (value number) with a later member where either
+/// writes it (no read-after-write, write-after-read or write-after-write
+/// between them would be reversed), else before when it shares none so
+/// with an earlier member; two riders that the move reverses must not share
+/// one either. Different values where one is written become RiderDisjoint
+/// pairs, which the runtime checks: with every member (a buffer that
+/// overlaps one whose stores the fused kernel skips is as bad as the same
+/// buffer), and between reversed riders.
+static bool orderRiders(FusionCandidate &C) {
   const SeqRecord &R = *C.Seq;
   const SeqLaunch &L0 = C.launch(0);
+  C.RiderBefore.assign(C.Riders.size(), false);
   for (size_t X = 0; X < C.Riders.size(); ++X) {
     const SeqLaunch &LR = R.Launches[C.Riders[X]];
     const KernelInfo &K = *C.RiderInfos[X];
     std::string Name = "launch " + std::to_string(LR.Index) + " (" + shortName(LR.Kernel) + ")";
     if (!K.isValid()) {
-      C.invalidate(Name + " lies between launches to fuse and cannot run after them: " +
-                       K.Reason,
+      C.invalidate(Name + " lies between launches to fuse and cannot move: " + K.Reason,
                    "order", K.At);
       return false;
     }
     if (LR.Args.size() != K.Params.size() || LR.Stream != L0.Stream) {
-      C.invalidate(Name + " lies between launches to fuse and cannot run after them: " +
+      C.invalidate(Name + " lies between launches to fuse and cannot move: " +
                        (LR.Stream != L0.Stream ? "it is on another stream"
                                                : "its arguments do not match its parameters"),
                    "order");
       return false;
     }
+    // The first conflicting member on each side, as a stage.
+    int Early = -1, Late = -1;
+    for (unsigned S = 0; S < C.size(); ++S) {
+      bool Later = C.index(S) > C.Riders[X];
+      for (unsigned P = 0; P < K.Params.size(); ++P)
+        for (unsigned Q = 0; Q < C.Stages[S]->Params.size(); ++Q)
+          if (LR.Args[P] == C.arg(S, Q) && conflict(K.Params[P], C.Stages[S]->Params[Q])) {
+            int &Side = Later ? Late : Early;
+            if (Side < 0 || (Later ? int(S) < Side : int(S) > Side))
+              Side = int(S);
+          }
+    }
+    if (Late >= 0 && Early >= 0) {
+      C.invalidate(Name + " cannot move out of the launches to fuse: it depends on " +
+                       launchText(C, unsigned(Early)) + " before it and " +
+                       launchText(C, unsigned(Late)) + " after it",
+                   "order");
+      return false;
+    }
+    C.RiderBefore[X] = Late >= 0;
     for (unsigned P = 0; P < K.Params.size(); ++P) {
       const ParamInfo &RP = K.Params[P];
       if (!RP.IsPointer || (!RP.Read && !RP.Written))
@@ -949,24 +979,38 @@ static bool independentRiders(FusionCandidate &C) {
       for (unsigned S = 0; S < C.size(); ++S)
         for (unsigned Q = 0; Q < C.Stages[S]->Params.size(); ++Q) {
           const ParamInfo &MP = C.Stages[S]->Params[Q];
-          if (!MP.IsPointer || (!MP.Read && !MP.Written) || (!RP.Written && !MP.Written))
+          if (MP.IsPointer && (MP.Read || MP.Written) && (RP.Written || MP.Written) &&
+              LR.Args[P] != C.arg(S, Q))
+            C.RiderDisjoint.push_back({C.Riders[X], P, C.index(S), Q});
+        }
+    }
+  }
+  // Riders keep their order within each side; an earlier one that runs
+  // after and a later one that runs before change places.
+  for (size_t X = 0; X < C.Riders.size(); ++X)
+    for (size_t Y = X + 1; Y < C.Riders.size(); ++Y) {
+      if (C.RiderBefore[X] || !C.RiderBefore[Y])
+        continue;
+      const SeqLaunch &LX = R.Launches[C.Riders[X]], &LY = R.Launches[C.Riders[Y]];
+      const KernelInfo &KX = *C.RiderInfos[X], &KY = *C.RiderInfos[Y];
+      for (unsigned P = 0; P < KX.Params.size(); ++P)
+        for (unsigned Q = 0; Q < KY.Params.size(); ++Q) {
+          const ParamInfo &A = KX.Params[P], &B = KY.Params[Q];
+          if (!A.IsPointer || !B.IsPointer || (!A.Read && !A.Written) ||
+              (!B.Read && !B.Written) || (!A.Written && !B.Written))
             continue;
-          if (LR.Args[P] != C.arg(S, Q)) {
-            C.RiderDisjoint.push_back({C.Riders[X], P, S, Q});
+          if (LX.Args[P] != LY.Args[Q]) {
+            C.RiderDisjoint.push_back({C.Riders[X], P, C.Riders[Y], Q});
             continue;
           }
-          if (C.index(S) < C.Riders[X])
-            continue;
-          C.invalidate(Name + " cannot run after the launches to fuse: buffer '" +
-                           R.Values.at(LR.Args[P]).Text + "' is " +
-                           (RP.Written ? "written" : "read") + " by it and " +
-                           (MP.Written ? "written" : "read") + " by " + launchText(C, S) +
-                           ", which comes after it",
+          C.invalidate("launches " + std::to_string(LX.Index) + " (" + shortName(LX.Kernel) +
+                           ") and " + std::to_string(LY.Index) + " (" + shortName(LY.Kernel) +
+                           ") lie between launches to fuse and would change places: the "
+                           "first runs after the fused kernel, the second before it",
                        "order");
           return false;
         }
     }
-  }
   return true;
 }
 
@@ -1035,7 +1079,7 @@ void kfuse::checkCandidate(FusionCandidate &C) {
       return;
     }
   }
-  if (!C.Riders.empty() && !independentRiders(C))
+  if (!C.Riders.empty() && !orderRiders(C))
     return;
   // Condition 3': launches of different grids fuse side by side, each in
   // blocks of its own, where none of them writes a buffer another accesses.

@@ -354,8 +354,9 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
     Out += "kernel " + std::to_string(C.spanPos(La.Index)) + " " + La.Kernel + " " +
            std::to_string(K.Params.size()) + "\n";
   }
-  for (unsigned I : C.Riders)
-    Out += "rider " + std::to_string(C.spanPos(I)) + "\n";
+  for (size_t X = 0; X < C.Riders.size(); ++X)
+    Out += "rider " + std::to_string(C.spanPos(C.Riders[X])) +
+           (C.RiderBefore[X] ? " before\n" : "\n");
   Out += C.Split ? "shape split\nstream same\n" : "shape same\nstream same\n";
   Out += "dynshmem " + std::to_string(C.DynShmem) + "\n";
   // `le <stage> ...`: the stage's position in the span.
@@ -400,7 +401,7 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
   for (auto &[A, B] : disjointPairs(C))
     Out += "disjoint " + Ref(A.S, A.P) + " " + Ref(B.S, B.P) + "\n";
   for (const std::array<unsigned, 4> &D : C.RiderDisjoint)
-    Out += "disjoint " + ref(C.spanPos(D[0]), D[1]) + " " + Ref(D[2], D[3]) + "\n";
+    Out += "disjoint " + ref(C.spanPos(D[0]), D[1]) + " " + ref(C.spanPos(D[2]), D[3]) + "\n";
 
   for (const Intermediate &I : C.Carried) {
     if (I.DeadBit >= 0)

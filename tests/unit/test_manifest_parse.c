@@ -369,6 +369,13 @@ static void test_rider(void **state)
   assert_false(kf__group_rider(g, 1000));
   assert_int_equal(g->nparams_total, 6);
   assert_int_equal(g->nparams_fused, 4);
+  assert_false(kf__group_rider_before(g, 1));
+  kf__manifest_free(m);
+  /* `before`: the rider runs before the fused kernel. */
+  static const char before[] = HDR G3 "rider 1 before\nlaunch 0 0 0\nend\n";
+  assert_int_equal(kf__manifest_parse(before, sizeof before, &m, NULL), 0);
+  assert_true(kf__group_rider(&m->groups[0], 1));
+  assert_true(kf__group_rider_before(&m->groups[0], 1));
   kf__manifest_free(m);
   /* Without riders every parameter is the fused kernel's. */
   assert_int_equal(kf__manifest_parse(valid, sizeof valid, &m, NULL), 0);
@@ -386,6 +393,8 @@ static void test_rider_malformed(void **state)
     "rider 3\n",             /* beyond the group */
     "rider\n",
     "rider 1 2\n",
+    "rider 1 after\n",       /* after is the default, never written */
+    "rider 1 before x\n",
     "rider x\n",
     "rider 1\nrider 1\n",    /* twice */
     "rider 1\nequal 0.0 1.0\n", /* a rider's wiring is its own */

@@ -164,6 +164,35 @@ static void test_rider(void **state)
   assert_string_equal(stats_of("rider"), "kfuse-stats: rider: calls=2 fused=1 fallback=1 overlap=1");
 }
 
+/* `rider 1 before`: the rider runs before the fused kernel. When the fused
+ * launch fails, the launches that have not run follow in program order: the
+ * rider does not run twice. */
+static void test_rider_before(void **state)
+{
+  static kf_site_t site = {"before", NULL, 3, 0, NULL, NULL, NULL};
+  static char text[sizeof rider_manifest + 16];
+  char *at;
+  call_t c;
+  (void)state;
+  memcpy(text, rider_manifest, sizeof rider_manifest);
+  at = strstr(text, "rider 1\n");
+  assert_non_null(at);
+  memmove(at + 14, at + 7, strlen(at + 7) + 1);
+  memcpy(at, "rider 1 before", 14);
+  fake.manifest = text;
+  call_init(&c, "soa");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5otherPKf F:fused_sa");
+  check_results();
+  fake.nlog = 0;
+  fake.fused_result = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5otherPKf _Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
+  check_results();
+  assert_string_equal(stats_of("before"),
+                      "kfuse-stats: before: calls=2 fused=1 fallback=1 launch-failed=1");
+}
+
 static void test_dead_mask_passed(void **state)
 {
   static kf_site_t site = {"dead", NULL, 2, 0, NULL, NULL, NULL};
@@ -862,6 +891,7 @@ int main(void)
     cmocka_unit_test_setup(test_fused, setup),
     cmocka_unit_test_setup(test_split, setup),
     cmocka_unit_test_setup(test_rider, setup),
+    cmocka_unit_test_setup(test_rider_before, setup),
     cmocka_unit_test_setup(test_dead_mask_passed, setup),
     cmocka_unit_test_setup(test_discovery_once_per_site, setup),
     cmocka_unit_test_setup(test_module_path, setup),

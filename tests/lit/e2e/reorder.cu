@@ -1,8 +1,8 @@
 // Reordering: launches that are not consecutive fuse when the launches
-// between them (riders) can run after the fused kernel. A rider must share
-// no buffer with a later member where either writes it (read-after-write,
-// write-after-read, write-after-write); with an earlier member it may, since
-// their order stays. The manifest lists the whole span, marks the riders
+// between them (riders) can run after the fused kernel, or before it. A
+// rider runs after when it shares no buffer with a later member where either
+// writes it (read-after-write, write-after-read, write-after-write), else
+// before when it shares none so with an earlier member. The manifest lists the whole span, marks the riders
 // (`rider <i>`), gives their footprints and pairs them `disjoint` with the
 // members' buffers of other values, so the runtime checks at run time what
 // the value numbers assumed and falls back to program order otherwise.
@@ -29,6 +29,12 @@ __global__ __attribute__((kfuse_map)) void widen(const float *t, double *w, int 
 { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < m) w[i] = t[i]; }
 __global__ __attribute__((kfuse_map)) void clear(float *t, int m)
 { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < m) t[i] = 0.0f; }
+__global__ __attribute__((kfuse_map)) void narrow(const double *w, float *z, int m)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < m) z[i] = (float)w[i]; }
+__global__ __attribute__((kfuse_map)) void add(const float *a, const float *b, float *o, int n)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) o[i] = a[i] + b[i]; }
+__global__ __attribute__((kfuse_map)) void relay(const float *t, float *z, int m)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < m) z[i] = t[i] * t[i]; }
 // Not analysable: atomics.
 __global__ __attribute__((kfuse_map)) void count(const float *t, int *c, int m)
 { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < m && t[i] > 0.0f) atomicAdd(c, 1); }
@@ -51,8 +57,9 @@ void reads_earlier(const float *x, float *t, float *o, double *w, int n, int m, 
   shift<<<g, 256, 0, s>>>(t, o, 1.0f, n);
 }
 
-// The rider writes what launch 2 reads (write-after-read would become
-// read-after-write): no reordering; nothing fuses.
+// The rider writes what launch 0 writes and launch 2 reads: it can move
+// neither after launch 2 (launch 2 would read t before the rider's writes)
+// nor before launch 0 (launch 0's writes would win): nothing fuses.
 void writes_later(const float *x, float *t, float *o, int n, int m, cudaStream_t s) {
   unsigned g = (n + 255) / 256, gm = (m + 127) / 128;
   scale<<<g, 256, 0, s>>>(x, t, 2.0f, n);
@@ -60,8 +67,9 @@ void writes_later(const float *x, float *t, float *o, int n, int m, cudaStream_t
   shift<<<g, 256, 0, s>>>(t, o, 1.0f, n);
 }
 
-// The rider reads what launch 2 writes (read-after-write would become
-// write-after-read), or writes it too (write-after-write): no reordering.
+// The rider reads what launch 2 writes (write-after-read), or writes it too
+// (write-after-write): it cannot move after launch 2, but before launch 0,
+// with which it shares nothing.
 void reads_later(const float *x, float *t, float *o, double *w, int n, int m, cudaStream_t s) {
   unsigned g = (n + 255) / 256, gm = (m + 127) / 128;
   scale<<<g, 256, 0, s>>>(x, t, 2.0f, n);
@@ -73,6 +81,25 @@ void writes_later_too(const float *x, float *t, float *o, int n, int m, cudaStre
   scale<<<g, 256, 0, s>>>(x, t, 2.0f, n);
   clear<<<gm, 128, 0, s>>>(o, m);
   shift<<<g, 256, 0, s>>>(t, o, 1.0f, n);
+}
+
+// Launch 2 reads what the rider writes: the rider runs before the fused
+// kernel, which moves it before launch 0, with which it shares nothing.
+void feeds_later(const float *x, float *t, float *o, const double *w, float *z, int n, int m,
+                 cudaStream_t s) {
+  unsigned g = (n + 255) / 256, gm = (m + 127) / 128;
+  scale<<<g, 256, 0, s>>>(x, t, 2.0f, n);
+  narrow<<<gm, 128, 0, s>>>(w, z, m);
+  add<<<g, 256, 0, s>>>(t, z, o, n);
+}
+
+// The rider reads what launch 0 writes and writes what launch 2 reads: it
+// can move neither way.
+void both_sides(const float *x, float *t, float *o, float *z, int n, int m, cudaStream_t s) {
+  unsigned g = (n + 255) / 256, gm = (m + 127) / 128;
+  scale<<<g, 256, 0, s>>>(x, t, 2.0f, n);
+  relay<<<gm, 128, 0, s>>>(t, z, m);
+  add<<<g, 256, 0, s>>>(t, z, o, n);
 }
 
 // A rider the pass cannot analyse may touch any memory: it stays in place.
@@ -87,11 +114,15 @@ void unanalysable(const float *x, float *t, float *o, int *c, int n, int m, cuda
 // REMARK-DAG: remark: fused launches 0, 2 (scale, shift) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_2_r1: t in registers; launch 1 (widen) runs after the fused kernel; saves 4 bytes per element [-Rpass=kfuse]
 // REMARK-DAG: remark: sequence 0 at {{.*}} in 'independent': launches 0, 2: predicted {{[0-9]+}} ns fused, {{[0-9]+}} ns unfused, gain {{[0-9]+}} ns
 // REMARK-DAG: remark: launches 0..1 (scale, clear) of sequence 2 at {{.*}} not fused: launches 0 and 1 differ in launch configuration
-// REMARK-DAG: remark: launches 0..1 (scale, widen) of sequence 3 at {{.*}} not fused: launches 0 and 1 differ in launch configuration
-// REMARK-DAG: remark: launches 0..1 (scale, clear) of sequence 4 at {{.*}} not fused: launches 0 and 1 differ in launch configuration
-// REMARK-DAG: remark: launches 0..1 (scale, count) of sequence 5 at {{.*}} not fused: kernel 'count' cannot be fused: uses atomics or fences
+// REMARK-DAG: remark: fused launches 0, 2 (scale, shift) of sequence 3 into __kfuse_fused_{{[0-9a-f]+}}_3_0_2_r1: t in registers; launch 1 (widen) runs before the fused kernel
+// REMARK-DAG: remark: fused launches 0, 2 (scale, shift) of sequence 4 into __kfuse_fused_{{[0-9a-f]+}}_4_0_2_r1: t in registers; launch 1 (clear) runs before the fused kernel
+// REMARK-DAG: remark: fused launches 0, 2 (scale, add) of sequence 5 into __kfuse_fused_{{[0-9a-f]+}}_5_0_2_r1: t in registers; launch 1 (narrow) runs before the fused kernel; saves 4 bytes per element [-Rpass=kfuse]
+// REMARK-DAG: remark: launches 0..1 (scale, relay) of sequence 6 at {{.*}} not fused: launches 0 and 1 differ in launch configuration
+// REMARK-DAG: remark: launches 0..1 (scale, count) of sequence 7 at {{.*}} not fused: kernel 'count' cannot be fused: uses atomics or fences
 
 // NOFUSE: fused launches 0, 2 (scale, shift) of sequence 1
+// NOFUSE-NOT: fused launches {{.*}} of sequence 2
+// NOFUSE: fused launches 0, 2 (scale, add) of sequence 5
 // NOFUSE-NOT: fused launches {{.*}} of sequence
 
 // The fused kernel takes the members' parameters only, then the dead mask.
@@ -114,8 +145,12 @@ void unanalysable(const float *x, float *t, float *o, int *c, int n, int m, cuda
 // MANIFEST-SAME: rider 1\0A
 // MANIFEST-SAME: footprint 1.0 r 0 min(4*bx*gx,4*s2)\0Afootprint 1.1 w 0 min(8*bx*gx,8*s2)\0A
 // MANIFEST-SAME: disjoint 1.0 2.1\0Adisjoint 1.1 0.0\0Adisjoint 1.1 0.1\0Adisjoint 1.1 2.0\0Adisjoint 1.1 2.1\0Adead 0 0.1 covered\0A
+// A rider that runs before: launch 2 reads its z.
+// MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_5_0_2_r1 3\0A
+// MANIFEST-SAME: rider 1 before\0A
 
 // HOST-DAG: remark: handed 3 launches (scale, square, shift) to the runtime, which runs launches 0..2 as __kfuse_fused_{{[0-9a-f]+}}_0_0_2_r1 (launch 1 left out, run after it) when the guards hold at run time, else one by one
+// HOST-DAG: remark: handed 3 launches (scale, narrow, add) to the runtime, which runs launches 0..2 as __kfuse_fused_{{[0-9a-f]+}}_5_0_2_r1 (launch 1 left out, run before it) when the guards hold
 // HOST-DAG: remark: handed 3 launches (scale, widen, shift) to the runtime, which runs launches 0..2 as __kfuse_fused_{{[0-9a-f]+}}_1_0_2_r1 (launch 1 left out, run after it) when the guards hold
 
 // OFF: in 'independent': planned 3 launches for {{[0-9]+}} elements each on {{.*}} gain 0 ns
