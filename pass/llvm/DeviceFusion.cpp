@@ -504,8 +504,11 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
   }
   // A group that leaves launches between its members out is tried only when
   // each of them is an analysable kernel that passes no value both an
-  // earlier and a later member get where one of them writes: the full check
-  // would refuse it.
+  // earlier and a later member get where one of them writes (the full check
+  // would refuse it), and is launched with another grid, block or dynamic
+  // shared memory than the first member: one launched alike would rather
+  // join the group, and trying every subset of a run of launches alike
+  // costs the compile more than it finds.
   auto Conflicts = [&](unsigned I, ArrayRef<unsigned> Ms) {
     const KernelInfo *K = Infos[I];
     for (unsigned M : Ms) {
@@ -521,10 +524,13 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
     return false;
   };
   auto Legal = [&](ArrayRef<unsigned> Members) {
+    const SeqLaunch &L0 = R.Launches[Members.front()];
     for (size_t J = 1; J < Members.size(); ++J)
       for (unsigned I = Members[J - 1] + 1; I < Members[J]; ++I) {
         const KernelInfo *K = Infos[I];
-        if (!K || K->Params.size() != R.Launches[I].Args.size() ||
+        const SeqLaunch &LI = R.Launches[I];
+        if (!K || K->Params.size() != LI.Args.size() ||
+            (LI.Grid == L0.Grid && LI.Block == L0.Block && LI.Shmem == L0.Shmem) ||
             (Conflicts(I, Members.take_front(J)) && Conflicts(I, Members.drop_front(J))))
           return false;
       }
