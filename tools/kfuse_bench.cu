@@ -394,6 +394,24 @@ void heat2d_hand_run(void *const *in, void *const *out, int n, int block, cudaSt
     heat2d_hand<<<g, b, 0, s>>>((const float *)in[0], (float *)out[0], w, h);
 }
 
+/* The reorder workload written by hand: one kernel computes the update and
+ * the monitor of each cell, the flux and the source in registers. */
+__global__ void reorder_hand(const float *u, const float *s0, float *o, float *m, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float x = u[i], t = 0.5f * x * x;
+  o[i] = x - 0.125f * t + 0.25f * s0[i];
+  m[i] = fabsf(x);
+}
+
+void reorder_hand_run(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  reorder_hand<<<kfx::grid_for(n, block), block, 0, s>>>(
+      (const float *)in[0], (const float *)in[1], (float *)out[0], (float *)out[1], n);
+}
+
 const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
     chain_hand_run<float, 2>,  chain_hand_run<float, 4>,  chain_hand_run<float, 8>,
     chain_hand_run<double, 2>, chain_hand_run<double, 4>, chain_hand_run<double, 8>,
@@ -403,6 +421,7 @@ const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
     temps_hand_run<4>,         temps_hand_run<5>,         temps_hand_run<8>,
     temps_blas1_hand_run,      stream_hand_run,           horizontal_hand_run,
     split_hand_run,            halo_hand_run,             heat2d_hand_run,
+    reorder_hand_run,
 };
 
 /* Instances of w the main table runs for n. */

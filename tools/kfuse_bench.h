@@ -75,7 +75,7 @@ inline unsigned kb_grid_stride_blocks()
  * vn hold the 2n faces of n cells). */
 static constexpr unsigned char kb_split_width[6] = {1, 2, 1, 1, 2, 1};
 
-#define KB_NWORKLOADS 24
+#define KB_NWORKLOADS 25
 
 /* The same table of KB_NWORKLOADS entries, compiled twice; the entries
  * differ only in `run`. */

@@ -572,6 +572,47 @@ static void heat2d_f32(void *const *in, void *const *out, int n, int block, cuda
   }
   cudaFreeAsync(un, s), cudaFreeAsync(lap, s);
 }
+/* A step whose cell kernels are separated by launches on another grid, as
+ * codes write them: the flux of each cell (a temporary), a source term and
+ * a monitor by grid-stride loops on a fixed grid, and the update, which
+ * reads the flux and the source (a temporary). The grid-stride launches
+ * cannot join the cell kernels; kfuse fuses flux and update and moves the
+ * source before the fused kernel (the update reads it) and the monitor
+ * after it (riders, launched on their own). */
+__global__ KFUSE_MAP void rd_flux(const float *u, float *t, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    t[i] = 0.5f * u[i] * u[i];
+}
+__global__ KFUSE_MAP void rd_source(const float *s0, float *src, int n)
+{
+  KB_GRID_STRIDE(i, n) src[i] = 0.25f * s0[i];
+}
+__global__ KFUSE_MAP void rd_monitor(const float *u, float *m, int n)
+{
+  KB_GRID_STRIDE(i, n) m[i] = fabsf(u[i]);
+}
+__global__ KFUSE_MAP void rd_update(const float *u, const float *t, const float *src, float *o,
+                                    int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    o[i] = u[i] - 0.125f * t[i] + src[i];
+}
+static void reorder_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  const float *u = (const float *)in[0], *s0 = (const float *)in[1];
+  float *o = (float *)out[0], *m = (float *)out[1], *t, *src;
+  size_t bytes = (size_t)n * sizeof(float);
+  unsigned g = grid_for(n, block), gs = kb_grid_stride_blocks();
+  KB_TEMP(t), KB_TEMP(src);
+  rd_flux<<<g, block, 0, s>>>(u, t, n);
+  rd_source<<<gs, 128, 0, s>>>(s0, src, n);
+  rd_monitor<<<gs, 128, 0, s>>>(u, m, n);
+  rd_update<<<g, block, 0, s>>>(u, t, src, o, n);
+  cudaFreeAsync(t, s), cudaFreeAsync(src, s);
+}
 #undef KB_TEMP
 
 /* A host function, not a namespace-scope table: clang would also emit a
@@ -617,6 +658,8 @@ const kb_workload *workloads()
       /* Per call kb_temp_steps steps on a 2-D grid, each reading u and writing o. */
       {"heat2d", "heat2d_f32", "f32", 4, 1, 1, 3, kb_temp_steps * 4 * 2.0, heat2d_f32, nullptr,
        0, 0},
+      /* u and s0 read, o and m written; the flux and the source temporaries. */
+      {"reorder", "reorder_f32", "f32", 4, 2, 2, 4, 4 * 4.0, reorder_f32, nullptr, 0, 0},
   };
   return table;
 }

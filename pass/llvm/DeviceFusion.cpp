@@ -259,31 +259,38 @@ static std::string membersText(const FusionCandidate &C) { return membersText(C.
 
 /// The groups of a plan that the runtime can run as planned: a fused group
 /// covers the span First..Last of a run at once and runs the launches in it
-/// that are not its members after its fused kernel, so a group whose span
-/// holds a member of another group of two or more launches (they would
-/// interleave or nest) is left out, and listed in \p Dropped with that
-/// other group (indices into \p Groups). \p Groups and the result are
+/// that are not its members on their own (riders), so the spans of the
+/// groups of two or more launches must not overlap (they would interleave
+/// or nest). Groups are kept by their predicted gain, largest first; one
+/// whose span overlaps a kept one's is left out and listed in \p Dropped
+/// with that one (indices into \p Groups). \p Groups and the result are
 /// ordered by First.
 static std::vector<PlannedGroup>
-runnable(ArrayRef<PlannedGroup> Groups, unsigned N,
-         std::vector<std::pair<size_t, size_t>> *Dropped = nullptr) {
-  std::vector<int> Owner(N, -1);
+runnable(ArrayRef<PlannedGroup> Groups, std::vector<std::pair<size_t, size_t>> *Dropped = nullptr) {
+  std::vector<size_t> ByGain;
   for (size_t G = 0; G < Groups.size(); ++G)
     if (Groups[G].Members.size() > 1)
-      for (unsigned I : Groups[G].Members)
-        Owner[I] = int(G);
-  std::vector<PlannedGroup> Out;
-  for (size_t G = 0; G < Groups.size(); ++G) {
-    const PlannedGroup &PG = Groups[G];
-    int Other = -1;
-    for (unsigned I = PG.First; I <= PG.Last && PG.Members.size() > 1 && Other < 0; ++I)
-      if (Owner[I] >= 0 && Owner[I] != int(G))
-        Other = Owner[I];
-    if (Other < 0)
-      Out.push_back(PG);
-    else if (Dropped)
-      Dropped->push_back({G, size_t(Other)});
+      ByGain.push_back(G);
+  std::stable_sort(ByGain.begin(), ByGain.end(), [&](size_t A, size_t B) {
+    return Groups[A].UnfusedNs - Groups[A].FusedNs > Groups[B].UnfusedNs - Groups[B].FusedNs;
+  });
+  std::vector<bool> Keep(Groups.size(), true);
+  std::vector<size_t> Kept;
+  for (size_t G : ByGain) {
+    for (size_t K : Kept)
+      if (Groups[G].First <= Groups[K].Last && Groups[K].First <= Groups[G].Last) {
+        Keep[G] = false;
+        if (Dropped)
+          Dropped->push_back({G, K});
+        break;
+      }
+    if (Keep[G])
+      Kept.push_back(G);
   }
+  std::vector<PlannedGroup> Out;
+  for (size_t G = 0; G < Groups.size(); ++G)
+    if (Keep[G])
+      Out.push_back(Groups[G]);
   return Out;
 }
 
@@ -548,21 +555,22 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
   // Groups that would interleave: the plan without the later of each pair,
   // or the best plan of consecutive groups, whichever is predicted faster.
   std::vector<std::pair<size_t, size_t>> Dropped;
-  std::vector<PlannedGroup> Groups = runnable(Out.Groups, N, &Dropped);
+  std::vector<PlannedGroup> Groups = runnable(Out.Groups, &Dropped);
   if (!Dropped.empty()) {
     double Ns = Out.PlanNs;
     for (auto [G, Other] : Dropped)
       Ns += Out.Groups[G].UnfusedNs - Out.Groups[G].FusedNs;
     PlanOutcome Consecutive = planWithLibrary(R, Infos, Legal, Profile, PlanWorkOpt, ElementsOpt,
                                               PlansOpt, /*Reorder=*/false);
-    bool Replan = Consecutive.Ok && Consecutive.PlanNs <= Ns;
+    // Equal predictions (up to rounding) keep the consecutive groups.
+    bool Replan = Consecutive.Ok && Consecutive.PlanNs <= Ns * (1 + 1e-9);
     for (auto [G, Other] : Dropped)
       remarkPlan(R, "PlanInterleaved",
-                 "the planned group of launches " + membersText(Out.Groups[G].Members) +
-                     " holds launches of the group " + membersText(Out.Groups[Other].Members) +
-                     " between its own, which the runtime cannot interleave; " +
+                 "the planned groups of launches " + membersText(Out.Groups[G].Members) +
+                     " and " + membersText(Out.Groups[Other].Members) +
+                     " overlap, which the runtime cannot interleave; " +
                      (Replan ? "planned with consecutive groups instead"
-                             : "its launches run unfused"),
+                             : "the first, predicted to gain less, runs unfused"),
                  /*Missed=*/true);
     if (Replan) {
       Out = std::move(Consecutive);
@@ -666,7 +674,7 @@ void DeviceFuser::addAlternatives(const SeqRecord &R, const PlanOutcome &Out,
                "plan " + std::to_string(Rank) + " of " + std::to_string(Count) +
                    ": predicted " + ns(Alt.Ns) + " ns: " + Spans,
                /*Missed=*/false);
-    for (const PlannedGroup &G : runnable(Alt.Groups, R.Launches.size())) {
+    for (const PlannedGroup &G : runnable(Alt.Groups)) {
       if (G.Members.size() < 2)
         continue;
       auto [It, New] = Index.try_emplace(G.Members, Plan.size());
