@@ -543,8 +543,15 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
       }
     return GetMembers(Members).isValid();
   };
-  PlanOutcome Out =
-      planWithLibrary(R, Infos, Legal, Profile, PlanWorkOpt, ElementsOpt, PlansOpt, ReorderOpt);
+  // A rider is launched unlike the group, so a sequence of launches all
+  // alike has no group to find beyond the consecutive ones: its problem
+  // stays consecutive, which the library solves without enumerating subsets.
+  bool Unlike = false;
+  for (const SeqLaunch &La : R.Launches)
+    Unlike |= La.Grid != R.Launches[0].Grid || La.Block != R.Launches[0].Block ||
+              La.Shmem != R.Launches[0].Shmem;
+  PlanOutcome Out = planWithLibrary(R, Infos, Legal, Profile, PlanWorkOpt, ElementsOpt, PlansOpt,
+                                    ReorderOpt && Unlike);
   if (!Out.Ok) {
     ++NumPlanFallbacks;
     remarkPlan(R, "PlannerFailed", "the planning library failed (" + Out.Error +

@@ -15,6 +15,10 @@
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=MANIFEST
 // RUN: %kfuse_obj_root/bin/kfuse-clang++ -O2 -c -Rpass=kfuse %s -o %t.o 2>%t.host
 // RUN: FileCheck %s --check-prefix=HOST < %t.host
+// The groups that are not consecutive are enumerated under the work limit:
+// one unit stops that at once, and the remark says so.
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-plan-work-limit=1 -Rpass-analysis=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=LIMIT
+// LIMIT: in 'independent': planned 3 launches for {{[0-9]+}} elements each on {{.*}}; work limit reached
 // Under -kfuse-reorder=0 only consecutive launches fuse.
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-reorder=0 -Rpass=kfuse -Rpass-analysis=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
 
