@@ -6,9 +6,10 @@
 /// host code makes of them (`kfuse.seq 1` records, docs/annotations.md). This
 /// pass analyses each map kernel, decides which launches of each sequence
 /// run as one kernel (consecutive ones, or ones the launches between which
-/// can run after the fused kernel: riders, FusionCandidate.h), builds those fused kernels next to the
-/// untouched originals, and describes them in @__kfuse_manifest_<key>
-/// (docs/manifest.md) so the runtime can check its guards and launch them.
+/// can run on their own before or after it: riders, FusionCandidate.h),
+/// builds those fused kernels next to the untouched originals, and
+/// describes them in @__kfuse_manifest_<key> (docs/manifest.md) so the
+/// runtime can check its guards and launch them.
 /// The key is the translation unit's (the Clang plugin's `kfuse.tu`, a hash
 /// of the file's content): the fused kernels, `__kfuse_fused_<key>_<seq>_
 /// <first>_<last>`, and the manifest are external symbols, and the files of
@@ -172,7 +173,7 @@ STATISTIC(NumRejectResources, "Pairs rejected: shared-memory tiles too large");
 STATISTIC(NumRejectGather, "Pairs rejected: a stage writes a gathered buffer");
 STATISTIC(NumRejectOverlap, "Pairs rejected: accesses to a per-thread record overlap in part");
 STATISTIC(NumRejectLoop, "Pairs rejected: grid-stride loops over different iterations");
-STATISTIC(NumRejectOrder, "Groups rejected: a launch between them cannot run after them");
+STATISTIC(NumRejectOrder, "Groups rejected: a launch between their members cannot move out");
 STATISTIC(NumGathers, "Loads at an unknown index (gathers) in analysed kernels");
 STATISTIC(NumSiteNotUnique, "Sequences left unfused: their site does not identify them");
 STATISTIC(NumPlannedSeqs, "Sequences planned by the planning library");
@@ -205,7 +206,7 @@ static cl::opt<double> ElementsOpt(
 static cl::opt<bool> ReorderOpt(
     "kfuse-reorder", cl::init(true),
     cl::desc("kfuse: let the planner fuse launches that are not consecutive, the launches "
-             "between them that stay unfused running after the fused kernel (default on)"));
+             "between them running unfused before or after the fused kernel (default on)"));
 static cl::opt<long> PlanWorkOpt(
     "kfuse-plan-work-limit", cl::value_desc("N"), cl::init(PlanDefaultWork),
     cl::desc("kfuse: units of work the planner may spend per sequence, the K best plans "
