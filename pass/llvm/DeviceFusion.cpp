@@ -648,6 +648,28 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
       recordMissed(R, Spans[I].first, Spans[I + 1].first, "legal to fuse, but " + Why);
     }
   }
+  // Two launches alike on either side of one launched unlike them, none of
+  // them fused: why the one between does not move out of their way.
+  if (ReorderOpt && Unlike) {
+    std::vector<bool> Fused(N, false);
+    for (const PlannedGroup &G : Groups)
+      for (unsigned I = G.First; I <= G.Last; ++I)
+        Fused[I] = true;
+    auto Alike = [](const SeqLaunch &A, const SeqLaunch &B) {
+      return A.Grid == B.Grid && A.Block == B.Block && A.Shmem == B.Shmem;
+    };
+    for (unsigned I = 1; I + 1 < N; ++I) {
+      if (Fused[I - 1] || Fused[I] || Fused[I + 1] ||
+          !Alike(R.Launches[I - 1], R.Launches[I + 1]) ||
+          Alike(R.Launches[I - 1], R.Launches[I]))
+        continue;
+      FusionCandidate &Around = GetMembers({I - 1, I + 1});
+      if (!Around.isValid()) {
+        countGroupRejection(Around.Stat);
+        remarkMissed(Around);
+      }
+    }
+  }
   for (const PlannedGroup &G : Groups)
     Plan.push_back(std::move(Tried.at(G.Members)));
   if (PlansOpt > 1)

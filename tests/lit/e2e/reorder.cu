@@ -118,6 +118,9 @@ void unanalysable(const float *x, float *t, float *o, int *c, int n, int m, cuda
 // REMARK-DAG: remark: fused launches 0, 2 (scale, shift) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_2_r1: t in registers; launch 1 (widen) runs after the fused kernel; saves 4 bytes per element [-Rpass=kfuse]
 // REMARK-DAG: remark: sequence 0 at {{.*}} in 'independent': launches 0, 2: predicted {{[0-9]+}} ns fused, {{[0-9]+}} ns unfused, gain {{[0-9]+}} ns
 // REMARK-DAG: remark: launches 0..1 (scale, clear) of sequence 2 at {{.*}} not fused: launches 0 and 1 differ in launch configuration
+// REMARK-DAG: remark: launches 0, 2 (scale, shift) of sequence 2 at {{.*}} in 'writes_later' not fused: launch 1 (clear) cannot move out of the launches to fuse: it depends on launch 0 (scale) before it and launch 2 (shift) after it
+// REMARK-DAG: remark: launches 0, 2 (scale, add) of sequence 6 at {{.*}} in 'both_sides' not fused: launch 1 (relay) cannot move out of the launches to fuse: it depends on launch 0 (scale) before it and launch 2 (add) after it
+// REMARK-DAG: remark: launches 0, 2 (scale, shift) of sequence 7 at {{.*}} in 'unanalysable' not fused: launch 1 (count) lies between launches to fuse and cannot move: uses atomics or fences
 // REMARK-DAG: remark: fused launches 0, 2 (scale, shift) of sequence 3 into __kfuse_fused_{{[0-9a-f]+}}_3_0_2_r1: t in registers; launch 1 (widen) runs before the fused kernel
 // REMARK-DAG: remark: fused launches 0, 2 (scale, shift) of sequence 4 into __kfuse_fused_{{[0-9a-f]+}}_4_0_2_r1: t in registers; launch 1 (clear) runs before the fused kernel
 // REMARK-DAG: remark: fused launches 0, 2 (scale, add) of sequence 5 into __kfuse_fused_{{[0-9a-f]+}}_5_0_2_r1: t in registers; launch 1 (narrow) runs before the fused kernel; saves 4 bytes per element [-Rpass=kfuse]
