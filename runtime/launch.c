@@ -35,6 +35,15 @@ static void kf__launch_unfused(const kf__group_t *g, const kf_launch_t *l, uint3
       kf__launch_originals(&l[i], 1);
 }
 
+/* Runs the riders of @p g that run before the fused kernel (@p before) or
+ * after it, in launch order. */
+static void kf__launch_riders(const kf__group_t *g, const kf_launch_t *l, int before)
+{
+  for (uint32_t i = 1; g->nriders != 0 && i + 1 < g->nlaunches; i++)
+    if (kf__group_rider(g, i) && kf__group_rider_before(g, i) == before)
+      kf__launch_originals(&l[i], 1);
+}
+
 int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t dead_mask)
 {
   const kf__group_t *g = seg->group;
@@ -65,10 +74,7 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
       if (!kf__group_rider(g, i))
         args[nargs++] = (void *)&l[i].grid[0];
   args[nargs] = &dead_mask;
-  /* The riders that run before, which the guards proved may. */
-  for (uint32_t i = 1; g->nriders != 0 && i + 1 < g->nlaunches; i++)
-    if (kf__group_rider_before(g, i))
-      kf__launch_originals(&l[i], 1);
+  kf__launch_riders(g, l, 1);
   res = launch(seg->fused, grid_x, gl->grid[1], gl->grid[2], bl->block[0], bl->block[1],
                bl->block[2], g->shared_bytes, (CUstream)l[0].stream, args, NULL);
   if (res == CUDA_ERROR_INVALID_CONTEXT) {
@@ -93,9 +99,6 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
     kf__launch_unfused(g, l, seg->count, 1);
     return KF_ECUDA;
   }
-  /* The other riders after the fused kernel, in their own order. */
-  for (uint32_t i = 1; g->nriders != 0 && i + 1 < g->nlaunches; i++)
-    if (kf__group_rider(g, i) && !kf__group_rider_before(g, i))
-      kf__launch_originals(&l[i], 1);
+  kf__launch_riders(g, l, 0);
   return 0;
 }

@@ -140,6 +140,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <numeric>
 #include <set>
 
 using namespace llvm;
@@ -244,6 +245,13 @@ static void countGroupRejection(StringRef Key) {
   else if (Key == "partial-overlap") ++NumRejectOverlap;
   else if (Key == "loop") ++NumRejectLoop;
   else if (Key == "order") ++NumRejectOrder;
+}
+
+/// Whether two launches have the same grid, block and dynamic shared memory
+/// (value numbers): a launch between a group's members that is launched
+/// like them would rather join the group than ride along.
+static bool launchedAlike(const SeqLaunch &A, const SeqLaunch &B) {
+  return A.Grid == B.Grid && A.Block == B.Block && A.Shmem == B.Shmem;
 }
 
 /// Launches \p Members (ascending) for remarks: "2..5" when consecutive,
@@ -358,11 +366,15 @@ private:
 
 } // namespace
 
-FusionCandidate DeviceFuser::candidate(const SeqRecord &R, unsigned First, unsigned Last) {
+/// Launches First..Last.
+static std::vector<unsigned> consecutive(unsigned First, unsigned Last) {
   std::vector<unsigned> Members(Last - First + 1);
-  for (unsigned I = First; I <= Last; ++I)
-    Members[I - First] = I;
-  return candidate(R, Members);
+  std::iota(Members.begin(), Members.end(), First);
+  return Members;
+}
+
+FusionCandidate DeviceFuser::candidate(const SeqRecord &R, unsigned First, unsigned Last) {
+  return candidate(R, consecutive(First, Last));
 }
 
 FusionCandidate DeviceFuser::candidate(const SeqRecord &R, ArrayRef<unsigned> Members) {
@@ -495,10 +507,7 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
     return It->second;
   };
   auto Get = [&](unsigned First, unsigned Last) -> FusionCandidate & {
-    std::vector<unsigned> Members;
-    for (unsigned I = First; I <= Last; ++I)
-      Members.push_back(I);
-    return GetMembers(Members);
+    return GetMembers(consecutive(First, Last));
   };
   std::vector<const KernelInfo *> Infos;
   for (const SeqLaunch &La : R.Launches) {
@@ -518,39 +527,26 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
   // join the group, and trying every subset of a run of launches alike
   // costs the compile more than it finds.
   auto Conflicts = [&](unsigned I, ArrayRef<unsigned> Ms) {
-    const KernelInfo *K = Infos[I];
-    for (unsigned M : Ms) {
-      const KernelInfo *KM = Infos[M];
-      if (!KM || KM->Params.size() != R.Launches[M].Args.size())
-        return true;
-      for (unsigned P = 0; P < K->Params.size(); ++P)
-        for (unsigned Q = 0; Q < KM->Params.size(); ++Q)
-          if (R.Launches[I].Args[P] == R.Launches[M].Args[Q] && K->Params[P].IsPointer &&
-              (K->Params[P].Written || KM->Params[Q].Written))
-            return true;
-    }
-    return false;
+    return any_of(Ms, [&](unsigned M) {
+      return !Infos[M] ||
+             launchesConflict(R.Launches[I], *Infos[I], R.Launches[M], *Infos[M]);
+    });
   };
   auto Legal = [&](ArrayRef<unsigned> Members) {
-    const SeqLaunch &L0 = R.Launches[Members.front()];
     for (size_t J = 1; J < Members.size(); ++J)
-      for (unsigned I = Members[J - 1] + 1; I < Members[J]; ++I) {
-        const KernelInfo *K = Infos[I];
-        const SeqLaunch &LI = R.Launches[I];
-        if (!K || K->Params.size() != LI.Args.size() ||
-            (LI.Grid == L0.Grid && LI.Block == L0.Block && LI.Shmem == L0.Shmem) ||
+      for (unsigned I = Members[J - 1] + 1; I < Members[J]; ++I)
+        if (!Infos[I] || Infos[I]->Params.size() != R.Launches[I].Args.size() ||
+            launchedAlike(R.Launches[I], R.Launches[Members.front()]) ||
             (Conflicts(I, Members.take_front(J)) && Conflicts(I, Members.drop_front(J))))
           return false;
-      }
     return GetMembers(Members).isValid();
   };
   // A rider is launched unlike the group, so a sequence of launches all
   // alike has no group to find beyond the consecutive ones: its problem
   // stays consecutive, which the library solves without enumerating subsets.
-  bool Unlike = false;
-  for (const SeqLaunch &La : R.Launches)
-    Unlike |= La.Grid != R.Launches[0].Grid || La.Block != R.Launches[0].Block ||
-              La.Shmem != R.Launches[0].Shmem;
+  bool Unlike = any_of(R.Launches, [&](const SeqLaunch &La) {
+    return !launchedAlike(La, R.Launches[0]);
+  });
   PlanOutcome Out = planWithLibrary(R, Infos, Legal, Profile, PlanWorkOpt, ElementsOpt, PlansOpt,
                                     ReorderOpt && Unlike);
   if (!Out.Ok) {
@@ -655,13 +651,10 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
     for (const PlannedGroup &G : Groups)
       for (unsigned I = G.First; I <= G.Last; ++I)
         Fused[I] = true;
-    auto Alike = [](const SeqLaunch &A, const SeqLaunch &B) {
-      return A.Grid == B.Grid && A.Block == B.Block && A.Shmem == B.Shmem;
-    };
     for (unsigned I = 1; I + 1 < N; ++I) {
       if (Fused[I - 1] || Fused[I] || Fused[I + 1] ||
-          !Alike(R.Launches[I - 1], R.Launches[I + 1]) ||
-          Alike(R.Launches[I - 1], R.Launches[I]))
+          !launchedAlike(R.Launches[I - 1], R.Launches[I + 1]) ||
+          launchedAlike(R.Launches[I - 1], R.Launches[I]))
         continue;
       FusionCandidate &Around = GetMembers({I - 1, I + 1});
       if (!Around.isValid()) {

@@ -175,6 +175,12 @@ void checkCandidate(FusionCandidate &C);
 /// group that fuses its producer and consumers forwards it in registers.
 bool inThreadRecords(const FusionCandidate &C, unsigned V);
 
+/// Whether launch \p A of kernel \p KA and launch \p B of kernel \p KB pass
+/// one buffer (value number) that both access and either writes: swapping
+/// them would reverse a dependency (Legality.cpp).
+bool launchesConflict(const SeqLaunch &A, const KernelInfo &KA, const SeqLaunch &B,
+                      const KernelInfo &KB);
+
 /// One pointer parameter of one stage.
 struct ParamRef {
   unsigned S = 0, P = 0;

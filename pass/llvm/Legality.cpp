@@ -915,9 +915,18 @@ static bool growHalos(FusionCandidate &C,
 
 /// Whether two parameters that receive the same value conflict: either
 /// writes through it.
+static bool accessed(const ParamInfo &P) { return P.IsPointer && (P.Read || P.Written); }
 static bool conflict(const ParamInfo &A, const ParamInfo &B) {
-  return A.IsPointer && B.IsPointer && (A.Read || A.Written) && (B.Read || B.Written) &&
-         (A.Written || B.Written);
+  return accessed(A) && accessed(B) && (A.Written || B.Written);
+}
+
+bool kfuse::launchesConflict(const SeqLaunch &A, const KernelInfo &KA, const SeqLaunch &B,
+                             const KernelInfo &KB) {
+  for (unsigned P = 0; P < KA.Params.size() && P < A.Args.size(); ++P)
+    for (unsigned Q = 0; Q < KB.Params.size() && Q < B.Args.size(); ++Q)
+      if (A.Args[P] == B.Args[Q] && conflict(KA.Params[P], KB.Params[Q]))
+        return true;
+  return false;
 }
 
 /// Riders run unfused after the fused kernel, which moves each past the
@@ -952,18 +961,15 @@ static bool orderRiders(FusionCandidate &C) {
                    "order");
       return false;
     }
-    // The first conflicting member on each side, as a stage.
+    // The nearest conflicting member on each side, as a stage.
     int Early = -1, Late = -1;
-    for (unsigned S = 0; S < C.size(); ++S) {
-      bool Later = C.index(S) > C.Riders[X];
-      for (unsigned P = 0; P < K.Params.size(); ++P)
-        for (unsigned Q = 0; Q < C.Stages[S]->Params.size(); ++Q)
-          if (LR.Args[P] == C.arg(S, Q) && conflict(K.Params[P], C.Stages[S]->Params[Q])) {
-            int &Side = Later ? Late : Early;
-            if (Side < 0 || (Later ? int(S) < Side : int(S) > Side))
-              Side = int(S);
-          }
-    }
+    for (unsigned S = 0; S < C.size(); ++S)
+      if (launchesConflict(LR, K, C.launch(S), *C.Stages[S])) {
+        if (C.index(S) < C.Riders[X])
+          Early = int(S);
+        else if (Late < 0)
+          Late = int(S);
+      }
     if (Late >= 0 && Early >= 0) {
       C.invalidate(Name + " cannot move out of the launches to fuse: it depends on " +
                        launchText(C, unsigned(Early)) + " before it and " +
@@ -973,16 +979,10 @@ static bool orderRiders(FusionCandidate &C) {
     }
     C.RiderBefore[X] = Late >= 0;
     for (unsigned P = 0; P < K.Params.size(); ++P) {
-      const ParamInfo &RP = K.Params[P];
-      if (!RP.IsPointer || (!RP.Read && !RP.Written))
-        continue;
       for (unsigned S = 0; S < C.size(); ++S)
-        for (unsigned Q = 0; Q < C.Stages[S]->Params.size(); ++Q) {
-          const ParamInfo &MP = C.Stages[S]->Params[Q];
-          if (MP.IsPointer && (MP.Read || MP.Written) && (RP.Written || MP.Written) &&
-              LR.Args[P] != C.arg(S, Q))
+        for (unsigned Q = 0; Q < C.Stages[S]->Params.size(); ++Q)
+          if (conflict(K.Params[P], C.Stages[S]->Params[Q]) && LR.Args[P] != C.arg(S, Q))
             C.RiderDisjoint.push_back({C.Riders[X], P, C.index(S), Q});
-        }
     }
   }
   // Riders keep their order within each side; an earlier one that runs
@@ -995,9 +995,7 @@ static bool orderRiders(FusionCandidate &C) {
       const KernelInfo &KX = *C.RiderInfos[X], &KY = *C.RiderInfos[Y];
       for (unsigned P = 0; P < KX.Params.size(); ++P)
         for (unsigned Q = 0; Q < KY.Params.size(); ++Q) {
-          const ParamInfo &A = KX.Params[P], &B = KY.Params[Q];
-          if (!A.IsPointer || !B.IsPointer || (!A.Read && !A.Written) ||
-              (!B.Read && !B.Written) || (!A.Written && !B.Written))
+          if (!conflict(KX.Params[P], KY.Params[Q]))
             continue;
           if (LX.Args[P] != LY.Args[Q]) {
             C.RiderDisjoint.push_back({C.Riders[X], P, C.Riders[Y], Q});
