@@ -76,25 +76,11 @@ void kf__lp_destroy(kf__lp *lp);
 /* Appends rows (same form as kf__ilp_t's). 0 or KF_ENOMEM. */
 int kf__lp_add_rows(kf__lp *lp, int nrows, const int *start, const int *idx,
                     const char *sense, const double *rhs);
-/* Stops later solves once the dual objective reaches limit (the node can
- * be pruned: KF_EINFEASIBLE or an objective at least limit). */
-void kf__lp_set_cutoff(kf__lp *lp, double limit);
-/* Replaces every column's bounds. */
-void kf__lp_set_bounds(kf__lp *lp, const double *lower, const double *upper);
 /* Runs simplex iterations worth at most @p max_work units (> 0; at least
  * one iteration). Returns 0 (optimal), KF_ELIMIT, KF_EINFEASIBLE or
  * KF_ESOLVER; the result is filled only on 0, except r->iterations and
  * r->work, what was spent, always. */
 int kf__lp_solve(kf__lp *lp, long max_work, kf__lp_result_t *r);
-
-/* The current basis, as a status per column then per row, in a malloc'ed
- * array (*n entries), or NULL without one (no solve yet, or a solver
- * without access to it). */
-unsigned char *kf__lp_basis(kf__lp *lp, int *n);
-/* Restores a basis from kf__lp_basis; rows added since are basic (their
- * slacks), so a basis that was dual feasible stays so: the dual simplex
- * resumes from it after bounds change. */
-void kf__lp_set_basis(kf__lp *lp, const unsigned char *basis, int n);
 
 /* The CBC and Clp entry points ilp_cbc.c uses, as a table tests can replace.
  * The lp_ entries may be NULL: kf__lp_create then answers KF_ESOLVER. */
@@ -129,7 +115,6 @@ typedef struct kf__cbc_api {
   /* more rows, by rows (start: nrows + 1 offsets) */
   void (*lp_add_rows)(void *m, int nrows, const double *rowlb, const double *rowub,
                       const int *start, const int *index, const double *value);
-  void (*lp_set_col_bounds)(void *m, const double *lower, const double *upper);
   void (*lp_log_level)(void *m, int level);
   void (*lp_set_max_iterations)(void *m, int iterations);
   int (*lp_iterations)(void *m); /* of the last solve */
@@ -138,12 +123,6 @@ typedef struct kf__cbc_api {
   double (*lp_obj_value)(void *m);
   const double *(*lp_duals)(void *m);
   const double *(*lp_col_solution)(void *m);
-  /* The basis: one status per column, then per row (Clp's codes: 1 basic,
-   * 2 at upper, 3 at lower bound); may be NULL (no warm start kept). */
-  const unsigned char *(*lp_status)(void *m);
-  void (*lp_set_status)(void *m, const unsigned char *status);
-  /* the dual objective limit; may be NULL (solves run to the optimum) */
-  void (*lp_set_cutoff)(void *m, double limit);
 } kf__cbc_api_t;
 
 /* Installs @p api (NULL: the real CBC) and returns the previous table. */

@@ -52,11 +52,6 @@ static void kf__l_add_rows(void *m, int nr, const double *rl, const double *ru,
 {
   Clp_addRows(m, nr, rl, ru, st, ix, v);
 }
-static void kf__l_bounds(void *m, const double *lo, const double *hi)
-{
-  Clp_chgColumnLower(m, lo);
-  Clp_chgColumnUpper(m, hi);
-}
 static void kf__l_log(void *m, int l) { Clp_setLogLevel(m, l); }
 static void kf__l_iters(void *m, int n) { Clp_setMaximumIterations(m, n); }
 static int kf__l_icount(void *m) { return Clp_numberIterations(m); }
@@ -68,20 +63,13 @@ static int kf__l_solve(void *m)
 static double kf__l_obj(void *m) { return Clp_objectiveValue(m); }
 static const double *kf__l_duals(void *m) { return Clp_getRowPrice(m); }
 static const double *kf__l_sol(void *m) { return Clp_getColSolution(m); }
-static const unsigned char *kf__l_status(void *m)
-{
-  return Clp_statusExists(m) ? Clp_statusArray(m) : NULL;
-}
-static void kf__l_set_status(void *m, const unsigned char *st) { Clp_copyinStatus(m, st); }
-static void kf__l_cutoff(void *m, double limit) { Clp_setDualObjectiveLimit(m, limit); }
 
 static const kf__cbc_api_t kf__cbc_real = {
   kf__c_new, kf__c_delete, kf__c_load, kf__c_int, kf__c_log, kf__c_nodes, kf__c_param,
   kf__c_solve, kf__c_opt, kf__c_inf, kf__c_nl, kf__c_ncount, kf__c_icount, kf__c_sol,
   kf__c_obj, kf__c_bound,
-  kf__l_new, kf__l_delete, kf__l_load, kf__l_add_rows, kf__l_bounds, kf__l_log, kf__l_iters,
-  kf__l_icount, kf__l_solve, kf__l_obj, kf__l_duals, kf__l_sol, kf__l_status, kf__l_set_status,
-  kf__l_cutoff,
+  kf__l_new, kf__l_delete, kf__l_load, kf__l_add_rows, kf__l_log, kf__l_iters, kf__l_icount,
+  kf__l_solve, kf__l_obj, kf__l_duals, kf__l_sol,
 };
 static const kf__cbc_api_t *kf__cbc = &kf__cbc_real;
 
@@ -385,38 +373,6 @@ int kf__lp_add_rows(kf__lp *lp, int nrows, const int *start, const int *idx,
   return rc;
 }
 
-unsigned char *kf__lp_basis(kf__lp *lp, int *n)
-{
-  *n = lp->ncols + lp->nrows;
-  const unsigned char *st = kf__cbc->lp_status ? kf__cbc->lp_status(lp->m) : NULL;
-  unsigned char *b = st ? malloc((size_t)*n) : NULL;
-  if (b)
-    memcpy(b, st, (size_t)*n);
-  return b;
-}
-
-void kf__lp_set_basis(kf__lp *lp, const unsigned char *basis, int n)
-{
-  int all = lp->ncols + lp->nrows;
-  unsigned char *st = basis && kf__cbc->lp_set_status && n <= all ? malloc((size_t)all) : NULL;
-  if (!st)
-    return;
-  memcpy(st, basis, (size_t)n);
-  memset(st + n, 1, (size_t)(all - n)); /* the new rows' slacks: basic */
-  kf__cbc->lp_set_status(lp->m, st);
-  free(st);
-}
-
-void kf__lp_set_cutoff(kf__lp *lp, double limit)
-{
-  if (kf__cbc->lp_set_cutoff)
-    kf__cbc->lp_set_cutoff(lp->m, limit);
-}
-
-void kf__lp_set_bounds(kf__lp *lp, const double *lower, const double *upper)
-{
-  kf__cbc->lp_set_col_bounds(lp->m, lower, upper);
-}
 
 int kf__lp_solve(kf__lp *lp, long max_work, kf__lp_result_t *r)
 {

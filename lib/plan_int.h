@@ -207,12 +207,6 @@ int kf__separate_pairs(const kf__dag *d, const kf__cands *c, kf__rows *rows,
                        const double *x, int *cols, int max);
 int kf__separate_cliques(const kf__cands *c, kf__rows *rows, const double *x,
                          int *cols, int max);
-/* Appends crossing rows (at most max, most violated first) violated by x:
- * for launches a and b, the groups holding a and a descendant of b, those
- * holding b and a descendant of a, and those holding both sum to at most 1
- * (cuts.c). Returns the count or KF_ENOMEM. */
-int kf__separate_crossing(const kf__dag *d, const kf__cands *c, kf__rows *rows,
-                          const double *x, int *cols, int max);
 /* Appends odd-cycle rows (at most max) violated by a solution x of the
  * relaxation: {0, 1/2} cuts over the rows with right-hand side 1 that
  * neighbours on an odd cycle of fractional groups share (oddcycle.c).
@@ -241,11 +235,6 @@ int kf__terms_row(const kf__cands *c, const kf__rows *part, const int *in,
  * partition rows. Returns the count or KF_ENOMEM. */
 int kf__separate_cycles(const kf__dag *d, const kf__cands *c, kf__rows *rows,
                         const double *x, int *cols, int max);
-/* Appends two-term cycle rows (at most max) until every pair of groups with
- * in[] set that reach each other both ways is excluded by one. Returns the
- * count or KF_ENOMEM. */
-int kf__conflict_rows(const kf__dag *d, const kf__cands *c, kf__rows *rows,
-                      const char *in, int *cols, int max);
 
 /* Greedy + local search, charging one unit per move it tries to @p w
  * (stopping when it is spent). chosen receives candidate indices, returns
@@ -301,21 +290,6 @@ int kf__plan_add(kf_plan *pl, const kf__cands *c, const int *chosen,
  * KF_ESOLVER or KF_ENOMEM. */
 int kf__exact(const kf__dag *d, const kf__cands *c, int k_best, kf__work *w,
               int *hchosen, int *nh, double *hcost, kf_plan *pl);
-/* Reduced-cost fixing over the box lo <= x <= hi of 0/1 columns with costs
- * cost[0..ncols) and rows: from any duals y of the rows (y <= 0 taken on
- * <= rows), the bound L = y.rhs + sum of min over the box of d x, d = cost
- * - y.A, holds for every 0/1 point of the box satisfying the rows. A free
- * column whose setting to 1 (to 0) lifts that bound to cutoff gets hi = 0
- * (lo = 1). Each fixing is written to changed[] as 2j (upper bound) or
- * 2j + 1 (lower bound); returns how many, 0 when L is not finite. d:
- * scratch of ncols, left holding the reduced costs. */
-int kf__rc_fix(const double *cost, int ncols, const kf__rows *rows, const double *y,
-               double *lo, double *hi, double cutoff, double *d, int *changed);
-/* Cores of at most this many columns are searched by exact.c's own branch
- * and bound, larger ones by CBC (tests set 0 to reach CBC's paths). */
-extern int kf__bb_max_cols;
-/* Nodes after which a proof by the branch and bound is handed to CBC. */
-extern long kf__bb_proof_nodes;
 
 /* The sweep (sweep.c): an exact search by dynamic programming over the
  * launches in program order, pruned by reduced costs, for the k best

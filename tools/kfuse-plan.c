@@ -239,10 +239,9 @@ int main(int argc, char **argv)
     printf("status: %s, gap %.2f%% (bound %.3f us)\n",
            kf_plan_is_heuristic(pl) ? "heuristic" : "work limit", 100 * kf_plan_gap(pl),
            kf_plan_bound(pl) * 1e6);
-  printf("# solve: %.3f s, %d CBC runs, %d cycle and clique rows, %d cycle cuts, %ld "
-         "branch-and-bound nodes, %ld sweep states, %ld work units\n",
-         st.seconds, st.ilp_solves, st.conflict_rows, st.cycle_cuts, st.bb_nodes,
-         st.sweep_states, st.work);
+  printf("# solve: %.3f s, %d CBC runs, %d cycle and clique rows, %d cycle cuts, %ld sweep "
+         "states, %ld work units\n",
+         st.seconds, st.ilp_solves, st.conflict_rows, st.cycle_cuts, st.sweep_states, st.work);
   int bad = dot && write_dot(dot, p, pl);
   kf_plan_destroy(pl);
   kf_model_destroy(m);

@@ -265,16 +265,14 @@ typedef struct kf_plan_stats_s {
   int enumerated;     /* groups enumerated and cheaper than their launches
                          alone, singletons included */
   int candidates;     /* of those, kept after dominance pruning (columns) */
-  int conflict_rows;  /* rows added before CBC runs: against pairs of groups
-                         that depend on each other both ways, and cliques of
-                         overlapping groups */
+  int conflict_rows;  /* rows the relaxation was tightened with: against
+                         groups that depend on each other both ways, cliques
+                         of overlapping groups, odd cycles */
   int ilp_solves;     /* CBC runs */
-  int cycle_cuts;     /* cuts against cyclic group orders found in solutions
-                         (CBC's, or the relaxation dive's) */
+  int cycle_cuts;     /* cuts against cyclic group orders found in CBC's
+                         solutions */
   double seconds;     /* wall time of kf_plan_solve (reported, never used) */
   long work;          /* work units the solve spent (see work_limit) */
-  long bb_nodes;      /* nodes of the planner's own branch and bound, which
-                         searches small cores instead of CBC */
   long sweep_states;  /* states the sweep expanded (the exact search by
                          dynamic programming over the launches in order) */
 } kf_plan_stats_t;

@@ -180,7 +180,7 @@ static void test_consecutive_vs_partitions(void **state)
     kf_plan_stats_t st;
     assert_int_equal(kf_plan_stats(pl, &st), 0);
     assert_int_equal(st.ilp_solves, 0);
-    assert_true(st.sweep_states == 0 && st.bb_nodes == 0);
+    assert_int_equal(st.sweep_states, 0);
     kf_plan_destroy(pl);
     kf__cands_free(&c);
     kf__dag_free(&d);

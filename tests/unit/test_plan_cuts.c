@@ -65,18 +65,6 @@ static void check_rows(void *user, const int *chosen, int n, int acyclic)
       fail_msg("row %d (rhs %g) cuts off an acyclic plan", r, rc->rows->rhs[r]);
 }
 
-/* 1 if groups a and b of a plan reach each other both ways. */
-static int two_way(const kf__dag *d, const kf__cand *a, const kf__cand *b)
-{
-  int fwd = 0, back = 0;
-  for (int i = 0; i < a->n; i++)
-    for (int j = 0; j < b->n; j++) {
-      fwd |= kf__reaches(d, a->members[i], b->members[j]);
-      back |= kf__reaches(d, b->members[j], a->members[i]);
-    }
-  return fwd && back;
-}
-
 /* One small instance of the row tests with its n launch rows, and room for
  * a point x and a row's columns. */
 typedef struct rowinst {
@@ -143,17 +131,6 @@ static void relaxation_point(rowinst *t, int nrows)
 
 /* Two-way rows for every pair of groups that depend on each other both
  * ways; returns how many. */
-static int rowinst_conflict_rows(rowinst *t)
-{
-  char *in = malloc((size_t)t->c.n + 1);
-  assert_non_null(in);
-  memset(in, 1, (size_t)t->c.n + 1);
-  int added = kf__conflict_rows(&t->d, &t->c, &t->rows, in, t->cols, 100000);
-  assert_true(added >= 0);
-  free(in);
-  return added;
-}
-
 /* Every row of t holds for every acyclic partition, and there is one. */
 static void rowinst_check_rows(rowinst *t)
 {
@@ -167,7 +144,7 @@ static void test_rows_valid(void **state)
   (void)state;
   kf_model *m;
   assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
-  int total_cuts = 0, total_conflicts = 0;
+  int total_cuts = 0;
   for (unsigned seed = 1; seed <= 100; seed++) {
     rowinst t;
     rowinst_seed(&t, seed, m);
@@ -176,22 +153,6 @@ static void test_rows_valid(void **state)
     const kf__cands *c = &t.c;
     kf__rows *rows = &t.rows;
     rowcheck rc = { d, c, rows, n, t.cols, 0, 0, 0 };
-    /* Two-way dependent pairs: every such pair of groups is in some row. */
-    total_conflicts += rowinst_conflict_rows(&t);
-    for (int a = 0; a < c->n; a++)
-      for (int b = a + 1; b < c->n; b++) {
-        unsigned ma = tl_mask(&c->c[a]), mb = tl_mask(&c->c[b]);
-        if ((ma & mb) || c->c[a].n < 2 || c->c[b].n < 2)
-          continue;
-        if (!two_way(d, &c->c[a], &c->c[b]))
-          continue;
-        int pair[2] = { a, b }, found = 0;
-        for (int r = n; r < rows->n && !found; r++)
-          found = row_lhs(rows, r, pair, 2) > rows->rhs[r];
-        if (!found)
-          fail_msg("seed %u: groups %d and %d depend on each other both ways, no row", seed,
-                   a, b);
-      }
     /* Lifted cycle cuts from every cyclic partition: each cuts off its
      * source; no row cuts off an acyclic plan. */
     tl_partitions(d, c, make_cuts, &rc);
@@ -201,9 +162,7 @@ static void test_rows_valid(void **state)
     assert_true(rc.acyclic_seen > 0);
     rowinst_close(&t);
   }
-  /* The instances do exercise both kinds. */
   assert_true(total_cuts > 10);
-  assert_true(total_conflicts > 10);
   kf_model_destroy(m);
 }
 
@@ -259,8 +218,6 @@ static void test_odd_cycle_rows(void **state)
     const kf__cands *c = &t.c;
     kf__rows *rows = &t.rows;
     double *x = t.x;
-    /* Two-term cycle rows too: they are witnesses like the launch rows. */
-    rowinst_conflict_rows(&t);
     unsigned s = seed;
     for (int trial = 0; trial < 6; trial++) {
       /* Trial 0: the relaxation's point; then random halves. */
@@ -420,37 +377,6 @@ static void test_cycle_rows(void **state)
   assert_true(st.made + st.fractional > 20);
   print_message("cycle rows: %d (%d of three terms or more), from %d cyclic partitions\n",
                 st.made + st.fractional, st.wider, st.tried);
-}
-
-/* A partition with two groups that reach each other both ways, as a point:
- * the crossing separator finds a row it violates. */
-static void two_way_points(void *user, const int *chosen, int n, int acyclic)
-{
-  cyclecheck *cc = user;
-  if (acyclic || cc->tried >= 40)
-    return;
-  int found = 0;
-  for (int i = 0; i < n && !found; i++)
-    for (int j = i + 1; j < n && !found; j++)
-      found = two_way(cc->d, &cc->c->c[chosen[i]], &cc->c->c[chosen[j]]);
-  if (!found)
-    return;
-  partition_point(cc, chosen, n);
-}
-
-/* Crossing rows separated from partitions with a two-way pair of groups,
- * from the relaxation's point and from random fractional points are
- * violated by their point and hold for every acyclic partition; every
- * two-way pair gets one; every row has right-hand side 1. */
-static void test_crossing_rows(void **state)
-{
-  (void)state;
-  sepstats st = check_separator(kf__separate_crossing, two_way_points);
-  assert_true(st.tried > 20);
-  assert_true(st.fractional > 20);
-  assert_int_equal(st.wider, 0);
-  print_message("crossing rows: %d from %d two-way partitions, %d from fractional points\n",
-                st.made, st.tried, st.fractional);
 }
 
 /* Costs by member set, for the dominance tests: launches 0..3. */
@@ -646,7 +572,6 @@ int main(void)
     cmocka_unit_test(test_clique_rows),
     cmocka_unit_test(test_odd_cycle_rows),
     cmocka_unit_test(test_cycle_rows),
-    cmocka_unit_test(test_crossing_rows),
     cmocka_unit_test(test_dominance_drops),
     cmocka_unit_test(test_dominance_needs_acyclic_order),
     cmocka_unit_test(test_k_best_brute_force),

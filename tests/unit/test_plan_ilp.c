@@ -58,7 +58,7 @@ static double f_bound(void *m) { (void)m; return fake_bound; }
 static const kf__cbc_api_t fake = {
   f_new, f_delete, f_load, f_int, f_log, f_nodes, f_param, f_solve, f_opt, f_inf, f_nl,
   f_ncount, f_icount, f_sol, f_obj, f_bound,
-  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
 /* x0 + x1 = 1 (one row), costs 3 and 2. */
@@ -102,7 +102,7 @@ static const kf__ilp_t lp3 = { 3, lp3_cost, 1, lp3_start, lp3_idx, lp3_sense, on
                                INFINITY, 0, 0 };
 
 /* The relaxation: x0 + x1 + x2 = 1, x0 + x1 <= 1 over costs 3, 2, 4; then
- * a row x1 <= 0 added moves the optimum to x0, and bounds fixing x2. */
+ * a row x1 <= 0 added moves the optimum to x0. */
 static void test_real_lp(void **state)
 {
   (void)state;
@@ -121,75 +121,12 @@ static void test_real_lp(void **state)
   assert_int_equal(kf__lp_solve(lp, 1000000, &r), 0);
   assert_true(fabs(r.obj - 3) < 1e-9 && x[0] > 1 - 1e-9);
   assert_true(y[1] <= 1e-9); /* a <= row of a minimisation: dual <= 0 */
-  const double lo[3] = { 0, 0, 1 }, hi[3] = { 1, 1, 1 };
-  kf__lp_set_bounds(lp, lo, hi);
-  assert_int_equal(kf__lp_solve(lp, 1000000, &r), 0);
-  assert_true(fabs(r.obj - 4) < 1e-9);
   kf__lp_destroy(lp);
   /* No LP solver in the table: KF_ESOLVER, and the planner does without. */
   const kf__cbc_api_t *old = kf__cbc_set_api(&fake);
   assert_int_equal(kf__lp_create(&p, &lp), KF_ESOLVER);
   assert_null(lp);
   kf__cbc_set_api(old);
-}
-
-/* The basis round trip the branch and bound relies on: saved at the
- * optimum of x0 + x1 + x2 = 1 over costs 3, 2, 4 (x1 basic), moved away by
- * bounds that forbid x1 (x0 basic), restored after a row is added (its
- * slack basic) and the bounds reset: the solve ends where it began, with the
- * saved statuses and the new row basic. Without the solver's status entries
- * there is no basis and restoring is a no-op. */
-static void test_lp_basis(void **state)
-{
-  (void)state;
-  kf__ilp_t p = lp3;
-  kf__lp *lp;
-  assert_int_equal(kf__lp_create(&p, &lp), 0);
-  double x[3];
-  kf__lp_result_t r = { x, NULL, 0, 0, 0 };
-  assert_int_equal(kf__lp_solve(lp, 1000000, &r), 0);
-  int n0, n1, n2;
-  unsigned char *b0 = kf__lp_basis(lp, &n0);
-  assert_non_null(b0);
-  assert_int_equal(n0, 4);
-  assert_int_equal(b0[1], 1); /* x1 basic */
-  const double lo[3] = { 0, 0, 0 }, hi[3] = { 1, 0, 1 }, all[3] = { 1, 1, 1 };
-  kf__lp_set_bounds(lp, lo, hi);
-  assert_int_equal(kf__lp_solve(lp, 1000000, &r), 0);
-  assert_true(fabs(r.obj - 3) < 1e-9);
-  unsigned char *b1 = kf__lp_basis(lp, &n1);
-  assert_non_null(b1);
-  assert_int_equal(b1[0], 1); /* x0 basic now */
-  assert_true(memcmp(b0, b1, 4) != 0);
-  const int st2[2] = { 0, 1 }, ix2[1] = { 2 };
-  const char le[1] = { 'L' };
-  assert_int_equal(kf__lp_add_rows(lp, 1, st2, ix2, le, one), 0);
-  kf__lp_set_bounds(lp, lo, all);
-  kf__lp_set_basis(lp, b0, n0);
-  unsigned char *b2 = kf__lp_basis(lp, &n2);
-  assert_non_null(b2);
-  assert_int_equal(n2, 5);
-  assert_memory_equal(b2, b0, 4);
-  assert_int_equal(b2[4], 1);
-  assert_int_equal(kf__lp_solve(lp, 1000000, &r), 0);
-  assert_true(fabs(r.obj - 2) < 1e-9 && x[1] > 1 - 1e-9);
-  free(b0);
-  free(b1);
-  free(b2);
-  kf__lp_destroy(lp);
-  /* A table without the status entries: no basis, nothing restored. */
-  kf__cbc_api_t t = *kf__cbc_set_api(NULL);
-  t.lp_status = NULL;
-  t.lp_set_status = NULL;
-  kf__cbc_set_api(&t);
-  assert_int_equal(kf__lp_create(&p, &lp), 0);
-  assert_int_equal(kf__lp_solve(lp, 1000000, &r), 0);
-  assert_null(kf__lp_basis(lp, &n0));
-  kf__lp_set_basis(lp, NULL, 0);
-  assert_int_equal(kf__lp_solve(lp, 1000000, &r), 0);
-  assert_true(fabs(r.obj - 2) < 1e-9);
-  kf__lp_destroy(lp);
-  kf__cbc_set_api(NULL);
 }
 
 /* A column listed twice in a row has coefficient 2, in CBC's program and in
@@ -327,7 +264,6 @@ static kf__cbc_api_t timing_out(int with_lp)
     t.lp_delete = real->lp_delete;
     t.lp_load = real->lp_load;
     t.lp_add_rows = real->lp_add_rows;
-    t.lp_set_col_bounds = real->lp_set_col_bounds;
     t.lp_log_level = real->lp_log_level;
     t.lp_set_max_iterations = real->lp_set_max_iterations;
     t.lp_iterations = real->lp_iterations;
@@ -340,7 +276,7 @@ static kf__cbc_api_t timing_out(int with_lp)
 }
 
 /* Through kf_plan_solve: CBC stops on the clock with nothing; the plan is
- * the best known (heuristic, or the dive's with the relaxation), the status
+ * the best known (the heuristic's), the status
  * KF_ELIMIT, and the gap is measured against a valid bound. */
 static void test_plan_gap_on_timeout(void **state)
 {
@@ -353,9 +289,7 @@ static void test_plan_gap_on_timeout(void **state)
   kf_solve_options_init(&o);
   o.solver = KF_SOLVE_EXACT;
   o.max_group = 3;
-  int bb_cols = kf__bb_max_cols;
   size_t sweep_bytes = kf__sweep_max_bytes;
-  kf__bb_max_cols = 0; /* every core to CBC */
   kf__sweep_max_bytes = 0;
   for (int with_lp = 0; with_lp < 2; with_lp++) {
     kf__cbc_api_t t = timing_out(with_lp);
@@ -378,7 +312,6 @@ static void test_plan_gap_on_timeout(void **state)
       assert_true(kf_plan_gap(pl) > 0);
     kf_plan_destroy(pl);
   }
-  kf__bb_max_cols = bb_cols;
   kf__sweep_max_bytes = sweep_bytes;
   kf_model_destroy(m);
   kf_problem_destroy(p);
@@ -514,7 +447,6 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_real_cbc_tiny),
     cmocka_unit_test(test_real_lp),
-    cmocka_unit_test(test_lp_basis),
     cmocka_unit_test(test_repeated_column),
     cmocka_unit_test_teardown(test_fake_statuses, restore),
     cmocka_unit_test_teardown(test_plan_gap_on_timeout, restore),
