@@ -400,16 +400,34 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
   }
   if (kf__field_is(f[0], "rider")) {
     uint32_t i;
-    if (nf != 2 && !(nf == 3 && kf__field_is(f[2], "before")))
+    int before = 0, other = 0, k = 2;
+    if (k < nf && kf__field_is(f[k], "before"))
+      before = 1, k++;
+    if (k < nf && kf__field_is(f[k], "other"))
+      other = 1, k++;
+    if (nf < 2 || k != nf)
       return KF_EPARSE;
     if ((rc = kf__parse_u32(f[1], KF__MANIFEST_MAX_LAUNCHES, &i)) != 0)
       return rc == KF_ERANGE ? KF_EPARSE : rc;
     if (i == 0 || i + 1 >= g->nlaunches || kf__group_rider(g, i))
       return KF_EPARSE;
     g->riders[i / 64] |= UINT64_C(1) << (i % 64);
-    if (nf == 3)
+    if (before)
       g->riders_before[i / 64] |= UINT64_C(1) << (i % 64);
+    if (other)
+      g->riders_other[i / 64] |= UINT64_C(1) << (i % 64);
     g->nriders++;
+    return 0;
+  }
+  if (kf__field_is(f[0], "part")) {
+    if (nf != 4 || g->part_id != 0)
+      return KF_EPARSE;
+    if ((rc = kf__parse_u32(f[1], 1, &g->part)) != 0 ||
+        (rc = kf__parse_u32(f[2], KF__MANIFEST_MAX_LAUNCHES, &g->part_offset)) != 0 ||
+        (rc = kf__parse_u32(f[3], UINT32_MAX, &g->part_id)) != 0)
+      return rc == KF_ERANGE ? KF_EPARSE : rc;
+    if (g->part_id == 0 || (g->part == 0) != (g->part_offset == 0))
+      return KF_EPARSE;
     return 0;
   }
   if (kf__field_is(f[0], "launch")) {
@@ -616,6 +634,52 @@ static int kf__parse_line(kf__parser_t *ps, const char *s, size_t n)
   return KF_EPARSE;
 }
 
+/* Pairs each `part` group with the other group of its pair: one part 0
+ * and one part 1 of each id, part 1 starting inside part 0's span, the
+ * launches both spans hold named alike, and `other` riders only where the
+ * other part's span is. @returns 0 or KF_EPARSE. */
+static int kf__link_parts(kf__manifest_t *m)
+{
+  for (uint32_t i = 0; i < m->ngroups; i++) {
+    kf__group_t *a = &m->groups[i], *b = NULL;
+    if (a->part_id == 0 || a->part != 0)
+      continue;
+    for (uint32_t j = 0; j < m->ngroups; j++) {
+      kf__group_t *h = &m->groups[j];
+      if (j == i || h->part_id != a->part_id)
+        continue;
+      if (h->part != 1 || b != NULL)
+        return KF_EPARSE;
+      b = h;
+    }
+    if (b == NULL || b->part_offset >= a->nlaunches)
+      return KF_EPARSE;
+    uint32_t off = b->part_offset;
+    for (uint32_t k = off; k < a->nlaunches && k - off < b->nlaunches; k++)
+      if (strcmp(a->kernels[k].name, b->kernels[k - off].name) != 0 ||
+          a->kernels[k].nparams != b->kernels[k - off].nparams)
+        return KF_EPARSE;
+    for (uint32_t k = 0; k < a->nlaunches; k++)
+      if (kf__group_rider_other(a, k) && (k < off || k - off >= b->nlaunches))
+        return KF_EPARSE;
+    for (uint32_t k = 0; k < b->nlaunches; k++)
+      if (kf__group_rider_other(b, k) && k + off >= a->nlaunches)
+        return KF_EPARSE;
+    a->part_other = b;
+    b->part_other = a;
+    a->part_span = a->nlaunches > off + b->nlaunches ? a->nlaunches : off + b->nlaunches;
+  }
+  for (uint32_t i = 0; i < m->ngroups; i++) {
+    const kf__group_t *g = &m->groups[i];
+    int others = 0;
+    for (uint32_t k = 0; k < g->nlaunches && !others; k++)
+      others = kf__group_rider_other(g, k);
+    if ((g->part_id != 0 && g->part_other == NULL) || (g->part_id == 0 && others))
+      return KF_EPARSE;
+  }
+  return 0;
+}
+
 int kf__manifest_parse(const char *text, size_t len, kf__manifest_t **out, unsigned *err_line)
 {
   kf__parser_t ps;
@@ -649,6 +713,8 @@ int kf__manifest_parse(const char *text, size_t len, kf__manifest_t **out, unsig
     line++; /* the missing header or `end` belongs after the last line */
     rc = KF_EPARSE;
   }
+  if (rc == 0 && (rc = kf__link_parts(ps.m)) != 0)
+    line++; /* a pair is not whole: the manifest as a whole is wrong */
   if (rc != 0) {
     if (err_line != NULL)
       *err_line = line;

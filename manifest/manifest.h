@@ -82,7 +82,24 @@ typedef struct kf__group {
    * riders_before[i / 64] for `before`. */
   uint64_t riders[KF__MANIFEST_MAX_LAUNCHES / 64];
   uint64_t riders_before[KF__MANIFEST_MAX_LAUNCHES / 64];
+  /** `rider <i> [before] other`: the rider is a launch the other group of
+   * the pair (`part`) runs, fused or as its own rider; this group's fused
+   * run leaves it alone, and `before` says on which side of this group it
+   * runs. Bit i of riders_other[i / 64]. */
+  uint64_t riders_other[KF__MANIFEST_MAX_LAUNCHES / 64];
   uint32_t nriders;
+  /** `part <index> <offset> <id>`: the group is part @c part (0 or 1) of a
+   * pair of groups whose spans overlap, which the runtime runs as one:
+   * part 0's launches (its fused kernel with its riders), then part 1's.
+   * Part 1's span starts at launch @c part_offset of part 0's (part 0: 0).
+   * part_id: the pair's number in the manifest, 0 for a group alone.
+   * Derived when the manifest is read: @c part_other, the pair's other
+   * group, and, for part 0, @c part_span, the launches the pair covers. */
+  uint32_t part;
+  uint32_t part_offset;
+  uint32_t part_id;
+  uint32_t part_span;
+  const struct kf__group *part_other;
   /** The fused kernel's parameters: the params of the launches that are
    * not riders (derived at `end`). */
   uint32_t nparams_fused;
@@ -190,6 +207,13 @@ static inline int kf__group_rider(const kf__group_t *g, uint32_t i)
 static inline int kf__group_rider_before(const kf__group_t *g, uint32_t i)
 {
   return i < KF__MANIFEST_MAX_LAUNCHES && (g->riders_before[i / 64] >> (i % 64) & 1) != 0;
+}
+
+/** Nonzero when launch @p i of @p g is a rider the other group of its pair
+ * runs (`rider <i> ... other`). */
+static inline int kf__group_rider_other(const kf__group_t *g, uint32_t i)
+{
+  return i < KF__MANIFEST_MAX_LAUNCHES && (g->riders_other[i / 64] >> (i % 64) & 1) != 0;
 }
 
 /** @returns the footprint of @p ref in @p g, NULL when the manifest gives none. */

@@ -340,6 +340,12 @@ static int kf__discover(const kf_site_t *site, const kf_launch_t *l, uint32_t n,
       if (seg->group == NULL)
         continue;
       seg->fused = kf__fused_handle(mods[seg->first], seg->group->name);
+      if (seg->fused != NULL && seg->group->part_other != NULL) {
+        const kf__group_t *b = seg->group->part_other;
+        seg->fused_other = kf__fused_handle(mods[seg->first + b->part_offset], b->name);
+        if (seg->fused_other == NULL)
+          seg->fused = NULL; /* a pair runs whole or not at all */
+      }
       if (seg->fused == NULL && capturing) {
         st->retry = 1;
         st->whole = KF_FALLBACK_CAPTURE;

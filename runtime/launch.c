@@ -24,23 +24,27 @@ void kf__launch_originals(const kf_launch_t *l, uint32_t count)
 /* Launches with room for this many argument pointers need no allocation. */
 #define KF__STACK_ARGS 64
 
-/* Runs launches l[0..count) of @p g through their stubs, in order, all of
- * them, or (@p after_only) all but the riders that run before the fused
- * kernel, which already ran. */
-static void kf__launch_unfused(const kf__group_t *g, const kf_launch_t *l, uint32_t count,
-                               int after_only)
+/* Runs the launches of @p g through their stubs, in order, all of its own
+ * (never the `other` riders of a pair's part), or (@p after_only) all but
+ * the riders that run before the fused kernel, which already ran. */
+static void kf__launch_unfused(const kf__group_t *g, const kf_launch_t *l, int after_only)
 {
-  for (uint32_t i = 0; i < count; i++)
-    if (!after_only || !kf__group_rider_before(g, i))
+  for (uint32_t i = 0; i < g->nlaunches; i++)
+    if (!kf__group_rider_other(g, i) && (!after_only || !kf__group_rider_before(g, i)))
       kf__launch_originals(&l[i], 1);
 }
 
+void kf__launch_group_unfused(const kf__group_t *g, const kf_launch_t *l)
+{
+  kf__launch_unfused(g, l, 0);
+}
+
 /* Runs the riders of @p g that run before the fused kernel (@p before) or
- * after it, in launch order. */
+ * after it, in launch order: its own, not the other part's. */
 static void kf__launch_riders(const kf__group_t *g, const kf_launch_t *l, int before)
 {
   for (uint32_t i = 1; g->nriders != 0 && i + 1 < g->nlaunches; i++)
-    if (kf__group_rider(g, i) && kf__group_rider_before(g, i) == before)
+    if (kf__group_rider(g, i) && !kf__group_rider_other(g, i) && kf__group_rider_before(g, i) == before)
       kf__launch_originals(&l[i], 1);
 }
 
@@ -59,11 +63,11 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
   uint32_t nargs = 0;
   CUresult res;
   if (launch == NULL) {
-    kf__launch_unfused(g, l, seg->count, 0);
+    kf__launch_unfused(g, l, 0);
     return KF_ECUDA;
   }
   if (nslots > KF__STACK_ARGS && (args = malloc(nslots * sizeof *args)) == NULL) {
-    kf__launch_unfused(g, l, seg->count, 0);
+    kf__launch_unfused(g, l, 0);
     return KF_ENOMEM;
   }
   for (uint32_t i = 0; i < g->nlaunches; i++)
@@ -96,7 +100,7 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
     /* The fused launch reported its error through the driver API only, so
      * the runtime's last error is untouched and the originals' outcome is
      * what cudaGetLastError() returns next. */
-    kf__launch_unfused(g, l, seg->count, 1);
+    kf__launch_unfused(g, l, 1);
     return KF_ECUDA;
   }
   kf__launch_riders(g, l, 0);

@@ -11,6 +11,11 @@
 /** Runs launches l[0..count) in order with cudaLaunchKernel, as the stubs do. */
 void kf__launch_originals(const kf_launch_t *l, uint32_t count);
 
+/** Runs the launches of @p g's span (@p l, its first) that are its own, in
+ * program order, unfused: all of them, but the `other` riders of a pair's
+ * part, which the pair's other group runs. */
+void kf__launch_group_unfused(const kf__group_t *g, const kf_launch_t *l);
+
 /**
  * Runs @p seg's group for its launches @p l (the segment's first): the
  * riders marked `before`, then the fused kernel with the arguments of all

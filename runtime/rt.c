@@ -206,18 +206,28 @@ static void kf__register_site(kf__site_state_t *st)
 
 /* Marks, in each fused segment, the `dead` lines whose argument the site's
  * scratch table lists. */
+static uint64_t kf__group_declared(const kf__group_t *g, uint32_t first, const kf_site_t *site)
+{
+  uint64_t bits = 0;
+  for (uint32_t i = 0; i < g->ndead; i++) {
+    const kf__dead_t *d = &g->dead[i];
+    for (uint32_t k = 0; k < site->nscratch; k++)
+      if (site->scratch[k].launch == first + d->ref.launch && site->scratch[k].param == d->ref.param)
+        bits |= UINT64_C(1) << d->bit;
+  }
+  return bits;
+}
+
 static void kf__segments_declare(kf__site_state_t *st, const kf_site_t *site)
 {
   for (uint32_t s = 0; s < st->nsegs && site->scratch != NULL; s++) {
     kf__segment_t *seg = &st->segs[s];
     if (seg->group == NULL)
       continue;
-    for (uint32_t i = 0; i < seg->group->ndead; i++) {
-      const kf__dead_t *d = &seg->group->dead[i];
-      for (uint32_t k = 0; k < site->nscratch; k++)
-        if (site->scratch[k].launch == seg->first + d->ref.launch && site->scratch[k].param == d->ref.param)
-          seg->declared |= UINT64_C(1) << d->bit;
-    }
+    seg->declared |= kf__group_declared(seg->group, seg->first, site);
+    if (seg->group->part_other != NULL)
+      seg->declared_other |= kf__group_declared(seg->group->part_other,
+                                                 seg->first + seg->group->part_other->part_offset, site);
   }
 }
 
@@ -305,21 +315,49 @@ static void kf__segment_memoize(kf__segment_t *seg, kf__memo_t *memo, const kf_l
   kf__memo_store(memo, g, seg->count);
 }
 
-/* Runs one fused group: guards (skipped when the memo holds these very
- * launches), then fused (or verified) or original. While @p capturing,
- * the launches are recorded into a graph, not run: no KFUSE_VERIFY work. */
+/* The parts of fused segment @p seg, each a segment of one group over its
+ * own span, in the order they run: the segment itself, or a pair's part 0
+ * and then its part 1. Returns how many. */
+static uint32_t kf__segment_parts(const kf__segment_t *seg, kf__segment_t part[2])
+{
+  const kf__group_t *b = seg->group->part_other;
+  part[0] = *seg;
+  part[0].count = seg->group->nlaunches;
+  if (b == NULL)
+    return 1;
+  part[1] = *seg;
+  part[1].first = seg->first + b->part_offset;
+  part[1].count = b->nlaunches;
+  part[1].group = b;
+  part[1].fused = seg->fused_other;
+  part[1].declared = seg->declared_other;
+  return 2;
+}
+
+/* Runs one fused group, or a pair of them: guards, all of them (skipped
+ * when the memo holds these very launches), then each part fused (or
+ * verified), in order; or, if any guard fails, every launch unfused in
+ * program order. While @p capturing, the launches are recorded into a
+ * graph, not run: no KFUSE_VERIFY work. */
 static void kf__run_group(kf__site_state_t *st, const kf_site_t *site, const kf__segment_t *seg,
                           const kf_launch_t *l, uint32_t n, int capturing)
 {
   const kf_launch_t *g = &l[seg->first];
   kf__memo_t *memo = __atomic_load_n(&seg->memo, __ATOMIC_ACQUIRE);
   kf_fallback_t why = KF_FALLBACK_COUNT;
-  uint64_t dead, by_range, declared;
-  int pure, poison = kf__config.poison && !capturing;
+  kf__segment_t part[2];
+  uint32_t nparts = kf__segment_parts(seg, part);
+  uint64_t dead[2], declared[2], by_range, any_declared = 0;
+  int pure = 1, poison = kf__config.poison && !capturing;
   if (poison)
-    kf__poison_reads(st, seg, l);
+    for (uint32_t p = 0; p < nparts; p++)
+      kf__poison_reads(st, &part[p], l);
   if (memo == NULL || !kf__memo_hit(memo, g, seg->count)) {
-    why = kf__guards_check_pure(seg->group, g, &pure);
+    for (uint32_t p = 0; p < nparts && why == KF_FALLBACK_COUNT; p++) {
+      int part_pure;
+      why = kf__guards_check_pure(part[p].group, &l[part[p].first], &part_pure);
+      pure &= part_pure;
+    }
     if (why == KF_FALLBACK_COUNT && pure)
       kf__segment_memoize((kf__segment_t *)seg, memo, g);
   }
@@ -331,29 +369,39 @@ static void kf__run_group(kf__site_state_t *st, const kf_site_t *site, const kf_
       kf__site_count_fallback(st, why);
     return;
   }
-  dead = kf__dead_mask_declared(seg->group, l, n, seg->first, &by_range);
-  declared = (dead & seg->declared) | by_range;
+  for (uint32_t p = 0; p < nparts; p++) {
+    dead[p] = kf__dead_mask_declared(part[p].group, l, n, part[p].first, &by_range);
+    declared[p] = (dead[p] & part[p].declared) | by_range;
+    any_declared |= declared[p];
+  }
   if (kf__config.disable) {
     /* KFUSE_DISABLE with KFUSE_VERIFY: the reference run, poisoned as the
      * fused one would be (counted `disabled` once per call). */
     kf__launch_originals(g, seg->count);
     if (poison)
-      kf__poison_writes(st, site, seg, l, declared);
+      for (uint32_t p = 0; p < nparts; p++)
+        kf__poison_writes(st, site, &part[p], l, declared[p]);
     return;
   }
-  if (kf__config.verify && !capturing)
-    why = kf__verify_group(st, seg, g, dead);
-  else if (kf__launch_fused(seg, g, dead) != 0)
-    why = KF_FALLBACK_LAUNCH; /* it ran the launches unfused */
+  for (uint32_t p = 0; p < nparts; p++) {
+    kf_fallback_t r = KF_FALLBACK_COUNT;
+    if (kf__config.verify && !capturing)
+      r = kf__verify_group(st, &part[p], &l[part[p].first], dead[p]);
+    else if (kf__launch_fused(&part[p], &l[part[p].first], dead[p]) != 0)
+      r = KF_FALLBACK_LAUNCH; /* it ran the part's launches unfused */
+    if (why == KF_FALLBACK_COUNT)
+      why = r;
+  }
   if (why == KF_FALLBACK_COUNT) {
     __atomic_fetch_add(&st->fused, 1, __ATOMIC_RELAXED);
-    if (declared != 0)
+    if (any_declared != 0)
       __atomic_fetch_add(&st->scratch, 1, __ATOMIC_RELAXED);
   } else {
     kf__site_count_fallback(st, why);
   }
   if (poison)
-    kf__poison_writes(st, site, seg, l, declared);
+    for (uint32_t p = 0; p < nparts; p++)
+      kf__poison_writes(st, site, &part[p], l, declared[p]);
 }
 
 /* KFUSE_VERIFY cannot check a captured call: its copies, synchronisations

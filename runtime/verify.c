@@ -175,7 +175,7 @@ kf_fallback_t kf__verify_group(const kf__site_state_t *st, const kf__segment_t *
     kf__verify_free(&v);
     return kf__launch_fused(seg, l, dead_mask) == 0 ? KF_FALLBACK_COUNT : KF_FALLBACK_LAUNCH;
   }
-  kf__launch_originals(l, seg->count);
+  kf__launch_group_unfused(seg->group, l);
   if ((rc = kf__verify_save(&v, 0)) != 0) {
     /* The original launches ran and nothing overwrote their results. */
     kf__log(KF__LOG_WARN, "%s: %s: verification copies failed", st->where ? st->where : "?",

@@ -266,14 +266,13 @@ static std::string membersText(ArrayRef<unsigned> Members) {
 }
 static std::string membersText(const FusionCandidate &C) { return membersText(C.Members); }
 
-/// The groups of a plan that the runtime can run as planned: a fused group
-/// covers the span First..Last of a run at once and runs the launches in it
-/// that are not its members on their own (riders), so the spans of the
-/// groups of two or more launches must not overlap (they would interleave
-/// or nest). Groups are kept by their predicted gain, largest first; one
-/// whose span overlaps a kept one's is left out and listed in \p Dropped
-/// with that one (indices into \p Groups). \p Groups and the result are
-/// ordered by First.
+/// The groups of a plan whose spans do not overlap: a fused group covers the
+/// span First..Last of a run at once and runs the launches in it that are
+/// not its members on their own (riders). Groups are kept by their
+/// predicted gain, largest first; one whose span overlaps a kept one's is
+/// left out and listed in \p Dropped with that one (indices into \p
+/// Groups), for planSequence to run the two as a pair where it can
+/// (pairGroups). \p Groups and the result are ordered by First.
 static std::vector<PlannedGroup>
 runnable(ArrayRef<PlannedGroup> Groups, std::vector<std::pair<size_t, size_t>> *Dropped = nullptr) {
   std::vector<size_t> ByGain;
@@ -331,6 +330,8 @@ class DeviceFuser {
   /// the pass runs (VectorHints.h), and the kernels it split.
   VectorHintSplitter Lanes;
   std::vector<Function *> Split;
+  /// The next pair's number (manifest `part`), unique in the module.
+  unsigned NextPairId = 1;
 
 public:
   DeviceFuser(Module &M, FunctionAnalysisManager &FAM) : M(M), FAM(FAM) {}
@@ -345,7 +346,10 @@ private:
     return FAM.getResult<OptimizationRemarkEmitterAnalysis>(F);
   }
   FusionCandidate candidate(const SeqRecord &R, unsigned First, unsigned Last);
-  FusionCandidate candidate(const SeqRecord &R, ArrayRef<unsigned> Members);
+  FusionCandidate candidate(const SeqRecord &R, ArrayRef<unsigned> Members,
+                            const std::map<unsigned, int8_t> &Forced = {});
+  bool pairGroups(const SeqRecord &R, const PlannedGroup &G1, const PlannedGroup &G2,
+                  unsigned Id, FusionCandidate &A, FusionCandidate &B);
   std::vector<FusionCandidate> planSequence(const SeqRecord &R);
   std::vector<FusionCandidate> planGreedy(const SeqRecord &R);
   template <typename GetFn>
@@ -377,7 +381,8 @@ FusionCandidate DeviceFuser::candidate(const SeqRecord &R, unsigned First, unsig
   return candidate(R, consecutive(First, Last));
 }
 
-FusionCandidate DeviceFuser::candidate(const SeqRecord &R, ArrayRef<unsigned> Members) {
+FusionCandidate DeviceFuser::candidate(const SeqRecord &R, ArrayRef<unsigned> Members,
+                                       const std::map<unsigned, int8_t> &Forced) {
   FusionCandidate C;
   C.Seq = &R;
   C.Members.assign(Members.begin(), Members.end());
@@ -406,10 +411,111 @@ FusionCandidate DeviceFuser::candidate(const SeqRecord &R, ArrayRef<unsigned> Me
     }
     C.Riders.push_back(I);
     C.RiderInfos.push_back(K);
+    auto F = Forced.find(I);
+    C.RiderForced.push_back(F == Forced.end() ? -1 : F->second);
     C.Name += "_r" + std::to_string(I);
   }
   checkCandidate(C);
+  C.RiderOther.assign(C.Riders.size(), false);
   return C;
+}
+
+/// Two planned groups whose spans overlap, as a pair the runtime runs one
+/// after the other (manifest `part`): A, the one that starts first, then
+/// B. In A's span, B's members are riders that run after A; in B's span,
+/// A's members are riders that run before B; a launch of neither group
+/// that both spans hold runs before A, between them or after B, on the
+/// side both groups' checks allow, by the group on whose side it is. Each
+/// group's check (orderRiders) then proves every move the pair makes: with
+/// A starting first, every pair of launches the pair runs out of program
+/// order lies in the span of one of the two. False when either group is
+/// not legal so.
+bool DeviceFuser::pairGroups(const SeqRecord &R, const PlannedGroup &G1, const PlannedGroup &G2,
+                             unsigned Id, FusionCandidate &A, FusionCandidate &B) {
+  const PlannedGroup &PA = G1.First < G2.First ? G1 : G2;
+  const PlannedGroup &PB = &PA == &G1 ? G2 : G1;
+  if (PA.First == PB.First)
+    return false;
+  std::set<unsigned> InA(PA.Members.begin(), PA.Members.end());
+  std::set<unsigned> InB(PB.Members.begin(), PB.Members.end());
+  auto InSpan = [](const PlannedGroup &G, unsigned I) { return I > G.First && I < G.Last; };
+  std::map<unsigned, int8_t> ForcedA, ForcedB;
+  for (unsigned I : PB.Members)
+    if (InSpan(PA, I))
+      ForcedA[I] = 0;
+  A = candidate(R, PA.Members, ForcedA);
+  if (!A.isValid())
+    return false;
+  for (size_t X = 0; X < A.Riders.size(); ++X)
+    if (A.RiderBefore[X] && !InB.count(A.Riders[X]) && InSpan(PB, A.Riders[X]))
+      ForcedB[A.Riders[X]] = 1; // it runs before A, so before B
+  for (unsigned I : PA.Members)
+    if (InSpan(PB, I))
+      ForcedB[I] = 1;
+  B = candidate(R, PB.Members, ForcedB);
+  if (!B.isValid())
+    return false;
+  for (size_t Y = 0; Y < B.Riders.size(); ++Y) {
+    unsigned I = B.Riders[Y];
+    if (InA.count(I) || ForcedB.count(I)) {
+      B.RiderOther[Y] = true; // A or one of A's riders before it runs it
+      continue;
+    }
+    auto X = llvm::find(A.Riders, I);
+    if (X == A.Riders.end())
+      continue; // B's own: in B's span only
+    // After A in A's view: between the two when B runs it before B, so A
+    // runs it; after B otherwise, so B does.
+    if (B.RiderBefore[Y])
+      B.RiderOther[Y] = true;
+    else
+      A.RiderOther[X - A.Riders.begin()] = true;
+  }
+  for (size_t X = 0; X < A.Riders.size(); ++X)
+    if (InB.count(A.Riders[X]))
+      A.RiderOther[X] = true;
+  // The order the pair runs its launches in. Each group's check proved the
+  // moves within its span relative to its members; this proves every pair
+  // of launches the pair runs out of program order (a rider of A that runs
+  // after A but comes after B's span passes B's members too), each within
+  // one group's span, whose `disjoint` lines then carry the guards.
+  std::vector<unsigned> Order;
+  auto Own = [&](const FusionCandidate &C, bool Before) {
+    for (size_t X = 0; X < C.Riders.size(); ++X)
+      if (!C.RiderOther[X] && C.RiderBefore[X] == Before)
+        Order.push_back(C.Riders[X]);
+  };
+  Own(A, true);
+  Order.insert(Order.end(), A.Members.begin(), A.Members.end());
+  Own(A, false);
+  Own(B, true);
+  Order.insert(Order.end(), B.Members.begin(), B.Members.end());
+  Own(B, false);
+  std::vector<unsigned> Sorted = Order;
+  llvm::sort(Sorted);
+  if (Sorted != consecutive(PA.First, std::max(PA.Last, PB.Last)))
+    return false; // a launch both or neither would run
+  auto Info = [&](unsigned I) -> const KernelInfo * {
+    auto It = Kernels.find(R.Launches[I].Kernel);
+    return It == Kernels.end() ? nullptr : &It->second;
+  };
+  for (size_t P = 0; P < Order.size(); ++P)
+    for (size_t Q = P + 1; Q < Order.size(); ++Q) {
+      unsigned X = Order[P], Y = Order[Q];
+      if (X < Y)
+        continue;
+      FusionCandidate *Host = Y >= PA.First && X <= PA.Last   ? &A
+                              : Y >= PB.First && X <= PB.Last ? &B
+                                                              : nullptr;
+      const KernelInfo *KX = Info(X), *KY = Info(Y);
+      if (!Host || !KX || !KY || !swapKeepsOrder(R, X, *KX, Y, *KY, Host->RiderDisjoint))
+        return false;
+    }
+  A.PairId = B.PairId = Id;
+  A.PairPart = 0;
+  B.PairPart = 1;
+  B.PairOffset = PB.First - PA.First;
+  return true;
 }
 
 /// The greedy plan: grow a group from the first unplanned launch while the
@@ -560,6 +666,40 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
   // or the best plan of consecutive groups, whichever is predicted faster.
   std::vector<std::pair<size_t, size_t>> Dropped;
   std::vector<PlannedGroup> Groups = runnable(Out.Groups, &Dropped);
+  // Two groups that overlap each other and no third run as a pair, one
+  // after the other, where both stay legal so (pairGroups).
+  std::map<std::vector<unsigned>, FusionCandidate> Paired;
+  if (!Dropped.empty()) {
+    auto Overlap = [&](size_t X, size_t Y) {
+      return Out.Groups[X].First <= Out.Groups[Y].Last && Out.Groups[Y].First <= Out.Groups[X].Last;
+    };
+    std::vector<std::pair<size_t, size_t>> Left;
+    for (auto [G, K] : Dropped) {
+      bool Alone = true;
+      for (size_t H = 0; H < Out.Groups.size() && Alone; ++H)
+        Alone = H == G || H == K || Out.Groups[H].Members.size() < 2 ||
+                (!Overlap(H, G) && !Overlap(H, K));
+      FusionCandidate A, B;
+      if (!Alone || !pairGroups(R, Out.Groups[G], Out.Groups[K], NextPairId, A, B)) {
+        Left.push_back({G, K});
+        continue;
+      }
+      ++NextPairId;
+      remarkPlan(R, "PlanPair",
+                 "the planned groups of launches " + membersText(A.Members) + " and " +
+                     membersText(B.Members) +
+                     " overlap; the runtime runs them one after the other, in that order",
+                 /*Missed=*/false);
+      Paired.emplace(A.Members, std::move(A));
+      Paired.emplace(B.Members, std::move(B));
+      Groups.insert(llvm::upper_bound(Groups, Out.Groups[G],
+                                      [](const PlannedGroup &X, const PlannedGroup &Y) {
+                                        return X.First < Y.First;
+                                      }),
+                    Out.Groups[G]);
+    }
+    Dropped = std::move(Left);
+  }
   if (!Dropped.empty()) {
     double Ns = Out.PlanNs;
     for (auto [G, Other] : Dropped)
@@ -572,13 +712,15 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
       remarkPlan(R, "PlanInterleaved",
                  "the planned groups of launches " + membersText(Out.Groups[G].Members) +
                      " and " + membersText(Out.Groups[Other].Members) +
-                     " overlap, which the runtime cannot interleave; " +
+                     " overlap, and cannot run one after the other (a pair overlaps no "
+                     "third group, and keeps every dependency in that order); " +
                      (Replan ? "planned with consecutive groups instead"
                              : "the first, predicted to gain less, runs unfused"),
                  /*Missed=*/true);
     if (Replan) {
       Out = std::move(Consecutive);
       Groups = Out.Groups;
+      Paired.clear();
     }
   }
   ++NumPlannedSeqs;
@@ -604,12 +746,21 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
   std::vector<FusionCandidate> Plan;
   std::vector<std::pair<unsigned, unsigned>> Spans; // every group, singletons too
   unsigned Next = 0;
+  auto Planned = [&](const PlannedGroup &G) -> FusionCandidate & {
+    auto It = Paired.find(G.Members);
+    return It != Paired.end() ? It->second : GetMembers(G.Members);
+  };
   for (const PlannedGroup &G : Groups) {
-    for (; Next < G.First; ++Next)
-      Spans.push_back({Next, Next});
-    Spans.push_back({G.First, G.Last});
-    Next = G.Last + 1;
-    FusionCandidate &C = GetMembers(G.Members);
+    if (G.First < Next) { // a pair's second group: one span with its first
+      Spans.back().second = std::max(Spans.back().second, G.Last);
+      Next = std::max(Next, G.Last + 1);
+    } else {
+      for (; Next < G.First; ++Next)
+        Spans.push_back({Next, Next});
+      Spans.push_back({G.First, G.Last});
+      Next = G.Last + 1;
+    }
+    FusionCandidate &C = Planned(G);
     if (!C.isValid()) { // the library only forms groups the callback allowed
       ++NumPlanFallbacks;
       remarkPlan(R, "PlannerFailed",
@@ -664,7 +815,7 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
     }
   }
   for (const PlannedGroup &G : Groups)
-    Plan.push_back(std::move(Tried.at(G.Members)));
+    Plan.push_back(std::move(Planned(G)));
   if (PlansOpt > 1)
     addAlternatives(R, Out, Plan, GetMembers);
   return Plan;

@@ -346,18 +346,20 @@ RunPlan DevicePlan::match(ArrayRef<const Function *> Stubs, ArrayRef<unsigned> N
       std::vector<FusedSpan> Spans;
       for (uint32_t C = 0; C < NC; ++C)
         // A group whose kernel the module lacks is dropped by the runtime.
-        if (Covers[C].group && I.Functions.count(Covers[C].group->name)) {
-          const kf__group_t *G = Covers[C].group;
+        // A pair (`part`) is two spans, its part 0's first.
+        for (const kf__group_t *G = Covers[C].group;
+             G && I.Functions.count(G->name) &&
+             (!G->part_other || I.Functions.count(G->part_other->name));
+             G = G->part == 0 ? G->part_other : nullptr) {
           FusedSpan S;
-          S.First = Covers[C].first;
-          S.Last = Covers[C].first + Covers[C].count - 1;
+          S.First = Covers[C].first + G->part_offset;
+          S.Last = S.First + G->nlaunches - 1;
           S.Kernel = G->name;
           S.Twins = kf__group_twins(I.Manifest, G);
           S.Bound = G->at_function != nullptr;
           for (uint32_t K = 0; K < G->nlaunches && G->nriders; ++K)
-            if (kf__group_rider(G, K))
-              (kf__group_rider_before(G, K) ? S.RidersBefore : S.Riders)
-                  .push_back(Covers[C].first + K);
+            if (kf__group_rider(G, K) && !kf__group_rider_other(G, K))
+              (kf__group_rider_before(G, K) ? S.RidersBefore : S.Riders).push_back(S.First + K);
           Spans.push_back(std::move(S));
         }
       std::free(Covers);

@@ -103,6 +103,15 @@ struct FusionCandidate : Verdict {
   std::vector<unsigned> Riders;
   std::vector<const KernelInfo *> RiderInfos;
   std::vector<bool> RiderBefore;
+  /// Riders whose side is decided by the group's pair (PairId): 1 before
+  /// the fused kernel, 0 after it, -1 where checkCandidate() chooses.
+  std::vector<int8_t> RiderForced;
+  /// Riders that the other group of the pair runs (manifest `other`).
+  std::vector<bool> RiderOther;
+  /// A pair of groups whose spans overlap (manifest `part`): the group
+  /// runs as part PairPart (0 first, then 1) of pair PairId (0: alone);
+  /// PairOffset is part 1's first launch's position in part 0's span.
+  unsigned PairId = 0, PairPart = 0, PairOffset = 0;
   /// (launch, param, launch, param), record indices: a rider's parameter
   /// and a member's or another rider's, of different values of which one is
   /// written, whose footprints must not overlap.
@@ -178,6 +187,13 @@ bool inThreadRecords(const FusionCandidate &C, unsigned V);
 /// Whether launch \p A of kernel \p KA and launch \p B of kernel \p KB pass
 /// one buffer (value number) that both access and either writes: swapping
 /// them would reverse a dependency (Legality.cpp).
+/// Whether launches X and Y of \p R (record indices) may run in the other
+/// order: no buffer (value number) that one writes does the other access.
+/// Pairs of parameters of different values where one is written, which the
+/// swap assumes disjoint, are appended to \p Disjoint as (X, param, Y,
+/// param), for the runtime to check.
+bool swapKeepsOrder(const SeqRecord &R, unsigned X, const KernelInfo &KX, unsigned Y,
+                    const KernelInfo &KY, std::vector<std::array<unsigned, 4>> &Disjoint);
 bool launchesConflict(const SeqLaunch &A, const KernelInfo &KA, const SeqLaunch &B,
                       const KernelInfo &KB);
 

@@ -929,6 +929,20 @@ bool kfuse::launchesConflict(const SeqLaunch &A, const KernelInfo &KA, const Seq
   return false;
 }
 
+bool kfuse::swapKeepsOrder(const SeqRecord &R, unsigned X, const KernelInfo &KX, unsigned Y,
+                           const KernelInfo &KY, std::vector<std::array<unsigned, 4>> &Disjoint) {
+  const SeqLaunch &LX = R.Launches[X], &LY = R.Launches[Y];
+  for (unsigned P = 0; P < KX.Params.size() && P < LX.Args.size(); ++P)
+    for (unsigned Q = 0; Q < KY.Params.size() && Q < LY.Args.size(); ++Q) {
+      if (!conflict(KX.Params[P], KY.Params[Q]))
+        continue;
+      if (LX.Args[P] == LY.Args[Q])
+        return false;
+      Disjoint.push_back({X, P, Y, Q});
+    }
+  return true;
+}
+
 /// Riders run unfused after the fused kernel, which moves each past the
 /// members after it, or before it, which moves it before the members before
 /// it. A rider must be an analysable kernel (its every global access goes
@@ -945,6 +959,7 @@ static bool orderRiders(FusionCandidate &C) {
   const SeqRecord &R = *C.Seq;
   const SeqLaunch &L0 = C.launch(0);
   C.RiderBefore.assign(C.Riders.size(), false);
+  C.RiderForced.resize(C.Riders.size(), -1);
   for (size_t X = 0; X < C.Riders.size(); ++X) {
     const SeqLaunch &LR = R.Launches[C.Riders[X]];
     const KernelInfo &K = *C.RiderInfos[X];
@@ -977,7 +992,19 @@ static bool orderRiders(FusionCandidate &C) {
                    "order");
       return false;
     }
-    C.RiderBefore[X] = Late >= 0;
+    // A pair's order puts some riders on a side: the launches of the part
+    // that runs first before the second, those of the second after the
+    // first. The side must keep every dependency.
+    int Forced = C.RiderForced[X];
+    if ((Forced == 1 && Early >= 0) || (Forced == 0 && Late >= 0)) {
+      C.invalidate(Name + " would run " + (Forced ? "before " : "after ") +
+                       launchText(C, unsigned(Forced ? Early : Late)) +
+                       ", on which it depends, if the two overlapping groups ran one after "
+                       "the other",
+                   "order");
+      return false;
+    }
+    C.RiderBefore[X] = Forced >= 0 ? Forced == 1 : Late >= 0;
     for (unsigned P = 0; P < K.Params.size(); ++P) {
       for (unsigned S = 0; S < C.size(); ++S)
         for (unsigned Q = 0; Q < C.Stages[S]->Params.size(); ++Q)

@@ -412,6 +412,46 @@ static void test_rider_malformed(void **state)
   assert_int_equal(parse(HDR G3 "rider 1\nlaunch 0 1 0\nend\n", NULL), KF_EPARSE);
 }
 
+/* A pair (`part`): two groups whose spans overlap, found together; `other`
+ * riders are the other part's launches. */
+#define PAIR_A "group pa 3\nkernel 0 _Z1aPKfPff 3\nkernel 1 _Z1bPKfPf 2\nkernel 2 _Z1cPf 1\n" \
+               "rider 1 other\nlaunch 0 0 0\n"
+#define PAIR_B "group pb 3\nkernel 0 _Z1bPKfPf 2\nkernel 1 _Z1cPf 1\nkernel 2 _Z1dPf 1\n" \
+               "rider 1 before other\nlaunch 0 0 0\n"
+static void test_pair(void **state)
+{
+  kf__manifest_t *m = NULL;
+  (void)state;
+  static const char text[] = HDR PAIR_A "part 0 0 7\nend\n" PAIR_B "part 1 1 7\nend\n";
+  assert_int_equal(kf__manifest_parse(text, sizeof text - 1, &m, NULL), 0);
+  const kf__group_t *a = &m->groups[0], *b = &m->groups[1];
+  assert_ptr_equal(a->part_other, b);
+  assert_ptr_equal(b->part_other, a);
+  assert_int_equal(a->part_span, 4);
+  assert_int_equal(b->part_offset, 1);
+  assert_true(kf__group_rider_other(a, 1));
+  assert_false(kf__group_rider_before(a, 1));
+  assert_true(kf__group_rider_other(b, 1) && kf__group_rider_before(b, 1));
+  assert_false(kf__group_rider_other(b, 0));
+  kf__manifest_free(m);
+  static const char *const bad[] = {
+    HDR PAIR_A "part 0 0 7\nend\n",                              /* alone */
+    HDR PAIR_A "part 0 0 7\nend\n" PAIR_B "part 0 0 7\nend\n",   /* two part 0 */
+    HDR PAIR_A "part 0 0 7\nend\n" PAIR_B "part 1 1 8\nend\n",   /* other ids */
+    HDR PAIR_A "part 0 0 7\nend\n" PAIR_B "part 1 3 7\nend\n",   /* no overlap */
+    HDR PAIR_A "part 0 0 7\nend\n" PAIR_B "part 1 2 7\nend\n",   /* other kernels there */
+    HDR PAIR_A "part 0 1 7\nend\n" PAIR_B "part 1 1 7\nend\n",   /* part 0 starts the pair */
+    HDR PAIR_A "part 0 0 0\nend\n" PAIR_B "part 1 1 0\nend\n",   /* id 0 */
+    HDR PAIR_A "part 0 0 7\npart 0 0 7\nend\n" PAIR_B "part 1 1 7\nend\n",
+    HDR PAIR_A "part 2 1 7\nend\n" PAIR_B "part 1 1 7\nend\n",
+    HDR PAIR_A "end\n",                                           /* other without a pair */
+    HDR G3 "rider 1 other before\nlaunch 0 0 0\nend\n",          /* before comes first */
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    if (kf__manifest_parse(bad[i], strlen(bad[i]), &m, NULL) != KF_EPARSE)
+      fail_msg("case %zu parsed", i);
+}
+
 /* `missed` lines: between groups only, the reason to the end of the line. */
 static void test_missed(void **state)
 {
@@ -500,6 +540,7 @@ int main(void)
     cmocka_unit_test(test_at_malformed),
     cmocka_unit_test(test_rider),
     cmocka_unit_test(test_rider_malformed),
+    cmocka_unit_test(test_pair),
     cmocka_unit_test(test_missed),
     cmocka_unit_test(test_fuzz),
   };

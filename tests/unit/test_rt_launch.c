@@ -193,6 +193,62 @@ static void test_rider_before(void **state)
                       "kfuse-stats: before: calls=2 fused=1 fallback=1 launch-failed=1");
 }
 
+/* A pair: launches scale, other, axpy, other, as the groups {0, 2} (fused_sa,
+ * launch 1 the other part's) and {1, 3} (fused_oo, whose rider 2 ran with
+ * the first part), run one after the other. The guards of both run before
+ * either; when one fails, all four run in program order. When a part's
+ * fused launch fails, that part's own launches run unfused, and the pair
+ * goes on in its order; no launch runs twice. */
+static const char pair_manifest[] =
+    HDR "group fused_sa 3\nkernel 0 _Z5scalePKfPffi 4\nkernel 1 _Z5otherPKf 1\n"
+        "kernel 2 _Z4axpyPKfS0_Pfi 4\nrider 1 other\npart 0 0 1\n"
+        "shape same\nstream same\ndynshmem 0\nlaunch 0 2 32\n"
+        "equal 0.1 2.0\nequal 0.3 2.3\n"
+        "footprint 0.0 r 0 4*s3\nfootprint 0.1 w 0 4*s3\nfootprint 2.0 r 0 4*s3\n"
+        "footprint 2.1 r 0 4*s3\nfootprint 2.2 w 0 4*s3\nfootprint 1.0 r 0 4\n"
+        "disjoint 0.0 0.1\ndisjoint 2.2 0.0\ndisjoint 2.2 2.1\ndisjoint 2.2 2.0\n"
+        "disjoint 1.0 0.1\ndisjoint 1.0 2.2\nend\n"
+        "group fused_oo 3\nkernel 0 _Z5otherPKf 1\nkernel 1 _Z4axpyPKfS0_Pfi 4\n"
+        "kernel 2 _Z5otherPKf 1\nrider 1 before other\npart 1 1 1\n"
+        "shape same\nstream same\ndynshmem 0\nlaunch 0 0 0\n"
+        "footprint 0.0 r 0 4\nfootprint 2.0 r 0 4\nfootprint 1.2 w 0 4*s3\n"
+        "disjoint 1.2 0.0\ndisjoint 1.2 2.0\nend\n";
+
+static void test_pair(void **state)
+{
+  static kf_site_t site = {"pair", NULL, 4, 0, NULL, NULL, NULL};
+  call_t c;
+  (void)state;
+  fake.manifest = pair_manifest;
+  fake_fused("fused_oo", 2, NULL);
+  call_init(&c, "soao");
+  c.l[1].grid[0] = c.l[3].grid[0] = 5; /* part 1's shape is its members' */
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("F:fused_sa F:fused_oo");
+  check_results();
+  assert_int_equal(fake.log[1].grid[0], 5);
+  assert_ptr_equal(fake.log[1].args[0], c.argsq[0]);
+  assert_ptr_equal(fake.log[1].args[1], c.argsq[0]);
+  /* The other launches read what axpy writes: every guard of the pair
+   * runs first, and the four run in program order. */
+  fake.nlog = 0;
+  fill_inputs();
+  c.q = obuf;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z5otherPKf _Z4axpyPKfS0_Pfi _Z5otherPKf");
+  check_results();
+  /* A failed fused launch: each part's own launches, in the pair's order. */
+  fake.nlog = 0;
+  fill_inputs();
+  c.q = ybuf;
+  fake.fused_result = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi _Z5otherPKf _Z5otherPKf");
+  check_results();
+  assert_string_equal(stats_of("pair"),
+                      "kfuse-stats: pair: calls=3 fused=1 fallback=2 overlap=1 launch-failed=1");
+}
+
 static void test_dead_mask_passed(void **state)
 {
   static kf_site_t site = {"dead", NULL, 2, 0, NULL, NULL, NULL};
@@ -892,6 +948,7 @@ int main(void)
     cmocka_unit_test_setup(test_split, setup),
     cmocka_unit_test_setup(test_rider, setup),
     cmocka_unit_test_setup(test_rider_before, setup),
+    cmocka_unit_test_setup(test_pair, setup),
     cmocka_unit_test_setup(test_dead_mask_passed, setup),
     cmocka_unit_test_setup(test_discovery_once_per_site, setup),
     cmocka_unit_test_setup(test_module_path, setup),
