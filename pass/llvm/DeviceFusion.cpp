@@ -667,9 +667,11 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
   std::vector<std::pair<size_t, size_t>> Dropped;
   std::vector<PlannedGroup> Groups = runnable(Out.Groups, &Dropped);
   // Two groups that overlap each other and no third run as a pair, one
-  // after the other, where both stay legal so (pairGroups).
+  // after the other, where both stay legal so (pairGroups). Under
+  // -kfuse-plans=K > 1 a group of plan 0 may serve other plans without its
+  // partner, so there the later group of an overlap runs unfused as before.
   std::map<std::vector<unsigned>, FusionCandidate> Paired;
-  if (!Dropped.empty()) {
+  if (!Dropped.empty() && PlansOpt == 1) {
     auto Overlap = [&](size_t X, size_t Y) {
       return Out.Groups[X].First <= Out.Groups[Y].Last && Out.Groups[Y].First <= Out.Groups[X].Last;
     };
