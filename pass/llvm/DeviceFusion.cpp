@@ -735,6 +735,10 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
   if (Out.Limited && Out.Gap <= 0 && PlansOpt > 1) {
     Head += ", optimal; the work limit stopped the search for alternatives after " +
             std::to_string(Out.Alternatives.size()) + " plans";
+  } else if (Out.Limited && Out.Gap >= 1) {
+    // No bound: the enumeration stopped before every group was seen.
+    Head += "; work limit reached before every candidate group was enumerated: the plan is "
+            "the best of those enumerated (-kfuse-plan-work-limit raises the limit)";
   } else if (Out.Limited) {
     char Gap[32];
     std::snprintf(Gap, sizeof Gap, "%.2f%%", 100 * Out.Gap);

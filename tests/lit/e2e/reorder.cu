@@ -18,7 +18,7 @@
 // The groups that are not consecutive are enumerated under the work limit:
 // one unit stops that at once, and the remark says so.
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-plan-work-limit=1 -Rpass-analysis=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=LIMIT
-// LIMIT: in 'independent': planned 3 launches for {{[0-9]+}} elements each on {{.*}}; work limit reached
+// LIMIT: in 'independent': planned 3 launches for {{[0-9]+}} elements each on {{.*}}; work limit reached before every candidate group was enumerated: the plan is the best of those enumerated
 // Under -kfuse-reorder=0 only consecutive launches fuse.
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-reorder=0 -Rpass=kfuse -Rpass-analysis=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
 
