@@ -348,8 +348,8 @@ private:
   FusionCandidate candidate(const SeqRecord &R, unsigned First, unsigned Last);
   FusionCandidate candidate(const SeqRecord &R, ArrayRef<unsigned> Members,
                             const std::map<unsigned, int8_t> &Forced = {});
-  bool pairGroups(const SeqRecord &R, const PlannedGroup &G1, const PlannedGroup &G2,
-                  unsigned Id, FusionCandidate &A, FusionCandidate &B);
+  std::string pairGroups(const SeqRecord &R, const PlannedGroup &G1, const PlannedGroup &G2,
+                         unsigned Id, FusionCandidate &A, FusionCandidate &B);
   std::vector<FusionCandidate> planSequence(const SeqRecord &R);
   std::vector<FusionCandidate> planGreedy(const SeqRecord &R);
   template <typename GetFn>
@@ -428,14 +428,15 @@ FusionCandidate DeviceFuser::candidate(const SeqRecord &R, ArrayRef<unsigned> Me
 /// side both groups' checks allow, by the group on whose side it is. Each
 /// group's check (orderRiders) then proves every move the pair makes: with
 /// A starting first, every pair of launches the pair runs out of program
-/// order lies in the span of one of the two. False when either group is
-/// not legal so.
-bool DeviceFuser::pairGroups(const SeqRecord &R, const PlannedGroup &G1, const PlannedGroup &G2,
-                             unsigned Id, FusionCandidate &A, FusionCandidate &B) {
+/// order lies in the span of one of the two. Returns why not, for the
+/// remark, when the two cannot run so; empty when they can.
+std::string DeviceFuser::pairGroups(const SeqRecord &R, const PlannedGroup &G1,
+                                    const PlannedGroup &G2, unsigned Id, FusionCandidate &A,
+                                    FusionCandidate &B) {
   const PlannedGroup &PA = G1.First < G2.First ? G1 : G2;
   const PlannedGroup &PB = &PA == &G1 ? G2 : G1;
   if (PA.First == PB.First)
-    return false;
+    return "both start at launch " + std::to_string(PA.First);
   std::set<unsigned> InA(PA.Members.begin(), PA.Members.end());
   std::set<unsigned> InB(PB.Members.begin(), PB.Members.end());
   auto InSpan = [](const PlannedGroup &G, unsigned I) { return I > G.First && I < G.Last; };
@@ -445,7 +446,7 @@ bool DeviceFuser::pairGroups(const SeqRecord &R, const PlannedGroup &G1, const P
       ForcedA[I] = 0;
   A = candidate(R, PA.Members, ForcedA);
   if (!A.isValid())
-    return false;
+    return A.Reason;
   for (size_t X = 0; X < A.Riders.size(); ++X)
     if (A.RiderBefore[X] && !InB.count(A.Riders[X]) && InSpan(PB, A.Riders[X]))
       ForcedB[A.Riders[X]] = 1; // it runs before A, so before B
@@ -454,7 +455,7 @@ bool DeviceFuser::pairGroups(const SeqRecord &R, const PlannedGroup &G1, const P
       ForcedB[I] = 1;
   B = candidate(R, PB.Members, ForcedB);
   if (!B.isValid())
-    return false;
+    return B.Reason;
   for (size_t Y = 0; Y < B.Riders.size(); ++Y) {
     unsigned I = B.Riders[Y];
     if (InA.count(I) || ForcedB.count(I)) {
@@ -494,7 +495,7 @@ bool DeviceFuser::pairGroups(const SeqRecord &R, const PlannedGroup &G1, const P
   std::vector<unsigned> Sorted = Order;
   llvm::sort(Sorted);
   if (Sorted != consecutive(PA.First, std::max(PA.Last, PB.Last)))
-    return false; // a launch both or neither would run
+    return "a launch between them would run twice or not at all";
   auto Info = [&](unsigned I) -> const KernelInfo * {
     auto It = Kernels.find(R.Launches[I].Kernel);
     return It == Kernels.end() ? nullptr : &It->second;
@@ -509,13 +510,14 @@ bool DeviceFuser::pairGroups(const SeqRecord &R, const PlannedGroup &G1, const P
                                                               : nullptr;
       const KernelInfo *KX = Info(X), *KY = Info(Y);
       if (!Host || !KX || !KY || !swapKeepsOrder(R, X, *KX, Y, *KY, Host->RiderDisjoint))
-        return false;
+        return "launch " + std::to_string(X) + " would run before launch " +
+               std::to_string(Y) + ", which shares a buffer with it that one of them writes";
     }
   A.PairId = B.PairId = Id;
   A.PairPart = 0;
   B.PairPart = 1;
   B.PairOffset = PB.First - PA.First;
-  return true;
+  return "";
 }
 
 /// The greedy plan: grow a group from the first unplanned launch while the
@@ -671,6 +673,10 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
   // -kfuse-plans=K > 1 a group of plan 0 may serve other plans without its
   // partner, so there the later group of an overlap runs unfused as before.
   std::map<std::vector<unsigned>, FusionCandidate> Paired;
+  std::map<size_t, std::string> PairWhy; // why a dropped group is not paired
+  if (PlansOpt > 1)
+    for (auto [G, K] : Dropped)
+      PairWhy[G] = "no pair forms under -kfuse-plans above 1";
   if (!Dropped.empty() && PlansOpt == 1) {
     auto Overlap = [&](size_t X, size_t Y) {
       return Out.Groups[X].First <= Out.Groups[Y].Last && Out.Groups[Y].First <= Out.Groups[X].Last;
@@ -682,8 +688,11 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
         Alone = H == G || H == K || Out.Groups[H].Members.size() < 2 ||
                 (!Overlap(H, G) && !Overlap(H, K));
       FusionCandidate A, B;
-      if (!Alone || !pairGroups(R, Out.Groups[G], Out.Groups[K], NextPairId, A, B)) {
+      std::string Why = Alone ? pairGroups(R, Out.Groups[G], Out.Groups[K], NextPairId, A, B)
+                              : "another planned group overlaps them too";
+      if (!Why.empty()) {
         Left.push_back({G, K});
+        PairWhy[G] = Why;
         continue;
       }
       ++NextPairId;
@@ -714,8 +723,7 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
       remarkPlan(R, "PlanInterleaved",
                  "the planned groups of launches " + membersText(Out.Groups[G].Members) +
                      " and " + membersText(Out.Groups[Other].Members) +
-                     " overlap, and cannot run one after the other (a pair overlaps no "
-                     "third group, and keeps every dependency in that order); " +
+                     " overlap, and cannot run one after the other (" + PairWhy[G] + "); " +
                      (Replan ? "planned with consecutive groups instead"
                              : "the first, predicted to gain less, runs unfused"),
                  /*Missed=*/true);

@@ -404,8 +404,12 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
       Footprint(*C.RiderInfos[X], C.spanPos(C.Riders[X]), P);
   for (auto &[A, B] : disjointPairs(C))
     Out += "disjoint " + Ref(A.S, A.P) + " " + Ref(B.S, B.P) + "\n";
+  // A pair's check may find a pair the rider check found too: once each,
+  // in the order found.
+  std::set<std::array<unsigned, 4>> Seen;
   for (const std::array<unsigned, 4> &D : C.RiderDisjoint)
-    Out += "disjoint " + ref(C.spanPos(D[0]), D[1]) + " " + ref(C.spanPos(D[2]), D[3]) + "\n";
+    if (Seen.insert(D).second)
+      Out += "disjoint " + ref(C.spanPos(D[0]), D[1]) + " " + ref(C.spanPos(D[2]), D[3]) + "\n";
 
   for (const Intermediate &I : C.Carried) {
     if (I.DeadBit >= 0)
