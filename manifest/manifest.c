@@ -422,7 +422,7 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
   if (kf__field_is(f[0], "part")) {
     if (nf != 4 || g->part_id != 0)
       return KF_EPARSE;
-    if ((rc = kf__parse_u32(f[1], 1, &g->part)) != 0 ||
+    if ((rc = kf__parse_u32(f[1], KF__MANIFEST_MAX_PARTS - 1, &g->part)) != 0 ||
         (rc = kf__parse_u32(f[2], KF__MANIFEST_MAX_LAUNCHES, &g->part_offset)) != 0 ||
         (rc = kf__parse_u32(f[3], UINT32_MAX, &g->part_id)) != 0)
       return rc == KF_ERANGE ? KF_EPARSE : rc;
@@ -634,47 +634,64 @@ static int kf__parse_line(kf__parser_t *ps, const char *s, size_t n)
   return KF_EPARSE;
 }
 
-/* Pairs each `part` group with the other group of its pair: one part 0
- * and one part 1 of each id, part 1 starting inside part 0's span, the
- * launches both spans hold named alike, and `other` riders only where the
- * other part's span is. @returns 0 or KF_EPARSE. */
+/* Links the groups of each `part` set in the order they run: one part of
+ * each index from 0 up, each part after the first starting inside the
+ * spans of the parts before it, the launches two spans hold named alike,
+ * and every launch of the set run by exactly one part (a member, or a
+ * rider not marked `other`). @returns 0 or KF_EPARSE. */
 static int kf__link_parts(kf__manifest_t *m)
 {
   for (uint32_t i = 0; i < m->ngroups; i++) {
-    kf__group_t *a = &m->groups[i], *b = NULL;
+    kf__group_t *p[KF__MANIFEST_MAX_PARTS] = {NULL};
+    kf__group_t *a = &m->groups[i];
+    uint32_t nparts = 0, span = 0;
+    uint8_t runs[KF__MANIFEST_MAX_LAUNCHES] = {0};
     if (a->part_id == 0 || a->part != 0)
       continue;
     for (uint32_t j = 0; j < m->ngroups; j++) {
       kf__group_t *h = &m->groups[j];
-      if (j == i || h->part_id != a->part_id)
+      if (h->part_id != a->part_id)
         continue;
-      if (h->part != 1 || b != NULL)
+      if (p[h->part] != NULL)
         return KF_EPARSE;
-      b = h;
+      p[h->part] = h;
+      nparts = h->part + 1 > nparts ? h->part + 1 : nparts;
     }
-    if (b == NULL || b->part_offset >= a->nlaunches)
+    if (nparts < 2)
       return KF_EPARSE;
-    uint32_t off = b->part_offset;
-    for (uint32_t k = off; k < a->nlaunches && k - off < b->nlaunches; k++)
-      if (strcmp(a->kernels[k].name, b->kernels[k - off].name) != 0 ||
-          a->kernels[k].nparams != b->kernels[k - off].nparams)
+    for (uint32_t k = 0; k < nparts; k++) {
+      const kf__group_t *g = p[k];
+      if (g == NULL || (k > 0 && (g->part_offset <= p[k - 1]->part_offset || g->part_offset >= span)) ||
+          g->part_offset + g->nlaunches > KF__MANIFEST_MAX_LAUNCHES)
         return KF_EPARSE;
-    for (uint32_t k = 0; k < a->nlaunches; k++)
-      if (kf__group_rider_other(a, k) && (k < off || k - off >= b->nlaunches))
+      for (uint32_t q = 0; q < k; q++)
+        for (uint32_t u = g->part_offset; u < p[q]->part_offset + p[q]->nlaunches && u - g->part_offset < g->nlaunches;
+             u++) {
+          const kf__mkernel_t *x = &p[q]->kernels[u - p[q]->part_offset], *y = &g->kernels[u - g->part_offset];
+          if (strcmp(x->name, y->name) != 0 || x->nparams != y->nparams)
+            return KF_EPARSE;
+        }
+      for (uint32_t u = 0; u < g->nlaunches; u++)
+        if (!kf__group_rider(g, u) || !kf__group_rider_other(g, u))
+          runs[g->part_offset + u]++;
+      if (g->part_offset + g->nlaunches > span)
+        span = g->part_offset + g->nlaunches;
+    }
+    for (uint32_t u = 0; u < span; u++)
+      if (runs[u] != 1)
         return KF_EPARSE;
-    for (uint32_t k = 0; k < b->nlaunches; k++)
-      if (kf__group_rider_other(b, k) && k + off >= a->nlaunches)
-        return KF_EPARSE;
-    a->part_other = b;
-    b->part_other = a;
-    a->part_span = a->nlaunches > off + b->nlaunches ? a->nlaunches : off + b->nlaunches;
+    for (uint32_t k = 0; k < nparts; k++) {
+      p[k]->part_next = k + 1 < nparts ? p[k + 1] : NULL;
+      p[k]->part_count = nparts;
+    }
+    a->part_span = span;
   }
   for (uint32_t i = 0; i < m->ngroups; i++) {
     const kf__group_t *g = &m->groups[i];
     int others = 0;
     for (uint32_t k = 0; k < g->nlaunches && !others; k++)
       others = kf__group_rider_other(g, k);
-    if ((g->part_id != 0 && g->part_other == NULL) || (g->part_id == 0 && others))
+    if ((g->part_id != 0 && g->part_count == 0) || (g->part_id == 0 && others))
       return KF_EPARSE;
   }
   return 0;
@@ -714,7 +731,7 @@ int kf__manifest_parse(const char *text, size_t len, kf__manifest_t **out, unsig
     rc = KF_EPARSE;
   }
   if (rc == 0 && (rc = kf__link_parts(ps.m)) != 0)
-    line++; /* a pair is not whole: the manifest as a whole is wrong */
+    line++; /* a set is not whole: the manifest as a whole is wrong */
   if (rc != 0) {
     if (err_line != NULL)
       *err_line = line;

@@ -29,6 +29,7 @@ extern "C" {
 #define KF__MANIFEST_MAX_LINES 4096 /* guard lines per group, `missed` lines */
 #define KF__MANIFEST_MAX_PLANS 256  /* `plans` count: ranks 0..255 */
 #define KF__MANIFEST_MAX_REASON 1024 /* bytes of a `missed` line's reason */
+#define KF__MANIFEST_MAX_PARTS 8     /* groups of one `part` set */
 
 /** "<a>.<p>": parameter p of launch a of the group. */
 typedef struct kf__param_ref {
@@ -82,24 +83,27 @@ typedef struct kf__group {
    * riders_before[i / 64] for `before`. */
   uint64_t riders[KF__MANIFEST_MAX_LAUNCHES / 64];
   uint64_t riders_before[KF__MANIFEST_MAX_LAUNCHES / 64];
-  /** `rider <i> [before] other`: the rider is a launch the other group of
-   * the pair (`part`) runs, fused or as its own rider; this group's fused
+  /** `rider <i> [before] other`: the rider is a launch another group of
+   * its set (`part`) runs, fused or as its own rider; this group's fused
    * run leaves it alone, and `before` says on which side of this group it
    * runs. Bit i of riders_other[i / 64]. */
   uint64_t riders_other[KF__MANIFEST_MAX_LAUNCHES / 64];
   uint32_t nriders;
-  /** `part <index> <offset> <id>`: the group is part @c part (0 or 1) of a
-   * pair of groups whose spans overlap, which the runtime runs as one:
-   * part 0's launches (its fused kernel with its riders), then part 1's.
-   * Part 1's span starts at launch @c part_offset of part 0's (part 0: 0).
-   * part_id: the pair's number in the manifest, 0 for a group alone.
-   * Derived when the manifest is read: @c part_other, the pair's other
-   * group, and, for part 0, @c part_span, the launches the pair covers. */
+  /** `part <index> <offset> <id>`: the group is part @c part (0 to
+   * KF__MANIFEST_MAX_PARTS - 1) of a set of groups whose spans overlap,
+   * which the runtime runs as one: part 0's launches (its fused kernel with
+   * its riders), then part 1's, and so on. Part k's span starts at launch
+   * @c part_offset of the set's (part 0: 0), inside the spans of the parts
+   * before it. part_id: the set's number in the manifest, 0 for a group
+   * alone. Derived when the manifest is read: @c part_next, the part that
+   * runs after this one (NULL for the last), @c part_count, the set's
+   * parts, and, for part 0, @c part_span, the launches the set covers. */
   uint32_t part;
   uint32_t part_offset;
   uint32_t part_id;
   uint32_t part_span;
-  const struct kf__group *part_other;
+  uint32_t part_count;
+  const struct kf__group *part_next;
   /** The fused kernel's parameters: the params of the launches that are
    * not riders (derived at `end`). */
   uint32_t nparams_fused;
@@ -209,7 +213,7 @@ static inline int kf__group_rider_before(const kf__group_t *g, uint32_t i)
   return i < KF__MANIFEST_MAX_LAUNCHES && (g->riders_before[i / 64] >> (i % 64) & 1) != 0;
 }
 
-/** Nonzero when launch @p i of @p g is a rider the other group of its pair
+/** Nonzero when launch @p i of @p g is a rider another group of its set
  * runs (`rider <i> ... other`). */
 static inline int kf__group_rider_other(const kf__group_t *g, uint32_t i)
 {

@@ -19,20 +19,23 @@ static int kf__group_fits(const kf__group_t *g, const kf__manifest_t *m, const k
   return 1;
 }
 
-/* The launches a group covers: its span, or its pair's (`part`). */
+/* The launches a group covers: its span, or its set's (`part`). */
 static uint32_t kf__cover_length(const kf__group_t *g)
 {
-  return g->part_other != NULL ? g->part_span : g->nlaunches;
+  return g->part_id != 0 ? g->part_span : g->nlaunches;
 }
 
-/* Nonzero when @p g, and the other group of its pair, match their launches
+/* Nonzero when @p g, and the other groups of its set, match their launches
  * from ids[i] on. */
 static int kf__cover_fits(const kf__group_t *g, const kf__manifest_t *m, const kf__launch_id_t *ids,
                           uint32_t i, uint32_t n)
 {
   if (kf__cover_length(g) > n - i || !kf__group_fits(g, m, ids, i, n))
     return 0;
-  return g->part_other == NULL || kf__group_fits(g->part_other, m, ids, i + g->part_other->part_offset, n);
+  for (const kf__group_t *p = g->part_next; p != NULL; p = p->part_next)
+    if (!kf__group_fits(p, m, ids, i + p->part_offset, n))
+      return 0;
+  return 1;
 }
 
 uint32_t kf__group_twins(const kf__manifest_t *m, const kf__group_t *g)
@@ -136,7 +139,7 @@ int kf__match(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, const char 
     const kf__group_t *best = NULL;
     for (uint32_t k = 0; m != NULL && k < m->ngroups; k++) {
       const kf__group_t *g = &m->groups[k];
-      /* A pair is found by its part 0, which runs first. */
+      /* A set (`part`) is found by its part 0, which runs first. */
       if (g->part_id != 0 && g->part != 0)
         continue;
       if ((best == NULL || kf__cover_length(g) > kf__cover_length(best)) &&

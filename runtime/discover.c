@@ -340,12 +340,10 @@ static int kf__discover(const kf_site_t *site, const kf_launch_t *l, uint32_t n,
       if (seg->group == NULL)
         continue;
       seg->fused = kf__fused_handle(mods[seg->first], seg->group->name);
-      if (seg->fused != NULL && seg->group->part_other != NULL) {
-        const kf__group_t *b = seg->group->part_other;
-        seg->fused_other = kf__fused_handle(mods[seg->first + b->part_offset], b->name);
-        if (seg->fused_other == NULL)
-          seg->fused = NULL; /* a pair runs whole or not at all */
-      }
+      uint32_t k = 0;
+      for (const kf__group_t *p = seg->group->part_next; p != NULL && seg->fused != NULL; p = p->part_next, k++)
+        if ((seg->fused_later[k] = kf__fused_handle(mods[seg->first + p->part_offset], p->name)) == NULL)
+          seg->fused = NULL; /* a set runs whole or not at all */
       if (seg->fused == NULL && capturing) {
         st->retry = 1;
         st->whole = KF_FALLBACK_CAPTURE;

@@ -25,7 +25,7 @@ void kf__launch_originals(const kf_launch_t *l, uint32_t count)
 #define KF__STACK_ARGS 64
 
 /* Runs the launches of @p g through their stubs, in order, all of its own
- * (never the `other` riders of a pair's part), or (@p after_only) all but
+ * (never the `other` riders of a set's part), or (@p after_only) all but
  * the riders that run before the fused kernel, which already ran. */
 static void kf__launch_unfused(const kf__group_t *g, const kf_launch_t *l, int after_only)
 {

@@ -12,8 +12,8 @@
 void kf__launch_originals(const kf_launch_t *l, uint32_t count);
 
 /** Runs the launches of @p g's span (@p l, its first) that are its own, in
- * program order, unfused: all of them, but the `other` riders of a pair's
- * part, which the pair's other group runs. */
+ * program order, unfused: all of them, but the `other` riders of a set's
+ * part, which another group of the set runs. */
 void kf__launch_group_unfused(const kf__group_t *g, const kf_launch_t *l);
 
 /**

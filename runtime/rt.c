@@ -225,9 +225,9 @@ static void kf__segments_declare(kf__site_state_t *st, const kf_site_t *site)
     if (seg->group == NULL)
       continue;
     seg->declared |= kf__group_declared(seg->group, seg->first, site);
-    if (seg->group->part_other != NULL)
-      seg->declared_other |= kf__group_declared(seg->group->part_other,
-                                                 seg->first + seg->group->part_other->part_offset, site);
+    uint32_t k = 0;
+    for (const kf__group_t *p = seg->group->part_next; p != NULL; p = p->part_next, k++)
+      seg->declared_later[k] |= kf__group_declared(p, seg->first + p->part_offset, site);
   }
 }
 
@@ -316,25 +316,26 @@ static void kf__segment_memoize(kf__segment_t *seg, kf__memo_t *memo, const kf_l
 }
 
 /* The parts of fused segment @p seg, each a segment of one group over its
- * own span, in the order they run: the segment itself, or a pair's part 0
- * and then its part 1. Returns how many. */
-static uint32_t kf__segment_parts(const kf__segment_t *seg, kf__segment_t part[2])
+ * own span, in the order they run: the segment itself, or a set's part 0,
+ * then its part 1, and so on. Returns how many. */
+static uint32_t kf__segment_parts(const kf__segment_t *seg, kf__segment_t part[KF__MANIFEST_MAX_PARTS])
 {
-  const kf__group_t *b = seg->group->part_other;
+  uint32_t k = 1;
   part[0] = *seg;
   part[0].count = seg->group->nlaunches;
-  if (b == NULL)
-    return 1;
-  part[1] = *seg;
-  part[1].first = seg->first + b->part_offset;
-  part[1].count = b->nlaunches;
-  part[1].group = b;
-  part[1].fused = seg->fused_other;
-  part[1].declared = seg->declared_other;
-  return 2;
+  for (const kf__group_t *p = seg->group->part_next; p != NULL && k < KF__MANIFEST_MAX_PARTS;
+       p = p->part_next, k++) {
+    part[k] = *seg;
+    part[k].first = seg->first + p->part_offset;
+    part[k].count = p->nlaunches;
+    part[k].group = p;
+    part[k].fused = seg->fused_later[k - 1];
+    part[k].declared = seg->declared_later[k - 1];
+  }
+  return k;
 }
 
-/* Runs one fused group, or a pair of them: guards, all of them (skipped
+/* Runs one fused group, or a set of them: guards, all of them (skipped
  * when the memo holds these very launches), then each part fused (or
  * verified), in order; or, if any guard fails, every launch unfused in
  * program order. While @p capturing, the launches are recorded into a
@@ -345,9 +346,9 @@ static void kf__run_group(kf__site_state_t *st, const kf_site_t *site, const kf_
   const kf_launch_t *g = &l[seg->first];
   kf__memo_t *memo = __atomic_load_n(&seg->memo, __ATOMIC_ACQUIRE);
   kf_fallback_t why = KF_FALLBACK_COUNT;
-  kf__segment_t part[2];
+  kf__segment_t part[KF__MANIFEST_MAX_PARTS];
   uint32_t nparts = kf__segment_parts(seg, part);
-  uint64_t dead[2], declared[2], by_range, any_declared = 0;
+  uint64_t dead[KF__MANIFEST_MAX_PARTS], declared[KF__MANIFEST_MAX_PARTS], by_range, any_declared = 0;
   int pure = 1, poison = kf__config.poison && !capturing;
   if (poison)
     for (uint32_t p = 0; p < nparts; p++)

@@ -36,10 +36,11 @@ typedef struct kf__segment {
   uint32_t count;
   const kf__group_t *group;
   CUfunction fused; /**< the group's kernel; a CUkernel cast when found in a library */
-  /** A pair (`part`): group is its part 0, count the launches both parts
-   * cover; the kernel of part 1 (group->part_other) and its scratch bits. */
-  CUfunction fused_other;
-  uint64_t declared_other;
+  /** A set (`part`): group is its part 0, count the launches the set
+   * covers; the kernels of parts 1, 2, ... (group->part_next on) and their
+   * scratch bits. */
+  CUfunction fused_later[KF__MANIFEST_MAX_PARTS - 1];
+  uint64_t declared_later[KF__MANIFEST_MAX_PARTS - 1];
   /** Bits of the group's `dead` lines whose (launch, param) the site's
    * scratch table lists: a `dead` bit there is a declaration, not a proof. */
   uint64_t declared;

@@ -121,6 +121,7 @@
 #include "RemarkText.h"
 #include "VectorHints.h"
 #include "kfuse/plan.h"
+#include "manifest/manifest.h"
 
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -271,8 +272,8 @@ static std::string membersText(const FusionCandidate &C) { return membersText(C.
 /// not its members on their own (riders). Groups are kept by their
 /// predicted gain, largest first; one whose span overlaps a kept one's is
 /// left out and listed in \p Dropped with that one (indices into \p
-/// Groups), for planSequence to run the two as a pair where it can
-/// (pairGroups). \p Groups and the result are ordered by First.
+/// Groups), for planSequence to run the groups that overlap as a set where
+/// it can (runAsSet). \p Groups and the result are ordered by First.
 static std::vector<PlannedGroup>
 runnable(ArrayRef<PlannedGroup> Groups, std::vector<std::pair<size_t, size_t>> *Dropped = nullptr) {
   std::vector<size_t> ByGain;
@@ -330,8 +331,8 @@ class DeviceFuser {
   /// the pass runs (VectorHints.h), and the kernels it split.
   VectorHintSplitter Lanes;
   std::vector<Function *> Split;
-  /// The next pair's number (manifest `part`), unique in the module.
-  unsigned NextPairId = 1;
+  /// The next set's number (manifest `part`), unique in the module.
+  unsigned NextSetId = 1;
 
 public:
   DeviceFuser(Module &M, FunctionAnalysisManager &FAM) : M(M), FAM(FAM) {}
@@ -348,8 +349,8 @@ private:
   FusionCandidate candidate(const SeqRecord &R, unsigned First, unsigned Last);
   FusionCandidate candidate(const SeqRecord &R, ArrayRef<unsigned> Members,
                             const std::map<unsigned, int8_t> &Forced = {});
-  std::string pairGroups(const SeqRecord &R, const PlannedGroup &G1, const PlannedGroup &G2,
-                         unsigned Id, FusionCandidate &A, FusionCandidate &B);
+  std::string runAsSet(const SeqRecord &R, std::vector<PlannedGroup> Gs,
+                       std::vector<FusionCandidate> &Parts);
   std::vector<FusionCandidate> planSequence(const SeqRecord &R);
   std::vector<FusionCandidate> planGreedy(const SeqRecord &R);
   template <typename GetFn>
@@ -420,81 +421,111 @@ FusionCandidate DeviceFuser::candidate(const SeqRecord &R, ArrayRef<unsigned> Me
   return C;
 }
 
-/// Two planned groups whose spans overlap, as a pair the runtime runs one
-/// after the other (manifest `part`): A, the one that starts first, then
-/// B. In A's span, B's members are riders that run after A; in B's span,
-/// A's members are riders that run before B; a launch of neither group
-/// that both spans hold runs before A, between them or after B, on the
-/// side both groups' checks allow, by the group on whose side it is. Each
-/// group's check (orderRiders) then proves every move the pair makes: with
-/// A starting first, every pair of launches the pair runs out of program
-/// order lies in the span of one of the two. Returns why not, for the
-/// remark, when the two cannot run so; empty when they can.
-std::string DeviceFuser::pairGroups(const SeqRecord &R, const PlannedGroup &G1,
-                                    const PlannedGroup &G2, unsigned Id, FusionCandidate &A,
-                                    FusionCandidate &B) {
-  const PlannedGroup &PA = G1.First < G2.First ? G1 : G2;
-  const PlannedGroup &PB = &PA == &G1 ? G2 : G1;
-  if (PA.First == PB.First)
-    return "both start at launch " + std::to_string(PA.First);
-  std::set<unsigned> InA(PA.Members.begin(), PA.Members.end());
-  std::set<unsigned> InB(PB.Members.begin(), PB.Members.end());
-  auto InSpan = [](const PlannedGroup &G, unsigned I) { return I > G.First && I < G.Last; };
-  std::map<unsigned, int8_t> ForcedA, ForcedB;
-  for (unsigned I : PB.Members)
-    if (InSpan(PA, I))
-      ForcedA[I] = 0;
-  A = candidate(R, PA.Members, ForcedA);
-  if (!A.isValid())
-    return A.Reason;
-  for (size_t X = 0; X < A.Riders.size(); ++X)
-    if (A.RiderBefore[X] && !InB.count(A.Riders[X]) && InSpan(PB, A.Riders[X]))
-      ForcedB[A.Riders[X]] = 1; // it runs before A, so before B
-  for (unsigned I : PA.Members)
-    if (InSpan(PB, I))
-      ForcedB[I] = 1;
-  B = candidate(R, PB.Members, ForcedB);
-  if (!B.isValid())
-    return B.Reason;
-  for (size_t Y = 0; Y < B.Riders.size(); ++Y) {
-    unsigned I = B.Riders[Y];
-    if (InA.count(I) || ForcedB.count(I)) {
-      B.RiderOther[Y] = true; // A or one of A's riders before it runs it
-      continue;
-    }
-    auto X = llvm::find(A.Riders, I);
-    if (X == A.Riders.end())
-      continue; // B's own: in B's span only
-    // After A in A's view: between the two when B runs it before B, so A
-    // runs it; after B otherwise, so B does.
-    if (B.RiderBefore[Y])
-      B.RiderOther[Y] = true;
-    else
-      A.RiderOther[X - A.Riders.begin()] = true;
+/// Planned groups whose spans overlap, as a set the runtime runs one group
+/// after the other (manifest `part`), in the order their spans start.
+/// Between two consecutive parts, and before the first and after the last,
+/// lies a slot for the launches of no group: slot 2p runs before part p,
+/// slot 2p + 2 after it (part p itself is slot 2p + 1). Each launch of no
+/// group takes one slot: on the side of a part its program order puts it
+/// where the part's span does not hold it, on the side the part's check
+/// (orderRiders) chooses where that is still open, and on the forced side
+/// otherwise. It then runs as a rider of the part before its slot or the
+/// part after it, whichever span holds it. Each part's check proves the
+/// moves within its span relative to its members; every pair of launches
+/// the set runs out of program order is then proved within a span that
+/// holds both (swapKeepsOrder), whose `disjoint` lines carry the guards.
+/// Returns why not, for the remark, when the groups cannot run so; empty
+/// when they can, with \p Parts in the order they run (SetId is the
+/// caller's to give).
+std::string DeviceFuser::runAsSet(const SeqRecord &R, std::vector<PlannedGroup> Gs,
+                                  std::vector<FusionCandidate> &Parts) {
+  llvm::stable_sort(Gs, [](const PlannedGroup &X, const PlannedGroup &Y) { return X.First < Y.First; });
+  if (Gs.size() > KF__MANIFEST_MAX_PARTS)
+    return std::to_string(Gs.size()) + " groups overlap, more than a set holds (" +
+           std::to_string(KF__MANIFEST_MAX_PARTS) + ")";
+  unsigned First = Gs.front().First, Last = First;
+  for (size_t P = 0; P < Gs.size(); ++P) {
+    if (P && Gs[P].First == Gs[P - 1].First)
+      return "two of them start at launch " + std::to_string(Gs[P].First);
+    Last = std::max(Last, Gs[P].Last);
   }
-  for (size_t X = 0; X < A.Riders.size(); ++X)
-    if (InB.count(A.Riders[X]))
-      A.RiderOther[X] = true;
-  // The order the pair runs its launches in. Each group's check proved the
-  // moves within its span relative to its members; this proves every pair
-  // of launches the pair runs out of program order (a rider of A that runs
-  // after A but comes after B's span passes B's members too), each within
-  // one group's span, whose `disjoint` lines then carry the guards.
+  if (Last - First + 1 > KF__MANIFEST_MAX_LAUNCHES)
+    return "they span more than " + std::to_string(KF__MANIFEST_MAX_LAUNCHES) + " launches";
+  const unsigned K = Gs.size();
+  auto InSpan = [&](unsigned P, unsigned I) { return I > Gs[P].First && I < Gs[P].Last; };
+  // Per launch: its part (-1 for none), and the slots still open to it.
+  std::vector<int> PartOf(Last - First + 1, -1);
+  std::vector<unsigned> Lo(PartOf.size(), 0), Hi(PartOf.size(), 2 * K);
+  for (unsigned P = 0; P < K; ++P)
+    for (unsigned I : Gs[P].Members)
+      PartOf[I - First] = P;
+  Parts.assign(K, FusionCandidate());
+  for (unsigned P = 0; P < K; ++P) {
+    std::map<unsigned, int8_t> Forced;
+    for (unsigned I = Gs[P].First + 1; I < Gs[P].Last; ++I) {
+      int Q = PartOf[I - First];
+      if (Q == int(P))
+        continue;
+      if (Q >= 0)
+        Forced[I] = Q < int(P);
+      else if (Hi[I - First] < 2 * P + 1)
+        Forced[I] = 1;
+      else if (Lo[I - First] > 2 * P + 1)
+        Forced[I] = 0;
+    }
+    FusionCandidate &C = Parts[P] = candidate(R, Gs[P].Members, Forced);
+    if (!C.isValid())
+      return C.Reason;
+    for (size_t X = 0; X < C.Riders.size(); ++X) {
+      unsigned I = C.Riders[X] - First;
+      if (PartOf[I] >= 0 || Forced.count(C.Riders[X]))
+        continue;
+      if (C.RiderBefore[X])
+        Hi[I] = 2 * P;
+      else
+        Lo[I] = 2 * P + 2;
+    }
+  }
+  // Each launch of no group takes the open slot that keeps it on its
+  // program-order side of the most parts whose spans do not hold it, and
+  // runs as a rider of the part before that slot or of the one after it,
+  // whichever span holds it; every other part whose span holds it leaves
+  // it (`other`).
+  std::vector<int> Runner(PartOf);
+  for (unsigned I = First; I <= Last; ++I) {
+    if (PartOf[I - First] >= 0)
+      continue;
+    unsigned BestMoves = K + 1;
+    for (unsigned S = Lo[I - First] / 2; S <= Hi[I - First] / 2; ++S) {
+      int By = S > 0 && InSpan(S - 1, I) ? int(S - 1) : S < K && InSpan(S, I) ? int(S) : -1;
+      unsigned Moves = 0;
+      for (unsigned P = 0; P < K; ++P)
+        Moves += P < S ? I < Gs[P].First : I > Gs[P].Last;
+      if (By >= 0 && Moves < BestMoves) {
+        BestMoves = Moves;
+        Runner[I - First] = By;
+      }
+    }
+    if (Runner[I - First] < 0)
+      return "launch " + std::to_string(I) + " would run between two groups whose spans do not hold it";
+  }
   std::vector<unsigned> Order;
-  auto Own = [&](const FusionCandidate &C, bool Before) {
+  for (unsigned P = 0; P < K; ++P) {
+    FusionCandidate &C = Parts[P];
     for (size_t X = 0; X < C.Riders.size(); ++X)
-      if (!C.RiderOther[X] && C.RiderBefore[X] == Before)
-        Order.push_back(C.Riders[X]);
-  };
-  Own(A, true);
-  Order.insert(Order.end(), A.Members.begin(), A.Members.end());
-  Own(A, false);
-  Own(B, true);
-  Order.insert(Order.end(), B.Members.begin(), B.Members.end());
-  Own(B, false);
+      C.RiderOther[X] = Runner[C.Riders[X] - First] != int(P);
+    auto Own = [&](bool Before) {
+      for (size_t X = 0; X < C.Riders.size(); ++X)
+        if (!C.RiderOther[X] && C.RiderBefore[X] == Before)
+          Order.push_back(C.Riders[X]);
+    };
+    Own(true);
+    Order.insert(Order.end(), C.Members.begin(), C.Members.end());
+    Own(false);
+  }
   std::vector<unsigned> Sorted = Order;
   llvm::sort(Sorted);
-  if (Sorted != consecutive(PA.First, std::max(PA.Last, PB.Last)))
+  if (Sorted != consecutive(First, Last))
     return "a launch between them would run twice or not at all";
   auto Info = [&](unsigned I) -> const KernelInfo * {
     auto It = Kernels.find(R.Launches[I].Kernel);
@@ -505,18 +536,19 @@ std::string DeviceFuser::pairGroups(const SeqRecord &R, const PlannedGroup &G1,
       unsigned X = Order[P], Y = Order[Q];
       if (X < Y)
         continue;
-      FusionCandidate *Host = Y >= PA.First && X <= PA.Last   ? &A
-                              : Y >= PB.First && X <= PB.Last ? &B
-                                                              : nullptr;
+      FusionCandidate *Host = nullptr;
+      for (unsigned H = 0; H < K && !Host; ++H)
+        if (Y >= Gs[H].First && X <= Gs[H].Last)
+          Host = &Parts[H];
       const KernelInfo *KX = Info(X), *KY = Info(Y);
       if (!Host || !KX || !KY || !swapKeepsOrder(R, X, *KX, Y, *KY, Host->RiderDisjoint))
         return "launch " + std::to_string(X) + " would run before launch " +
                std::to_string(Y) + ", which shares a buffer with it that one of them writes";
     }
-  A.PairId = B.PairId = Id;
-  A.PairPart = 0;
-  B.PairPart = 1;
-  B.PairOffset = PB.First - PA.First;
+  for (unsigned P = 0; P < K; ++P) {
+    Parts[P].SetPart = P;
+    Parts[P].SetOffset = Gs[P].First - First;
+  }
   return "";
 }
 
@@ -664,51 +696,100 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
                /*Missed=*/true);
     return planGreedy(R);
   }
-  // Groups that would interleave: the plan without the later of each pair,
-  // or the best plan of consecutive groups, whichever is predicted faster.
+  // Groups that would interleave: the plan without the one predicted to
+  // gain less of each two that overlap, or the best plan of consecutive
+  // groups, whichever is predicted faster.
   std::vector<std::pair<size_t, size_t>> Dropped;
   std::vector<PlannedGroup> Groups = runnable(Out.Groups, &Dropped);
-  // Two groups that overlap each other and no third run as a pair, one
-  // after the other, where both stay legal so (pairGroups). Under
-  // -kfuse-plans=K > 1 a group of plan 0 may serve other plans without its
-  // partner, so there the later group of an overlap runs unfused as before.
-  std::map<std::vector<unsigned>, FusionCandidate> Paired;
-  std::map<size_t, std::string> PairWhy; // why a dropped group is not paired
+  // Groups whose spans overlap, directly or through others, run as a set,
+  // one after the other, where all stay legal so (runAsSet). Under
+  // -kfuse-plans=K > 1 a group of plan 0 may serve other plans without the
+  // rest of its set, so there the groups runnable() drops run unfused.
+  std::map<std::vector<unsigned>, FusionCandidate> InSet;
+  std::map<size_t, std::string> SetWhy; // why a dropped group runs in no set
   if (PlansOpt > 1)
     for (auto [G, K] : Dropped)
-      PairWhy[G] = "no pair forms under -kfuse-plans above 1";
+      SetWhy[G] = "no set forms under -kfuse-plans above 1";
   if (!Dropped.empty() && PlansOpt == 1) {
-    auto Overlap = [&](size_t X, size_t Y) {
-      return Out.Groups[X].First <= Out.Groups[Y].Last && Out.Groups[Y].First <= Out.Groups[X].Last;
+    // The dropped groups, largest predicted gain first, join the groups
+    // kept one at a time, each where the groups its span overlaps, directly
+    // or through others, still run as a set.
+    std::vector<bool> In(Out.Groups.size(), false);
+    for (const PlannedGroup &G : Groups)
+      for (size_t X = 0; X < Out.Groups.size(); ++X)
+        In[X] = In[X] || (Out.Groups[X].Members.size() > 1 && Out.Groups[X].Members == G.Members);
+    auto Component = [&](size_t G) {
+      std::vector<size_t> Comp{G};
+      for (size_t At = 0; At < Comp.size(); ++At)
+        for (size_t X = 0; X < Out.Groups.size(); ++X)
+          if (In[X] && !is_contained(Comp, X) && Out.Groups[X].First <= Out.Groups[Comp[At]].Last &&
+              Out.Groups[Comp[At]].First <= Out.Groups[X].Last)
+            Comp.push_back(X);
+      llvm::sort(Comp);
+      return Comp;
+    };
+    auto AsSet = [&](ArrayRef<size_t> Comp, std::vector<FusionCandidate> &Parts) {
+      std::vector<PlannedGroup> Gs;
+      for (size_t X : Comp)
+        Gs.push_back(Out.Groups[X]);
+      return runAsSet(R, Gs, Parts);
     };
     std::vector<std::pair<size_t, size_t>> Left;
+    std::map<std::vector<size_t>, std::vector<FusionCandidate>> Formed;
     for (auto [G, K] : Dropped) {
-      bool Alone = true;
-      for (size_t H = 0; H < Out.Groups.size() && Alone; ++H)
-        Alone = H == G || H == K || Out.Groups[H].Members.size() < 2 ||
-                (!Overlap(H, G) && !Overlap(H, K));
-      FusionCandidate A, B;
-      std::string Why = Alone ? pairGroups(R, Out.Groups[G], Out.Groups[K], NextPairId, A, B)
-                              : "another planned group overlaps them too";
+      In[G] = true;
+      std::vector<size_t> Comp = Component(G);
+      std::vector<FusionCandidate> Parts;
+      std::string Why = AsSet(Comp, Parts);
       if (!Why.empty()) {
+        In[G] = false;
         Left.push_back({G, K});
-        PairWhy[G] = Why;
+        SetWhy[G] = Why;
         continue;
       }
-      ++NextPairId;
-      remarkPlan(R, "PlanPair",
-                 "the planned groups of launches " + membersText(A.Members) + " and " +
-                     membersText(B.Members) +
+      Formed[Comp] = std::move(Parts);
+    }
+    // Each set as its last addition formed it.
+    std::set<size_t> Done;
+    for (size_t X = 0; X < Out.Groups.size(); ++X) {
+      if (!In[X] || Done.count(X))
+        continue;
+      std::vector<size_t> Comp = Component(X);
+      Done.insert(Comp.begin(), Comp.end());
+      if (Comp.size() < 2)
+        continue;
+      // The component the last of its groups to join formed: no later
+      // group joined it, nor any it overlaps.
+      auto F = Formed.find(Comp);
+      assert(F != Formed.end() && "a set is formed by its last group");
+      if (F == Formed.end())
+        continue;
+      std::vector<FusionCandidate> &Parts = F->second;
+      for (FusionCandidate &P : Parts)
+        P.SetId = NextSetId;
+      ++NextSetId;
+      // "A and B", or "A; B; and C": the groups' own lists use commas.
+      std::string Text;
+      for (size_t P = 0; P < Parts.size(); ++P)
+        Text += std::string(P == 0                                         ? ""
+                            : Parts.size() == 2                            ? " and "
+                            : P + 1 == Parts.size()                        ? "; and "
+                                                                           : "; ") +
+                membersText(Parts[P]);
+      remarkPlan(R, "PlanSet",
+                 "the planned groups of launches " + Text +
                      " overlap; the runtime runs them one after the other, in that order",
                  /*Missed=*/false);
-      Paired.emplace(A.Members, std::move(A));
-      Paired.emplace(B.Members, std::move(B));
-      Groups.insert(llvm::upper_bound(Groups, Out.Groups[G],
-                                      [](const PlannedGroup &X, const PlannedGroup &Y) {
-                                        return X.First < Y.First;
-                                      }),
-                    Out.Groups[G]);
+      for (FusionCandidate &P : Parts)
+        InSet.emplace(P.Members, std::move(P));
     }
+    for (auto [G, K] : Dropped)
+      if (In[G] && InSet.count(Out.Groups[G].Members))
+        Groups.insert(llvm::upper_bound(Groups, Out.Groups[G],
+                                        [](const PlannedGroup &X, const PlannedGroup &Y) {
+                                          return X.First < Y.First;
+                                        }),
+                      Out.Groups[G]);
     Dropped = std::move(Left);
   }
   if (!Dropped.empty()) {
@@ -723,14 +804,14 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
       remarkPlan(R, "PlanInterleaved",
                  "the planned groups of launches " + membersText(Out.Groups[G].Members) +
                      " and " + membersText(Out.Groups[Other].Members) +
-                     " overlap, and cannot run one after the other (" + PairWhy[G] + "); " +
+                     " overlap, and cannot run one after the other (" + SetWhy[G] + "); " +
                      (Replan ? "planned with consecutive groups instead"
                              : "the first, predicted to gain less, runs unfused"),
                  /*Missed=*/true);
     if (Replan) {
       Out = std::move(Consecutive);
       Groups = Out.Groups;
-      Paired.clear();
+      InSet.clear();
     }
   }
   ++NumPlannedSeqs;
@@ -761,11 +842,11 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
   std::vector<std::pair<unsigned, unsigned>> Spans; // every group, singletons too
   unsigned Next = 0;
   auto Planned = [&](const PlannedGroup &G) -> FusionCandidate & {
-    auto It = Paired.find(G.Members);
-    return It != Paired.end() ? It->second : GetMembers(G.Members);
+    auto It = InSet.find(G.Members);
+    return It != InSet.end() ? It->second : GetMembers(G.Members);
   };
   for (const PlannedGroup &G : Groups) {
-    if (G.First < Next) { // a pair's second group: one span with its first
+    if (G.First < Next) { // a later part of a set: one span with the set
       Spans.back().second = std::max(Spans.back().second, G.Last);
       Next = std::max(Next, G.Last + 1);
     } else {

@@ -344,13 +344,13 @@ RunPlan DevicePlan::match(ArrayRef<const Function *> Stubs, ArrayRef<unsigned> N
       if (kf__match(Ids.data(), N, Rank, WhereZ.c_str(), &Covers, &NC) != 0)
         continue;
       std::vector<FusedSpan> Spans;
-      for (uint32_t C = 0; C < NC; ++C)
-        // A group whose kernel the module lacks is dropped by the runtime.
-        // A pair (`part`) is two spans, its part 0's first.
-        for (const kf__group_t *G = Covers[C].group;
-             G && I.Functions.count(G->name) &&
-             (!G->part_other || I.Functions.count(G->part_other->name));
-             G = G->part == 0 ? G->part_other : nullptr) {
+      for (uint32_t C = 0; C < NC; ++C) {
+        // A group whose kernel the module lacks is dropped by the runtime,
+        // and a set (`part`) with it: a span per part, in the order they run.
+        bool Whole = true;
+        for (const kf__group_t *G = Covers[C].group; G; G = G->part_next)
+          Whole &= I.Functions.count(G->name) != 0;
+        for (const kf__group_t *G = Covers[C].group; G && Whole; G = G->part_next) {
           FusedSpan S;
           S.First = Covers[C].first + G->part_offset;
           S.Last = S.First + G->nlaunches - 1;
@@ -362,6 +362,7 @@ RunPlan DevicePlan::match(ArrayRef<const Function *> Stubs, ArrayRef<unsigned> N
               (kf__group_rider_before(G, K) ? S.RidersBefore : S.Riders).push_back(S.First + K);
           Spans.push_back(std::move(S));
         }
+      }
       std::free(Covers);
       if (!Described && !Spans.empty()) {
         Described = true;

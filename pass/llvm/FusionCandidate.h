@@ -103,15 +103,15 @@ struct FusionCandidate : Verdict {
   std::vector<unsigned> Riders;
   std::vector<const KernelInfo *> RiderInfos;
   std::vector<bool> RiderBefore;
-  /// Riders whose side is decided by the group's pair (PairId): 1 before
+  /// Riders whose side is decided by the group's set (SetId): 1 before
   /// the fused kernel, 0 after it, -1 where checkCandidate() chooses.
   std::vector<int8_t> RiderForced;
-  /// Riders that the other group of the pair runs (manifest `other`).
+  /// Riders that another group of the set runs (manifest `other`).
   std::vector<bool> RiderOther;
-  /// A pair of groups whose spans overlap (manifest `part`): the group
-  /// runs as part PairPart (0 first, then 1) of pair PairId (0: alone);
-  /// PairOffset is part 1's first launch's position in part 0's span.
-  unsigned PairId = 0, PairPart = 0, PairOffset = 0;
+  /// A set of groups whose spans overlap (manifest `part`): the group runs
+  /// as part SetPart (0 first, then 1, ...) of set SetId (0: alone);
+  /// SetOffset is its first launch's position in the set's span.
+  unsigned SetId = 0, SetPart = 0, SetOffset = 0;
   /// (launch, param, launch, param), record indices: a rider's parameter
   /// and a member's or another rider's, of different values of which one is
   /// written, whose footprints must not overlap.

@@ -358,9 +358,9 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
     Out += "rider " + std::to_string(C.spanPos(C.Riders[X])) +
            (C.RiderBefore[X] ? " before" : "") +
            (X < C.RiderOther.size() && C.RiderOther[X] ? " other" : "") + "\n";
-  if (C.PairId)
-    Out += "part " + std::to_string(C.PairPart) + " " + std::to_string(C.PairOffset) + " " +
-           std::to_string(C.PairId) + "\n";
+  if (C.SetId)
+    Out += "part " + std::to_string(C.SetPart) + " " + std::to_string(C.SetOffset) + " " +
+           std::to_string(C.SetId) + "\n";
   Out += C.Split ? "shape split\nstream same\n" : "shape same\nstream same\n";
   Out += "dynshmem " + std::to_string(C.DynShmem) + "\n";
   // `le <stage> ...`: the stage's position in the span.

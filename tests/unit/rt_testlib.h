@@ -87,7 +87,7 @@ typedef struct call {
   int n1;
   const float *q;
   void *args0[4], *args1[4], *argsq[1];
-  kf_launch_t l[4];
+  kf_launch_t l[8];
   uint32_t nl;
 } call_t;
 

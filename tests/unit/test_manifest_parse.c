@@ -425,8 +425,10 @@ static void test_pair(void **state)
   static const char text[] = HDR PAIR_A "part 0 0 7\nend\n" PAIR_B "part 1 1 7\nend\n";
   assert_int_equal(kf__manifest_parse(text, sizeof text - 1, &m, NULL), 0);
   const kf__group_t *a = &m->groups[0], *b = &m->groups[1];
-  assert_ptr_equal(a->part_other, b);
-  assert_ptr_equal(b->part_other, a);
+  assert_ptr_equal(a->part_next, b);
+  assert_null(b->part_next);
+  assert_int_equal(a->part_count, 2);
+  assert_int_equal(b->part_count, 2);
   assert_int_equal(a->part_span, 4);
   assert_int_equal(b->part_offset, 1);
   assert_true(kf__group_rider_other(a, 1));
@@ -446,6 +448,48 @@ static void test_pair(void **state)
     HDR PAIR_A "part 2 1 7\nend\n" PAIR_B "part 1 1 7\nend\n",
     HDR PAIR_A "end\n",                                           /* other without a pair */
     HDR G3 "rider 1 other before\nlaunch 0 0 0\nend\n",          /* before comes first */
+    /* launch 1 run by both parts */
+    HDR "group pa 3\nkernel 0 _Z1aPKfPff 3\nkernel 1 _Z1bPKfPf 2\nkernel 2 _Z1cPf 1\n"
+        "rider 1\nlaunch 0 0 0\npart 0 0 7\nend\n" PAIR_B "part 1 1 7\nend\n",
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    if (kf__manifest_parse(bad[i], strlen(bad[i]), &m, NULL) != KF_EPARSE)
+      fail_msg("case %zu parsed", i);
+}
+
+/* A set of three parts: each launch of the span run by exactly one, the
+ * parts linked in the order they run. */
+#define K1(i, n) "kernel " #i " _Z1" n "Pf 1\n"
+#define SET_P0(part) "group p0 5\n" K1(0, "a") K1(1, "b") K1(2, "c") K1(3, "d") K1(4, "e") \
+  "rider 1 other\nrider 2 other\nrider 3 other\nlaunch 0 0 0\n" part "end\n"
+#define SET_P1(part) "group p1 3\n" K1(0, "b") K1(1, "c") K1(2, "d") \
+  "rider 1 before other\nlaunch 0 0 0\n" part "end\n"
+#define SET_P2(part) "group p2 4\n" K1(0, "c") K1(1, "d") K1(2, "e") K1(3, "f") \
+  "rider 1 other\nrider 2 other\nlaunch 0 0 0\n" part "end\n"
+static void test_set(void **state)
+{
+  kf__manifest_t *m = NULL;
+  (void)state;
+  static const char text[] =
+      HDR SET_P2("part 2 2 3\n") SET_P0("part 0 0 3\n") SET_P1("part 1 1 3\n");
+  assert_int_equal(kf__manifest_parse(text, sizeof text - 1, &m, NULL), 0);
+  const kf__group_t *p2 = &m->groups[0], *p0 = &m->groups[1], *p1 = &m->groups[2];
+  assert_ptr_equal(p0->part_next, p1);
+  assert_ptr_equal(p1->part_next, p2);
+  assert_null(p2->part_next);
+  assert_int_equal(p0->part_count, 3);
+  assert_int_equal(p2->part_count, 3);
+  assert_int_equal(p0->part_span, 6);
+  kf__manifest_free(m);
+  static const char *const bad[] = {
+    HDR SET_P0("part 0 0 3\n") SET_P1("part 1 1 3\n") SET_P2("part 3 2 3\n"), /* no part 2 */
+    HDR SET_P0("part 0 0 3\n") SET_P1("part 2 1 3\n") SET_P2("part 1 2 3\n"), /* offsets descend */
+    HDR SET_P0("part 0 0 3\n") SET_P1("part 1 1 3\n") SET_P2("part 2 1 3\n"), /* names differ */
+    HDR SET_P0("part 0 0 3\n") SET_P1("part 1 1 3\n"),                          /* c, e run by none */
+    HDR SET_P0("part 0 0 3\n") SET_P2("part 1 2 3\n") SET_P1("part 2 1 3\n"),
+    HDR SET_P1("part 1 1 3\n") SET_P2("part 2 2 3\n"),                          /* no part 0 */
+    HDR SET_P0("part 0 0 3\n") SET_P1("part 1 1 3\n") SET_P2("part 2 2 4\n"), /* another set */
+    HDR SET_P0("part 0 0 3\n") SET_P1("part 1 1 3\n") SET_P2("part 8 2 3\n"), /* beyond the limit */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     if (kf__manifest_parse(bad[i], strlen(bad[i]), &m, NULL) != KF_EPARSE)
@@ -541,6 +585,7 @@ int main(void)
     cmocka_unit_test(test_rider),
     cmocka_unit_test(test_rider_malformed),
     cmocka_unit_test(test_pair),
+    cmocka_unit_test(test_set),
     cmocka_unit_test(test_missed),
     cmocka_unit_test(test_fuzz),
   };

@@ -249,6 +249,61 @@ static void test_pair(void **state)
                       "kfuse-stats: pair: calls=3 fused=1 fallback=2 overlap=1 launch-failed=1");
 }
 
+/* A set of three: launches scale, other, axpy, other, other, other as the
+ * groups {0, 2} (fused_sa), {1, 4} (fused_ob, axpy before it, launch 3
+ * the third part's) and {3, 5} (fused_oc, launch 4 before it, the second
+ * part's), run in that order. Every launch runs once, fused or not. */
+static const char set_manifest[] =
+    HDR "group fused_sa 3\nkernel 0 _Z5scalePKfPffi 4\nkernel 1 _Z5otherPKf 1\n"
+        "kernel 2 _Z4axpyPKfS0_Pfi 4\nrider 1 other\npart 0 0 1\n"
+        "shape same\nstream same\ndynshmem 0\nlaunch 0 2 32\n"
+        "equal 0.1 2.0\nequal 0.3 2.3\n"
+        "footprint 0.0 r 0 4*s3\nfootprint 0.1 w 0 4*s3\nfootprint 2.0 r 0 4*s3\n"
+        "footprint 2.1 r 0 4*s3\nfootprint 2.2 w 0 4*s3\nfootprint 1.0 r 0 4\n"
+        "disjoint 0.0 0.1\ndisjoint 2.2 0.0\ndisjoint 2.2 2.1\ndisjoint 2.2 2.0\n"
+        "disjoint 1.0 0.1\ndisjoint 1.0 2.2\nend\n"
+        "group fused_ob 4\nkernel 0 _Z5otherPKf 1\nkernel 1 _Z4axpyPKfS0_Pfi 4\n"
+        "kernel 2 _Z5otherPKf 1\nkernel 3 _Z5otherPKf 1\nrider 1 before other\nrider 2 other\n"
+        "part 1 1 1\nshape same\nstream same\ndynshmem 0\nlaunch 0 0 0\n"
+        "footprint 0.0 r 0 4\nfootprint 3.0 r 0 4\nfootprint 2.0 r 0 4\nfootprint 1.2 w 0 4*s3\n"
+        "disjoint 1.2 0.0\ndisjoint 1.2 3.0\ndisjoint 1.2 2.0\nend\n"
+        "group fused_oc 3\nkernel 0 _Z5otherPKf 1\nkernel 1 _Z5otherPKf 1\n"
+        "kernel 2 _Z5otherPKf 1\nrider 1 before other\npart 2 3 1\n"
+        "shape same\nstream same\ndynshmem 0\nlaunch 0 0 0\n"
+        "footprint 0.0 r 0 4\nfootprint 2.0 r 0 4\nfootprint 1.0 r 0 4\nend\n";
+
+static void test_set(void **state)
+{
+  static kf_site_t site = {"set", NULL, 6, 0, NULL, NULL, NULL};
+  call_t c;
+  (void)state;
+  fake.manifest = set_manifest;
+  fake_fused("fused_ob", 2, NULL);
+  fake_fused("fused_oc", 2, NULL);
+  call_init(&c, "soaooo");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("F:fused_sa F:fused_ob F:fused_oc");
+  check_results();
+  /* The other launches read what axpy writes: the first part's guard
+   * fails, and all six run in program order. */
+  fake.nlog = 0;
+  fill_inputs();
+  c.q = obuf;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z5otherPKf _Z4axpyPKfS0_Pfi _Z5otherPKf _Z5otherPKf _Z5otherPKf");
+  check_results();
+  /* Failed fused launches: each part's own launches, in the set's order. */
+  fake.nlog = 0;
+  fill_inputs();
+  c.q = ybuf;
+  fake.fused_result = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi _Z5otherPKf _Z5otherPKf _Z5otherPKf _Z5otherPKf");
+  check_results();
+  assert_string_equal(stats_of("set"),
+                      "kfuse-stats: set: calls=3 fused=1 fallback=2 overlap=1 launch-failed=1");
+}
+
 static void test_dead_mask_passed(void **state)
 {
   static kf_site_t site = {"dead", NULL, 2, 0, NULL, NULL, NULL};
@@ -949,6 +1004,7 @@ int main(void)
     cmocka_unit_test_setup(test_rider, setup),
     cmocka_unit_test_setup(test_rider_before, setup),
     cmocka_unit_test_setup(test_pair, setup),
+    cmocka_unit_test_setup(test_set, setup),
     cmocka_unit_test_setup(test_dead_mask_passed, setup),
     cmocka_unit_test_setup(test_discovery_once_per_site, setup),
     cmocka_unit_test_setup(test_module_path, setup),
