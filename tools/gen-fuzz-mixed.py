@@ -7,13 +7,17 @@ is the same on every run. The committed corpus:
   python3 tools/gen-fuzz-mixed.py > tests/gpu/fuzz_mixed.cu
 another one (a program named NAME, for a differential run of many seeds):
   python3 tools/gen-fuzz-mixed.py --seed S --name NAME > NAME.cu
+With --columns, a third family joins: columns of n / 7 + 3 cells launched
+with 64-thread blocks, so that three families alternate and their groups
+overlap as sets of three or more (tests/gpu/fuzz_sets.cu):
+  python3 tools/gen-fuzz-mixed.py --columns --seed 7 --name fuzz_sets
 """
 import argparse
 import random
 
 SEED = 20261128
 SEQUENCES = 24
-FIELDS, SURFACES, TEMPS = 8, 4, 2
+FIELDS, SURFACES, COLUMNS, TEMPS = 8, 4, 3, 2
 
 KERNELS = {
     # name: (body over x[i], y[i] -> o[i], families it runs on)
@@ -28,8 +32,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--seed', type=int, default=SEED)
     ap.add_argument('--name', default='fuzz_mixed')
+    ap.add_argument('--columns', action='store_true')
     args = ap.parse_args()
-    seed, name = args.seed, args.name
+    seed, name, cols = args.seed, args.name, args.columns
+    # With columns: their arrays and sizes passed along, else nothing.
+    csig, carg, cref = (', float **c, int n3', ', c, n3', ', std::vector<std::vector<float>> &c, int n3') \
+        if cols else ('', '', '')
     rng = random.Random(seed)
     out = []
     w = out.append
@@ -38,6 +46,8 @@ def main():
     w(' * %d random launch sequences as an atmospheric code\'s step mixes them: map' % SEQUENCES)
     w(' * kernels on a 3-D field of n cells (grid (n + 255) / 256 of 256 threads) and')
     w(' * on a 2-D surface of n / 3 + 1 cells (grid (n2 + 127) / 128 of 128 threads),')
+    if cols:
+        w(' * on columns of n / 7 + 3 cells (grid (n3 + 63) / 64 of 64 threads),')
     w(' * a 1-D stencil on the field, a grid-stride kernel on a fixed grid, outputs')
     w(' * that overwrite an input, and temporaries allocated per sequence. The')
     w(' * planner fuses launches alike, moves the others out of their way (riders),')
@@ -103,13 +113,18 @@ def main():
         written_temps = set()
         for _ in range(length):
             r = rng.random()
-            if r < 0.55:
+            if r < (0.45 if cols else 0.55):
                 fam, kern = 'f', rng.choice(['k_fma', 'k_fms', 'k_max', 'k_mix', 'k_sten'])
-            elif r < 0.85:
+            elif r < (0.7 if cols else 0.85):
                 fam, kern = 's', rng.choice(['k_fma', 'k_fms', 'k_max', 'k_mix'])
+            elif cols and r < 0.88:
+                fam, kern = 'c', rng.choice(['k_fma', 'k_fms', 'k_max', 'k_mix'])
             else:
                 fam, kern = 'f', 'k_gs'
-            if fam == 'f':
+            if fam == 'c':
+                pool = ['c[%d]' % k for k in range(COLUMNS)]
+                outs = list(pool)
+            elif fam == 'f':
                 pool = ['f[%d]' % k for k in range(FIELDS)] + \
                        ['t%d' % k for k in range(TEMPS) if k in written_temps]
                 outs = ['f[%d]' % k for k in range(FIELDS)] + ['t%d' % k for k in range(TEMPS)]
@@ -127,11 +142,15 @@ def main():
             launches.append((fam, kern, x, y, o, a))
         seqs.append(launches)
     for s, launches in enumerate(seqs):
-        w('static void seq%d(float **f, float **s, int n, int n2, unsigned fixed, cudaStream_t st)' % s)
+        w('static void seq%d(float **f, float **s%s, int n, int n2, unsigned fixed, cudaStream_t st)'
+          % (s, csig))
         w('{')
         w('  (void)f, (void)s, (void)n2, (void)fixed;')
         w('  unsigned g = (n + 255) / 256, g2 = (n2 + 127) / 128;')
         w('  (void)g, (void)g2;')
+        if cols:
+            w('  unsigned g3 = (n3 + 63) / 64;')
+            w('  (void)c, (void)g3;')
         for k in range(TEMPS):
             w('  float *t%d;' % k)
             w('  KFX_CHECK(cudaMallocAsync(&t%d, n * sizeof(float), st));' % k)
@@ -140,6 +159,8 @@ def main():
                 cfg, n = 'fixed, 128', 'n'
             elif fam == 'f':
                 cfg, n = 'g, 256', 'n'
+            elif fam == 'c':
+                cfg, n = 'g3, 64', 'n3'
             else:
                 cfg, n = 'g2, 128', 'n2'
             w('  %s<<<%s, 0, st>>>(%s, %s, %s, %s, %s);' % (kern, cfg, x, y, o, a, n))
@@ -147,16 +168,19 @@ def main():
             w('  KFX_CHECK(cudaFreeAsync(t%d, st));' % k)
         w('}')
         w('')
-    w('static void ref_all(std::vector<std::vector<float>> &f, std::vector<std::vector<float>> &s, int n, int n2)')
+    w('static void ref_all(std::vector<std::vector<float>> &f, std::vector<std::vector<float>> &s%s, int n, int n2)'
+      % cref)
     w('{')
     w('  std::vector<float> t0(n), t1(n);')
     w('  (void)s, (void)n2;')
+    if cols:
+        w('  (void)c, (void)n3;')
     for s, launches in enumerate(seqs):
         w('  /* seq%d */' % s)
         for fam, kern, x, y, o, a in launches:
             def h(v):
                 return v + '.data()' if v.startswith('t') else v.replace('[', '[').replace(']', '].data()')
-            w('  ref::%s(%s, %s, %s, %s, %s);' % (kern, h(x), h(y), h(o), a, 'n' if fam == 'f' else 'n2'))
+            w('  ref::%s(%s, %s, %s, %s, %s);' % (kern, h(x), h(y), h(o), a, {'f': 'n', 's': 'n2', 'c': 'n3'}[fam]))
     w('}')
     w('')
     w('int main(int argc, char **argv)')
@@ -164,6 +188,8 @@ def main():
     w('  kfx::Args a = kfx::parse_args(argc, argv, "%s", 1 << 22);' % name)
     w('  kfx::require_device("%s");' % name)
     w('  const int n = (int)a.n, n2 = n / 3 + 1;')
+    if cols:
+        w('  const int n3 = n / 7 + 3;')
     w('  int sms = 0;')
     w('  KFX_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));')
     w('  const unsigned fixed = 2 * (unsigned)sms;')
@@ -175,19 +201,29 @@ def main():
         w('  kfx::Buf<float> s%d(n2), s%d_in(n2);' % (k, k))
         w('  kfx::fill_uniform(s%d_in.h, a.seed, %d, -2.0, 2.0);' % (k, k + 101))
         w('  s%d_in.upload();' % k)
+    for k in range(COLUMNS if cols else 0):
+        w('  kfx::Buf<float> c%d(n3), c%d_in(n3);' % (k, k))
+        w('  kfx::fill_uniform(c%d_in.h, a.seed, %d, -2.0, 2.0);' % (k, k + 201))
+        w('  c%d_in.upload();' % k)
     w('  float *f[] = {%s};' % ', '.join('f%d.d' % k for k in range(FIELDS)))
+    if cols:
+        w('  float *c[] = {%s};' % ', '.join('c%d.d' % k for k in range(COLUMNS)))
     w('  float *s[] = {%s};' % ', '.join('s%d.d' % k for k in range(SURFACES)))
     w('  cudaStream_t st;')
     w('  KFX_CHECK(cudaStreamCreate(&st));')
     w('  auto check = [&] {')
     w('    std::vector<std::vector<float>> rf = {%s};' % ', '.join('f%d_in.h' % k for k in range(FIELDS)))
     w('    std::vector<std::vector<float>> rs = {%s};' % ', '.join('s%d_in.h' % k for k in range(SURFACES)))
-    w('    ref_all(rf, rs, n, n2);')
+    if cols:
+        w('    std::vector<std::vector<float>> rc = {%s};' % ', '.join('c%d_in.h' % k for k in range(COLUMNS)))
+    w('    ref_all(rf, rs%s, n, n2);' % (', rc, n3' if cols else ''))
     w('    bool ok = true;')
     for k in range(FIELDS):
         w('    ok = kfx::check_close("f%d", f%d.h.data(), rf[%d].data(), n, 0) && ok;' % (k, k, k))
     for k in range(SURFACES):
         w('    ok = kfx::check_close("s%d", s%d.h.data(), rs[%d].data(), n2, 0) && ok;' % (k, k, k))
+    for k in range(COLUMNS if cols else 0):
+        w('    ok = kfx::check_close("c%d", c%d.h.data(), rc[%d].data(), n3, 0) && ok;' % (k, k, k))
     w('    return ok;')
     w('  };')
     total = sum(len(l) for l in seqs)
@@ -199,10 +235,13 @@ def main():
         w('        KFX_CHECK(cudaMemcpyAsync(f%d.d, f%d_in.d, f%d.bytes(), cudaMemcpyDeviceToDevice, st));' % (k, k, k))
     for k in range(SURFACES):
         w('        KFX_CHECK(cudaMemcpyAsync(s%d.d, s%d_in.d, s%d.bytes(), cudaMemcpyDeviceToDevice, st));' % (k, k, k))
+    for k in range(COLUMNS if cols else 0):
+        w('        KFX_CHECK(cudaMemcpyAsync(c%d.d, c%d_in.d, c%d.bytes(), cudaMemcpyDeviceToDevice, st));' % (k, k, k))
     for sidx in range(SEQUENCES):
-        w('        seq%d(f, s, n, n2, fixed, st);' % sidx)
+        w('        seq%d(f, s%s, n, n2, fixed, st);' % (sidx, carg))
     w('      },')
-    w('      check, %s);' % ', '.join(['f%d' % k for k in range(FIELDS)] + ['s%d' % k for k in range(SURFACES)]))
+    w('      check, %s);' % ', '.join(['f%d' % k for k in range(FIELDS)] + ['s%d' % k for k in range(SURFACES)] +
+                                   ['c%d' % k for k in range(COLUMNS if cols else 0)]))
     w('  KFX_CHECK(cudaStreamDestroy(st));')
     w('  return rc;')
     w('}')
