@@ -671,6 +671,12 @@ static int kf__link_parts(kf__manifest_t *m)
           if (strcmp(x->name, y->name) != 0 || x->nparams != y->nparams)
             return KF_EPARSE;
         }
+      /* The parts run together, so under one plan or none. */
+      if (g->plan_count != a->plan_count || memcmp(g->plan_ranks, a->plan_ranks, sizeof a->plan_ranks) != 0 ||
+          (a->plan_count != 0 && (g->plan_first != a->plan_first + g->part_offset ||
+                                  g->plan_length != a->plan_length ||
+                                  strcmp(g->plan_function, a->plan_function) != 0)))
+        return KF_EPARSE;
       for (uint32_t u = 0; u < g->nlaunches; u++)
         if (!kf__group_rider(g, u) || !kf__group_rider_other(g, u))
           runs[g->part_offset + u]++;

@@ -266,6 +266,18 @@ static std::string membersText(ArrayRef<unsigned> Members) {
   return Out;
 }
 static std::string membersText(const FusionCandidate &C) { return membersText(C.Members); }
+/// A set's groups: "A and B", or "A; B; and C" (a group's own list uses
+/// commas).
+static std::string setText(ArrayRef<FusionCandidate> Parts) {
+  std::string Text;
+  for (size_t P = 0; P < Parts.size(); ++P)
+    Text += std::string(P == 0                  ? ""
+                        : Parts.size() == 2     ? " and "
+                        : P + 1 == Parts.size() ? "; and "
+                                                : "; ") +
+            membersText(Parts[P]);
+  return Text;
+}
 
 /// The groups of a plan whose spans do not overlap: a fused group covers the
 /// span First..Last of a run at once and runs the launches in it that are
@@ -304,6 +316,17 @@ runnable(ArrayRef<PlannedGroup> Groups, std::vector<std::pair<size_t, size_t>> *
 }
 
 namespace {
+
+/// A plan's groups as they run (DeviceFuser::formSets): the groups, ordered
+/// by First, sets' parts included; each set's parts in the order they run;
+/// and the groups left out (with the kept group each overlaps, indices into
+/// the plan) and why.
+struct PlanSets {
+  std::vector<PlannedGroup> Groups;
+  std::vector<std::vector<FusionCandidate>> Sets;
+  std::vector<std::pair<size_t, size_t>> Left;
+  std::map<size_t, std::string> Why;
+};
 
 class DeviceFuser {
   Module &M;
@@ -351,6 +374,8 @@ private:
                             const std::map<unsigned, int8_t> &Forced = {});
   std::string runAsSet(const SeqRecord &R, std::vector<PlannedGroup> Gs,
                        std::vector<FusionCandidate> &Parts);
+  PlanSets formSets(const SeqRecord &R, ArrayRef<PlannedGroup> All);
+  void nameSet(std::vector<FusionCandidate> &Parts);
   std::vector<FusionCandidate> planSequence(const SeqRecord &R);
   std::vector<FusionCandidate> planGreedy(const SeqRecord &R);
   template <typename GetFn>
@@ -552,6 +577,83 @@ std::string DeviceFuser::runAsSet(const SeqRecord &R, std::vector<PlannedGroup> 
   return "";
 }
 
+/// The groups of a plan as they can run: those whose spans overlap no other
+/// group's, and sets of groups whose spans overlap (runAsSet). The groups
+/// runnable() keeps stay; the ones it drops join them one at a time, the
+/// one predicted to gain most first, each where the set it joins stays
+/// legal. A set's parts have no SetId yet (nameSet).
+PlanSets DeviceFuser::formSets(const SeqRecord &R, ArrayRef<PlannedGroup> All) {
+  PlanSets Out;
+  std::vector<std::pair<size_t, size_t>> Dropped;
+  Out.Groups = runnable(All, &Dropped);
+  std::vector<bool> In(All.size(), false);
+  for (const PlannedGroup &G : Out.Groups)
+    for (size_t X = 0; X < All.size(); ++X)
+      In[X] = In[X] || (All[X].Members.size() > 1 && All[X].Members == G.Members);
+  auto Component = [&](size_t G) {
+    std::vector<size_t> Comp{G};
+    for (size_t At = 0; At < Comp.size(); ++At)
+      for (size_t X = 0; X < All.size(); ++X)
+        if (In[X] && !is_contained(Comp, X) && All[X].First <= All[Comp[At]].Last &&
+            All[Comp[At]].First <= All[X].Last)
+          Comp.push_back(X);
+    llvm::sort(Comp);
+    return Comp;
+  };
+  std::map<std::vector<size_t>, std::vector<FusionCandidate>> Formed;
+  for (auto [G, K] : Dropped) {
+    In[G] = true;
+    std::vector<size_t> Comp = Component(G);
+    std::vector<PlannedGroup> Gs;
+    for (size_t X : Comp)
+      Gs.push_back(All[X]);
+    std::vector<FusionCandidate> Parts;
+    std::string Why = runAsSet(R, Gs, Parts);
+    if (!Why.empty()) {
+      In[G] = false;
+      Out.Left.push_back({G, K});
+      Out.Why[G] = Why;
+      continue;
+    }
+    Formed[Comp] = std::move(Parts);
+  }
+  // Each set as the last of its groups to join formed it: no later group
+  // joined it, nor any group it overlaps.
+  std::set<size_t> Done, Joined;
+  for (size_t X = 0; X < All.size(); ++X) {
+    if (!In[X] || Done.count(X))
+      continue;
+    std::vector<size_t> Comp = Component(X);
+    Done.insert(Comp.begin(), Comp.end());
+    auto F = Formed.find(Comp);
+    if (Comp.size() < 2 || F == Formed.end())
+      continue;
+    Joined.insert(Comp.begin(), Comp.end());
+    Out.Sets.push_back(std::move(F->second));
+  }
+  for (auto [G, K] : Dropped)
+    if (Joined.count(G))
+      Out.Groups.insert(llvm::upper_bound(Out.Groups, All[G],
+                                          [](const PlannedGroup &X, const PlannedGroup &Y) {
+                                            return X.First < Y.First;
+                                          }),
+                        All[G]);
+  return Out;
+}
+
+/// Gives the parts of a set the module's next set number; under
+/// -kfuse-plans=K > 1 also a name of their own, since another plan may run
+/// the same group alone, as a kernel that stores what this one leaves to
+/// the other parts.
+void DeviceFuser::nameSet(std::vector<FusionCandidate> &Parts) {
+  for (FusionCandidate &P : Parts) {
+    P.SetId = NextSetId;
+    if (PlansOpt > 1)
+      P.Name += "_set" + std::to_string(NextSetId);
+  }
+  ++NextSetId;
+}
+
 /// The greedy plan: grow a group from the first unplanned launch while the
 /// group stays legal; a group of one launch is not formed and its rejection
 /// is reported.
@@ -696,123 +798,44 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
                /*Missed=*/true);
     return planGreedy(R);
   }
-  // Groups that would interleave: the plan without the one predicted to
-  // gain less of each two that overlap, or the best plan of consecutive
-  // groups, whichever is predicted faster.
-  std::vector<std::pair<size_t, size_t>> Dropped;
-  std::vector<PlannedGroup> Groups = runnable(Out.Groups, &Dropped);
-  // Groups whose spans overlap, directly or through others, run as a set,
-  // one after the other, where all stay legal so (runAsSet). Under
-  // -kfuse-plans=K > 1 a group of plan 0 may serve other plans without the
-  // rest of its set, so there the groups runnable() drops run unfused.
+  // Groups that would interleave run as sets where they can (formSets);
+  // where one cannot join, the plan runs it unfused, or the best plan of
+  // consecutive groups replaces the plan, whichever is predicted faster.
+  PlanSets Sets = formSets(R, Out.Groups);
+  std::vector<PlannedGroup> Groups = Sets.Groups;
   std::map<std::vector<unsigned>, FusionCandidate> InSet;
-  std::map<size_t, std::string> SetWhy; // why a dropped group runs in no set
-  if (PlansOpt > 1)
-    for (auto [G, K] : Dropped)
-      SetWhy[G] = "no set forms under -kfuse-plans above 1";
-  if (!Dropped.empty() && PlansOpt == 1) {
-    // The dropped groups, largest predicted gain first, join the groups
-    // kept one at a time, each where the groups its span overlaps, directly
-    // or through others, still run as a set.
-    std::vector<bool> In(Out.Groups.size(), false);
-    for (const PlannedGroup &G : Groups)
-      for (size_t X = 0; X < Out.Groups.size(); ++X)
-        In[X] = In[X] || (Out.Groups[X].Members.size() > 1 && Out.Groups[X].Members == G.Members);
-    auto Component = [&](size_t G) {
-      std::vector<size_t> Comp{G};
-      for (size_t At = 0; At < Comp.size(); ++At)
-        for (size_t X = 0; X < Out.Groups.size(); ++X)
-          if (In[X] && !is_contained(Comp, X) && Out.Groups[X].First <= Out.Groups[Comp[At]].Last &&
-              Out.Groups[Comp[At]].First <= Out.Groups[X].Last)
-            Comp.push_back(X);
-      llvm::sort(Comp);
-      return Comp;
-    };
-    auto AsSet = [&](ArrayRef<size_t> Comp, std::vector<FusionCandidate> &Parts) {
-      std::vector<PlannedGroup> Gs;
-      for (size_t X : Comp)
-        Gs.push_back(Out.Groups[X]);
-      return runAsSet(R, Gs, Parts);
-    };
-    std::vector<std::pair<size_t, size_t>> Left;
-    std::map<std::vector<size_t>, std::vector<FusionCandidate>> Formed;
-    for (auto [G, K] : Dropped) {
-      In[G] = true;
-      std::vector<size_t> Comp = Component(G);
-      std::vector<FusionCandidate> Parts;
-      std::string Why = AsSet(Comp, Parts);
-      if (!Why.empty()) {
-        In[G] = false;
-        Left.push_back({G, K});
-        SetWhy[G] = Why;
-        continue;
-      }
-      Formed[Comp] = std::move(Parts);
-    }
-    // Each set as its last addition formed it.
-    std::set<size_t> Done;
-    for (size_t X = 0; X < Out.Groups.size(); ++X) {
-      if (!In[X] || Done.count(X))
-        continue;
-      std::vector<size_t> Comp = Component(X);
-      Done.insert(Comp.begin(), Comp.end());
-      if (Comp.size() < 2)
-        continue;
-      // The component the last of its groups to join formed: no later
-      // group joined it, nor any it overlaps.
-      auto F = Formed.find(Comp);
-      assert(F != Formed.end() && "a set is formed by its last group");
-      if (F == Formed.end())
-        continue;
-      std::vector<FusionCandidate> &Parts = F->second;
-      for (FusionCandidate &P : Parts)
-        P.SetId = NextSetId;
-      ++NextSetId;
-      // "A and B", or "A; B; and C": the groups' own lists use commas.
-      std::string Text;
-      for (size_t P = 0; P < Parts.size(); ++P)
-        Text += std::string(P == 0                                         ? ""
-                            : Parts.size() == 2                            ? " and "
-                            : P + 1 == Parts.size()                        ? "; and "
-                                                                           : "; ") +
-                membersText(Parts[P]);
-      remarkPlan(R, "PlanSet",
-                 "the planned groups of launches " + Text +
-                     " overlap; the runtime runs them one after the other, in that order",
-                 /*Missed=*/false);
-      for (FusionCandidate &P : Parts)
-        InSet.emplace(P.Members, std::move(P));
-    }
-    for (auto [G, K] : Dropped)
-      if (In[G] && InSet.count(Out.Groups[G].Members))
-        Groups.insert(llvm::upper_bound(Groups, Out.Groups[G],
-                                        [](const PlannedGroup &X, const PlannedGroup &Y) {
-                                          return X.First < Y.First;
-                                        }),
-                      Out.Groups[G]);
-    Dropped = std::move(Left);
-  }
-  if (!Dropped.empty()) {
+  bool Replan = false;
+  if (!Sets.Left.empty()) {
     double Ns = Out.PlanNs;
-    for (auto [G, Other] : Dropped)
+    for (auto [G, Other] : Sets.Left)
       Ns += Out.Groups[G].UnfusedNs - Out.Groups[G].FusedNs;
     PlanOutcome Consecutive = planWithLibrary(R, Infos, Legal, Profile, PlanWorkOpt, ElementsOpt,
                                               PlansOpt, /*Reorder=*/false);
     // Equal predictions (up to rounding) keep the consecutive groups.
-    bool Replan = Consecutive.Ok && Consecutive.PlanNs <= Ns * (1 + 1e-9);
-    for (auto [G, Other] : Dropped)
+    Replan = Consecutive.Ok && Consecutive.PlanNs <= Ns * (1 + 1e-9);
+    for (auto [G, Other] : Sets.Left)
       remarkPlan(R, "PlanInterleaved",
                  "the planned groups of launches " + membersText(Out.Groups[G].Members) +
                      " and " + membersText(Out.Groups[Other].Members) +
-                     " overlap, and cannot run one after the other (" + SetWhy[G] + "); " +
+                     " overlap, and cannot run one after the other (" + Sets.Why[G] + "); " +
                      (Replan ? "planned with consecutive groups instead"
                              : "the first, predicted to gain less, runs unfused"),
                  /*Missed=*/true);
     if (Replan) {
       Out = std::move(Consecutive);
       Groups = Out.Groups;
-      InSet.clear();
     }
+  }
+  for (std::vector<FusionCandidate> &Parts : Sets.Sets) {
+    if (Replan)
+      break;
+    nameSet(Parts);
+    remarkPlan(R, "PlanSet",
+               "the planned groups of launches " + setText(Parts) +
+                   " overlap; the runtime runs them one after the other, in that order",
+               /*Missed=*/false);
+    for (FusionCandidate &P : Parts)
+      InSet.emplace(P.Members, std::move(P));
   }
   ++NumPlannedSeqs;
   std::string Head = "planned " + std::to_string(N) + " launches for " +
@@ -925,9 +948,31 @@ template <typename GetFn>
 void DeviceFuser::addAlternatives(const SeqRecord &R, const PlanOutcome &Out,
                                   std::vector<FusionCandidate> &Plan, GetFn &Get) {
   unsigned Count = Out.Alternatives.size();
-  std::map<std::vector<unsigned>, size_t> Index;
-  for (size_t I = 0; I < Plan.size(); ++I)
-    Index[Plan[I].Members] = I;
+  std::map<std::string, size_t> Index; // by kernel name
+  std::map<std::vector<unsigned>, size_t> PlainIndex; // groups in no set, by members
+  for (size_t I = 0; I < Plan.size(); ++I) {
+    Index[Plan[I].Name] = I;
+    if (!Plan[I].SetId)
+      PlainIndex[Plan[I].Members] = I;
+  }
+  // Each set's part names by the set's groups: plan 0's, then the others'.
+  std::map<std::vector<std::vector<unsigned>>, std::vector<std::string>> SetNames;
+  std::map<unsigned, std::vector<const FusionCandidate *>> Plan0Sets;
+  for (const FusionCandidate &C : Plan)
+    if (C.SetId)
+      Plan0Sets[C.SetId].push_back(&C);
+  for (auto &[Id, Parts] : Plan0Sets) {
+    llvm::sort(Parts, [](const FusionCandidate *X, const FusionCandidate *Y) {
+      return X->SetPart < Y->SetPart;
+    });
+    std::vector<std::vector<unsigned>> Key;
+    std::vector<std::string> Names;
+    for (const FusionCandidate *P : Parts) {
+      Key.push_back(P->Members);
+      Names.push_back(P->Name);
+    }
+    SetNames.emplace(std::move(Key), std::move(Names));
+  }
   for (unsigned Rank = 0; Rank < Count; ++Rank) {
     const PlanAlternative &Alt = Out.Alternatives[Rank];
     std::string Spans;
@@ -943,26 +988,62 @@ void DeviceFuser::addAlternatives(const SeqRecord &R, const PlanOutcome &Out,
                "plan " + std::to_string(Rank) + " of " + std::to_string(Count) +
                    ": predicted " + ns(Alt.Ns) + " ns: " + Spans,
                /*Missed=*/false);
-    for (const PlannedGroup &G : runnable(Alt.Groups)) {
-      if (G.Members.size() < 2)
-        continue;
-      auto [It, New] = Index.try_emplace(G.Members, Plan.size());
+    // The plan's groups as they run, each set as its parts: a kernel the
+    // plan shares with plan 0 or an earlier plan (the same name: the same
+    // members, riders and set) learns the plan's rank.
+    PlanSets Sets = formSets(R, Alt.Groups);
+    auto Add = [&](FusionCandidate C, const PlannedGroup &G) {
+      auto [It, New] = Index.try_emplace(C.Name, Plan.size());
       if (New) {
-        FusionCandidate &C = Get(G.Members);
-        if (!C.isValid()) { // the library only forms groups the callback allowed
-          Index.erase(It);
-          remarkPlan(R, "PlannerFailed",
-                     "plan " + std::to_string(Rank) + " holds launches " +
-                         membersText(G.Members) +
-                         ", which are not legal; they run unfused in that plan",
-                     /*Missed=*/true);
-          continue;
-        }
         Predicted[C.Name] = {uint64_t(std::llround(G.UnfusedNs)),
                              uint64_t(std::llround(G.FusedNs))};
         Plan.push_back(std::move(C));
       }
       Plan[It->second].PlanRanks.push_back(Rank);
+    };
+    std::map<std::vector<unsigned>, const PlannedGroup *> ByMembers;
+    for (const PlannedGroup &G : Sets.Groups)
+      ByMembers[G.Members] = &G;
+    std::set<std::vector<unsigned>> InASet;
+    for (std::vector<FusionCandidate> &Parts : Sets.Sets) {
+      std::vector<std::vector<unsigned>> Key;
+      for (const FusionCandidate &P : Parts) {
+        Key.push_back(P.Members);
+        InASet.insert(P.Members);
+      }
+      auto [It, New] = SetNames.try_emplace(Key);
+      if (New) {
+        nameSet(Parts);
+        for (const FusionCandidate &P : Parts)
+          It->second.push_back(P.Name);
+      } else {
+        for (size_t P = 0; P < Parts.size(); ++P)
+          Parts[P].Name = It->second[P];
+      }
+      for (FusionCandidate &P : Parts) {
+        const PlannedGroup &G = *ByMembers.at(P.Members);
+        Add(std::move(P), G);
+      }
+    }
+    for (const PlannedGroup &G : Sets.Groups) {
+      if (G.Members.size() < 2 || InASet.count(G.Members))
+        continue;
+      // Plan 0's groups were moved out of Get's cache into Plan.
+      auto Plain = PlainIndex.find(G.Members);
+      if (Plain != PlainIndex.end()) {
+        Plan[Plain->second].PlanRanks.push_back(Rank);
+        continue;
+      }
+      FusionCandidate &C = Get(G.Members);
+      if (!C.isValid()) { // the library only forms groups the callback allowed
+        remarkPlan(R, "PlannerFailed",
+                   "plan " + std::to_string(Rank) + " holds launches " + membersText(G.Members) +
+                       ", which are not legal; they run unfused in that plan",
+                   /*Missed=*/true);
+        continue;
+      }
+      PlainIndex[G.Members] = Plan.size();
+      Add(std::move(C), G);
     }
   }
   for (FusionCandidate &C : Plan)

@@ -481,6 +481,10 @@ static void test_set(void **state)
   assert_int_equal(p2->part_count, 3);
   assert_int_equal(p0->part_span, 6);
   kf__manifest_free(m);
+  static const char planned[] = HDR SET_P0("part 0 0 3\nplans 2 0 6 f 0,1\n")
+      SET_P1("part 1 1 3\nplans 2 1 6 f 0,1\n") SET_P2("part 2 2 3\nplans 2 2 6 f 0,1\n");
+  assert_int_equal(kf__manifest_parse(planned, sizeof planned - 1, &m, NULL), 0);
+  kf__manifest_free(m);
   static const char *const bad[] = {
     HDR SET_P0("part 0 0 3\n") SET_P1("part 1 1 3\n") SET_P2("part 3 2 3\n"), /* no part 2 */
     HDR SET_P0("part 0 0 3\n") SET_P1("part 2 1 3\n") SET_P2("part 1 2 3\n"), /* offsets descend */
@@ -490,6 +494,12 @@ static void test_set(void **state)
     HDR SET_P1("part 1 1 3\n") SET_P2("part 2 2 3\n"),                          /* no part 0 */
     HDR SET_P0("part 0 0 3\n") SET_P1("part 1 1 3\n") SET_P2("part 2 2 4\n"), /* another set */
     HDR SET_P0("part 0 0 3\n") SET_P1("part 1 1 3\n") SET_P2("part 8 2 3\n"), /* beyond the limit */
+    /* parts under other plans */
+    HDR SET_P0("part 0 0 3\nplans 2 0 6 f 0\n") SET_P1("part 1 1 3\nplans 2 1 6 f 1\n")
+        SET_P2("part 2 2 3\nplans 2 2 6 f 0\n"),
+    HDR SET_P0("part 0 0 3\nplans 2 0 6 f 0\n") SET_P1("part 1 1 3\n") SET_P2("part 2 2 3\nplans 2 2 6 f 0\n"),
+    HDR SET_P0("part 0 0 3\nplans 2 0 6 f 0\n") SET_P1("part 1 1 3\nplans 2 2 6 f 0\n")
+        SET_P2("part 2 2 3\nplans 2 2 6 f 0\n"), /* part 1 placed at 2 */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     if (kf__manifest_parse(bad[i], strlen(bad[i]), &m, NULL) != KF_EPARSE)

@@ -17,6 +17,12 @@
 // RUN: clang -std=c11 -I%kfuse_src_root -I%kfuse_src_root/include %S/Inputs/manifest-check.c \
 // RUN:   %kfuse_src_root/manifest/manifest.c %kfuse_src_root/manifest/expr.c -o %t.check
 // RUN: %t.check %t.ll | FileCheck %s --check-prefix=PARSE
+// Under -kfuse-plans=4 each plan runs its own sets: a set's parts carry its
+// number in their names (another plan may run the same group alone), and
+// they share their plans; the sets of plan 0 are those above.
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm -mllvm -kfuse-plans=4 %s -o %t4.ll
+// RUN: sed -e 's/\\0A/\n/g' %t4.ll | FileCheck %s --check-prefix=PLANS
+// RUN: %t.check %t4.ll | FileCheck %s --check-prefix=PARSE4
 // RUN: %kfuse_obj_root/bin/kfuse-clang++ -O2 -c -Rpass=kfuse %s -o %t.o 2>%t.host
 // RUN: FileCheck %s --check-prefix=HOST < %t.host
 
@@ -71,8 +77,8 @@ void wide(float *const *a, float *const *b, float *const *c, int n, cudaStream_t
 // REMARK-SAME: launches 3 (surf), 6 (surf) run before the fused kernel; launches 2 (line), 5 (line) run after the fused kernel
 // REMARK: remark: fused launches 2, 5, 8 (line, line, line) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_2_8_r3_r4_r6_r7:
 // REMARK-SAME: launches 3 (surf), 4 (field), 6 (surf), 7 (field) run before the fused kernel
-// REMARK: remark: sequence 1 at {{.*}} in 'wide': the planned groups of launches 0, 9; 1, 10; 2, 11; 3, 12; 4, 13; 5, 14; 6, 15; and 7, 16 overlap; the runtime runs them one after the other, in that order
 // REMARK: remark: sequence 1 at {{.*}} in 'wide': the planned groups of launches 8, 17 and 0, 9 overlap, and cannot run one after the other (9 groups overlap, more than a set holds (8)); the first, predicted to gain less, runs unfused
+// REMARK: remark: sequence 1 at {{.*}} in 'wide': the planned groups of launches 0, 9; 1, 10; 2, 11; 3, 12; 4, 13; 5, 14; 6, 15; and 7, 16 overlap; the runtime runs them one after the other, in that order
 
 // MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_0_0_6_r1_r2_r4_r5 7
 // MANIFEST-NEXT: kernel 0 _Z4surfPKfPffi 4
@@ -97,5 +103,20 @@ void wide(float *const *a, float *const *b, float *const *c, int n, cudaStream_t
 // MANIFEST-NOT: part 8
 
 // PARSE: manifest version 1, 11 groups
+
+// PLANS: group __kfuse_fused_{{[0-9a-f]+}}_0_0_6_r1_r2_r4_r5_set[[S0:[0-9]+]] 7
+// PLANS: part 0 0 [[S0]]
+// PLANS: plans 4 0 9 {{.*}}step{{.*}} 0{{$}}
+// PLANS: group __kfuse_fused_{{[0-9a-f]+}}_0_1_7_r2_r3_r5_r6_set[[S0]] 7
+// PLANS: part 1 1 [[S0]]
+// PLANS: plans 4 1 9 {{.*}}step{{.*}} 0{{$}}
+// PLANS: group __kfuse_fused_{{[0-9a-f]+}}_0_2_8_r3_r4_r6_r7_set[[S0]] 7
+// PLANS: part 2 2 [[S0]]
+// PLANS: plans 4 2 9 {{.*}}step{{.*}} 0{{$}}
+// PLANS: group __kfuse_fused_{{[0-9a-f]+}}_0_3_6_r4_r5_set[[S1:[0-9]+]] 4
+// PLANS: part 2 2 [[S1]]
+// PLANS: plans 4 3 9 {{.*}}step{{.*}} 1{{$}}
+
+// PARSE4: manifest version 1, {{[0-9]+}} groups
 
 // HOST: remark: handed 9 launches (surf, field, line, surf, field, line, surf, field, line) to the runtime, which runs launches 0..6 as __kfuse_fused_{{[0-9a-f]+}}_0_0_6_r1_r2_r4_r5, launches 1..7 as __kfuse_fused_{{[0-9a-f]+}}_0_1_7_r2_r3_r5_r6 and launches 2..8 as __kfuse_fused_{{[0-9a-f]+}}_0_2_8_r3_r4_r6_r7 when the guards hold at run time
