@@ -57,6 +57,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Operator.h"
 
+#include <set>
+
 using namespace llvm;
 using namespace kfuse;
 
@@ -94,8 +96,9 @@ struct FateOf {
 
 class Liveness {
 public:
-  Liveness(Function &F, OptimizationRemarkEmitter &ORE, const ScratchDecls &Decls)
-      : F(F), DL(F.getDataLayout()), ORE(ORE), Decls(Decls) {}
+  Liveness(Function &F, OptimizationRemarkEmitter &ORE, const ScratchDecls &Decls,
+           std::set<std::string> &Said)
+      : F(F), DL(F.getDataLayout()), ORE(ORE), Decls(Decls), Said(Said) {}
   bool run();
 
 private:
@@ -103,6 +106,10 @@ private:
   const DataLayout &DL;
   OptimizationRemarkEmitter &ORE;
   const ScratchDecls &Decls;
+  /// The module's liveness remarks so far, by location and content: a run
+  /// inlined at several places (a helper called from a timing loop) says
+  /// each thing about it once.
+  std::set<std::string> &Said;
 
   bool findRecords(CallInst &Call, RunRecords &R);
   FateOf fate(const Value *Ptr, const RunRecords &R);
@@ -524,6 +531,16 @@ bool Liveness::run() {
     }
     for (const Told &T : Remarks) {
       const FateOf &Fa = Known[T.V];
+      std::string Key;
+      if (const DebugLoc &Loc = Call->getDebugLoc())
+        Key = (Loc->getFilename() + ":" + Twine(Loc.getLine()) + ":" + Twine(Loc.getCol())).str();
+      else
+        Key = F.getName().str();
+      for (const PtrArg *A : T.Uses)
+        Key += " " + std::to_string(A->Launch) + "." + std::to_string(A->Param);
+      Key += " " + std::to_string(int(Fa.F)) + " " + Fa.Why + " " + (T.Decl ? T.Decl->Name : "");
+      if (!Said.insert(Key).second)
+        continue;
       ORE.emit([&] {
         OptimizationRemarkAnalysis Rem(DEBUG_TYPE, "BufferLiveness", Call);
         Rem << (T.Uses.size() > 1 ? "the buffer of " : "");
@@ -624,11 +641,12 @@ PreservedAnalyses HostLivenessPass::run(Module &M, ModuleAnalysisManager &) {
     return PreservedAnalyses::all();
   bool Changed = false;
   ScratchDecls Decls(M);
+  std::set<std::string> Said;
   for (Function &F : M) {
     if (F.isDeclaration())
       continue;
     OptimizationRemarkEmitter ORE(&F);
-    Changed |= Liveness(F, ORE, Decls).run();
+    Changed |= Liveness(F, ORE, Decls, Said).run();
   }
   return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }

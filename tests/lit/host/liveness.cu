@@ -134,6 +134,21 @@ float *handed_back(const float *x, const float *y, float *o, int n, int steps)
   return t;
 }
 
+// A run in a helper inlined at two places says each thing about it once.
+static void helper_run(const float *x, const float *y, float *t, float *o, int n)
+{
+  // REMARK: liveness.cu:[[#@LINE+2]]:3: remark: the buffer of parameter 2 ('t') of launch 0 (k1) and parameter 1 ('t') of launch 1 (k2) stays live after the run: its pointer comes from outside this function
+  // REMARK-NOT: liveness.cu:[[#@LINE+1]]:3: remark: the buffer of
+  k1<<<(n + 255) / 256, 256>>>(x, t, n);
+  k2<<<(n + 255) / 256, 256>>>(t, y, o, n);
+}
+void twice(const float *x, const float *y, float *t, float *o, int n, float **keep)
+{
+  helper_run(x, y, t, o, n);
+  helper_run(y, x, t, o, n);
+  *keep = t;
+}
+
 // Nothing is marked in the functions where the buffer stays live.
 // CHECK-LABEL: define {{.*}} @_Z20checked_every_fourth
 // CHECK-NOT: store i32 {{[12]}}, ptr %{{.*}}, align 4{{$}}
