@@ -450,18 +450,20 @@ FusionCandidate DeviceFuser::candidate(const SeqRecord &R, ArrayRef<unsigned> Me
 /// after the other (manifest `part`), in the order their spans start.
 /// Between two consecutive parts, and before the first and after the last,
 /// lies a slot for the launches of no group: slot 2p runs before part p,
-/// slot 2p + 2 after it (part p itself is slot 2p + 1). Each launch of no
-/// group takes one slot: on the side of a part its program order puts it
-/// where the part's span does not hold it, on the side the part's check
-/// (orderRiders) chooses where that is still open, and on the forced side
-/// otherwise. It then runs as a rider of the part before its slot or the
-/// part after it, whichever span holds it. Each part's check proves the
-/// moves within its span relative to its members; every pair of launches
-/// the set runs out of program order is then proved within a span that
-/// holds both (swapKeepsOrder), whose `disjoint` lines carry the guards.
-/// Returns why not, for the remark, when the groups cannot run so; empty
-/// when they can, with \p Parts in the order they run (SetId is the
-/// caller's to give).
+/// slot 2p + 2 after it (part p itself is slot 2p + 1). Each part, in
+/// order, takes the other parts' members in its span as riders on the side
+/// the order puts them, and each launch of no group in its span on the side
+/// an earlier part's choice forces, or, where both sides are still open,
+/// on the side its own check (orderRiders) chooses. Each launch of no group
+/// then takes the open slot that keeps it on its program-order side of the
+/// most parts whose spans do not hold it, and runs as a rider of the part
+/// before that slot or of the one after it, whichever span holds it. Each
+/// part's check proves the moves within its span relative to its members;
+/// every pair of launches the set runs out of program order is then proved
+/// within a span that holds both (swapKeepsOrder), whose `disjoint` lines
+/// carry the guards. Returns why not, for the remark, when the groups
+/// cannot run so; empty when they can, with \p Parts in the order they run
+/// (SetId is the caller's to give, nameSet).
 std::string DeviceFuser::runAsSet(const SeqRecord &R, std::vector<PlannedGroup> Gs,
                                   std::vector<FusionCandidate> &Parts) {
   llvm::stable_sort(Gs, [](const PlannedGroup &X, const PlannedGroup &Y) { return X.First < Y.First; });
