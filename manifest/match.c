@@ -106,19 +106,44 @@ int kf__where_key(const char *where, uint32_t *line, uint32_t *col)
 /* Nonzero when @p g may cover launch @p i of a site of @p n launches in
  * function @p fn (@p fnlen bytes) whose first launch is at @p line : @p col
  * (0 when unknown) under plan @p rank. */
+/* Nonzero when @p g's `at` line names launch @p i of this site. */
+static int kf__group_at(const kf__group_t *g, uint32_t i, uint32_t n, const char *fn, size_t fnlen,
+                        uint32_t line, uint32_t col)
+{
+  return g->at_function != NULL && line != 0 && g->at_line == line && g->at_col == col &&
+         g->at_first == i && g->at_length == n && strlen(g->at_function) == fnlen &&
+         memcmp(g->at_function, fn, fnlen) == 0;
+}
+
 static int kf__group_placed(const kf__group_t *g, uint32_t rank, uint32_t i, uint32_t n,
                             const char *fn, size_t fnlen, uint32_t line, uint32_t col)
 {
   if (!kf__group_in_plan(g, rank))
     return 0;
-  if (g->at_function != NULL &&
-      (line == 0 || g->at_line != line || g->at_col != col || g->at_first != i ||
-       g->at_length != n || strlen(g->at_function) != fnlen ||
-       memcmp(g->at_function, fn, fnlen) != 0))
+  if (g->at_function != NULL && !kf__group_at(g, i, n, fn, fnlen, line, col))
     return 0;
   return g->plan_count == 0 || (g->plan_first == i && g->plan_length == n &&
                                 strlen(g->plan_function) == fnlen &&
                                 memcmp(g->plan_function, fn, fnlen) == 0);
+}
+
+int kf__site_planned(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, const char *where)
+{
+  size_t fnlen;
+  uint32_t line, col;
+  const char *fn = kf__where_function(where, &fnlen);
+  int any = 0;
+  kf__where_key(where, &line, &col);
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t k = 0; ids[i].manifest != NULL && k < ids[i].manifest->ngroups; k++) {
+      const kf__group_t *g = &ids[i].manifest->groups[k];
+      if (!kf__group_at(g, i, n, fn, fnlen, line, col))
+        continue;
+      if (kf__group_in_plan(g, rank))
+        return 0; /* a group of this plan that did not match: not by choice */
+      any = 1;
+    }
+  return any;
 }
 
 int kf__match(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, const char *where,

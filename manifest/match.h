@@ -46,6 +46,12 @@ typedef struct kf__cover {
 int kf__match(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, const char *where,
               kf__cover_t **covers, uint32_t *ncovers);
 
+/** Nonzero when groups of the manifests of @p ids have `at` lines for this
+ * very site (as kf__match() places them) and none of them is of plan @p
+ * rank: the device pass planned the site's sequence, and that plan leaves
+ * its launches unfused by choice. */
+int kf__site_planned(const kf__launch_id_t *ids, uint32_t n, uint32_t rank, const char *where);
+
 /** @returns how many groups of @p m without a `plans` or `at` line have the
  * kernel list of @p g (names and parameter counts, in order), @p g
  * included: the matcher binds any site of those kernels to the first of

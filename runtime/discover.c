@@ -276,12 +276,17 @@ static int kf__site_segments(kf__site_state_t *st, const kf__launch_id_t *ids, u
     free(covers);
     return KF_ENOMEM;
   }
+  int any = 0;
   for (uint32_t s = 0; s < ncovers; s++) {
     st->segs[s].first = covers[s].first;
     st->segs[s].count = covers[s].count;
     st->segs[s].group = covers[s].group;
+    any |= covers[s].group != NULL;
   }
   st->nsegs = ncovers;
+  /* A plan that fuses none of a planned sequence's launches (the last of
+   * its k best, say) leaves them unfused by choice: not a `no-match`. */
+  st->planned = !any && kf__site_planned(ids, n, st->plan, where);
   free(covers);
   return 0;
 }

@@ -856,6 +856,45 @@ static void test_select_plan(void **state)
   kf_rt_select_plan(0);
 }
 
+/* The same group bound to its site (`at`): the device pass planned this
+ * sequence, so plans 0 and 2, which fuse none of it, run it unfused by
+ * choice, not as a `no-match`. */
+static const char manifest_plans_at[] =
+    HDR "group fused_sa 2\nkernel 0 _Z5scalePKfPffi 4\nkernel 1 _Z4axpyPKfS0_Pfi 4\n"
+        "shape same\nstream same\ndynshmem 0\nlaunch 0 1 32\n"
+        "equal 0.1 1.0\nequal 0.3 1.3\n"
+        "footprint 0.0 r 0 4*s3\nfootprint 0.1 w 0 4*s3\nfootprint 1.0 r 0 4*s3\n"
+        "footprint 1.1 r 0 4*s3\nfootprint 1.2 w 0 4*s3\n"
+        "disjoint 0.0 0.1\ndisjoint 1.2 0.0\ndisjoint 1.2 1.1\ndisjoint 1.2 1.0\n"
+        "dead 0 0.1\npredict 2000 1200\nat 0 2 3:5 main\nplans 3 0 2 main 1\nend\n";
+
+static void test_plan_unfused_by_choice(void **state)
+{
+  static kf_site_t site = {"t.cu:3:5 main", NULL, 2, 0, NULL, NULL, NULL};
+  call_t c;
+  (void)state;
+  fake.manifest = manifest_plans_at;
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&site, c.l, c.nl); /* plan 0: unfused, as planned */
+  kf_rt_select_plan(1);
+  kf_rt_launch_seq(&site, c.l, c.nl); /* plan 1: the group */
+  check_results();
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi F:fused_sa");
+  {
+    char buf[1024];
+    FILE *f = tmpfile();
+    size_t n;
+    kf__stats_print(f);
+    rewind(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    assert_string_equal(buf, "kfuse-stats: t.cu:3:5 main: calls=1 fused=0 fallback=0\n"
+                             "kfuse-stats: t.cu:3:5 main: calls=1 fused=1 fallback=0 plan=1\n");
+  }
+  kf_rt_select_plan(0);
+}
+
 /* A group with a `plans` line runs only at its own sequence's sites (same
  * host function, same length) and at its own position there. */
 static void test_plan_group_placement(void **state)
@@ -1025,6 +1064,7 @@ int main(void)
     cmocka_unit_test_setup(test_disable, setup),
     cmocka_unit_test_setup(test_stats_order_and_silence, setup),
     cmocka_unit_test_setup(test_select_plan, setup),
+    cmocka_unit_test_setup(test_plan_unfused_by_choice, setup),
     cmocka_unit_test_setup(test_plan_group_placement, setup),
     cmocka_unit_test_setup(test_plan_env, setup),
     cmocka_unit_test_setup(test_fallback_names, setup),
