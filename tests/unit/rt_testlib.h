@@ -159,11 +159,11 @@ static inline int setup(void **state)
 }
 
 /* The stats of @p site as KFUSE_STATS prints them (one line, no newline). */
-static inline const char *stats_of(const char *where)
+/* Everything KFUSE_STATS prints now, in a buffer the next call reuses. */
+static inline char *stats_text(void)
 {
   static char buf[4096];
   FILE *f = tmpfile();
-  char *line;
   size_t n;
   assert_non_null(f);
   kf__stats_print(f);
@@ -171,6 +171,12 @@ static inline const char *stats_of(const char *where)
   n = fread(buf, 1, sizeof buf - 1, f);
   fclose(f);
   buf[n] = '\0';
+  return buf;
+}
+
+static inline const char *stats_of(const char *where)
+{
+  char *buf = stats_text(), *line;
   for (line = strtok(buf, "\n"); line != NULL; line = strtok(NULL, "\n")) {
     const char *p = line + strlen("kfuse-stats: ");
     if (strncmp(p, where, strlen(where)) == 0 && p[strlen(where)] == ':')

@@ -839,20 +839,10 @@ static void test_select_plan(void **state)
   assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi F:fused_sa F:fused_sa "
              "_Z5scalePKfPffi _Z4axpyPKfS0_Pfi _Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
   /* One KFUSE_STATS line per plan the site ran, tagged when not plan 0. */
-  {
-    char buf[1024];
-    FILE *f = tmpfile();
-    size_t n;
-    kf__stats_print(f);
-    rewind(f);
-    n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    assert_string_equal(buf, "kfuse-stats: t.cu:3:5 main: calls=1 fused=0 fallback=1 no-match=1\n"
-                             "kfuse-stats: t.cu:3:5 main: calls=2 fused=2 fallback=0 plan=1\n"
-                             "kfuse-stats: t.cu:3:5 main: calls=1 fused=0 fallback=1 no-match=1 plan=2\n"
-                             "kfuse-stats: t.cu:3:5 main: calls=1 fused=0 fallback=1 no-match=1 plan=7\n");
-  }
+  assert_string_equal(stats_text(), "kfuse-stats: t.cu:3:5 main: calls=1 fused=0 fallback=1 no-match=1\n"
+                                    "kfuse-stats: t.cu:3:5 main: calls=2 fused=2 fallback=0 plan=1\n"
+                                    "kfuse-stats: t.cu:3:5 main: calls=1 fused=0 fallback=1 no-match=1 plan=2\n"
+                                    "kfuse-stats: t.cu:3:5 main: calls=1 fused=0 fallback=1 no-match=1 plan=7\n");
   kf_rt_select_plan(0);
 }
 
@@ -880,18 +870,8 @@ static void test_plan_unfused_by_choice(void **state)
   kf_rt_launch_seq(&site, c.l, c.nl); /* plan 1: the group */
   check_results();
   assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi F:fused_sa");
-  {
-    char buf[1024];
-    FILE *f = tmpfile();
-    size_t n;
-    kf__stats_print(f);
-    rewind(f);
-    n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    assert_string_equal(buf, "kfuse-stats: t.cu:3:5 main: calls=1 fused=0 fallback=0\n"
-                             "kfuse-stats: t.cu:3:5 main: calls=1 fused=1 fallback=0 plan=1\n");
-  }
+  assert_string_equal(stats_text(), "kfuse-stats: t.cu:3:5 main: calls=1 fused=0 fallback=0\n"
+                                    "kfuse-stats: t.cu:3:5 main: calls=1 fused=1 fallback=0 plan=1\n");
   kf_rt_select_plan(0);
 }
 
