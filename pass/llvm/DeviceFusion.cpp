@@ -950,6 +950,7 @@ template <typename GetFn>
 void DeviceFuser::addAlternatives(const SeqRecord &R, const PlanOutcome &Out,
                                   std::vector<FusionCandidate> &Plan, GetFn &Get) {
   unsigned Count = Out.Alternatives.size();
+  const size_t Plan0Size = Plan.size();
   std::map<std::string, size_t> Index; // by kernel name
   std::map<std::vector<unsigned>, size_t> PlainIndex; // groups in no set, by members
   for (size_t I = 0; I < Plan.size(); ++I) {
@@ -990,6 +991,12 @@ void DeviceFuser::addAlternatives(const SeqRecord &R, const PlanOutcome &Out,
                "plan " + std::to_string(Rank) + " of " + std::to_string(Count) +
                    ": predicted " + ns(Alt.Ns) + " ns: " + Spans,
                /*Missed=*/false);
+    // Plan 0 is the plan planSequence built \p Plan from.
+    if (Rank == 0) {
+      for (size_t I = 0; I < Plan0Size; ++I)
+        Plan[I].PlanRanks.push_back(0);
+      continue;
+    }
     // The plan's groups as they run, each set as its parts: a kernel the
     // plan shares with plan 0 or an earlier plan (the same name: the same
     // members, riders and set) learns the plan's rank.

@@ -184,9 +184,6 @@ void checkCandidate(FusionCandidate &C);
 /// group that fuses its producer and consumers forwards it in registers.
 bool inThreadRecords(const FusionCandidate &C, unsigned V);
 
-/// Whether launch \p A of kernel \p KA and launch \p B of kernel \p KB pass
-/// one buffer (value number) that both access and either writes: swapping
-/// them would reverse a dependency (Legality.cpp).
 /// Whether launches X and Y of \p R (record indices) may run in the other
 /// order: no buffer (value number) that one writes does the other access.
 /// Pairs of parameters of different values where one is written, which the
@@ -194,6 +191,9 @@ bool inThreadRecords(const FusionCandidate &C, unsigned V);
 /// param), for the runtime to check.
 bool swapKeepsOrder(const SeqRecord &R, unsigned X, const KernelInfo &KX, unsigned Y,
                     const KernelInfo &KY, std::vector<std::array<unsigned, 4>> &Disjoint);
+/// Whether launch \p A of kernel \p KA and launch \p B of kernel \p KB pass
+/// one buffer (value number) that both access and either writes: swapping
+/// them would reverse a dependency (Legality.cpp).
 bool launchesConflict(const SeqLaunch &A, const KernelInfo &KA, const SeqLaunch &B,
                       const KernelInfo &KB);
 

@@ -992,14 +992,14 @@ static bool orderRiders(FusionCandidate &C) {
                    "order");
       return false;
     }
-    // A pair's order puts some riders on a side: the launches of the part
-    // that runs first before the second, those of the second after the
-    // first. The side must keep every dependency.
+    // A set's order puts some riders on a side: the members of the parts
+    // that run earlier before this group, those of later parts after it.
+    // The side must keep every dependency.
     int Forced = C.RiderForced[X];
     if ((Forced == 1 && Early >= 0) || (Forced == 0 && Late >= 0)) {
       C.invalidate(Name + " would run " + (Forced ? "before " : "after ") +
                        launchText(C, unsigned(Forced ? Early : Late)) +
-                       ", on which it depends, if the two overlapping groups ran one after "
+                       ", on which it depends, if the overlapping groups ran one after "
                        "the other",
                    "order");
       return false;
@@ -1018,23 +1018,16 @@ static bool orderRiders(FusionCandidate &C) {
     for (size_t Y = X + 1; Y < C.Riders.size(); ++Y) {
       if (C.RiderBefore[X] || !C.RiderBefore[Y])
         continue;
+      if (swapKeepsOrder(R, C.Riders[X], *C.RiderInfos[X], C.Riders[Y], *C.RiderInfos[Y],
+                         C.RiderDisjoint))
+        continue;
       const SeqLaunch &LX = R.Launches[C.Riders[X]], &LY = R.Launches[C.Riders[Y]];
-      const KernelInfo &KX = *C.RiderInfos[X], &KY = *C.RiderInfos[Y];
-      for (unsigned P = 0; P < KX.Params.size(); ++P)
-        for (unsigned Q = 0; Q < KY.Params.size(); ++Q) {
-          if (!conflict(KX.Params[P], KY.Params[Q]))
-            continue;
-          if (LX.Args[P] != LY.Args[Q]) {
-            C.RiderDisjoint.push_back({C.Riders[X], P, C.Riders[Y], Q});
-            continue;
-          }
-          C.invalidate("launches " + std::to_string(LX.Index) + " (" + shortName(LX.Kernel) +
-                           ") and " + std::to_string(LY.Index) + " (" + shortName(LY.Kernel) +
-                           ") lie between launches to fuse and would change places: the "
-                           "first runs after the fused kernel, the second before it",
-                       "order");
-          return false;
-        }
+      C.invalidate("launches " + std::to_string(LX.Index) + " (" + shortName(LX.Kernel) +
+                       ") and " + std::to_string(LY.Index) + " (" + shortName(LY.Kernel) +
+                       ") lie between launches to fuse and would change places: the "
+                       "first runs after the fused kernel, the second before it",
+                   "order");
+      return false;
     }
   return true;
 }
