@@ -1094,6 +1094,33 @@ void DeviceFuser::remarkMissed(const FusionCandidate &C) {
   });
 }
 
+/// The remark that says which records the fused kernel moves through
+/// shared memory: "records of A (36 bytes), B (36 bytes) loaded and of F
+/// (100 bytes) stored by consecutive threads through shared memory".
+static OptimizationRemark recordsRemark(const FusionCandidate &C, const Function &Fused,
+                                        const Function &F0) {
+  // The fused argument of each stage's parameter: the stages' parameters,
+  // one stage after the other (docs/manifest.md).
+  std::map<unsigned, std::string> Name;
+  unsigned Base = 0;
+  for (unsigned S = 0; S < C.size(); ++S) {
+    for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P)
+      Name.emplace(Base + P, C.Seq->Values.at(C.arg(S, P)).Text);
+    Base += C.Stages[S]->F->arg_size();
+  }
+  std::string Text[2];
+  for (const StagedRecord &R : C.Staged)
+    Text[R.Store] += (Text[R.Store].empty() ? "" : ", ") + Name[R.Arg] + " (" +
+                     std::to_string(R.Bytes) + " bytes)";
+  std::string What = !Text[0].empty() && !Text[1].empty()
+                         ? Text[0] + " loaded and of " + Text[1] + " stored"
+                         : Text[0].empty() ? Text[1] + " stored" : Text[0] + " loaded";
+  return OptimizationRemark(DEBUG_TYPE, "RecordsStaged", &F0)
+         << Fused.getName() << ": records of " << What
+         << " by consecutive threads through shared memory ("
+         << std::to_string(C.RecordTileBytes) << " bytes per block)";
+}
+
 void DeviceFuser::fuse(FusionCandidate &C) {
   Function *Fused = buildFusedKernel(M, C, FAM);
   markCovered(*Fused, C);
@@ -1176,6 +1203,8 @@ void DeviceFuser::fuse(FusionCandidate &C) {
            << (C.NeedsBarrier ? ", with barriers" : "") << Riders << "; saves "
            << std::to_string(Bytes.Unfused - Bytes.Fused) << " bytes per element";
   });
+  if (!C.Staged.empty())
+    ore(F0).emit([&] { return recordsRemark(C, *Fused, F0); });
   for (auto [S, Index] : C.Overwritten) {
     const Access &A = C.Stages[S]->Accesses[Index];
     unsigned V = C.arg(S, A.Param);
@@ -1211,7 +1240,7 @@ void DeviceFuser::fuse(FusionCandidate &C) {
                    ? " (" + std::to_string(Bytes.FusedDead) + " where the dead buffers' stores are skipped)"
                    : std::string())
            << ", " << std::to_string(Flops)
-           << " flops per element, " << std::to_string(C.TileBytes)
+           << " flops per element, " << std::to_string(C.TileBytes + C.RecordTileBytes)
            << " bytes of shared memory per block; predicted " << std::to_string(UnfusedNs)
            << " ns unfused, " << std::to_string(FusedNs) << " ns fused";
   });

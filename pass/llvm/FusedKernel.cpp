@@ -63,6 +63,7 @@
 #include "llvm/Transforms/Scalar/SROA.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <set>
@@ -1298,12 +1299,32 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
   return Fused;
 }
 
+static cl::opt<bool> RecordStagingOpt(
+    "kfuse-record-staging", cl::init(true),
+    cl::desc("kfuse: let fused kernels load and store per-instance records (a thread's "
+             "R*i .. R*i+R-1 bytes, R from 12 to 512) with consecutive threads through "
+             "shared memory (default on)"));
+
+/// The shared memory a fused kernel's staged records may take: what the
+/// static limit leaves beside its other tiles and the launches' dynamic
+/// shared memory, and no more than 32 KiB, so that a block of records does
+/// not take an SM's shared memory alone.
+static unsigned recordBudget(const FusionCandidate &C) {
+  constexpr uint64_t StaticLimit = 48 * 1024, Cap = 32 * 1024;
+  uint64_t Used = uint64_t(C.TileBytes) + C.DynShmem;
+  return unsigned(Used >= StaticLimit ? 0 : std::min(Cap, StaticLimit - Used));
+}
+
 Function *kfuse::buildFusedKernel(Module &M, FusionCandidate &C,
                                   FunctionAnalysisManager &FAM) {
   C.Overwritten.clear();
+  C.Staged.clear();
+  C.RecordTileBytes = 0;
   std::vector<std::pair<unsigned, unsigned>> Overwritten;
   Function *F = FusedKernelBuilder(M, C, Overwritten).build(FAM);
   C.Overwritten = std::move(Overwritten);
+  if (RecordStagingOpt)
+    C.Staged = stageRecords(*F, FAM, recordBudget(C), C.RecordTileBytes);
   return F;
 }
 

@@ -9,6 +9,7 @@
 #define KFUSE_PASS_LLVM_FUSIONCANDIDATE_H
 
 #include "KernelAnalysis.h"
+#include "RecordStaging.h"
 #include "SeqRecord.h"
 
 #include "llvm/IR/PassManager.h"
@@ -147,6 +148,10 @@ struct FusionCandidate : Verdict {
   /// body, the pointers noalias), as (stage, index into its Accesses), in
   /// program order; filled by buildFusedKernel.
   std::vector<std::pair<unsigned, unsigned>> Overwritten;
+  /// The fused kernel's parameters whose per-instance records it moves
+  /// through shared memory (RecordStaging.h); filled by buildFusedKernel.
+  std::vector<StagedRecord> Staged;
+  unsigned RecordTileBytes = 0; ///< their tile's static shared memory per block
 
   /// The number of stages (members).
   unsigned size() const { return Members.size(); }

@@ -595,7 +595,7 @@ static Argument *baseParam(Value *Ptr) {
 /// own for ScalarEvolution (`__ldg(&t[i])` loads through
 /// `addrspacecast (gep t, i)`), so the offset is taken through each cast to
 /// the pointer it casts, and the pieces are added up.
-static const SCEV *offsetFromParam(ScalarEvolution &SE, Value *Ptr, const Argument *Base) {
+const SCEV *kfuse::offsetFromParam(ScalarEvolution &SE, Value *Ptr, const Argument *Base) {
   const SCEV *Off = nullptr;
   for (unsigned Depth = 0; Depth < 8; ++Depth) {
     const SCEV *PS = SE.getSCEV(Ptr);

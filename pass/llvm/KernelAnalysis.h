@@ -30,6 +30,8 @@ class Loop;
 class LoopInfo;
 class PHINode;
 class Type;
+class Argument;
+class Value;
 } // namespace llvm
 
 namespace kfuse {
@@ -319,6 +321,12 @@ KernelInfo analyzeKernel(llvm::Function &F, llvm::ScalarEvolution &SE,
 /// An add recurrence of \p Grid, {a,+,b}, is a + b * SymIter.
 std::optional<IndexPoly> polyOf(const llvm::Function &F, llvm::ScalarEvolution &SE,
                                 const llvm::SCEV *S, const llvm::Loop *Grid = nullptr);
+
+/// The byte offset of \p Ptr from the pointer parameter \p Base, through
+/// GEPs and address space casts (`__ldg(&t[i])` loads through
+/// `addrspacecast (gep t, i)`); null when ScalarEvolution cannot describe it.
+const llvm::SCEV *offsetFromParam(llvm::ScalarEvolution &SE, llvm::Value *Ptr,
+                                  const llvm::Argument *Base);
 
 } // namespace kfuse
 

@@ -12,6 +12,10 @@
 // (__builtin_sqrtf: lit compiles with -nocudalib, so sqrtf would be a call.)
 // AB: 9 x 4 bytes no longer loaded by mvmul33; ABv: 3 x 4 by norm3.
 // REMARK: records.cu:{{[0-9]+}}:1: remark: fused launches 0..2 (mmul33, mvmul33, norm3) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_2: AB in registers, ABv in registers; saves 48 bytes per element [-Rpass=kfuse]
+// Each thread's records are fields 4 bytes wide, 36 or 12 bytes apart: the
+// block moves them with consecutive threads through shared memory
+// (record-staging.cu); the norm, one float per thread, goes as it is.
+// REMARK: remark: __kfuse_fused_{{[0-9a-f]+}}_0_0_2: records of A (36 bytes), B (36 bytes), v (12 bytes) loaded and of AB (36 bytes), ABv (12 bytes) stored by consecutive threads through shared memory (18432 bytes per block)
 // REMARK: remark: fused launches 0..1 (place, weigh) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_1: p in registers; saves 8 bytes per element
 // Only x crosses: y is loaded from memory, no stage having stored it.
 // REMARK: remark: fused launches 0..1 (first, second) of sequence 2 into __kfuse_fused_{{[0-9a-f]+}}_2_0_1: r in registers; saves 4 bytes per element
@@ -24,14 +28,15 @@
 // They load b once for both adds: 300 bytes saved, t's and u's loads and
 // b's second.
 // REMARK: remark: fused launches 0..2 (add25, add25, scale25) of sequence 6 into __kfuse_fused_{{[0-9a-f]+}}_6_0_2: t in registers, u in registers; saves 300 bytes per element
+// REMARK: remark: __kfuse_fused_{{[0-9a-f]+}}_6_0_2: records of a (100 bytes), b (100 bytes) loaded and of t (100 bytes), u (100 bytes), o (100 bytes) stored by consecutive threads through shared memory (25600 bytes per block)
 // REMARK-NOT: remark: fused
 
-// The fused matrix kernel loads A, B and v, 9 + 9 + 3 floats, each once and
-// through the read-only path (no stage writes them, and the runtime checks
-// them disjoint from what the group writes; unfused, mvmul33 reloads v for
-// every row), and never AB or ABv. The stages come twice: for AB and ABv
-// both dead, storing the norm alone, and for any other mask, storing all
-// three results (9 + 3 + 1 floats): twice 21 loads.
+// The fused matrix kernel loads A, B and v, 9 + 9 + 3 words per thread,
+// each once and through the read-only path (no stage writes them, and the
+// runtime checks them disjoint from what the group writes; unfused, mvmul33
+// reloads v for every row), and never AB or ABv. The stages come twice: for
+// AB and ABv both dead, storing the norm alone, and for any other mask,
+// storing all three results (9 + 3 + 1 words): twice 21 loads.
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2(
 // CHECK-COUNT-42: ld.global.nc.b32
 // CHECK-NOT: ld.global
