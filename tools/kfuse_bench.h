@@ -49,6 +49,8 @@ static constexpr float kb_epi_s = 0.5f;
 /* The mapped function F = ||A.B.v||_2 . (C.D + C) (examples/mapped_f_kernels.h):
  * floats per instance of A, B, v, C, D, then AB, ABv, nrm, CD, CDC, F. */
 static constexpr unsigned char kb_mapped_f_width[11] = {9, 9, 3, 25, 25, 9, 3, 1, 25, 25, 25};
+/* The same with its intermediates temporaries: A, B, v, C, D, then F. */
+static constexpr unsigned char kb_mapped_f_temps_width[6] = {9, 9, 3, 25, 25, 25};
 
 /* The 2-D image is kb_img_w wide, the 3-D field kb_fld_nx x kb_fld_ny in
  * its planes (n must be a multiple of each); the grid-stride workload runs
@@ -75,7 +77,7 @@ inline unsigned kb_grid_stride_blocks()
  * vn hold the 2n faces of n cells). */
 static constexpr unsigned char kb_split_width[6] = {1, 2, 1, 1, 2, 1};
 
-#define KB_NWORKLOADS 25
+#define KB_NWORKLOADS 26
 
 /* The same table of KB_NWORKLOADS entries, compiled twice; the entries
  * differ only in `run`. */

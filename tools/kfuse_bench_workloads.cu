@@ -613,6 +613,29 @@ static void reorder_f32(void *const *in, void *const *out, int n, int block, cud
   rd_update<<<g, block, 0, s>>>(u, t, src, o, n);
   cudaFreeAsync(t, s), cudaFreeAsync(src, s);
 }
+/* The mapped function as a program computes it: the intermediates are
+ * temporaries, F the only result. */
+static void mapped_f_temps_f32(void *const *in, void *const *out, int n, int block,
+                               cudaStream_t s)
+{
+  const float *const *i = (const float *const *)in;
+  float *AB, *ABv, *nrm, *CD, *CDC;
+  size_t bytes = (size_t)n * sizeof(float);
+  cudaMallocAsync(&AB, 9 * bytes, s), cudaMallocAsync(&ABv, 3 * bytes, s);
+  cudaMallocAsync(&nrm, bytes, s), cudaMallocAsync(&CD, 25 * bytes, s);
+  cudaMallocAsync(&CDC, 25 * bytes, s);
+  /* The launches of mf_launch, here: a helper with two callers stays a
+   * call, and its temporaries come from its caller. */
+  unsigned g = grid_for(n, block);
+  mf_mmul33<<<g, block, 0, s>>>(i[0], i[1], AB, n);
+  mf_mvmul33<<<g, block, 0, s>>>(AB, i[2], ABv, n);
+  mf_norm3<<<g, block, 0, s>>>(ABv, nrm, n);
+  mf_mmul55<<<g, block, 0, s>>>(i[3], i[4], CD, n);
+  mf_madd55<<<g, block, 0, s>>>(CD, i[3], CDC, n);
+  mf_smmul55<<<g, block, 0, s>>>(nrm, CDC, (float *)out[0], n);
+  cudaFreeAsync(AB, s), cudaFreeAsync(ABv, s), cudaFreeAsync(nrm, s);
+  cudaFreeAsync(CD, s), cudaFreeAsync(CDC, s);
+}
 #undef KB_TEMP
 
 /* A host function, not a namespace-scope table: clang would also emit a
@@ -660,6 +683,9 @@ const kb_workload *workloads()
        0, 0},
       /* u and s0 read, o and m written; the flux and the source temporaries. */
       {"reorder", "reorder_f32", "f32", 4, 2, 2, 4, 4 * 4.0, reorder_f32, nullptr, 0, 0},
+      /* The mapped function with temporaries: A, B, v, C, D read, F written. */
+      {"mapped-f-temps", "mf_launch", "f32", 4, 5, 1, 6, 4 * (71.0 + 25.0), mapped_f_temps_f32,
+       kb_mapped_f_temps_width, 16, 0},
   };
   return table;
 }

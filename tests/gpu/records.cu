@@ -81,7 +81,13 @@ static void mapped_f_temps(const float *A, const float *B, const float *v, const
   KFX_CHECK(cudaMallocAsync(&nrm, sizeof(float) * n, s));
   KFX_CHECK(cudaMallocAsync(&CD, 25 * sizeof(float) * n, s));
   KFX_CHECK(cudaMallocAsync(&CDC, 25 * sizeof(float) * n, s));
-  mf_launch(A, B, v, C, D, AB, ABv, nrm, CD, CDC, F, n, block, s);
+  unsigned g = (unsigned)((n + block - 1) / block);
+  mf_mmul33<<<g, block, 0, s>>>(A, B, AB, n);
+  mf_mvmul33<<<g, block, 0, s>>>(AB, v, ABv, n);
+  mf_norm3<<<g, block, 0, s>>>(ABv, nrm, n);
+  mf_mmul55<<<g, block, 0, s>>>(C, D, CD, n);
+  mf_madd55<<<g, block, 0, s>>>(CD, C, CDC, n);
+  mf_smmul55<<<g, block, 0, s>>>(nrm, CDC, F, n);
   KFX_CHECK(cudaFreeAsync(AB, s));
   KFX_CHECK(cudaFreeAsync(ABv, s));
   KFX_CHECK(cudaFreeAsync(nrm, s));
