@@ -1294,9 +1294,14 @@ bool DeviceFuser::run() {
     // A pointer parameter handed to a helper kept out of line: the analysis
     // reads the kernel's twin with the helper inlined, and fused kernels
     // clone the twin. Its verdict, either way, is about the helper's code.
+    // A struct copied whole (llvm.memcpy or memmove of a parameter's
+    // memory): the twin copies it field by field.
     bool Twinned = false;
-    if (!K.isValid() && callsPointerHelper(*F))
-      if (Function *Twin = inlinedTwin(*F)) {
+    bool Helpers = !K.isValid() && callsPointerHelper(*F);
+    bool Copies = !K.isValid() && copiesParamMemory(*F);
+    if (Helpers || Copies)
+      if (Function *Twin = Helpers ? inlinedTwin(*F) : copiedTwin(*F)) {
+        expandParamCopies(*Twin);
         Twins.push_back(Twin);
         FunctionPassManager FPM;
         FPM.addPass(SROAPass(SROAOptions::ModifyCFG));

@@ -173,3 +173,159 @@ const Instruction *kfuse::productAddedAcrossCall(const Function &Twin) {
   }
   return nullptr;
 }
+
+/// The memcpy, memmove and memset calls of \p F of a constant length that
+/// touch memory based on one of its parameters.
+static SmallVector<MemIntrinsic *, 4> paramCopies(const Function &F) {
+  SmallVector<MemIntrinsic *, 4> Found;
+  auto FromParam = [&](const Value *P) {
+    const auto *A = dyn_cast<Argument>(getUnderlyingObject(P, 0));
+    return A && A->getParent() == &F;
+  };
+  for (const Instruction &I : instructions(F))
+    if (const auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+      const auto *MT = dyn_cast<MemTransferInst>(MI);
+      if (isa<ConstantInt>(MI->getLength()) &&
+          (FromParam(MI->getDest()) || (MT && FromParam(MT->getSource()))))
+        Found.push_back(const_cast<MemIntrinsic *>(MI));
+    }
+  return Found;
+}
+
+bool kfuse::copiesParamMemory(const Function &F) { return !paramCopies(F).empty(); }
+
+/// The scalar fields of \p T, as (byte offset from \p Base, type), in order;
+/// false when there are more than MaxFields.
+static constexpr unsigned MaxFields = 64, MaxCopyBytes = 256;
+static bool fieldsOf(Type *T, uint64_t Base, const DataLayout &DL,
+                     SmallVectorImpl<std::pair<uint64_t, Type *>> &Out) {
+  if (auto *ST = dyn_cast<StructType>(T)) {
+    const StructLayout *SL = DL.getStructLayout(ST);
+    for (unsigned I = 0; I < ST->getNumElements(); ++I)
+      if (!fieldsOf(ST->getElementType(I), Base + SL->getElementOffset(I), DL, Out))
+        return false;
+    return true;
+  }
+  if (auto *AT = dyn_cast<ArrayType>(T)) {
+    uint64_t Size = DL.getTypeAllocSize(AT->getElementType());
+    for (uint64_t I = 0; I < AT->getNumElements(); ++I)
+      if (Out.size() > MaxFields || !fieldsOf(AT->getElementType(), Base + I * Size, DL, Out))
+        return false;
+    return true;
+  }
+  Out.push_back({Base, T});
+  return Out.size() <= MaxFields;
+}
+
+/// How \p Ptr's bytes [0, Size) divide into the fields of the struct it
+/// points into, as (offset, type) from Ptr: found through the GEPs that
+/// formed it (`&p[i]`, `&p[i].v`); empty when they do not tile the range
+/// exactly.
+static SmallVector<std::pair<uint64_t, Type *>, 16> fieldsAt(Value *Ptr, uint64_t Size,
+                                                            const DataLayout &DL) {
+  SmallVector<std::pair<uint64_t, Type *>, 16> Fields;
+  uint64_t Off = 0;
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    auto *GEP = dyn_cast<GEPOperator>(Ptr);
+    if (!GEP)
+      return {};
+    APInt C(DL.getIndexTypeSizeInBits(GEP->getType()), 0);
+    if (GEP->accumulateConstantOffset(DL, C)) {
+      if (C.isNegative())
+        return {};
+      Off += C.getZExtValue();
+      Ptr = GEP->getPointerOperand();
+      continue;
+    }
+    // `&p[i]` into an array of structs: Ptr is at byte Off of an element.
+    Type *T = GEP->getSourceElementType();
+    if (GEP->getNumIndices() != 1 || !T->isAggregateType())
+      return {};
+    SmallVector<std::pair<uint64_t, Type *>, 16> All;
+    if (!fieldsOf(T, 0, DL, All))
+      return {};
+    uint64_t At = Off;
+    for (auto [O, FT] : All) {
+      uint64_t FS = DL.getTypeStoreSize(FT);
+      if (O + FS <= Off || O >= Off + Size)
+        continue;
+      if (O != At || O + FS > Off + Size)
+        return {}; // padding, or a field cut by the range
+      Fields.push_back({O - Off, FT});
+      At += FS;
+    }
+    if (At != Off + Size)
+      return {};
+    return Fields;
+  }
+  return {};
+}
+
+bool kfuse::expandParamCopies(Function &Twin) {
+  const DataLayout &DL = Twin.getDataLayout();
+  bool Changed = false;
+  for (MemIntrinsic *MI : paramCopies(Twin)) {
+    uint64_t Size = cast<ConstantInt>(MI->getLength())->getZExtValue();
+    auto *MT = dyn_cast<MemTransferInst>(MI);
+    auto *MS = dyn_cast<MemSetInst>(MI);
+    if (MI->isVolatile() || Size == 0 || Size > MaxCopyBytes || (!MT && !MS) ||
+        (MS && !isa<ConstantInt>(MS->getValue())))
+      continue;
+    // The fields' own types where the source's or the destination's struct
+    // says them (so a float field copied is a float, as the kernel that
+    // reads it loads it), else words.
+    SmallVector<std::pair<uint64_t, Type *>, 16> Fields;
+    if (MT)
+      Fields = fieldsAt(MT->getSource(), Size, DL);
+    if (Fields.empty())
+      Fields = fieldsAt(MI->getDest(), Size, DL);
+    if (Fields.empty()) {
+      uint64_t Align = MI->getDestAlign().valueOrOne().value();
+      if (MT)
+        Align = std::min<uint64_t>(Align, MT->getSourceAlign().valueOrOne().value());
+      uint64_t Word = 8;
+      while (Word > 1 && (Size % Word || Align < Word))
+        Word /= 2;
+      if (Size / Word > MaxFields)
+        continue;
+      for (uint64_t O = 0; O < Size; O += Word)
+        Fields.push_back({O, IntegerType::get(Twin.getContext(), unsigned(8 * Word))});
+    }
+    if (MS && llvm::any_of(Fields, [](const std::pair<uint64_t, Type *> &X) {
+          return !X.second->isIntegerTy() && !X.second->isFloatingPointTy();
+        }))
+      continue;
+    IRBuilder<> B(MI);
+    auto At = [&](Value *P, uint64_t O) {
+      return O ? B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), P, O) : P;
+    };
+    // A memmove may overlap: every load before any store.
+    SmallVector<Value *, 16> Values;
+    for (auto [O, T] : Fields) {
+      if (MT) {
+        Values.push_back(B.CreateAlignedLoad(
+            T, At(MT->getSource(), O), commonAlignment(MT->getSourceAlign().valueOrOne(), O)));
+        continue;
+      }
+      uint64_t Bytes = DL.getTypeStoreSize(T);
+      APInt Splat = APInt::getSplat(unsigned(8 * Bytes),
+                                    cast<ConstantInt>(MS->getValue())->getValue().trunc(8));
+      Constant *V = ConstantInt::get(Twin.getContext(), Splat);
+      Values.push_back(T->isIntegerTy() ? V : ConstantExpr::getBitCast(V, T));
+    }
+    for (size_t K = 0; K < Fields.size(); ++K)
+      B.CreateAlignedStore(Values[K], At(MI->getDest(), Fields[K].first),
+                           commonAlignment(MI->getDestAlign().valueOrOne(), Fields[K].first));
+    MI->eraseFromParent();
+    Changed = true;
+  }
+  return Changed;
+}
+
+Function *kfuse::copiedTwin(Function &F) {
+  ValueToValueMapTy VMap;
+  Function *Twin = CloneFunction(&F, VMap);
+  Twin->setName(F.getName() + ".kfuse.copied");
+  Twin->setLinkage(GlobalValue::InternalLinkage);
+  return Twin;
+}

@@ -38,6 +38,24 @@ llvm::Function *inlinedTwin(llvm::Function &F);
 /// not; a copy whose bits depend on that choice must not be fused.
 const llvm::Instruction *productAddedAcrossCall(const llvm::Function &Twin);
 
+/// Whether \p F copies or sets memory of one of its pointer parameters with
+/// llvm.memcpy, llvm.memmove or llvm.memset of a constant length (a struct
+/// copied whole: `Particle a = p[i]; ... q[i] = a;`, clang's memmove of the
+/// fields the code leaves unchanged).
+bool copiesParamMemory(const llvm::Function &F);
+
+/// In \p Twin (a private copy of a kernel), replaces each such call of at
+/// most 256 bytes by loads and stores of the fields of the struct its source
+/// or destination points into (`getelementptr %struct.P, ptr p, i64 i`), in
+/// their own types, or by integer words where no struct tiles the range:
+/// every load first, so an overlapping memmove copies what it would.
+/// memset only with a constant byte. Returns whether it changed anything.
+bool expandParamCopies(llvm::Function &Twin);
+
+/// A private copy of \p F, named "<F>.kfuse.copied", for expandParamCopies
+/// where no helper needs inlining. The caller erases it when done with it.
+llvm::Function *copiedTwin(llvm::Function &F);
+
 } // namespace kfuse
 
 #endif
