@@ -189,7 +189,10 @@ static std::string footprint(const KernelInfo &K, unsigned P) {
       Hi.insert(D->second);
       continue;
     }
-    if (!R || usesYZ(A.Offset)) {
+    // Under `g < n` an access whose index is not g itself (a record's
+    // fields at R*g + c, a neighbour at g + 1) is bounded by n through its
+    // digit, not by the grid: the grid's last block runs past n.
+    if (!R || usesYZ(A.Offset) || (!A.BoundParam && A.GlobalBound[0])) {
       auto D = digitRange(A);
       if (!D)
         return "";

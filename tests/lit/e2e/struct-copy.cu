@@ -18,6 +18,11 @@
 // REMARK: remark: launches 0..1 (copy_padded, use_padded) of sequence 2 at {{.*}} not fused: buffer 'q'{{.*}}the accesses overlap in part
 // REMARK-NOT: cannot be fused
 
+// The particles' footprints end at the n-th record, not at the grid's:
+// the last block runs past n, and a footprint past the allocation would
+// fail KFUSE_VERIFY's snapshot and could meet the next allocation.
+// IR: footprint 0.0 r 0 24+28*(max(min(bx*gx,s4),1)-1)+4\0Afootprint 0.1 r 0 8+12*(max(min(bx*gx,s4),1)-1)+4\0Afootprint 0.2 w 0 24+28*(max(min(bx*gx,s4),1)-1)+4
+
 // The kernels themselves keep their copies; the twins are gone.
 // IR-LABEL: define {{.*}} @_Z4kickPK8ParticlePK6float3PS_fi(
 // IR: call void @llvm.memmove
