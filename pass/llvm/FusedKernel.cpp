@@ -76,13 +76,9 @@ static constexpr unsigned SharedAS = 3;
 /// The special registers of each dimension, in the order of the index
 /// symbols (KernelAnalysis.h): tid, ntid, ctaid, nctaid.
 enum SregKind { Tid, Ntid, Ctaid, Nctaid };
-static const Intrinsic::ID SregOf[3][4] = {
-    {Intrinsic::nvvm_read_ptx_sreg_tid_x, Intrinsic::nvvm_read_ptx_sreg_ntid_x,
-     Intrinsic::nvvm_read_ptx_sreg_ctaid_x, Intrinsic::nvvm_read_ptx_sreg_nctaid_x},
-    {Intrinsic::nvvm_read_ptx_sreg_tid_y, Intrinsic::nvvm_read_ptx_sreg_ntid_y,
-     Intrinsic::nvvm_read_ptx_sreg_ctaid_y, Intrinsic::nvvm_read_ptx_sreg_nctaid_y},
-    {Intrinsic::nvvm_read_ptx_sreg_tid_z, Intrinsic::nvvm_read_ptx_sreg_ntid_z,
-     Intrinsic::nvvm_read_ptx_sreg_ctaid_z, Intrinsic::nvvm_read_ptx_sreg_nctaid_z}};
+static Intrinsic::ID sregOf(unsigned D, unsigned K) {
+  return Intrinsic::ID(sregIntrinsic(int(K) + SymDimStride * int(D)));
+}
 
 namespace {
 /// Where one carried buffer lives inside the fused kernel.
@@ -349,7 +345,7 @@ Value *FusedKernelBuilder::emitPoly(IRBuilder<> &B, const IndexPoly &P) {
     Value *T = B.getInt64(K);
     for (int S : M) {
       assert(S < SymParam0 && S != SymIter && "a coordinate or an extent");
-      T = B.CreateMul(T, B.CreateZExt(sreg(B, SregOf[symDim(S)][S % SymDimStride]), B.getInt64Ty()));
+      T = B.CreateMul(T, B.CreateZExt(sreg(B, sregOf(symDim(S), S % SymDimStride)), B.getInt64Ty()));
     }
     Sum = B.CreateAdd(Sum, T);
   }
@@ -399,9 +395,9 @@ Function *FusedKernelBuilder::haloClone(unsigned Stage, bool Grid) {
       // Parameters N.. are tid.x(, .y, .z), then ctaid.x(, .y, .z).
       Value *To = nullptr;
       for (unsigned D = 0; D < (Grid ? 3u : 1u); ++D) {
-        if (II->getIntrinsicID() == SregOf[D][Tid])
+        if (II->getIntrinsicID() == sregOf(D, Tid))
           To = H->getArg(N + D);
-        if (II->getIntrinsicID() == SregOf[D][Ctaid])
+        if (II->getIntrinsicID() == sregOf(D, Ctaid))
           To = H->getArg(N + (Grid ? 3 : 1) + D);
       }
       if (To) {
@@ -436,8 +432,8 @@ Function *FusedKernelBuilder::haloClone(unsigned Stage, bool Grid) {
     Value *L[3];
     for (unsigned D = 0; D < 3; ++D)
       L[D] = B.CreateAdd(
-          B.CreateAdd(B.CreateMul(B.CreateSub(H->getArg(N + 3 + D), sreg(B, SregOf[D][Ctaid])),
-                                  sreg(B, SregOf[D][Ntid])),
+          B.CreateAdd(B.CreateMul(B.CreateSub(H->getArg(N + 3 + D), sreg(B, sregOf(D, Ctaid))),
+                                  sreg(B, sregOf(D, Ntid))),
                       H->getArg(N + D)),
           B.getInt32(uint32_t(Shift[D])));
     Value *Off = B.CreateMul(B.CreateZExt(gridSlot(B, In, L), B.getInt64Ty()), B.getInt64(In.Bytes));
@@ -457,7 +453,7 @@ Function *FusedKernelBuilder::haloClone(unsigned Stage, bool Grid) {
 Value *FusedKernelBuilder::gridSlot(IRBuilder<> &B, const Intermediate &I, ArrayRef<Value *> L) {
   Value *Slot = B.getInt32(0);
   for (unsigned D = 3; D-- > 0;) {
-    Value *Width = B.CreateAdd(sreg(B, SregOf[D][Ntid]), B.getInt32(I.HaloLo[D] + I.HaloHi[D]));
+    Value *Width = B.CreateAdd(sreg(B, sregOf(D, Ntid)), B.getInt32(I.HaloLo[D] + I.HaloHi[D]));
     Slot = B.CreateAdd(B.CreateMul(Slot, Width), B.CreateAdd(L[D], B.getInt32(I.HaloLo[D])));
   }
   return Slot;
@@ -521,7 +517,7 @@ void FusedKernelBuilder::emitGridHalo(IRBuilder<> &B, const Intermediate &I, uns
                                       SmallVectorImpl<Function *> &Clones) {
   // All 32-bit: a tile holds GridTileElements.
   Type *I32 = B.getInt32Ty();
-  auto Reg = [&](unsigned D, SregKind K) { return sreg(B, SregOf[D][K]); };
+  auto Reg = [&](unsigned D, SregKind K) { return sreg(B, sregOf(D, K)); };
   auto C32 = [&](uint64_t V) { return B.getInt32(uint32_t(V)); };
   const unsigned *Lo = I.HaloLo, *Hi = I.HaloHi;
   Value *Tid[3], *Ntid[3], *Width[3];
@@ -671,7 +667,7 @@ Value *FusedKernelBuilder::tileOffset(Instruction *I, unsigned Stage, const Acce
     auto It = In.HaloShift.find(&A);
     Value *L[3];
     for (unsigned D = 0; D < 3; ++D)
-      L[D] = B.CreateAdd(sreg(B, SregOf[D][Tid]),
+      L[D] = B.CreateAdd(sreg(B, sregOf(D, Tid)),
                          B.getInt32(It == In.HaloShift.end() ? 0 : It->second[D]));
     return B.CreateMul(B.CreateZExt(gridSlot(B, In, L), B.getInt64Ty()),
                        B.getInt64(In.Bytes), "kfuse.halo");

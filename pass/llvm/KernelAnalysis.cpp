@@ -282,6 +282,17 @@ int kfuse::sregSymbol(const Value *V) {
   }
 }
 
+unsigned kfuse::sregIntrinsic(int Sym) {
+  static const Intrinsic::ID Ids[3][4] = {
+      {Intrinsic::nvvm_read_ptx_sreg_tid_x, Intrinsic::nvvm_read_ptx_sreg_ntid_x,
+       Intrinsic::nvvm_read_ptx_sreg_ctaid_x, Intrinsic::nvvm_read_ptx_sreg_nctaid_x},
+      {Intrinsic::nvvm_read_ptx_sreg_tid_y, Intrinsic::nvvm_read_ptx_sreg_ntid_y,
+       Intrinsic::nvvm_read_ptx_sreg_ctaid_y, Intrinsic::nvvm_read_ptx_sreg_nctaid_y},
+      {Intrinsic::nvvm_read_ptx_sreg_tid_z, Intrinsic::nvvm_read_ptx_sreg_ntid_z,
+       Intrinsic::nvvm_read_ptx_sreg_ctaid_z, Intrinsic::nvvm_read_ptx_sreg_nctaid_z}};
+  return Ids[symDim(Sym)][Sym % SymDimStride];
+}
+
 namespace {
 /// Opaque quotients met while converting one index: `a / b` and `a /u b`,
 /// each its own symbol SymQuot0 + k, keyed by signedness and operands.

@@ -302,6 +302,9 @@ struct KernelInfo : Verdict {
 /// The symbol an sreg read stands for (a thread or block coordinate or
 /// extent of any dimension), -1 for any other value.
 int sregSymbol(const llvm::Value *V);
+/// The sreg intrinsic of a coordinate or extent symbol (sregSymbol's
+/// inverse), an llvm::Intrinsic::ID.
+unsigned sregIntrinsic(int Sym);
 
 /// Manifest expression for min(H, K * p), p the unsigned integer parameter
 /// \p Param: the manifest reads s<p> sign-extended, so a value of 2^31 or

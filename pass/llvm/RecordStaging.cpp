@@ -139,16 +139,7 @@ struct ParamUse {
   SmallVector<Instruction *, 32> Accesses;
 };
 
-Intrinsic::ID sregX(unsigned K) {
-  static const Intrinsic::ID Ids[3][4] = {
-      {Intrinsic::nvvm_read_ptx_sreg_tid_x, Intrinsic::nvvm_read_ptx_sreg_ntid_x,
-       Intrinsic::nvvm_read_ptx_sreg_ctaid_x, Intrinsic::nvvm_read_ptx_sreg_nctaid_x},
-      {Intrinsic::nvvm_read_ptx_sreg_tid_y, Intrinsic::nvvm_read_ptx_sreg_ntid_y,
-       Intrinsic::nvvm_read_ptx_sreg_ctaid_y, Intrinsic::nvvm_read_ptx_sreg_nctaid_y},
-      {Intrinsic::nvvm_read_ptx_sreg_tid_z, Intrinsic::nvvm_read_ptx_sreg_ntid_z,
-       Intrinsic::nvvm_read_ptx_sreg_ctaid_z, Intrinsic::nvvm_read_ptx_sreg_nctaid_z}};
-  return Ids[K / 4][K % 4];
-}
+Intrinsic::ID sregX(int Sym) { return Intrinsic::ID(sregIntrinsic(Sym)); }
 
 /// Whether every thread of a block computes the same \p V: parameters,
 /// constants, the block's and the grid's coordinates and extents, and
