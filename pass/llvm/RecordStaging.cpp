@@ -127,7 +127,6 @@ struct Body {
   Value *N = nullptr; ///< the bound, of g's type
   bool Signed = false;
   bool BodyOnTrue = true;
-  SmallPtrSet<BasicBlock *, 16> Blocks;
   std::vector<Record> Records;
   std::vector<Point> Points;
 };
@@ -192,7 +191,7 @@ bool runsAnywhere(const Instruction &I) {
     return C && !C->isZero() && !C->isMinusOne();
   }
   default:
-    return !I.mayHaveSideEffects() || isa<BranchInst>(I);
+    return !I.mayHaveSideEffects();
   }
 }
 
@@ -295,7 +294,6 @@ std::optional<Body> Stager::bodyAt(BasicBlock &Guard) {
   if (!Next || Next->isConditional() || Next->getSuccessor(0) != B.Exit ||
       !llvm::all_of(*B.Entry, runsAnywhere))
     return std::nullopt;
-  B.Blocks.insert(B.Entry);
   return B;
 }
 
@@ -306,7 +304,7 @@ std::optional<Record> Stager::recordOf(const Body &B, Argument *A, const ParamUs
   int64_t Stride = 0;
   unsigned Aligned = 1; // what the accesses prove of the record's alignment
   for (Instruction *I : U.Accesses) {
-    if (!B.Blocks.count(I->getParent()))
+    if (I->getParent() != B.Entry)
       continue;
     Value *Ptr = getLoadStorePointerOperand(I);
     Type *Ty = getLoadStoreType(I);
@@ -363,8 +361,8 @@ static bool addressOrLoad(const Instruction &I) {
 }
 
 /// Places the body's points: each input before its first access, each
-/// output after its last store, records sharing a point where only loads,
-/// stores and address arithmetic lie between; then picks each point's round
+/// output after its last store, records sharing a point where at most
+/// MaxBetween instructions of work lie between; then picks each point's round
 /// and the records' places in the tile, leaving out the largest records
 /// while even a round of MinRound does not fit.
 void Stager::placePoints(Body &B) {
@@ -392,14 +390,14 @@ void Stager::placePoints(Body &B) {
   // Records share a point where at most MaxBetween instructions that do
   // more than address, load or store lie between theirs: one point's
   // barriers instead of two, a few registers held longer.
-  auto Between = [&](unsigned From, unsigned To, bool) {
+  auto Between = [&](unsigned From, unsigned To) {
     unsigned Work = 0;
     for (unsigned K = From; K < To; ++K)
       Work += !addressOrLoad(*Order[K]) && !isa<StoreInst>(Order[K]);
     return Work <= MaxBetween;
   };
   for (size_t K = 0; K < In.size(); ++K) {
-    if (K && Between(In[K - 1].first, In[K].first, false)) {
+    if (K && Between(In[K - 1].first, In[K].first)) {
       B.Points.back().Records.push_back(In[K].second);
       continue;
     }
@@ -409,7 +407,7 @@ void Stager::placePoints(Body &B) {
     B.Points.push_back(P);
   }
   for (size_t K = 0; K < Out.size(); ++K) {
-    if (K && Between(Out[K - 1].first + 1, Out[K].first + 1, true)) {
+    if (K && Between(Out[K - 1].first + 1, Out[K].first + 1)) {
       B.Points.back().At = Order[Out[K].first];
       B.Points.back().Records.push_back(Out[K].second);
       continue;
@@ -710,7 +708,7 @@ bool Stager::dropPartialOutputs() {
     auto StagesArg = [&](const Record &R) { return R.Arg == Arg; };
     bool Everywhere = llvm::all_of(U.Accesses, [&](Instruction *I) {
       return llvm::any_of(Bodies, [&](const Body &B) {
-        return B.Blocks.count(I->getParent()) && llvm::any_of(B.Records, StagesArg);
+        return I->getParent() == B.Entry && llvm::any_of(B.Records, StagesArg);
       });
     });
     if (!Everywhere)

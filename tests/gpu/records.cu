@@ -81,6 +81,8 @@ static void mapped_f_temps(const float *A, const float *B, const float *v, const
   KFX_CHECK(cudaMallocAsync(&nrm, sizeof(float) * n, s));
   KFX_CHECK(cudaMallocAsync(&CD, 25 * sizeof(float) * n, s));
   KFX_CHECK(cudaMallocAsync(&CDC, 25 * sizeof(float) * n, s));
+  /* mf_launch's launches, here: that helper has another caller and stays a
+   * call, so its temporaries would not be dead. */
   unsigned g = (unsigned)((n + block - 1) / block);
   mf_mmul33<<<g, block, 0, s>>>(A, B, AB, n);
   mf_mvmul33<<<g, block, 0, s>>>(AB, v, ABv, n);
