@@ -77,7 +77,11 @@ inline unsigned kb_grid_stride_blocks()
  * vn hold the 2n faces of n cells). */
 static constexpr unsigned char kb_split_width[6] = {1, 2, 1, 1, 2, 1};
 
-#define KB_NWORKLOADS 26
+/* The mixed-granularity 3x3 chain: A, B, then S, t; S = alpha * A.B. */
+static constexpr unsigned char kb_gran33_width[4] = {9, 9, 9, 1};
+static constexpr float kb_gran_alpha = 0.75f;
+
+#define KB_NWORKLOADS 27
 
 /* The same table of KB_NWORKLOADS entries, compiled twice; the entries
  * differ only in `run`. */

@@ -636,6 +636,45 @@ static void mapped_f_temps_f32(void *const *in, void *const *out, int n, int blo
   cudaFreeAsync(AB, s), cudaFreeAsync(ABv, s), cudaFreeAsync(nrm, s);
   cudaFreeAsync(CD, s), cudaFreeAsync(CDC, s);
 }
+/* 3x3 products at mixed granularity: the product with one thread per
+ * matrix, the scaling with one per element (its own grid), the trace with
+ * one per matrix; the product a temporary, S and t the results. */
+__global__ KFUSE_MAP void g33_mmul(const float *A, const float *B, float *C, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float a[9], b[9];
+#pragma unroll
+  for (int k = 0; k < 9; k++)
+    a[k] = A[9 * i + k], b[k] = B[9 * i + k];
+#pragma unroll
+  for (int r = 0; r < 3; r++)
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+      C[9 * i + 3 * r + c] = a[3 * r] * b[c] + a[3 * r + 1] * b[3 + c] + a[3 * r + 2] * b[6 + c];
+}
+__global__ KFUSE_MAP void g33_scale(const float *C, float *S, float alpha, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m)
+    S[j] = alpha * C[j];
+}
+__global__ KFUSE_MAP void g33_trace(const float *S, float *t, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    t[i] = S[9 * i] + S[9 * i + 4] + S[9 * i + 8];
+}
+static void gran33_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  float *C;
+  cudaMallocAsync(&C, 9 * (size_t)n * sizeof(float), s);
+  g33_mmul<<<grid_for(n, block), block, 0, s>>>((const float *)in[0], (const float *)in[1], C, n);
+  g33_scale<<<grid_for(9 * n, block), block, 0, s>>>(C, (float *)out[0], kb_gran_alpha, 9 * n);
+  g33_trace<<<grid_for(n, block), block, 0, s>>>((const float *)out[0], (float *)out[1], n);
+  cudaFreeAsync(C, s);
+}
 #undef KB_TEMP
 
 /* A host function, not a namespace-scope table: clang would also emit a
@@ -686,6 +725,9 @@ const kb_workload *workloads()
       /* The mapped function with temporaries: A, B, v, C, D read, F written. */
       {"mapped-f-temps", "mf_launch", "f32", 4, 5, 1, 6, 4 * (71.0 + 25.0), mapped_f_temps_f32,
        kb_mapped_f_temps_width, 16, 0},
+      /* A and B read, S and t written; the product a temporary. */
+      {"gran33", "gran33_f32", "f32", 4, 2, 2, 3, 4 * (18.0 + 10.0), gran33_f32, kb_gran33_width,
+       4, 0},
   };
   return table;
 }

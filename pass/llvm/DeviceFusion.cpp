@@ -43,7 +43,15 @@
 ///     but different grids, and no launch writes a buffer another one
 ///     accesses: the fused kernel then runs each launch in blocks of its own
 ///     along x (`shape split`, FusionCandidate::Split), and 5 to 8 have
-///     nothing to check;
+///     nothing to check; or the launches run over the same instances at
+///     different granularities (FusionCandidate::Tpi, `shape gran`): where
+///     the stages meet in a buffer at offsets c*g + d of their global
+///     indices g, the coefficients fix each stage's threads per instance
+///     (36*i stored by one thread per 3x3 matrix and 4*j read by one per
+///     element: nine to one), any grids and blocks, each stage 1-D, all its
+///     accesses under one check `g < n`, no gridDim.x, no riders; a buffer
+///     that stages of different granularities share is staged per block of
+///     instances, every access in its own thread's c bytes of them;
 ///  4. the dynamic shared memory size is a literal constant (`dynshmem`);
 ///  5. for every buffer (value number) and every pair of accesses to it from
 ///     different stages where at least one is a store, either
@@ -1180,6 +1188,14 @@ void DeviceFuser::fuse(FusionCandidate &C) {
                      : "horizontal, the launches share no buffer (one launch instead of " +
                            std::to_string(C.size()) + ")";
   }
+  std::string Granularity;
+  if (!C.Tpi.empty()) {
+    Granularity = "; across granularities, threads per instance ";
+    for (unsigned S = 0; S < C.size(); ++S)
+      Granularity += (S ? ", " : "") + std::to_string(C.Tpi[S]);
+    Granularity += ", " + std::to_string(C.GranIpb) + " instances per block of " +
+                   std::to_string(C.GranIpb * *llvm::max_element(C.Tpi)) + " threads";
+  }
   std::string Riders;
   for (bool Before : {true, false}) {
     std::string Side;
@@ -1200,7 +1216,7 @@ void DeviceFuser::fuse(FusionCandidate &C) {
     return OptimizationRemark(DEBUG_TYPE, "Fused", &F0)
            << "fused launches " << membersText(C) << " (" << Kernels << ") of sequence "
            << std::to_string(C.Seq->Id) << " into " << Fused->getName() << ": " << Mechs
-           << (C.NeedsBarrier ? ", with barriers" : "") << Riders << "; saves "
+           << (C.NeedsBarrier ? ", with barriers" : "") << Granularity << Riders << "; saves "
            << std::to_string(Bytes.Unfused - Bytes.Fused) << " bytes per element";
   });
   if (!C.Staged.empty())

@@ -148,6 +148,7 @@ private:
   const Intermediate *haloOf(unsigned Stage) const;
   Function *haloClone(unsigned Stage, bool Grid);
   CallInst *splitStage(IRBuilder<> &B, unsigned Stage, CallInst *Call, Value *&Off);
+  void granStage(IRBuilder<> &B, unsigned Stage, CallInst *Call);
   Function *cloneWithParams(Function &From, ArrayRef<Type *> Extra, const Twine &Name,
                             ValueToValueMapTy &VMap);
   void emitHalo(IRBuilder<> &B, unsigned Stage, ArrayRef<Value *> Args,
@@ -256,6 +257,33 @@ CallInst *FusedKernelBuilder::splitStage(IRBuilder<> &B, unsigned Stage, CallIns
   return New;
 }
 
+/// Across granularities (FusionCandidate::Tpi): stage \p Stage runs on the
+/// block's first Tpi * GranIpb threads, which its clone reads as
+/// blockDim.x, so that its global index covers the same instances as the
+/// other stages' in every block. The stage's call \p Call, just emitted,
+/// moves under that test where the stage has fewer threads than the block;
+/// the code after it (a barrier) runs in every thread.
+void FusedKernelBuilder::granStage(IRBuilder<> &B, unsigned Stage, CallInst *Call) {
+  unsigned Threads = C.Tpi[Stage] * C.GranIpb;
+  for (Instruction &I : make_early_inc_range(instructions(*Call->getCalledFunction())))
+    if (auto *II = dyn_cast<IntrinsicInst>(&I);
+        II && II->getIntrinsicID() == Intrinsic::nvvm_read_ptx_sreg_ntid_x) {
+      II->replaceAllUsesWith(B.getInt32(Threads));
+      II->eraseFromParent();
+    }
+  if (C.Tpi[Stage] == *llvm::max_element(C.Tpi))
+    return;
+  BasicBlock *Run = BasicBlock::Create(Ctx, "kfuse.gran", Fused);
+  BasicBlock *Join = BasicBlock::Create(Ctx, "kfuse.gran.join", Fused);
+  Call->removeFromParent();
+  B.CreateCondBr(B.CreateICmpULT(sreg(B, Intrinsic::nvvm_read_ptx_sreg_tid_x),
+                                 B.getInt32(Threads)),
+                 Run, Join);
+  Call->insertInto(Run, Run->end());
+  BranchInst::Create(Join, Run);
+  B.SetInsertPoint(Join);
+}
+
 Value *FusedKernelBuilder::sreg(IRBuilder<> &B, Intrinsic::ID ID) {
   return B.CreateIntrinsic(B.getInt32Ty(), ID, ArrayRef<Value *>{});
 }
@@ -279,7 +307,9 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
       }
     } else {
       std::string Base = C.Name + ".v" + std::to_string(I.Value);
-      unsigned Elements = I.HaloGrid ? GridTileElements : 1024 + I.HaloLo[0] + I.HaloHi[0];
+      unsigned Elements = I.TileElements ? I.TileElements
+                          : I.HaloGrid   ? GridTileElements
+                                         : 1024 + I.HaloLo[0] + I.HaloHi[0];
       auto *TileTy = ArrayType::get(B.getInt8Ty(), Elements * I.Bytes);
       auto *Tile = new GlobalVariable(M, TileTy, false, GlobalValue::InternalLinkage,
                                       PoisonValue::get(TileTy), Base + ".tile", nullptr,
@@ -314,6 +344,17 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
             B.CreateICmpULT(Tid, B.getInt64(I.HaloLo[0] + I.HaloHi[0])), haloSlot(B, I), Own);
         B.CreateStore(B.getInt8(0), B.CreateInBoundsGEP(B.getInt8Ty(), Flags, Own));
         B.CreateStore(B.getInt8(0), B.CreateInBoundsGEP(B.getInt8Ty(), Flags, Halo));
+      } else if (I.TileElements) {
+        // Across granularities a tile may hold more elements than the block
+        // has threads (each instance's record, read a field per thread by
+        // fewer threads): each thread clears every Threads-th flag.
+        unsigned Threads = C.GranIpb * *llvm::max_element(C.Tpi);
+        for (unsigned K = 0; K < I.TileElements; K += Threads) {
+          Value *Slot = B.CreateAdd(Tid, B.getInt64(K));
+          if (K + Threads > I.TileElements)
+            Slot = B.CreateBinaryIntrinsic(Intrinsic::umin, Slot, B.getInt64(I.TileElements - 1));
+          B.CreateStore(B.getInt8(0), B.CreateInBoundsGEP(B.getInt8Ty(), Flags, Slot));
+        }
       } else {
         B.CreateStore(B.getInt8(0), B.CreateInBoundsGEP(B.getInt8Ty(), Flags, Tid));
       }
@@ -1181,6 +1222,8 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
       Call = splitStage(B, S, Call, SplitOff);
       Clone = Call->getCalledFunction();
     }
+    if (!C.Tpi.empty())
+      granStage(B, S, Call);
     Calls.push_back(Call);
     StageArgs[S] = Args;
     Clones.push_back(Clone);
@@ -1319,7 +1362,9 @@ Function *kfuse::buildFusedKernel(Module &M, FusionCandidate &C,
   std::vector<std::pair<unsigned, unsigned>> Overwritten;
   Function *F = FusedKernelBuilder(M, C, Overwritten).build(FAM);
   C.Overwritten = std::move(Overwritten);
-  if (RecordStagingOpt)
+  // Across granularities the stages run on different threads, so no
+  // record's accesses are reached by every thread of the block.
+  if (RecordStagingOpt && C.Tpi.empty())
     C.Staged = stageRecords(*F, FAM, recordBudget(C), C.RecordTileBytes);
   return F;
 }

@@ -56,6 +56,10 @@ struct Intermediate {
   /// slot, a polynomial in tid.* and ntid.* (Legality.cpp blockLocalSlots);
   /// empty for the 1-D tile indexed by the in-block offset.
   std::map<const Access *, IndexPoly> TileSlot;
+  /// Stage across granularities (FusionCandidate::Tpi): the tile's
+  /// elements, a block's instances times the elements each instance's
+  /// record holds; 0 for the 1024-element tile of one granularity.
+  unsigned TileElements = 0;
   /// Halo: the stage that stores the buffer, each thread its own element
   /// ctaid.x*ntid.x + tid.x, and the elements before and after the block's
   /// own that later stages read (`t[i-1]`, `t[i+2]`), which the block
@@ -127,6 +131,17 @@ struct FusionCandidate : Verdict {
   /// the runtime launches the sum of their grid.x and passes each launch's
   /// grid.x; a stage sees its own blockIdx.x and gridDim.x.
   bool Split = false;
+  /// The launches run over the same instances at different granularities:
+  /// launch S ran Tpi[S] threads per instance (a 3x3 product with one
+  /// thread per matrix, a scaling with one per element), as the offsets at
+  /// which they meet in a buffer say (`36*i` written, `4*j` read: nine
+  /// threads for one). Empty for one granularity. The fused kernel runs
+  /// GranIpb instances per block, in blocks of max(Tpi) * GranIpb threads;
+  /// stage S runs on the first Tpi[S] * GranIpb of them, which is the
+  /// blockDim.x it reads, and the runtime sizes the grid (manifest `shape
+  /// gran`).
+  std::vector<unsigned> Tpi;
+  unsigned GranIpb = 0;
   bool NeedsBarrier = false;
   /// The stages after which the fused kernel synchronises the block: the
   /// fewest that separate every access from another thread's access to the

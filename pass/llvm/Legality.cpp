@@ -16,9 +16,11 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 
 #include <map>
+#include <numeric>
 #include <regex>
 #include <set>
 #include <tuple>
@@ -1067,11 +1069,262 @@ static bool independentLaunches(FusionCandidate &C) {
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// Launches over the same instances at different granularities
+//===----------------------------------------------------------------------===//
+
+/// The threads of a fused block across granularities: it runs
+/// GranBlock / max(Tpi) instances, so the stage with the most threads per
+/// instance keeps at most this many threads busy.
+static constexpr unsigned GranBlock = 256;
+
+/// (c, d) of an offset c*(ctaid.x*ntid.x + tid.x) + d, c > 0: the thread
+/// with global index g touches byte d of the g-th c-byte record.
+static std::optional<std::pair<int64_t, int64_t>> globalLinear(const IndexPoly &O) {
+  int64_t CG = 0, CT = 0, D = 0;
+  for (auto &[M, K] : O.Terms) {
+    if (M.empty())
+      D = K;
+    else if (M.size() == 1 && M[0] == SymTid)
+      CT = K;
+    else if (M.size() == 2 && M[0] == SymNtid && M[1] == SymCtaid)
+      CG = K;
+    else
+      return std::nullopt;
+  }
+  if (CG != CT || CG <= 0)
+    return std::nullopt;
+  return std::make_pair(CG, D);
+}
+
+/// Threads per instance of each stage, from the buffers stages share: where
+/// every access to a written buffer is c_X*g + d_X, the stages meet at
+/// r_X * c_X bytes per instance for all of them (`36*i` stored by a stage of
+/// one thread per 3x3 matrix, `4*j` read by one of nine), which fixes the
+/// ratios of their r. Each connected set of stages is scaled to the
+/// smallest integers; a stage no such buffer links gets 1. Empty when every
+/// stage has the same r, or when the ratios contradict each other.
+static std::vector<unsigned>
+stageGranularity(const FusionCandidate &C,
+                 const std::map<unsigned, std::vector<StagedAccess>> &ByValue) {
+  struct Link {
+    unsigned Stage;
+    int64_t Coef;
+  };
+  std::vector<std::vector<Link>> Links;
+  for (auto &[V, Accs] : ByValue) {
+    if (llvm::none_of(Accs, [](const StagedAccess &X) { return X.A->IsStore; }))
+      continue;
+    std::vector<Link> L;
+    for (const StagedAccess &X : Accs) {
+      auto G = X.A->UnknownIndex ? std::nullopt : globalLinear(X.Offset);
+      if (!G) {
+        L.clear();
+        break;
+      }
+      L.push_back({X.Stage, G->first});
+    }
+    if (llvm::any_of(L, [&](const Link &K) { return K.Stage != L.front().Stage; }))
+      Links.push_back(std::move(L));
+  }
+  if (Links.empty())
+    return {};
+  // r = Num / Den per stage, reduced; Set: the seed of its connected set.
+  unsigned N = C.size();
+  std::vector<int64_t> Num(N, 0), Den(N, 0);
+  std::vector<unsigned> Set(N, 0);
+  constexpr int64_t Limit = 1 << 20;
+  for (unsigned Seed = 0; Seed < N; ++Seed) {
+    if (Den[Seed])
+      continue;
+    Num[Seed] = Den[Seed] = 1;
+    Set[Seed] = Seed;
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      for (const std::vector<Link> &L : Links) {
+        auto K = llvm::find_if(L, [&](const Link &X) { return Den[X.Stage] && Set[X.Stage] == Seed; });
+        if (K == L.end())
+          continue;
+        for (const Link &X : L) {
+          int64_t A = Num[K->Stage] * K->Coef, B = Den[K->Stage] * X.Coef;
+          int64_t G = std::gcd(A, B);
+          A /= G;
+          B /= G;
+          if (A > Limit || B > Limit)
+            return {};
+          if (!Den[X.Stage]) {
+            Num[X.Stage] = A;
+            Den[X.Stage] = B;
+            Set[X.Stage] = Seed;
+            Changed = true;
+          } else if (Num[X.Stage] != A || Den[X.Stage] != B) {
+            return {};
+          }
+        }
+      }
+    }
+  }
+  std::vector<unsigned> Tpi(N, 1);
+  for (unsigned Seed = 0; Seed < N; ++Seed) {
+    int64_t L = 1, G = 0;
+    for (unsigned S = 0; S < N; ++S)
+      if (Set[S] == Seed)
+        L = std::lcm(L, Den[S]);
+    for (unsigned S = 0; S < N; ++S)
+      if (Set[S] == Seed)
+        G = std::gcd(G, Num[S] * (L / Den[S]));
+    for (unsigned S = 0; S < N; ++S)
+      if (Set[S] == Seed) {
+        int64_t R = Num[S] * (L / Den[S]) / G;
+        if (R > Limit)
+          return {};
+        Tpi[S] = unsigned(R);
+      }
+  }
+  if (llvm::all_equal(Tpi))
+    return {};
+  return Tpi;
+}
+
+/// What fusing across granularities needs of every stage: the fused kernel
+/// gives stage S blocks of Tpi[S] * GranIpb threads, and grids that cover
+/// at least the original's threads, so each stage must be a 1-D map whose
+/// work is all under one check `g < n` of its global index (the threads
+/// past n, which the fused grid may add, do nothing), must not read
+/// gridDim.x, and its launch must cover n (`le` guards: 0 <= n <= the
+/// launch's threads, else the originals run).
+static bool checkGranularity(FusionCandidate &C) {
+  unsigned Most = *llvm::max_element(C.Tpi);
+  auto Refuse = [&](unsigned S, const std::string &Why, const Instruction *At = nullptr) {
+    C.invalidate("the launches run at different granularities (threads per instance " +
+                     llvm::join(llvm::map_range(C.Tpi, [](unsigned R) { return std::to_string(R); }),
+                                ", ") +
+                     ") and " + launchText(C, S) + " " + Why,
+                 "granularity", At);
+    return false;
+  };
+  if (Most > GranBlock)
+    return Refuse(unsigned(llvm::max_element(C.Tpi) - C.Tpi.begin()),
+                  "needs more than " + std::to_string(GranBlock) +
+                      " threads per instance");
+  if (!C.Riders.empty())
+    return Refuse(0, "would have launches that are not fused between its members; fuse "
+                     "consecutive launches");
+  for (unsigned S = 0; S < C.size(); ++S) {
+    const KernelInfo &K = *C.Stages[S];
+    if (K.Grid)
+      return Refuse(S, "has a grid-stride loop; each stage must run one thread per element, "
+                       "under `if (i < n)`");
+    if (K.CoordsRead & ~((1u << SymTid) | (1u << SymCtaid)))
+      return Refuse(S, "reads a y or z coordinate; only 1-D launches fuse across "
+                       "granularities");
+    for (const Instruction &I : instructions(*K.Body))
+      if (sregSymbol(&I) == SymNctaid)
+        return Refuse(S, "reads gridDim.x, which the fused kernel's grid does not keep", &I);
+    std::optional<Access::CoordBound> Bound;
+    for (const Access &A : K.Accesses) {
+      if (!A.GlobalBound[0] || (Bound && !(*Bound == *A.GlobalBound[0])))
+        return Refuse(S, "makes an access that is not under one check `i < n` of its global "
+                         "index i = blockIdx.x * blockDim.x + threadIdx.x",
+                      A.Inst);
+      Bound = A.GlobalBound[0];
+    }
+    if (!Bound)
+      continue;
+    std::string N = "s" + std::to_string(Bound->Param);
+    C.Layout.insert("le " + std::to_string(S) + " 0 " + N);
+    C.Layout.insert("le " + std::to_string(S) + " " + N + " bx*gx");
+  }
+  C.GranIpb = GranBlock / Most;
+  return true;
+}
+
+/// A buffer that stages of different granularities share (buffer \p V,
+/// accesses \p Accs): every access is c_X*g + d_X in its stage's global
+/// index g, all with the same bytes per instance W = Tpi * c_X, inside the
+/// thread's own c_X bytes (0 <= d_X, d_X + size <= c_X) and with one
+/// element type. A fused block's instances are then the same W * GranIpb
+/// bytes in every stage, so the buffer is staged in a tile of that many
+/// bytes, slot (c_X * tid.x + d_X) / size, with a barrier between every two
+/// stages that touch it (appended to \p Spans). HaloFit::No where its
+/// accesses are all in stages of one granularity.
+static HaloFit granularityCarried(FusionCandidate &C, unsigned V,
+                                  const std::vector<StagedAccess> &Accs, Intermediate &I,
+                                  std::vector<std::pair<unsigned, unsigned>> &Spans) {
+  if (llvm::all_of(Accs, [&](const StagedAccess &X) {
+        return C.Tpi[X.Stage] == C.Tpi[Accs.front().Stage];
+      }))
+    return HaloFit::No;
+  const std::string Buf = "buffer '" + C.Seq->Values.at(V).Text + "': ";
+  int64_t W = 0;
+  for (const StagedAccess &X : Accs) {
+    auto G = X.A->UnknownIndex ? std::nullopt : globalLinear(X.Offset);
+    int64_t Size = X.A->Bytes;
+    if (!G || G->second < 0 || G->second + Size > G->first || G->first % Size ||
+        G->second % Size || (W && W != G->first * C.Tpi[X.Stage])) {
+      C.invalidate(Buf + describe(C, X) + ", which is not an element of the same instances "
+                   "as the other stages' (threads per instance " +
+                   std::to_string(C.Tpi[X.Stage]) +
+                   "); stages of different granularities must each read and write their own "
+                   "thread's elements of the same instances",
+                   "granularity", X.A->Inst);
+      return HaloFit::Refused;
+    }
+    if (X.A->Ty != Accs.front().A->Ty) {
+      C.invalidate(Buf + "accessed with different element types; use one element type in "
+                         "every kernel",
+                   "type", X.A->Inst);
+      return HaloFit::Refused;
+    }
+    W = G->first * C.Tpi[X.Stage];
+    I.TileSlot[X.A] = IndexPoly::constant(G->first / Size) * IndexPoly::symbol(SymTid) +
+                      IndexPoly::constant(G->second / Size);
+  }
+  for (const StagedAccess &X : Accs)
+    for (const StagedAccess &Y : Accs)
+      if (X.Stage < Y.Stage && (X.A->IsStore || Y.A->IsStore))
+        Spans.push_back({X.Stage, Y.Stage});
+  I.Value = V;
+  I.Mech = Mechanism::Stage;
+  I.Ty = Accs.front().A->Ty;
+  I.Bytes = Accs.front().A->Bytes;
+  I.TileElements = unsigned(W * C.GranIpb / I.Bytes);
+  C.TileBytes += I.TileElements * (I.Bytes + 1); // tile + written flags
+  for (const StagedAccess &X : Accs)
+    if (X.A->IsStore) {
+      I.DeadLaunch = C.index(X.Stage);
+      I.DeadParam = X.A->Param;
+    }
+  return HaloFit::Yes;
+}
+
+/// The tile slots of a staged buffer whose accesses are all in stages of
+/// one granularity r, in a group across granularities: its in-block
+/// offset over the element size, with that stage's blockDim.x, r *
+/// GranIpb, in place of the fused block's.
+static void granularitySlots(const FusionCandidate &C, const std::vector<StagedAccess> &Accs,
+                             Intermediate &I) {
+  for (const StagedAccess &X : Accs) {
+    IndexPoly L = *blockLocalOffset(X.Offset, X.A->Bytes);
+    int64_t Ntid = int64_t(C.Tpi[X.Stage]) * C.GranIpb;
+    IndexPoly Slot;
+    for (auto &[M, K] : L.Terms) {
+      IndexPoly T = IndexPoly::constant(K / int64_t(X.A->Bytes));
+      for (int S : M)
+        T = T * (S == SymNtid ? IndexPoly::constant(Ntid) : IndexPoly::symbol(S));
+      Slot = Slot + T;
+    }
+    I.TileSlot[X.A] = Slot;
+  }
+}
+
 void kfuse::checkCandidate(FusionCandidate &C) {
   const SeqRecord &R = *C.Seq;
   const SeqLaunch &L0 = C.launch(0);
 
-  // Conditions 3 and 4: one launch configuration, known dynamic shared memory.
+  // Conditions 3 and 4: one launch configuration, known dynamic shared
+  // memory; or launches over the same instances at different granularities,
+  // which may have any grids and blocks.
   for (unsigned S = 0; S < C.size(); ++S) {
     const SeqLaunch &La = C.launch(S);
     if (!C.Stages[S]->isValid()) {
@@ -1087,7 +1340,16 @@ void kfuse::checkCandidate(FusionCandidate &C) {
                    "record");
       return;
     }
-    if (La.Block != L0.Block || La.Shmem != L0.Shmem || La.Stream != L0.Stream) {
+  }
+  std::map<unsigned, std::vector<StagedAccess>> ByValue;
+  for (unsigned S = 0; S < C.size(); ++S)
+    for (const Access &A : C.Stages[S]->Accesses)
+      ByValue[C.arg(S, A.Param)].push_back({S, &A, C.valueOffset(S, A)});
+  C.Tpi = stageGranularity(C, ByValue);
+  for (unsigned S = 0; S < C.size(); ++S) {
+    const SeqLaunch &La = C.launch(S);
+    if ((C.Tpi.empty() && La.Block != L0.Block) || La.Shmem != L0.Shmem ||
+        La.Stream != L0.Stream) {
       C.invalidate("launches " + std::to_string(L0.Index) + " and " +
                        std::to_string(La.Index) + " differ in launch configuration: " +
                        configDiff(R, L0, La) +
@@ -1101,8 +1363,10 @@ void kfuse::checkCandidate(FusionCandidate &C) {
     return;
   // Condition 3': launches of different grids fuse side by side, each in
   // blocks of its own, where none of them writes a buffer another accesses.
-  for (unsigned S = 1; S < C.size() && !C.Split; ++S)
+  for (unsigned S = 1; S < C.size() && !C.Split && C.Tpi.empty(); ++S)
     C.Split = C.launch(S).Grid != L0.Grid;
+  if (!C.Tpi.empty() && !checkGranularity(C))
+    return;
   if (C.Split && !independentLaunches(C))
     return;
   StringRef ShmemText = StringRef(R.Values.at(L0.Shmem).Text).trim();
@@ -1127,13 +1391,9 @@ void kfuse::checkCandidate(FusionCandidate &C) {
   bool OneDimensional = llvm::none_of(C.Stages, [](const KernelInfo *K) {
     return K->CoordsRead & ~((1u << SymTid) | (1u << SymCtaid));
   });
-  std::map<unsigned, std::vector<StagedAccess>> ByValue;
   // Pairs of stages (a, b) with an access in a that another thread of the
   // block makes in b: a barrier must run after some stage of [a, b).
   std::vector<std::pair<unsigned, unsigned>> Spans;
-  for (unsigned S = 0; S < C.size(); ++S)
-    for (const Access &A : C.Stages[S]->Accesses)
-      ByValue[C.arg(S, A.Param)].push_back({S, &A, C.valueOffset(S, A)});
 
   for (auto &[V, Accs] : ByValue) {
     // A gathered buffer must be read-only in the whole group: the gather may
@@ -1194,7 +1454,16 @@ void kfuse::checkCandidate(FusionCandidate &C) {
         return;
       }
     }
-    {
+    if (!C.Tpi.empty()) {
+      Intermediate I;
+      HaloFit Fit = granularityCarried(C, V, Accs, I, Spans);
+      if (Fit == HaloFit::Refused)
+        return;
+      if (Fit == HaloFit::Yes) {
+        C.Carried.push_back(I);
+        continue;
+      }
+    } else {
       Intermediate I;
       HaloFit Fit = OneDimensional ? haloCarried(C, V, Accs, I) : haloGrid(C, V, Accs, I);
       if (Fit == HaloFit::Refused)
@@ -1294,6 +1563,8 @@ void kfuse::checkCandidate(FusionCandidate &C) {
         return;
       }
       I.Mech = Mechanism::Stage;
+      if (!C.Tpi.empty())
+        granularitySlots(C, Accs, I);
       if (Slots) {
         for (size_t K = 0; K < Accs.size(); ++K)
           I.TileSlot[Accs[K].A] = (*Slots)[K];

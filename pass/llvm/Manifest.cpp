@@ -364,7 +364,14 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
   if (C.SetId)
     Out += "part " + std::to_string(C.SetPart) + " " + std::to_string(C.SetOffset) + " " +
            std::to_string(C.SetId) + "\n";
-  Out += C.Split ? "shape split\nstream same\n" : "shape same\nstream same\n";
+  if (!C.Tpi.empty()) {
+    Out += "shape gran " + std::to_string(C.GranIpb);
+    for (unsigned R : C.Tpi)
+      Out += " " + std::to_string(R);
+    Out += "\nstream same\n";
+  } else {
+    Out += C.Split ? "shape split\nstream same\n" : "shape same\nstream same\n";
+  }
   Out += "dynshmem " + std::to_string(C.DynShmem) + "\n";
   // `le <stage> ...`: the stage's position in the span.
   for (const std::string &L : C.Layout) {

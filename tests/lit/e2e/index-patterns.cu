@@ -1,6 +1,8 @@
 // A producer writes t[i]; consumers read t at indices that are not t[i] for
 // the same thread, or read its bytes as another type. None may be fused with
-// t in a register: each pair is rejected with the reason, under the default
+// t in a register: each pair is rejected with the reason (or, p_two's two
+// elements per thread read one per thread, fused through shared memory
+// across granularities), under the default
 // planner and the greedy one (which fuses every legal run). The host passes
 // t through a pointer cast, `(const U *)t`, which still names t: the last
 // sequence, a plain t[i] read through such a cast, fuses with t in
@@ -52,7 +54,9 @@ SEQ(s_cast, p, c_id, float, float)
 // CHECK: (p, c_short) of sequence 5 {{.*}} not fused: buffer 't': launch 1 (c_short) reads it at an unknown index (a gather)
 // CHECK: (p, c_next) of sequence 6 {{.*}} not fused: buffer 't': launch 1 (c_next) reads it at an unknown index (a gather)
 // CHECK: (p, c_nextblk) of sequence 7 {{.*}} not fused: buffer 't': launch 0 (p) writes it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x and launch 1 (c_nextblk) reads it at byte offset
-// CHECK: (p_two, c_id) of sequence 8 {{.*}} not fused: buffer 't': launch 0 (p_two) writes it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x
+// Two elements per thread written, one per thread read: not in registers,
+// but the same instances at two granularities, through shared memory.
+// CHECK: fused launches 0..1 (p_two, c_id) of sequence 8 into {{.*}}: t through shared memory, with barriers; across granularities, threads per instance 1, 2, 128 instances per block of 256 threads
 // CHECK: (pd, c_lo) of sequence 9 {{.*}} not fused: buffer 't': launch 0 (pd) writes it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x
 // CHECK: (pd, c_hi) of sequence 10 {{.*}} not fused: buffer 't': launch 0 (pd) writes it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x
 // CHECK-NOT: in registers

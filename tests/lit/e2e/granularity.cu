@@ -1,0 +1,139 @@
+// Launches over the same instances at different granularities (Fousek,
+// Filipovic and Madzin's medium-grained mapping): one thread per 3x3 matrix,
+// one per element, one per matrix again. The device pass finds the threads
+// per instance from the offsets at which the stages meet (36*i written, 4*j
+// read: nine to one), runs each stage on its share of a block's threads,
+// and stages the intermediates through shared memory with barriers
+// (FusionCandidate::Tpi, Legality.cpp). The manifest says `shape gran` and
+// guards that each launch covers its own bound. Refused: a consumer that
+// reads another instance's element, a stage whose access is not under its
+// `j < m` check; a grid-stride stage is not recognised as one.
+// REQUIRES: ptxas
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass=kfuse -Rpass-missed=kfuse %s -o %t.ptx 2>%t.remarks
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: FileCheck %s < %t.ptx
+// RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm %s -o %t.ll
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t.ll
+
+// 1, 9, 1 threads per instance: 28 instances in a block of 252 threads.
+// REMARK: remark: fused launches 0..2 (mmul33, scale, trace) of sequence 0 into [[K0:__kfuse_fused_[0-9a-f]+_0_0_2]]: C through shared memory, S through shared memory, with barriers; across granularities, threads per instance 1, 9, 1, 28 instances per block of 252 threads
+// The same kernels launched with one grid over 9n threads fuse the same way.
+// REMARK: remark: fused launches 0..2 (mmul33, scale, trace) of sequence 1 into {{.*}}; across granularities, threads per instance 1, 9, 1, 28 instances per block of 252 threads
+// Two threads per pair, then one.
+// REMARK: remark: fused launches 0..1 (square, pairsum) of sequence 2 into {{.*}}: w through shared memory, with barriers; across granularities, threads per instance 2, 1, 128 instances per block of 256 threads
+// A consumer reading the next instance's element.
+// REMARK: remark: launches 0..1 (mmul33, scale_next) of sequence 3 at {{.*}} not fused: buffer 'C': launch 1 (scale_next) reads it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x+36, which is not an element of the same instances as the other stages' (threads per instance 9)
+// A grid-stride loop's offsets count its iterations: no granularity is
+// found, and the launches differ in configuration.
+// REMARK: remark: launches 0..1 (mmul33, scale_loop) of sequence 4 at {{.*}} not fused: launches 0 and 1 differ in launch configuration
+// REMARK: remark: launches 0..1 (mmul33, scale_unguarded) of sequence 5 at {{.*}} not fused: the launches run at different granularities (threads per instance 1, 9) and launch 1 (scale_unguarded) makes an access that is not under one check `i < n`
+
+// The 1-thread stages run on threads below 28, the 9-thread one on all 252;
+// each stage's global index is blockIdx.x times its own block.
+// CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2(
+// CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_0_0_2_{{\$}}_v{{[0-9]+}}_{{\$}}_tile[1008];
+// CHECK: bar.sync 0;
+// CHECK: setp.lt.u32 {{%p[0-9]+}}, {{%r[0-9]+}}, 28;
+// CHECK: mad.lo.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 28,
+// CHECK: st.shared.b32
+// CHECK: bar.sync 0;
+// CHECK: mad.lo.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 252,
+// CHECK: ld.shared.b32
+// CHECK: bar.sync 0;
+// CHECK: ret;
+
+// MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_0_0_2 3\0Akernel 0 _Z6mmul33PKfS0_Pfi 4\0Akernel 1 _Z5scalePKfPffi 4\0Akernel 2 _Z5tracePKfPfi 3\0Ashape gran 28 1 9 1\0Astream same\0Adynshmem 0\0Ale 0 0 s3\0Ale 0 s3 bx*gx\0Ale 1 0 s3\0Ale 1 s3 bx*gx\0Ale 2 0 s2\0Ale 2 s2 bx*gx\0A
+// MANIFEST-SAME: \0Ashape gran 128 2 1\0A
+
+#define KFUSE_MAP __attribute__((kfuse_map))
+
+__global__ KFUSE_MAP void mmul33(const float *A, const float *B, float *C, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float a[9], b[9];
+#pragma unroll
+  for (int k = 0; k < 9; k++) {
+    a[k] = A[9 * i + k];
+    b[k] = B[9 * i + k];
+  }
+#pragma unroll
+  for (int r = 0; r < 3; r++)
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+      C[9 * i + 3 * r + c] = a[3 * r] * b[c] + a[3 * r + 1] * b[3 + c] + a[3 * r + 2] * b[6 + c];
+}
+
+__global__ KFUSE_MAP void scale(const float *C, float *S, float alpha, int m) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m)
+    S[j] = alpha * C[j];
+}
+
+__global__ KFUSE_MAP void trace(const float *S, float *t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    t[i] = S[9 * i] + S[9 * i + 4] + S[9 * i + 8];
+}
+
+__global__ KFUSE_MAP void square(const float *x, float *w, int m) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m)
+    w[j] = x[j] * x[j] + 1.0f;
+}
+
+__global__ KFUSE_MAP void pairsum(const float *w, float *o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    o[i] = w[2 * i] + w[2 * i + 1];
+}
+
+__global__ KFUSE_MAP void scale_next(const float *C, float *S, int m) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m)
+    S[j] = C[j + 9];
+}
+
+__global__ KFUSE_MAP void scale_loop(const float *C, float *S, int m) {
+  for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < m; j += blockDim.x * gridDim.x)
+    S[j] = 2.0f * C[j];
+}
+
+__global__ KFUSE_MAP void scale_unguarded(const float *C, float *S, int m) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  S[j] = 2.0f * C[j];
+}
+
+void chain(const float *A, const float *B, float *C, float *S, float *t, int n) {
+  mmul33<<<(n + 127) / 128, 128>>>(A, B, C, n);
+  scale<<<(9 * n + 255) / 256, 256>>>(C, S, 0.5f, 9 * n);
+  trace<<<(n + 127) / 128, 128>>>(S, t, n);
+}
+
+void one_grid(const float *A, const float *B, float *C, float *S, float *t, int n) {
+  int g = (9 * n + 255) / 256;
+  mmul33<<<g, 256>>>(A, B, C, n);
+  scale<<<g, 256>>>(C, S, 0.5f, 9 * n);
+  trace<<<g, 256>>>(S, t, n);
+}
+
+void pairs(const float *x, float *w, float *o, int n) {
+  square<<<(2 * n + 255) / 256, 256>>>(x, w, 2 * n);
+  pairsum<<<(n + 255) / 256, 256>>>(w, o, n);
+}
+
+void next(const float *A, const float *B, float *C, float *S, int n) {
+  mmul33<<<(n + 127) / 128, 128>>>(A, B, C, n);
+  scale_next<<<(9 * n + 255) / 256, 256>>>(C, S, 9 * n - 9);
+}
+
+void loop(const float *A, const float *B, float *C, float *S, int n) {
+  mmul33<<<(n + 127) / 128, 128>>>(A, B, C, n);
+  scale_loop<<<264, 256>>>(C, S, 9 * n);
+}
+
+void unguarded(const float *A, const float *B, float *C, float *S, int n) {
+  mmul33<<<(n + 127) / 128, 128>>>(A, B, C, n);
+  scale_unguarded<<<9 * n / 256, 256>>>(C, S, 9 * n);
+}
