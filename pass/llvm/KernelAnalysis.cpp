@@ -413,6 +413,37 @@ std::optional<IndexPoly> kfuse::polyOf(const Function &F, ScalarEvolution &SE,
   return P;
 }
 
+/// Coef * (g / Div) + Rest of an offset whose one quotient is the global x
+/// index g over a constant Div > 1 (Access::Instance), else std::nullopt.
+static std::optional<Access::InstanceIndex> instanceIndex(const Function &F,
+                                                          ScalarEvolution &SE, const SCEV *S) {
+  QuotientTable Q;
+  auto P = polyOfImpl(F, SE, S, Q, nullptr, 0);
+  if (!P || Q.Quots.size() != 1)
+    return std::nullopt;
+  auto &[Key, Sym] = *Q.Quots.begin();
+  auto *Div = dyn_cast<SCEVConstant>(std::get<2>(Key));
+  if (!Div || Div->getAPInt().getSignificantBits() > 32 || Div->getAPInt().getSExtValue() < 2)
+    return std::nullopt;
+  auto G = polyOf(F, SE, std::get<1>(Key));
+  if (!G || *G != IndexPoly::symbol(SymNtid) * IndexPoly::symbol(SymCtaid) +
+                      IndexPoly::symbol(SymTid))
+    return std::nullopt;
+  Access::InstanceIndex I;
+  I.Div = Div->getAPInt().getSExtValue();
+  for (auto &[M, C] : P->Terms) {
+    if (M.empty())
+      I.Rest = C;
+    else if (M.size() == 1 && M[0] == Sym)
+      I.Coef = C;
+    else
+      return std::nullopt;
+  }
+  if (I.Coef <= 0)
+    return std::nullopt;
+  return I;
+}
+
 namespace {
 /// Inclusive bounds of a value over every thread of the grid, as manifest
 /// expressions; NonNeg when Lo is known to be at least 0.
@@ -1011,6 +1042,8 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
       // did, whatever they are (Legality.cpp checks that).
       A.UnknownIndex = true;
       K.Params[A.Param].Gathered = true;
+      if (D && !Grid && (A.Instance = instanceIndex(F, SE, D)))
+        findBounds(F, SE, DT, PDT, A); // its `g < n` check, for fusion across granularities
       // Still bounded when the index is a remainder: a footprint spares
       // the runtime a driver query per call (and lets it memoise).
       if (auto R = D ? rangeOf(F, SE, D) : std::nullopt) {

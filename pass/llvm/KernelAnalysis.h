@@ -213,6 +213,15 @@ struct Access {
   /// the bytes it touches, [GatherLo, GatherHi) from the parameter, as
   /// manifest expressions (docs/manifest.md). Empty when unbounded.
   std::string GatherLo, GatherHi;
+  /// For a gather whose index is its thread's instance, Coef * (g / Div) +
+  /// Rest with g = ctaid.x*ntid.x + tid.x and Div a constant above 1 (a
+  /// per-instance scalar read by one of Div threads, `nrm[j / 25]`): fusion
+  /// across granularities reads it as the instance's element
+  /// (Legality.cpp). Everything else treats the access as a gather.
+  struct InstanceIndex {
+    int64_t Coef = 0, Div = 0, Rest = 0;
+  };
+  std::optional<InstanceIndex> Instance;
   /// Byte bound from a dominating `idx < s<p>` bounds check, when the check's
   /// index is this access's index: the access stays below Bytes * s<p>.
   std::optional<unsigned> BoundParam;

@@ -1107,9 +1107,11 @@ static std::optional<std::pair<int64_t, int64_t>> globalLinear(const IndexPoly &
 static std::vector<unsigned>
 stageGranularity(const FusionCandidate &C,
                  const std::map<unsigned, std::vector<StagedAccess>> &ByValue) {
+  // Bytes per thread of each access, Num / Den: c, or c / Div for an
+  // instance's element read by Div threads.
   struct Link {
     unsigned Stage;
-    int64_t Coef;
+    int64_t Num, Den;
   };
   std::vector<std::vector<Link>> Links;
   for (auto &[V, Accs] : ByValue) {
@@ -1117,12 +1119,16 @@ stageGranularity(const FusionCandidate &C,
       continue;
     std::vector<Link> L;
     for (const StagedAccess &X : Accs) {
+      if (X.A->Instance) {
+        L.push_back({X.Stage, X.A->Instance->Coef, X.A->Instance->Div});
+        continue;
+      }
       auto G = X.A->UnknownIndex ? std::nullopt : globalLinear(X.Offset);
       if (!G) {
         L.clear();
         break;
       }
-      L.push_back({X.Stage, G->first});
+      L.push_back({X.Stage, G->first, 1});
     }
     if (llvm::any_of(L, [&](const Link &K) { return K.Stage != L.front().Stage; }))
       Links.push_back(std::move(L));
@@ -1146,7 +1152,8 @@ stageGranularity(const FusionCandidate &C,
         if (K == L.end())
           continue;
         for (const Link &X : L) {
-          int64_t A = Num[K->Stage] * K->Coef, B = Den[K->Stage] * X.Coef;
+          // r_X * Num_X / Den_X = r_K * Num_K / Den_K
+          int64_t A = Num[K->Stage] * K->Num * X.Den, B = Den[K->Stage] * K->Den * X.Num;
           int64_t G = std::gcd(A, B);
           A /= G;
           B /= G;
@@ -1252,16 +1259,24 @@ static HaloFit granularityCarried(FusionCandidate &C, unsigned V,
                                   const std::vector<StagedAccess> &Accs, Intermediate &I,
                                   std::vector<std::pair<unsigned, unsigned>> &Spans) {
   if (llvm::all_of(Accs, [&](const StagedAccess &X) {
-        return C.Tpi[X.Stage] == C.Tpi[Accs.front().Stage];
+        return C.Tpi[X.Stage] == C.Tpi[Accs.front().Stage] && !X.A->Instance;
       }))
     return HaloFit::No;
   const std::string Buf = "buffer '" + C.Seq->Values.at(V).Text + "': ";
   int64_t W = 0;
   for (const StagedAccess &X : Accs) {
-    auto G = X.A->UnknownIndex ? std::nullopt : globalLinear(X.Offset);
+    // An instance's element read by Div threads: Div must divide the
+    // stage's threads per instance, so that its Div threads are one
+    // instance's in every block.
+    int64_t Div = X.A->Instance ? X.A->Instance->Div : 1;
+    auto G = X.A->Instance ? std::make_optional(std::make_pair(X.A->Instance->Coef,
+                                                               X.A->Instance->Rest))
+             : X.A->UnknownIndex ? std::nullopt
+                                 : globalLinear(X.Offset);
     int64_t Size = X.A->Bytes;
     if (!G || G->second < 0 || G->second + Size > G->first || G->first % Size ||
-        G->second % Size || (W && W != G->first * C.Tpi[X.Stage])) {
+        G->second % Size || C.Tpi[X.Stage] % Div ||
+        (W && W != G->first * C.Tpi[X.Stage] / Div)) {
       C.invalidate(Buf + describe(C, X) + ", which is not an element of the same instances "
                    "as the other stages' (threads per instance " +
                    std::to_string(C.Tpi[X.Stage]) +
@@ -1276,9 +1291,11 @@ static HaloFit granularityCarried(FusionCandidate &C, unsigned V,
                    "type", X.A->Inst);
       return HaloFit::Refused;
     }
-    W = G->first * C.Tpi[X.Stage];
+    W = G->first * C.Tpi[X.Stage] / Div;
     I.TileSlot[X.A] = IndexPoly::constant(G->first / Size) * IndexPoly::symbol(SymTid) +
                       IndexPoly::constant(G->second / Size);
+    if (Div > 1)
+      I.TileDiv[X.A] = unsigned(Div);
   }
   for (const StagedAccess &X : Accs)
     for (const StagedAccess &Y : Accs)
@@ -1406,6 +1423,14 @@ void kfuse::checkCandidate(FusionCandidate &C) {
       if (X.A->IsStore && !Store)
         Store = &X;
     }
+    // Across granularities, a gather that reads its thread's instance
+    // (Access::Instance) is checked with the buffer's other accesses
+    // (granularityCarried).
+    if (Gather && !C.Tpi.empty() &&
+        llvm::all_of(Accs, [](const StagedAccess &X) {
+          return !X.A->UnknownIndex || X.A->Instance;
+        }))
+      Gather = nullptr;
     if (Gather && Store) {
       C.invalidate("buffer '" + R.Values.at(V).Text + "': " + launchText(C, Gather->Stage) +
                        " reads it at an unknown index (a gather) and " +

@@ -16,6 +16,8 @@
  *   - a 5x5 chain: an outer product with one thread per matrix, row sums
  *     with one thread per row (five per matrix), the largest row sum with
  *     one thread per matrix;
+ *   - a per-instance scalar with one thread per instance, read by 25
+ *     threads of each 5x5 matrix (`s[j / 25]`) scaling it element-wise;
  *   - pairs: a map with one thread per element over 2n elements, then one
  *     thread per pair summing them.
  *
@@ -124,6 +126,23 @@ __global__ KFUSE_MAP void g_pairsum(const float *w, float *o, int n)
     o[i] = w[2 * i] + w[2 * i + 1];
 }
 
+/* s[i] = |v_i|^2, one thread per instance. */
+__global__ KFUSE_MAP void g_sumsq(const float *v, float *s, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    s[i] = v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2];
+}
+
+/* F = s_i . X_i for 5x5 matrices, one thread per element, each reading its
+ * instance's scalar s[j / 25]. */
+__global__ KFUSE_MAP void g_smul25(const float *s, const float *X, float *F, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m)
+    F[j] = s[j / 25] * X[j];
+}
+
 static void chain33(const float *A, const float *B, float *S, float *t, int n, int m, int block,
                     cudaStream_t s)
 {
@@ -143,6 +162,13 @@ static void chain55(const float *u, const float *w, float *M, float *rs, float *
   g_maxrow<<<kfx::grid_for(n, block), block, 0, s>>>(rs, nrm, n);
 }
 
+static void scaled(const float *v, float *sq, const float *X, float *F, int n, int block,
+                   cudaStream_t s)
+{
+  g_sumsq<<<kfx::grid_for(n, block), block, 0, s>>>(v, sq, n);
+  g_smul25<<<kfx::grid_for(25LL * n, 256), 256, 0, s>>>(sq, X, F, 25 * n);
+}
+
 static void pairs(const float *x, float *w, float *o, int n, int block, cudaStream_t s)
 {
   g_square<<<kfx::grid_for(2LL * n, block), block, 0, s>>>(x, w, 2 * n);
@@ -156,13 +182,16 @@ int main(int argc, char **argv)
   const size_t n = (size_t)a.n;
   kfx::Buf<float> A(9 * n), B(9 * n), S(9 * n), S0(9 * n), T(n), S2(9 * n), T2(n);
   kfx::Buf<float> U(5 * n), W(5 * n), M(25 * n), RS(5 * n), N(n), X(2 * n), Y(2 * n), O(n);
+  kfx::Buf<float> V3(3 * n), SQ(n), X25(25 * n), F25(25 * n);
   kfx::fill_uniform(A.h, a.seed, 1, -1.0, 1.0);
   kfx::fill_uniform(B.h, a.seed, 2, -1.0, 1.0);
   kfx::fill_uniform(S0.h, a.seed, 3, -1.0, 1.0);
   kfx::fill_uniform(U.h, a.seed, 4, -1.0, 1.0);
   kfx::fill_uniform(W.h, a.seed, 5, -1.0, 1.0);
   kfx::fill_uniform(X.h, a.seed, 6, -2.0, 2.0);
-  for (auto *b : {&A, &B, &S0, &U, &W, &X})
+  kfx::fill_uniform(V3.h, a.seed, 7, -1.0, 1.0);
+  kfx::fill_uniform(X25.h, a.seed, 8, -1.0, 1.0);
+  for (auto *b : {&A, &B, &S0, &U, &W, &X, &V3, &X25})
     b->upload();
   cudaStream_t s;
   KFX_CHECK(cudaStreamCreate(&s));
@@ -170,7 +199,7 @@ int main(int argc, char **argv)
 
   auto check = [&] {
     std::vector<double> rS(9 * n), rT(n), rS2(9 * n), rT2(n), rM(25 * n), rRS(5 * n), rN(n),
-        rY(2 * n), rO(n);
+        rY(2 * n), rO(n), rSQ(n), rF25(25 * n);
     for (size_t i = 0; i < n; i++) {
       for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++) {
@@ -200,6 +229,12 @@ int main(int argc, char **argv)
         rY[2 * i + k] = x * x + 1;
       }
       rO[i] = rY[2 * i] + rY[2 * i + 1];
+      double q = 0;
+      for (int k = 0; k < 3; k++)
+        q += (double)V3.h[3 * i + k] * V3.h[3 * i + k];
+      rSQ[i] = q;
+      for (int k = 0; k < 25; k++)
+        rF25[25 * i + k] = q * X25.h[25 * i + k];
     }
     bool ok = kfx::check_close("S", S.h.data(), rS.data(), 9 * n, 4e-6);
     ok = kfx::check_close("t", T.h.data(), rT.data(), n, 1e-4) && ok;
@@ -209,19 +244,23 @@ int main(int argc, char **argv)
     ok = kfx::check_close("rs", RS.h.data(), rRS.data(), 5 * n, 4e-6) && ok;
     ok = kfx::check_close("nrm", N.h.data(), rN.data(), n, 4e-6) && ok;
     ok = kfx::check_close("w", Y.h.data(), rY.data(), 2 * n, 4e-6) && ok;
+    ok = kfx::check_close("sq", SQ.h.data(), rSQ.data(), n, 4e-6) && ok;
+    ok = kfx::check_close("F25", F25.h.data(), rF25.data(), 25 * n, 8e-6) && ok;
     return kfx::check_close("o", O.h.data(), rO.data(), n, 4e-6) && ok;
   };
   int rc = kfx::run_and_report(
-      "granularity", a, s, (18.0 + 9 + 9 + 1 + 18 + 9 + 9 + 1 + 10 + 25 + 5 + 1 + 2 + 2 + 1) *
-                               sizeof(float) * n,
+      "granularity", a, s,
+      (18.0 + 9 + 9 + 1 + 18 + 9 + 9 + 1 + 10 + 25 + 5 + 1 + 3 + 1 + 25 + 25 + 2 + 2 + 1) *
+          sizeof(float) * n,
       [&] {
         KFX_CHECK(cudaMemcpyAsync(S2.d, S0.d, S0.bytes(), cudaMemcpyDeviceToDevice, s));
         chain33(A.d, B.d, S.d, T.d, (int)n, (int)(9 * n), a.block, s);
         chain33(A.d, B.d, S2.d, T2.d, (int)n, short_m, a.block, s);
         chain55(U.d, W.d, M.d, RS.d, N.d, (int)n, a.block, s);
+        scaled(V3.d, SQ.d, X25.d, F25.d, (int)n, a.block, s);
         pairs(X.d, Y.d, O.d, (int)n, a.block, s);
       },
-      check, S, T, S2, T2, M, RS, N, Y, O);
+      check, S, T, S2, T2, M, RS, N, Y, O, SQ, F25);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

@@ -3,7 +3,9 @@
 // one per element, one per matrix again. The device pass finds the threads
 // per instance from the offsets at which the stages meet (36*i written, 4*j
 // read: nine to one), runs each stage on its share of a block's threads,
-// and stages the intermediates through shared memory with barriers
+// and stages the intermediates through shared memory with barriers; a
+// per-instance scalar read by each of an instance's threads (s[j / 25]) is
+// the instance's element
 // (FusionCandidate::Tpi, Legality.cpp). The manifest says `shape gran` and
 // guards that each launch covers its own bound. Refused: a consumer that
 // reads another instance's element, a stage whose access is not under its
@@ -28,6 +30,9 @@
 // found, and the launches differ in configuration.
 // REMARK: remark: launches 0..1 (mmul33, scale_loop) of sequence 4 at {{.*}} not fused: launches 0 and 1 differ in launch configuration
 // REMARK: remark: launches 0..1 (mmul33, scale_unguarded) of sequence 5 at {{.*}} not fused: the launches run at different granularities (threads per instance 1, 9) and launch 1 (scale_unguarded) makes an access that is not under one check `i < n`
+// A per-instance scalar read by each of 25 threads, s[j / 25]: its slot in
+// the tile is tid.x / 25.
+// REMARK: remark: fused launches 0..1 (sumsq, smul25) of sequence 6 into [[K6:__kfuse_fused_[0-9a-f]+_6_0_1]]: s through shared memory, with barriers; across granularities, threads per instance 1, 25, 10 instances per block of 250 threads
 
 // The 1-thread stages run on threads below 28, the 9-thread one on all 252;
 // each stage's global index is blockIdx.x times its own block.
@@ -42,6 +47,13 @@
 // CHECK: ld.shared.b32
 // CHECK: bar.sync 0;
 // CHECK: ret;
+// The scalar's tile is read at tid.x / 25 (a multiply-high by 1/25).
+// CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_6_0_1(
+// CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_6_0_1_{{\$}}_v{{[0-9]+}}_{{\$}}_tile[40];
+// CHECK: st.shared.b32
+// CHECK: bar.sync 0;
+// CHECK: mul.hi.u32 {{%r[0-9]+}}, {{%r[0-9]+}}, 171798692;
+// CHECK: ld.shared.b32
 
 // MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_0_0_2 3\0Akernel 0 _Z6mmul33PKfS0_Pfi 4\0Akernel 1 _Z5scalePKfPffi 4\0Akernel 2 _Z5tracePKfPfi 3\0Ashape gran 28 1 9 1\0Astream same\0Adynshmem 0\0Ale 0 0 s3\0Ale 0 s3 bx*gx\0Ale 1 0 s3\0Ale 1 s3 bx*gx\0Ale 2 0 s2\0Ale 2 s2 bx*gx\0A
 // MANIFEST-SAME: \0Ashape gran 128 2 1\0A
@@ -105,6 +117,18 @@ __global__ KFUSE_MAP void scale_unguarded(const float *C, float *S, int m) {
   S[j] = 2.0f * C[j];
 }
 
+__global__ KFUSE_MAP void sumsq(const float *v, float *s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    s[i] = v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2];
+}
+
+__global__ KFUSE_MAP void smul25(const float *s, const float *X, float *F, int m) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m)
+    F[j] = s[j / 25] * X[j];
+}
+
 void chain(const float *A, const float *B, float *C, float *S, float *t, int n) {
   mmul33<<<(n + 127) / 128, 128>>>(A, B, C, n);
   scale<<<(9 * n + 255) / 256, 256>>>(C, S, 0.5f, 9 * n);
@@ -136,4 +160,9 @@ void loop(const float *A, const float *B, float *C, float *S, int n) {
 void unguarded(const float *A, const float *B, float *C, float *S, int n) {
   mmul33<<<(n + 127) / 128, 128>>>(A, B, C, n);
   scale_unguarded<<<9 * n / 256, 256>>>(C, S, 9 * n);
+}
+
+void instance_scalar(const float *v, float *s, const float *X, float *F, int n) {
+  sumsq<<<(n + 127) / 128, 128>>>(v, s, n);
+  smul25<<<(25 * n + 255) / 256, 256>>>(s, X, F, 25 * n);
 }
