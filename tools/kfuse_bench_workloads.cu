@@ -675,6 +675,85 @@ static void gran33_f32(void *const *in, void *const *out, int n, int block, cuda
   g33_trace<<<grid_for(n, block), block, 0, s>>>((const float *)out[0], (float *)out[1], n);
   cudaFreeAsync(C, s);
 }
+/* The mapped function at the seed paper's medium grain: each routine with
+ * the threads per instance its output has elements (a 3x3 product with
+ * nine, a matrix-vector product with three, the norm with one, a 5x5
+ * product with five (a row each), the sum and the scaling with 25); the
+ * intermediates temporaries, F the result. */
+__global__ KFUSE_MAP void mfg_mmul33(const float *A, const float *B, float *AB, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m)
+    return;
+  int i = j / 9, r = j % 9 / 3, c = j % 3;
+  const float *a = &A[9 * i + 3 * r], *b = &B[9 * i + c];
+  AB[j] = a[0] * b[0] + a[1] * b[3] + a[2] * b[6];
+}
+__global__ KFUSE_MAP void mfg_mvmul33(const float *AB, const float *v, float *ABv, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m)
+    return;
+  int i = j / 3;
+  ABv[j] = AB[3 * j] * v[3 * i] + AB[3 * j + 1] * v[3 * i + 1] + AB[3 * j + 2] * v[3 * i + 2];
+}
+__global__ KFUSE_MAP void mfg_norm3(const float *ABv, float *nrm, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float x = ABv[3 * i], y = ABv[3 * i + 1], z = ABv[3 * i + 2];
+  nrm[i] = sqrtf(x * x + y * y + z * z);
+}
+__global__ KFUSE_MAP void mfg_mmul55(const float *C, const float *D, float *CD, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m)
+    return;
+  int i = j / 5;
+  float c[5];
+#pragma unroll
+  for (int k = 0; k < 5; k++)
+    c[k] = C[5 * j + k];
+#pragma unroll
+  for (int col = 0; col < 5; col++) {
+    float s = c[0] * D[25 * i + col];
+#pragma unroll
+    for (int k = 1; k < 5; k++)
+      s += c[k] * D[25 * i + 5 * k + col];
+    CD[5 * j + col] = s;
+  }
+}
+__global__ KFUSE_MAP void mfg_madd55(const float *CD, const float *C, float *CDC, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m)
+    CDC[j] = CD[j] + C[j];
+}
+__global__ KFUSE_MAP void mfg_smmul55(const float *nrm, const float *CDC, float *F, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m)
+    F[j] = nrm[j / 25] * CDC[j];
+}
+static void mapped_f_gran_f32(void *const *in, void *const *out, int n, int block,
+                              cudaStream_t s)
+{
+  const float *const *i = (const float *const *)in;
+  float *AB, *ABv, *nrm, *CD, *CDC;
+  size_t bytes = (size_t)n * sizeof(float);
+  cudaMallocAsync(&AB, 9 * bytes, s), cudaMallocAsync(&ABv, 3 * bytes, s);
+  cudaMallocAsync(&nrm, bytes, s), cudaMallocAsync(&CD, 25 * bytes, s);
+  cudaMallocAsync(&CDC, 25 * bytes, s);
+  mfg_mmul33<<<grid_for(9 * n, block), block, 0, s>>>(i[0], i[1], AB, 9 * n);
+  mfg_mvmul33<<<grid_for(3 * n, block), block, 0, s>>>(AB, i[2], ABv, 3 * n);
+  mfg_norm3<<<grid_for(n, block), block, 0, s>>>(ABv, nrm, n);
+  mfg_mmul55<<<grid_for(5 * n, block), block, 0, s>>>(i[3], i[4], CD, 5 * n);
+  mfg_madd55<<<grid_for(25 * n, block), block, 0, s>>>(CD, i[3], CDC, 25 * n);
+  mfg_smmul55<<<grid_for(25 * n, block), block, 0, s>>>(nrm, CDC, (float *)out[0], 25 * n);
+  cudaFreeAsync(AB, s), cudaFreeAsync(ABv, s), cudaFreeAsync(nrm, s);
+  cudaFreeAsync(CD, s), cudaFreeAsync(CDC, s);
+}
 #undef KB_TEMP
 
 /* A host function, not a namespace-scope table: clang would also emit a
@@ -728,6 +807,9 @@ const kb_workload *workloads()
       /* A and B read, S and t written; the product a temporary. */
       {"gran33", "gran33_f32", "f32", 4, 2, 2, 3, 4 * (18.0 + 10.0), gran33_f32, kb_gran33_width,
        4, 0},
+      /* The mapped function at medium grain: A, B, v, C, D read, F written. */
+      {"mapped-f-gran", "mapped_f_gran_f32", "f32", 4, 5, 1, 6, 4 * (71.0 + 25.0),
+       mapped_f_gran_f32, kb_mapped_f_temps_width, 16, 0},
   };
   return table;
 }

@@ -1042,8 +1042,13 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
       // did, whatever they are (Legality.cpp checks that).
       A.UnknownIndex = true;
       K.Params[A.Param].Gathered = true;
-      if (D && !Grid && (A.Instance = instanceIndex(F, SE, D)))
-        findBounds(F, SE, DT, PDT, A); // its `g < n` check, for fusion across granularities
+      // Its `g < n` checks, which fusion across granularities needs of
+      // every access (the gather has no byte bound of its own).
+      if (D && !Grid) {
+        A.Instance = instanceIndex(F, SE, D);
+        findBounds(F, SE, DT, PDT, A);
+        A.BoundParam.reset();
+      }
       // Still bounded when the index is a remainder: a footprint spares
       // the runtime a driver query per call (and lets it memoise).
       if (auto R = D ? rangeOf(F, SE, D) : std::nullopt) {
