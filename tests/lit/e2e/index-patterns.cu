@@ -1,8 +1,9 @@
 // A producer writes t[i]; consumers read t at indices that are not t[i] for
 // the same thread, or read its bytes as another type. None may be fused with
-// t in a register: each pair is rejected with the reason (or, p_two's two
-// elements per thread read one per thread, fused through shared memory
-// across granularities), under the default
+// t in a register: each pair is rejected with the reason (or, where the
+// threads meet as the same instances at two granularities, t[i / 2] and
+// p_two's two elements per thread read one per thread, fused through
+// shared memory), under the default
 // planner and the greedy one (which fuses every legal run). The host passes
 // t through a pointer cast, `(const U *)t`, which still names t: the last
 // sequence, a plain t[i] read through such a cast, fuses with t in
@@ -48,7 +49,9 @@ SEQ(s_cast, p, c_id, float, float)
 // CHECK-NOT: in registers
 // CHECK: (p, c_xor) of sequence 0 {{.*}} not fused: buffer 't': launch 1 (c_xor) reads it at an unknown index (a gather) and launch 0 (p) writes it
 // CHECK: (p, c_rev) of sequence 1 {{.*}} not fused: buffer 't': launch 0 (p) writes it at byte offset 4*blockDim.x*blockIdx.x+4*threadIdx.x and launch 1 (c_rev) reads it at byte offset
-// CHECK: (p, c_half) of sequence 2 {{.*}} not fused: buffer 't': launch 1 (c_half) reads it at an unknown index (a gather)
+// t[i / 2]: each element read by two threads, the instance relation of
+// fusion across granularities (two threads of c_half per thread of p).
+// CHECK: fused launches 0..1 (p, c_half) of sequence 2 into {{.*}}: t through shared memory, with barriers; across granularities, threads per instance 1, 2, 128 instances per block of 256 threads
 // CHECK: (p, c_shift) of sequence 3 {{.*}} not fused: buffer 't': launch 1 (c_shift) reads it at an unknown index (a gather)
 // CHECK: (p, c_mask) of sequence 4 {{.*}} not fused: buffer 't': launch 1 (c_mask) reads it at an unknown index (a gather)
 // CHECK: (p, c_short) of sequence 5 {{.*}} not fused: buffer 't': launch 1 (c_short) reads it at an unknown index (a gather)
