@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KF__MAX_FIELDS 8
+/* `shape gran` has a field for each launch of its group; every other line
+ * has at most 8. */
+#define KF__MAX_FIELDS (KF__MANIFEST_MAX_LAUNCHES + 3)
 
 typedef struct kf__field {
   const char *s;
@@ -155,6 +157,7 @@ static void kf__group_clear(kf__group_t *g)
   free(g->disjoint);
   free(g->footprints);
   free(g->dead);
+  free(g->gran_tpi);
   memset(g, 0, sizeof *g);
 }
 
@@ -181,7 +184,8 @@ const kf__footprint_t *kf__group_footprint(const kf__group_t *g, kf__param_ref_t
   return NULL;
 }
 
-/* Fills the derived guard tables of @p g (manifest.h). @returns 0 or KF_ENOMEM. */
+/* Fills the derived guard tables of @p g (manifest.h). @returns 0,
+ * KF_EPARSE for a group whose lines contradict each other, or KF_ENOMEM. */
 static int kf__group_derive(kf__group_t *g)
 {
   size_t np = g->ndisjoint ? 2 * (size_t)g->ndisjoint : 1, nf = g->nfootprints ? g->nfootprints : 1;
@@ -197,6 +201,11 @@ static int kf__group_derive(kf__group_t *g)
       return KF_EPARSE;
   for (uint32_t i = 0; i < g->ndead; i++)
     if (kf__group_rider(g, g->dead[i].ref.launch))
+      return KF_EPARSE;
+  /* Under `shape gran` a rider has no granularity and every member has
+   * one: the `rider` lines may come after the `shape` line. */
+  for (uint32_t i = 0; g->shape_gran && i < g->nlaunches; i++)
+    if ((g->gran_tpi[i] == 0) != kf__group_rider(g, i))
       return KF_EPARSE;
   g->nparams_fused = 0;
   for (uint32_t i = 0; i < g->nlaunches; i++)
@@ -365,6 +374,33 @@ static void kf__compile_pair(kf__field_t a, kf__field_t b, kf__expr_t **x, kf__e
   }
 }
 
+/* `shape gran <ipb> <t_0> ... <t_{n-1}>`, @p f from <ipb> on: instances
+ * per block, then each launch's threads per instance, the widest times
+ * ipb at most 1024 (one block). Which entries may be 0 is checked at
+ * `end`, once every `rider` line has been read. */
+static int kf__parse_gran(kf__group_t *g, const kf__field_t *f, int nf)
+{
+  int rc;
+  if (nf < 1 || (uint32_t)nf - 1 != g->nlaunches)
+    return KF_EPARSE;
+  if ((rc = kf__parse_u32(f[0], 1024, &g->gran_ipb)) != 0)
+    return rc == KF_ERANGE ? KF_EPARSE : rc;
+  if (g->gran_ipb == 0)
+    return KF_EPARSE;
+  if ((g->gran_tpi = calloc(g->nlaunches, sizeof *g->gran_tpi)) == NULL)
+    return KF_ENOMEM;
+  for (uint32_t i = 0; i < g->nlaunches; i++) {
+    if ((rc = kf__parse_u32(f[1 + i], 1024, &g->gran_tpi[i])) != 0)
+      return rc == KF_ERANGE ? KF_EPARSE : rc;
+    if (g->gran_tpi[i] > g->gran_tpi_max)
+      g->gran_tpi_max = g->gran_tpi[i];
+  }
+  if (g->gran_tpi_max * g->gran_ipb > 1024)
+    return KF_EPARSE;
+  g->shape_gran = 1;
+  return 0;
+}
+
 static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
 {
   kf__group_t *g = ps->g;
@@ -377,6 +413,12 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
     ps->state = KF__P_TOP;
     ps->g = NULL;
     return 0;
+  }
+  if (kf__field_is(f[0], "shape") && nf >= 2 && kf__field_is(f[1], "gran")) {
+    if (ps->seen_shape)
+      return KF_EPARSE;
+    ps->seen_shape = 1;
+    return kf__parse_gran(g, f + 2, nf - 2);
   }
   if (kf__field_is(f[0], "shape") || kf__field_is(f[0], "stream")) {
     int shape = f[0].n == 5;

@@ -227,6 +227,35 @@ uint32_t kf__split_grid_x(const kf__group_t *g, const kf_launch_t *l)
   return sum <= INT32_MAX ? (uint32_t)sum : 0;
 }
 
+uint32_t kf__gran_grid_x(const kf__group_t *g, const kf_launch_t *l)
+{
+  uint64_t most = 0;
+  if (!g->shape_gran || g->gran_tpi == NULL)
+    return 0;
+  for (uint32_t i = 0; i < g->nlaunches; i++) {
+    uint64_t threads, per_block, blocks;
+    if (kf__group_rider(g, i))
+      continue;
+    /* The stages index one line of instances: a launch in more than one
+     * dimension, or an empty one (which fails unfused), has no place in it. */
+    if (l[i].grid[0] == 0 || l[i].grid[1] != 1 || l[i].grid[2] != 1 || l[i].block[0] == 0 ||
+        l[i].block[1] != 1 || l[i].block[2] != 1 || g->gran_tpi[i] == 0)
+      return 0;
+    /* Below 2^64: each factor is below 2^32. */
+    threads = (uint64_t)l[i].grid[0] * l[i].block[0];
+    per_block = (uint64_t)g->gran_tpi[i] * g->gran_ipb;
+    blocks = threads / per_block + (threads % per_block != 0);
+    if (blocks > most)
+      most = blocks;
+  }
+  /* Each stage's global index, blockIdx.x * (t_i * ipb) + threadIdx.x, is
+   * an int in the kernels: the fused grid must keep it below 2^31 for the
+   * stage with the most threads, as the originals' grids kept theirs. */
+  if (most < 1 || most * g->gran_tpi_max * g->gran_ipb > INT32_MAX)
+    return 0;
+  return (uint32_t)most;
+}
+
 kf_fallback_t kf__guards_check(const kf__group_t *g, const kf_launch_t *l)
 {
   int pure;
@@ -248,6 +277,8 @@ kf_fallback_t kf__guards_check_pure(const kf__group_t *g, const kf_launch_t *l, 
       return KF_FALLBACK_SHAPE;
   }
   if (g->shape_split && kf__split_grid_x(g, l) == 0)
+    return KF_FALLBACK_SHAPE;
+  if (g->shape_gran && kf__gran_grid_x(g, l) == 0)
     return KF_FALLBACK_SHAPE;
   for (uint32_t i = 1; i < g->nlaunches; i++)
     if (l[i].stream != l[0].stream)

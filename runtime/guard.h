@@ -34,6 +34,17 @@ kf_fallback_t kf__guards_check_pure(const kf__group_t *g, const kf_launch_t *l, 
 uint32_t kf__split_grid_x(const kf__group_t *g, const kf_launch_t *l);
 
 /**
+ * For a `shape gran` group: the fused launch's grid.x, enough blocks of
+ * g->gran_ipb instances for the launch that needs the most: the maximum
+ * over the launches i that are not riders of
+ * ceil(grid.x * block.x / (gran_tpi[i] * gran_ipb)), in 64-bit arithmetic.
+ * 0 when a launch is not 1-D (grid.y, grid.z, block.y or block.z other
+ * than 1), has a grid.x or block.x of 0, or the result exceeds 2^31 - 1,
+ * and for a group of another shape.
+ */
+uint32_t kf__gran_grid_x(const kf__group_t *g, const kf_launch_t *l);
+
+/**
  * The byte range launch ref.launch touches through pointer param ref.param:
  * its footprint if the manifest has one, else the whole allocation.
  * @returns 0, or KF_EINVAL (not an 8-byte argument, or the footprint does

@@ -55,13 +55,24 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
   void *stack_args[KF__STACK_ARGS];
   void **args = stack_args;
   const kf_launch_t *gl = &l[g->grid_launch], *bl = &l[g->block_launch];
-  /* shape split: the launches' blocks side by side along x, and each
-   * launch's grid.x passed after the launches' parameters (the guards
-   * checked that the sum fits). */
-  uint32_t grid_x = g->shape_split ? kf__split_grid_x(g, l) : gl->grid[0];
+  uint32_t grid[3] = {gl->grid[0], gl->grid[1], gl->grid[2]};
+  uint32_t block[3] = {bl->block[0], bl->block[1], bl->block[2]};
   size_t nslots = (size_t)g->nparams_fused + (g->shape_split ? g->nlaunches : 0) + 1;
   uint32_t nargs = 0;
   CUresult res;
+  if (g->shape_split) {
+    /* The launches' blocks side by side along x, and each launch's grid.x
+     * passed after the launches' parameters (the guards checked that the
+     * sum fits). */
+    grid[0] = kf__split_grid_x(g, l);
+  } else if (g->shape_gran) {
+    /* One line of blocks of gran_ipb instances each, as many as the launch
+     * that needs the most (the guards checked that it fits and that every
+     * launch is 1-D); the `launch` line's grid and block launches play no
+     * part. */
+    grid[0] = kf__gran_grid_x(g, l), grid[1] = grid[2] = 1;
+    block[0] = g->gran_tpi_max * g->gran_ipb, block[1] = block[2] = 1;
+  }
   if (launch == NULL) {
     kf__launch_unfused(g, l, 0);
     return KF_ECUDA;
@@ -79,8 +90,8 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
         args[nargs++] = (void *)&l[i].grid[0];
   args[nargs] = &dead_mask;
   kf__launch_riders(g, l, 1);
-  res = launch(seg->fused, grid_x, gl->grid[1], gl->grid[2], bl->block[0], bl->block[1],
-               bl->block[2], g->shared_bytes, (CUstream)l[0].stream, args, NULL);
+  res = launch(seg->fused, grid[0], grid[1], grid[2], block[0], block[1], block[2], g->shared_bytes,
+               (CUstream)l[0].stream, args, NULL);
   if (res == CUDA_ERROR_INVALID_CONTEXT) {
     /* A thread whose first CUDA work is this launch has no current context
      * yet (the original stub would have made the runtime bind the primary
@@ -90,8 +101,8 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
     cudaError_t bound = rt_free != NULL ? rt_free(NULL) : cudaErrorInitializationError;
     kf__capture_restore(mode);
     if (bound == cudaSuccess)
-      res = launch(seg->fused, grid_x, gl->grid[1], gl->grid[2], bl->block[0], bl->block[1],
-                   bl->block[2], g->shared_bytes, (CUstream)l[0].stream, args, NULL);
+      res = launch(seg->fused, grid[0], grid[1], grid[2], block[0], block[1], block[2], g->shared_bytes,
+                   (CUstream)l[0].stream, args, NULL);
   }
   if (args != stack_args)
     free(args);

@@ -412,6 +412,106 @@ static void test_rider_malformed(void **state)
   assert_int_equal(parse(HDR G3 "rider 1\nlaunch 0 1 0\nend\n", NULL), KF_EPARSE);
 }
 
+/* `shape gran <ipb> <t_0> ... <t_{n-1}>`: instances per block and each
+ * launch's threads per instance, 0 for a rider whichever line comes first;
+ * a group of the most launches has a field for each. */
+static void test_shape_gran(void **state)
+{
+  static const char text[] = HDR G2 "shape gran 28 1 9\nstream same\nlaunch 0 1 0\nend\n";
+  static const char *const riders[] = {
+    HDR G3 "rider 1\nshape gran 4 2 0 8\nlaunch 0 2 0\nend\n",
+    HDR G3 "shape gran 4 2 0 8\nrider 1\nlaunch 0 2 0\nend\n",
+  };
+  kf__manifest_t *m = NULL;
+  const kf__group_t *g;
+  char big[8192];
+  size_t n;
+  (void)state;
+  assert_int_equal(kf__manifest_parse(text, sizeof text, &m, NULL), 0);
+  g = &m->groups[0];
+  assert_true(g->shape_gran && !g->shape_same && !g->shape_split && g->stream_same);
+  assert_int_equal(g->gran_ipb, 28);
+  assert_int_equal(g->gran_tpi[0], 1);
+  assert_int_equal(g->gran_tpi[1], 9);
+  assert_int_equal(g->gran_tpi_max, 9);
+  assert_int_equal(g->nparams_fused, 5);
+  kf__manifest_free(m);
+  for (size_t i = 0; i < sizeof riders / sizeof riders[0]; i++) {
+    assert_int_equal(kf__manifest_parse(riders[i], strlen(riders[i]), &m, NULL), 0);
+    g = &m->groups[0];
+    assert_true(g->shape_gran && kf__group_rider(g, 1));
+    assert_int_equal(g->gran_tpi[1], 0);
+    assert_int_equal(g->gran_tpi_max, 8);
+    assert_int_equal(g->nparams_fused, 4);
+    kf__manifest_free(m);
+  }
+  /* A block of exactly 1024 threads is one block. */
+  assert_int_equal(parse(HDR G2 "shape gran 1 1024 1\nlaunch 0 0 0\nend\n", NULL), 0);
+  assert_int_equal(parse(HDR G2 "shape gran 1024 1 1\nlaunch 0 0 0\nend\n", NULL), 0);
+  assert_int_equal(parse(HDR G2 "shape gran 32 32 7\nlaunch 0 0 0\nend\n", NULL), 0);
+  /* KF__MANIFEST_MAX_LAUNCHES launches: 3 + 256 fields on one line. */
+  n = (size_t)snprintf(big, sizeof big, HDR "group g %d\n", KF__MANIFEST_MAX_LAUNCHES);
+  for (int i = 0; i < KF__MANIFEST_MAX_LAUNCHES; i++)
+    n += (size_t)snprintf(big + n, sizeof big - n, "kernel %d k%d 0\n", i, i);
+  n += (size_t)snprintf(big + n, sizeof big - n, "shape gran 2");
+  for (int i = 0; i < KF__MANIFEST_MAX_LAUNCHES; i++)
+    n += (size_t)snprintf(big + n, sizeof big - n, " %d", i == 7 ? 512 : 1);
+  n += (size_t)snprintf(big + n, sizeof big - n, "\nlaunch 0 0 0\nend\n");
+  assert_true(n < sizeof big);
+  assert_int_equal(kf__manifest_parse(big, n, &m, NULL), 0);
+  g = &m->groups[0];
+  assert_int_equal(g->gran_tpi[KF__MANIFEST_MAX_LAUNCHES - 1], 1);
+  assert_int_equal(g->gran_tpi[7], 512);
+  assert_int_equal(g->gran_tpi_max, 512);
+  kf__manifest_free(m);
+}
+
+static void test_shape_gran_malformed(void **state)
+{
+  /* Wrong on its own line (6: after the header, G2 and `launch`). */
+  static const char *const bad[] = {
+    "shape gran\n",
+    "shape gran 4\n",
+    "shape gran 4 1\n",     /* a number per launch */
+    "shape gran 4 1 1 1\n",
+    "shape gran 0 1 1\n",   /* no instances per block */
+    "shape gran x 1 1\n",
+    "shape gran 4 1 y\n",
+    "shape gran 4 -1 1\n",
+    "shape gran 4 1 1.5\n",
+    "shape gran 4 1 99999999999\n",
+    "shape gran 99999999999 1 1\n",
+    "shape gran 1025 1 1\n", /* more than a block */
+    "shape gran 2 513 1\n",
+    "shape gran 33 1 32\n",
+    "shape gran  4 1 1\n",
+    "shape grain 4 1 1\n",
+  };
+  /* Wrong against another line: the second `shape`, or, for what only the
+   * `rider` lines decide, `end`. */
+  static const struct {
+    const char *lines;
+    unsigned line;
+  } against[] = {
+    {HDR G2 "launch 0 0 0\nshape gran 4 1 1\nshape gran 4 1 1\nend\n", 7},
+    {HDR G2 "launch 0 0 0\nshape same\nshape gran 4 1 1\nend\n", 7},
+    {HDR G2 "launch 0 0 0\nshape gran 4 1 1\nshape split\nend\n", 7},
+    {HDR G2 "launch 0 0 0\nshape gran 4 0 1\nend\n", 7},    /* a member without threads */
+    {HDR G2 "launch 0 0 0\nshape gran 4 1 0\nend\n", 7},
+    {HDR G3 "launch 0 0 0\nshape gran 4 1 0 1\nend\n", 8},  /* 0 without `rider 1` */
+    {HDR G3 "launch 0 0 0\nrider 1\nshape gran 4 1 2 1\nend\n", 9}, /* a rider's must be 0 */
+    {HDR G3 "launch 0 0 0\nshape gran 4 1 2 1\nrider 1\nend\n", 9},
+  };
+  (void)state;
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char text[256];
+    snprintf(text, sizeof text, HDR G2 "launch 0 0 0\n%send\n", bad[i]);
+    expect_error(text, KF_EPARSE, 6);
+  }
+  for (size_t i = 0; i < sizeof against / sizeof against[0]; i++)
+    expect_error(against[i].lines, KF_EPARSE, against[i].line);
+}
+
 /* A pair (`part`): two groups whose spans overlap, found together; `other`
  * riders are the other part's launches. */
 #define PAIR_A "group pa 3\nkernel 0 _Z1aPKfPff 3\nkernel 1 _Z1bPKfPf 2\nkernel 2 _Z1cPf 1\n" \
@@ -594,6 +694,8 @@ int main(void)
     cmocka_unit_test(test_at_malformed),
     cmocka_unit_test(test_rider),
     cmocka_unit_test(test_rider_malformed),
+    cmocka_unit_test(test_shape_gran),
+    cmocka_unit_test(test_shape_gran_malformed),
     cmocka_unit_test(test_pair),
     cmocka_unit_test(test_set),
     cmocka_unit_test(test_missed),

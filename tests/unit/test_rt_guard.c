@@ -228,6 +228,108 @@ static void test_layout(void **state)
   }
 }
 
+/* `shape gran`: 28 instances per block, launch 0 with one thread each,
+ * launch 1 with nine. */
+static const char gran_text[] = MHDR "group f 2\nkernel 0 scale 4\nkernel 1 axpy 4\n"
+                                     "shape gran 28 1 9\nstream same\nlaunch 0 0 0\nend\n";
+
+static void gran_init(two_t *w, uint32_t gx0, uint32_t bx0, uint32_t gx1, uint32_t bx1)
+{
+  two_init(w);
+  w->l[0].grid[0] = gx0, w->l[0].block[0] = bx0;
+  w->l[1].grid[0] = gx1, w->l[1].block[0] = bx1;
+}
+
+/* The fused grid covers the launch that needs the most blocks of 28
+ * instances; grids and blocks may differ. */
+static void test_gran_grid(void **state)
+{
+  kf__manifest_t *m = parse_ok(gran_text);
+  const kf__group_t *g = &m->groups[0];
+  two_t w;
+  (void)state;
+  /* 1024 instances either way: ceil(1024 / 28) = ceil(9216 / 252) = 37. */
+  gran_init(&w, 8, 128, 72, 128);
+  assert_int_equal(kf__gran_grid_x(g, w.l), 37);
+  assert_int_equal(kf__guards_check(g, w.l), KF_FALLBACK_COUNT);
+  gran_init(&w, 4, 256, 72, 128);
+  assert_int_equal(kf__gran_grid_x(g, w.l), 37);
+  assert_int_equal(kf__guards_check(g, w.l), KF_FALLBACK_COUNT);
+  /* Launch 1 covers more: ceil(10240 / 252) = 41 over ceil(1024 / 28). */
+  gran_init(&w, 8, 128, 80, 128);
+  assert_int_equal(kf__gran_grid_x(g, w.l), 41);
+  /* Launch 0 covers more: ceil(2048 / 28) = 74 over 37. */
+  gran_init(&w, 16, 128, 72, 128);
+  assert_int_equal(kf__gran_grid_x(g, w.l), 74);
+  /* Rounded up, not past a whole block: 28 and 252 threads are one block,
+   * 29 two. */
+  gran_init(&w, 1, 28, 1, 252);
+  assert_int_equal(kf__gran_grid_x(g, w.l), 1);
+  gran_init(&w, 1, 29, 1, 252);
+  assert_int_equal(kf__gran_grid_x(g, w.l), 2);
+  gran_init(&w, 1, 28, 1, 253);
+  assert_int_equal(kf__gran_grid_x(g, w.l), 2);
+  /* Every stage's global index must stay an int: 8521760 blocks of 252
+   * threads end below 2^31, 8521761 do not. The product of grid.x and
+   * block.x is taken in 64 bits. */
+  gran_init(&w, 8521760u, 28, 1, 1);
+  assert_int_equal(kf__gran_grid_x(g, w.l), 8521760u);
+  assert_int_equal(kf__guards_check(g, w.l), KF_FALLBACK_COUNT);
+  gran_init(&w, 8521761u, 28, 1, 1);
+  assert_int_equal(kf__gran_grid_x(g, w.l), 0);
+  assert_int_equal(kf__guards_check(g, w.l), KF_FALLBACK_SHAPE);
+  gran_init(&w, 0x7fffffffu, 29, 1, 1);
+  assert_int_equal(kf__gran_grid_x(g, w.l), 0);
+  assert_int_equal(kf__guards_check(g, w.l), KF_FALLBACK_SHAPE);
+  gran_init(&w, 1, 1, 0xffffffffu, 1024);
+  assert_int_equal(kf__gran_grid_x(g, w.l), 0);
+  assert_int_equal(kf__guards_check(g, w.l), KF_FALLBACK_SHAPE);
+  kf__manifest_free(m);
+  /* A group of another shape has no such grid. */
+  two_init(&w);
+  assert_int_equal(kf__gran_grid_x(&gm->groups[0], w.l), 0);
+}
+
+/* Every launch must be 1-D and not empty; a rider keeps its own shape. */
+static void test_gran_shape(void **state)
+{
+  kf__manifest_t *m = parse_ok(gran_text);
+  const kf__group_t *g = &m->groups[0];
+  two_t w;
+  kf_launch_t l[3];
+  (void)state;
+  for (int i = 0; i < 2; i++)
+    for (int k = 0; k < 7; k++) {
+      gran_init(&w, 8, 128, 72, 128);
+      switch (k) {
+      case 0: w.l[i].grid[1] = 2; break;
+      case 1: w.l[i].grid[2] = 2; break;
+      case 2: w.l[i].block[1] = 2; break;
+      case 3: w.l[i].block[2] = 2; break;
+      case 4: w.l[i].grid[0] = 0; break;
+      case 5: w.l[i].block[0] = 0; break;
+      case 6: w.l[i].grid[1] = 0; break;
+      }
+      assert_int_equal(kf__gran_grid_x(g, w.l), 0);
+      assert_int_equal(kf__guards_check(g, w.l), KF_FALLBACK_SHAPE);
+    }
+  kf__manifest_free(m);
+
+  m = parse_ok(MHDR "group f 3\nkernel 0 scale 4\nkernel 1 axpy 4\nkernel 2 axpy 4\nrider 1\n"
+                    "shape gran 28 1 0 9\nstream same\nlaunch 0 0 0\nend\n");
+  g = &m->groups[0];
+  gran_init(&w, 8, 128, 72, 128);
+  l[0] = w.l[0], l[1] = w.l[1], l[2] = w.l[1];
+  l[1].grid[1] = 5, l[1].block[2] = 4; /* the rider: 2-D grid, 3-D block */
+  assert_int_equal(kf__gran_grid_x(g, l), 37);
+  assert_int_equal(kf__guards_check(g, l), KF_FALLBACK_COUNT);
+  l[2].grid[0] = 80;
+  assert_int_equal(kf__gran_grid_x(g, l), 41);
+  l[2].block[1] = 2;
+  assert_int_equal(kf__guards_check(g, l), KF_FALLBACK_SHAPE);
+  kf__manifest_free(m);
+}
+
 static void test_footprint_errors_fail_safe(void **state)
 {
   two_t w;
@@ -450,6 +552,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_dynshmem, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_overlap, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_layout, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_gran_grid, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_gran_shape, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_footprint_errors_fail_safe, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_missing_footprint_uses_allocation, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_dead_mask, guard_setup, guard_teardown),

@@ -111,6 +111,81 @@ static void test_split(void **state)
                       "kfuse-stats: split: calls=6 fused=2 fallback=4 shape=4");
 }
 
+/* `shape gran`: scale with one thread per instance, axpy with nine, 28
+ * instances per block. The fused launch gets one line of blocks of 9 * 28
+ * threads, as many as the launch that needs the most, and the arguments of
+ * `shape same`; the `launch` line's grid and block launches play no part.
+ * A launch that is not 1-D, or a grid beyond 2^31 - 1 blocks, falls back. */
+static const char gran_manifest[] =
+    HDR "group fused_sg 2\nkernel 0 _Z5scalePKfPffi 4\nkernel 1 _Z4axpyPKfS0_Pfi 4\n"
+        "shape gran 28 1 9\nstream same\ndynshmem 0\nlaunch 0 1 32\n"
+        "equal 0.1 1.0\nequal 0.3 1.3\n"
+        "footprint 0.0 r 0 4*s3\nfootprint 0.1 w 0 4*s3\nfootprint 1.0 r 0 4*s3\n"
+        "footprint 1.1 r 0 4*s3\nfootprint 1.2 w 0 4*s3\n"
+        "disjoint 0.0 0.1\ndisjoint 1.2 0.0\ndisjoint 1.2 1.1\ndisjoint 1.2 1.0\n"
+        "dead 0 0.1\nend\n";
+
+static void gran_call(call_t *c, uint32_t gx0, uint32_t gx1)
+{
+  call_init(c, "sa");
+  c->l[0].grid[0] = gx0, c->l[0].block[0] = 128;
+  c->l[1].grid[0] = gx1, c->l[1].block[0] = 128;
+}
+
+static void test_gran(void **state)
+{
+  static kf_site_t site = {"gran", NULL, 2, 0, NULL, NULL, NULL};
+  call_t c;
+  const fake_record_t *r;
+  (void)state;
+  fake.manifest = gran_manifest;
+  fake_fused("fused_sg", 8, body_fused);
+  gran_call(&c, 8, 72); /* ceil(1024 / 28) = ceil(9216 / 252) = 37 */
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("F:fused_sg");
+  r = &fake.log[0];
+  assert_int_equal(r->grid[0], 37);
+  assert_int_equal(r->grid[1], 1);
+  assert_int_equal(r->grid[2], 1);
+  assert_int_equal(r->block[0], 252);
+  assert_int_equal(r->block[1], 1);
+  assert_int_equal(r->block[2], 1);
+  assert_int_equal(r->shmem, 32);
+  assert_ptr_equal(r->stream, (void *)0x5);
+  assert_int_equal(r->nargs, 8);
+  for (int p = 0; p < 4; p++) {
+    assert_ptr_equal(r->args[p], c.args0[p]);
+    assert_ptr_equal(r->args[4 + p], c.args1[p]);
+  }
+  assert_int_equal(r->dead_mask, 0);
+  check_results();
+
+  /* Launch 1 needs more blocks: ceil(10240 / 252) = 41; the memo of the
+   * last call does not keep its grid. */
+  fake.nlog = 0;
+  gran_call(&c, 8, 80);
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  gran_call(&c, 8, 80);
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("F:fused_sg F:fused_sg");
+  assert_int_equal(fake.log[0].grid[0], 41);
+  assert_int_equal(fake.log[1].grid[0], 41);
+  assert_int_equal(fake.log[1].block[0], 252);
+
+  fake.nlog = 0;
+  gran_call(&c, 8, 72);
+  c.l[1].grid[1] = 2;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  gran_call(&c, 8, 72);
+  c.l[0].block[2] = 2;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  gran_call(&c, 0x7fffffffu, 72); /* 2^38 - 128 threads of 28: past 2^31 - 1 blocks */
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi _Z5scalePKfPffi _Z4axpyPKfS0_Pfi "
+             "_Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
+  assert_string_equal(stats_of("gran"), "kfuse-stats: gran: calls=6 fused=3 fallback=3 shape=3");
+}
+
 /* A rider: launch 1 (other) lies between the fused launches and is not
  * fused. The fused kernel gets launches 0 and 2's arguments; the rider runs
  * after it, with its own shape, and only when its footprint is disjoint
@@ -1020,6 +1095,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup(test_fused, setup),
     cmocka_unit_test_setup(test_split, setup),
+    cmocka_unit_test_setup(test_gran, setup),
     cmocka_unit_test_setup(test_rider, setup),
     cmocka_unit_test_setup(test_rider_before, setup),
     cmocka_unit_test_setup(test_pair, setup),
