@@ -19,6 +19,17 @@
 #include "tests/unit/fake_cuda.h"
 #include "tests/unit/rt_testlib.h"
 
+/* The fused launch @p r got launch 0's four arguments, then launch 1's (the
+ * fused launches of @p c), then the dead mask. */
+static void assert_fused_args(const fake_record_t *r, const call_t *c)
+{
+  assert_int_equal(r->nargs, 8);
+  for (int p = 0; p < 4; p++) {
+    assert_ptr_equal(r->args[p], c->args0[p]);
+    assert_ptr_equal(r->args[4 + p], c->args1[p]);
+  }
+}
+
 static void test_fused(void **state)
 {
   static kf_site_t site = {"t.cu:10:3 main", NULL, 2, 0, NULL, NULL, NULL};
@@ -36,12 +47,7 @@ static void test_fused(void **state)
   assert_int_equal(r->block[0], 32);
   assert_int_equal(r->shmem, 32);
   assert_ptr_equal(r->stream, (void *)0x5);
-  /* Arguments: launch 0's, then launch 1's, then the dead mask. */
-  assert_int_equal(r->nargs, 8);
-  for (int p = 0; p < 4; p++) {
-    assert_ptr_equal(r->args[p], c.args0[p]);
-    assert_ptr_equal(r->args[4 + p], c.args1[p]);
-  }
+  assert_fused_args(r, &c);
   assert_int_equal(r->dead_mask, 0);
   check_results();
   assert_string_equal(stats_of("t.cu:10:3 main"), "kfuse-stats: t.cu:10:3 main: calls=1 fused=1 fallback=0");
@@ -152,11 +158,7 @@ static void test_gran(void **state)
   assert_int_equal(r->block[2], 1);
   assert_int_equal(r->shmem, 32);
   assert_ptr_equal(r->stream, (void *)0x5);
-  assert_int_equal(r->nargs, 8);
-  for (int p = 0; p < 4; p++) {
-    assert_ptr_equal(r->args[p], c.args0[p]);
-    assert_ptr_equal(r->args[4 + p], c.args1[p]);
-  }
+  assert_fused_args(r, &c);
   assert_int_equal(r->dead_mask, 0);
   check_results();
 
@@ -218,11 +220,7 @@ static void test_rider(void **state)
   r = &fake.log[0];
   assert_int_equal(r->grid[0], 2);
   assert_int_equal(r->block[0], 32);
-  assert_int_equal(r->nargs, 8);
-  for (int p = 0; p < 4; p++) {
-    assert_ptr_equal(r->args[p], c.args0[p]);
-    assert_ptr_equal(r->args[4 + p], c.args1[p]);
-  }
+  assert_fused_args(r, &c);
   assert_int_equal(r->dead_mask, 1);
   assert_int_equal(fake.log[1].grid[0], 7);
   assert_int_equal(fake.log[1].block[0], 64);
