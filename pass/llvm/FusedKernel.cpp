@@ -379,7 +379,8 @@ Value *FusedKernelBuilder::inBlockOffset(Instruction *I, unsigned Stage, const A
 }
 
 /// \p P, a polynomial in the thread and block coordinates and extents, as
-/// an i64 computed from the special registers.
+/// an i64 computed from the special registers; \p Tid, an i64, stands for
+/// tid.x where given.
 Value *FusedKernelBuilder::emitPoly(IRBuilder<> &B, const IndexPoly &P, Value *Tid) {
   Value *Sum = B.getInt64(0);
   for (auto &[M, K] : P.Terms) {
