@@ -39,8 +39,9 @@ uint32_t kf__split_grid_x(const kf__group_t *g, const kf_launch_t *l);
  * over the launches i that are not riders of
  * ceil(grid.x * block.x / (gran_tpi[i] * gran_ipb)), in 64-bit arithmetic.
  * 0 when a launch is not 1-D (grid.y, grid.z, block.y or block.z other
- * than 1), has a grid.x or block.x of 0, or the result exceeds 2^31 - 1,
- * and for a group of another shape.
+ * than 1), has a grid.x or block.x of 0, or the result times the block
+ * (gran_tpi_max * gran_ipb threads) exceeds 2^31 - 1, so that no stage's
+ * global index passes an int, and for a group of another shape.
  */
 uint32_t kf__gran_grid_x(const kf__group_t *g, const kf_launch_t *l);
 
