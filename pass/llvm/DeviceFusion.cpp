@@ -51,7 +51,8 @@
 ///     element: nine to one), any grids and blocks, each stage 1-D, all its
 ///     accesses under one check `g < n`, no gridDim.x, no riders; a buffer
 ///     that stages of different granularities share is staged per block of
-///     instances, every access in its own thread's c bytes of them;
+///     instances, every access in its own thread's c bytes of them, or its
+///     instance's element read by q threads, c*(g/q) + d (`nrm[j / 25]`);
 ///  4. the dynamic shared memory size is a literal constant (`dynshmem`);
 ///  5. for every buffer (value number) and every pair of accesses to it from
 ///     different stages where at least one is a store, either
