@@ -613,17 +613,25 @@ static void reorder_f32(void *const *in, void *const *out, int n, int block, cud
   rd_update<<<g, block, 0, s>>>(u, t, src, o, n);
   cudaFreeAsync(t, s), cudaFreeAsync(src, s);
 }
+/* The mapped function's intermediates, stream-ordered temporaries of the
+ * function that launches the sequence (a macro, not a helper: the host pass
+ * proves them dead from their allocation and free in that function). */
+#define KB_MF_TEMPS_ALLOC                                                                      \
+  float *AB, *ABv, *nrm, *CD, *CDC;                                                            \
+  size_t bytes = (size_t)n * sizeof(float);                                                    \
+  cudaMallocAsync(&AB, 9 * bytes, s), cudaMallocAsync(&ABv, 3 * bytes, s);                     \
+  cudaMallocAsync(&nrm, bytes, s), cudaMallocAsync(&CD, 25 * bytes, s);                        \
+  cudaMallocAsync(&CDC, 25 * bytes, s)
+#define KB_MF_TEMPS_FREE                                                                       \
+  cudaFreeAsync(AB, s), cudaFreeAsync(ABv, s), cudaFreeAsync(nrm, s);                          \
+  cudaFreeAsync(CD, s), cudaFreeAsync(CDC, s)
 /* The mapped function as a program computes it: the intermediates are
  * temporaries, F the only result. */
 static void mapped_f_temps_f32(void *const *in, void *const *out, int n, int block,
                                cudaStream_t s)
 {
   const float *const *i = (const float *const *)in;
-  float *AB, *ABv, *nrm, *CD, *CDC;
-  size_t bytes = (size_t)n * sizeof(float);
-  cudaMallocAsync(&AB, 9 * bytes, s), cudaMallocAsync(&ABv, 3 * bytes, s);
-  cudaMallocAsync(&nrm, bytes, s), cudaMallocAsync(&CD, 25 * bytes, s);
-  cudaMallocAsync(&CDC, 25 * bytes, s);
+  KB_MF_TEMPS_ALLOC;
   /* The launches of mf_launch, here: a helper with two callers stays a
    * call, and its temporaries come from its caller. */
   unsigned g = grid_for(n, block);
@@ -633,8 +641,7 @@ static void mapped_f_temps_f32(void *const *in, void *const *out, int n, int blo
   mf_mmul55<<<g, block, 0, s>>>(i[3], i[4], CD, n);
   mf_madd55<<<g, block, 0, s>>>(CD, i[3], CDC, n);
   mf_smmul55<<<g, block, 0, s>>>(nrm, CDC, (float *)out[0], n);
-  cudaFreeAsync(AB, s), cudaFreeAsync(ABv, s), cudaFreeAsync(nrm, s);
-  cudaFreeAsync(CD, s), cudaFreeAsync(CDC, s);
+  KB_MF_TEMPS_FREE;
 }
 /* 3x3 products at mixed granularity: the product with one thread per
  * matrix, the scaling with one per element (its own grid), the trace with
@@ -740,21 +747,18 @@ static void mapped_f_gran_f32(void *const *in, void *const *out, int n, int bloc
                               cudaStream_t s)
 {
   const float *const *i = (const float *const *)in;
-  float *AB, *ABv, *nrm, *CD, *CDC;
-  size_t bytes = (size_t)n * sizeof(float);
-  cudaMallocAsync(&AB, 9 * bytes, s), cudaMallocAsync(&ABv, 3 * bytes, s);
-  cudaMallocAsync(&nrm, bytes, s), cudaMallocAsync(&CD, 25 * bytes, s);
-  cudaMallocAsync(&CDC, 25 * bytes, s);
+  KB_MF_TEMPS_ALLOC;
   mfg_mmul33<<<grid_for(9 * n, block), block, 0, s>>>(i[0], i[1], AB, 9 * n);
   mfg_mvmul33<<<grid_for(3 * n, block), block, 0, s>>>(AB, i[2], ABv, 3 * n);
   mfg_norm3<<<grid_for(n, block), block, 0, s>>>(ABv, nrm, n);
   mfg_mmul55<<<grid_for(5 * n, block), block, 0, s>>>(i[3], i[4], CD, 5 * n);
   mfg_madd55<<<grid_for(25 * n, block), block, 0, s>>>(CD, i[3], CDC, 25 * n);
   mfg_smmul55<<<grid_for(25 * n, block), block, 0, s>>>(nrm, CDC, (float *)out[0], 25 * n);
-  cudaFreeAsync(AB, s), cudaFreeAsync(ABv, s), cudaFreeAsync(nrm, s);
-  cudaFreeAsync(CD, s), cudaFreeAsync(CDC, s);
+  KB_MF_TEMPS_FREE;
 }
 #undef KB_TEMP
+#undef KB_MF_TEMPS_ALLOC
+#undef KB_MF_TEMPS_FREE
 
 /* A host function, not a namespace-scope table: clang would also emit a
  * constant-initialised global for the device, where host function addresses

@@ -524,7 +524,10 @@ static bool refuseUnsafeRegister(FusionCandidate &C, unsigned Producer, const st
                                  bool Grid);
 
 namespace {
-enum class HaloFit { No, Yes, Refused };
+/// Whether one of the special ways of carrying a buffer (halo
+/// recomputation, staging across granularities) takes it: No leaves it to
+/// the usual checks, Refused has invalidated the candidate.
+enum class CarryFit { No, Yes, Refused };
 } // namespace
 
 /// Halo recomputation (1-D): one stage stores buffer \p V, each thread at
@@ -545,7 +548,7 @@ enum class HaloFit { No, Yes, Refused };
 /// elements only. Returns No when the accesses do not have this form (the
 /// usual rules decide), Yes with \p I filled, or Refused with \p C
 /// invalidated.
-static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<StagedAccess> &Accs,
+static CarryFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<StagedAccess> &Accs,
                            Intermediate &I, bool Grown = false) {
   const SeqRecord &R = *C.Seq;
   int Producer = -1;
@@ -556,22 +559,22 @@ static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<Sta
     std::optional<int64_t> D = elementShift(X.Offset, X.A->Bytes);
     if (X.A->UnknownIndex || !D || *D != 0 || (Producer >= 0 && Producer != int(X.Stage)) ||
         (Store && Store->Ty != X.A->Ty))
-      return HaloFit::No;
+      return CarryFit::No;
     Producer = int(X.Stage);
     Store = X.A;
   }
   if (!Store)
-    return HaloFit::No;
+    return CarryFit::No;
   int64_t Lo = 0, Hi = 0, FarShift = 0;
   const StagedAccess *Far = nullptr;
   for (const StagedAccess &X : Accs) {
     if (X.A->IsStore)
       continue;
     if (int(X.Stage) <= Producer || X.A->UnknownIndex || X.A->Ty != Store->Ty)
-      return HaloFit::No;
+      return CarryFit::No;
     std::optional<int64_t> D = elementShift(X.Offset, Store->Bytes);
     if (!D)
-      return HaloFit::No;
+      return CarryFit::No;
     Lo = std::max(Lo, -*D);
     Hi = std::max(Hi, *D);
     if (!Far && (*D > MaxHalo || -*D > MaxHalo)) {
@@ -580,17 +583,17 @@ static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<Sta
     }
   }
   if (Lo == 0 && Hi == 0 && !Grown)
-    return HaloFit::No; // every thread reads its own element: forwarding
+    return CarryFit::No; // every thread reads its own element: forwarding
   std::string Buf = "buffer '" + R.Values.at(V).Text + "'";
   if (refuseUnsafeRegister(C, unsigned(Producer), Buf, /*Grid=*/false))
-    return HaloFit::Refused;
+    return CarryFit::Refused;
   if (Far) {
     C.invalidate(Buf + ": " + describe(C, *Far) + ", " +
                      std::to_string(FarShift < 0 ? -FarShift : FarShift) +
                      " elements from its thread's own; halo fusion recomputes at most " +
                      std::to_string(MaxHalo) + " elements on each side of a block",
                  "halo", Far->A->Inst);
-    return HaloFit::Refused;
+    return CarryFit::Refused;
   }
   I.HaloExact = haloExact(C, Accs, Producer);
   if (I.HaloExact)
@@ -605,7 +608,7 @@ static HaloFit haloCarried(FusionCandidate &C, unsigned V, const std::vector<Sta
   I.HaloHi[0] = unsigned(Hi);
   I.DeadLaunch = C.index(Producer);
   I.DeadParam = Store->Param;
-  return HaloFit::Yes;
+  return CarryFit::Yes;
 }
 
 static bool refuseUnsafeRegister(FusionCandidate &C, unsigned Producer, const std::string &Buf,
@@ -693,7 +696,7 @@ static const char *const DimName[3] = {"x", "y", "z"};
 /// readers read their own cells. Returns No when the accesses do not have
 /// this form (the usual rules decide), Yes with \p I filled, or Refused
 /// with \p C invalidated.
-static HaloFit haloGrid(FusionCandidate &C, unsigned V, const std::vector<StagedAccess> &Accs,
+static CarryFit haloGrid(FusionCandidate &C, unsigned V, const std::vector<StagedAccess> &Accs,
                         Intermediate &I, bool Grown = false) {
   const SeqRecord &R = *C.Seq;
   int Producer = -1;
@@ -703,16 +706,16 @@ static HaloFit haloGrid(FusionCandidate &C, unsigned V, const std::vector<Staged
       continue;
     if (X.A->UnknownIndex || (Producer >= 0 && Producer != int(X.Stage)) ||
         (Store && (Store->A->Ty != X.A->Ty || Store->Offset != X.Offset)))
-      return HaloFit::No;
+      return CarryFit::No;
     Producer = int(X.Stage);
     Store = &X;
   }
   if (!Store)
-    return HaloFit::No;
+    return CarryFit::No;
   std::optional<DigitForm> Form = digitsOf(Store->Offset);
   if (!Form || !gridShift(IndexPoly(), Form->Digits, Store->A->Bytes) ||
       llvm::none_of(Form->Digits, [](const IndexDigit &D) { return D.Dim > 0; }))
-    return HaloFit::No;
+    return CarryFit::No;
   std::array<int64_t, 3> Lo = {0, 0, 0}, Hi = {0, 0, 0};
   bool Shifted = false;
   const StagedAccess *Far = nullptr;
@@ -720,10 +723,10 @@ static HaloFit haloGrid(FusionCandidate &C, unsigned V, const std::vector<Staged
     if (X.A->IsStore)
       continue;
     if (int(X.Stage) <= Producer || X.A->UnknownIndex || X.A->Ty != Store->A->Ty)
-      return HaloFit::No;
+      return CarryFit::No;
     auto S = gridShift(X.Offset - Store->Offset, Form->Digits, Store->A->Bytes);
     if (!S)
-      return HaloFit::No;
+      return CarryFit::No;
     for (unsigned D = 0; D < 3; ++D) {
       Lo[D] = std::max(Lo[D], -(*S)[D]);
       Hi[D] = std::max(Hi[D], (*S)[D]);
@@ -734,10 +737,10 @@ static HaloFit haloGrid(FusionCandidate &C, unsigned V, const std::vector<Staged
     I.HaloShift[X.A] = *S;
   }
   if (!Shifted && !Grown)
-    return HaloFit::No; // every thread reads its own element: forwarding or staging
+    return CarryFit::No; // every thread reads its own element: forwarding or staging
   std::string Buf = "buffer '" + R.Values.at(V).Text + "'";
   if (refuseUnsafeRegister(C, unsigned(Producer), Buf, /*Grid=*/true))
-    return HaloFit::Refused;
+    return CarryFit::Refused;
   if (Far) {
     C.invalidate(Buf + ": " + describe(C, *Far) +
                      ", more than " + std::to_string(MaxHalo) +
@@ -745,7 +748,7 @@ static HaloFit haloGrid(FusionCandidate &C, unsigned V, const std::vector<Staged
                      "recomputes at most " +
                      std::to_string(MaxHalo) + " on each side of a block",
                  "halo", Far->A->Inst);
-    return HaloFit::Refused;
+    return CarryFit::Refused;
   }
   // Exactness: n_d, the producer's bound in each dimension of the layout.
   std::optional<unsigned> N[3];
@@ -758,7 +761,7 @@ static HaloFit haloGrid(FusionCandidate &C, unsigned V, const std::vector<Staged
                        "write the producer's check as `if (x < w && y < h)` (or `if (x >= "
                        "w || y >= h) return;`) with nothing else before the store",
                    "halo", Store->A->Inst);
-      return HaloFit::Refused;
+      return CarryFit::Refused;
     }
     N[D.Dim] = C.arg(Producer, *Store->A->EveryBelow[D.Dim]);
   }
@@ -780,7 +783,7 @@ static HaloFit haloGrid(FusionCandidate &C, unsigned V, const std::vector<Staged
                        " - 1)` around a read at " + DimName[D.Dim] + " - 1 and " +
                        DimName[D.Dim] + " + 1)",
                    "halo", X.A->Inst);
-      return HaloFit::Refused;
+      return CarryFit::Refused;
     }
   }
   // The guards: one address per element of the box (each coefficient at
@@ -796,7 +799,7 @@ static HaloFit haloGrid(FusionCandidate &C, unsigned V, const std::vector<Staged
     IndexPoly Step;
     for (auto &[M, K] : It->Coef.Terms) {
       if (K % int64_t(Store->A->Bytes))
-        return HaloFit::No;
+        return CarryFit::No;
       Step.Terms[M] = K / int64_t(Store->A->Bytes);
     }
     if (D > 0 && Below != Step) // the pitch is the width: nothing to check
@@ -808,7 +811,7 @@ static HaloFit haloGrid(FusionCandidate &C, unsigned V, const std::vector<Staged
   for (const std::string &G : New) {
     Lines.push_back(launchExpr(C, G));
     if (Lines.back().empty())
-      return HaloFit::No;
+      return CarryFit::No;
   }
   C.Layout.insert(Lines.begin(), Lines.end());
   I.Value = V;
@@ -824,7 +827,7 @@ static HaloFit haloGrid(FusionCandidate &C, unsigned V, const std::vector<Staged
   }
   I.DeadLaunch = C.index(Producer);
   I.DeadParam = Store->A->Param;
-  return HaloFit::Yes;
+  return CarryFit::Yes;
 }
 
 /// Halo growth: a stage run again for a halo must see, for those elements,
@@ -859,18 +862,18 @@ static bool growHalos(FusionCandidate &C,
           continue;
         auto J = llvm::find_if(C.Carried, [&](const Intermediate &X) { return X.Value == W; });
         Intermediate Grown;
-        HaloFit Fit = HaloFit::No;
+        CarryFit Fit = CarryFit::No;
         std::array<int64_t, 3> Shift = {0, 0, 0};
         std::optional<int64_t> D =
             A.UnknownIndex || Grid ? std::nullopt : elementShift(C.valueOffset(P, A), A.Bytes);
         bool Known = !A.UnknownIndex && (Grid || D);
         if (Known && J != C.Carried.end() && J->Mech != Mechanism::Stage)
-          Fit = J->Mech == Mechanism::Halo ? HaloFit::Yes
+          Fit = J->Mech == Mechanism::Halo ? CarryFit::Yes
                 : Grid ? haloGrid(C, W, ByValue[W], Grown, /*Grown=*/true)
                        : haloCarried(C, W, ByValue[W], Grown, /*Grown=*/true);
-        if (Fit == HaloFit::Refused)
+        if (Fit == CarryFit::Refused)
           return false;
-        if (Fit == HaloFit::No || (J->Mech != Mechanism::Halo && Grown.HaloStage >= P)) {
+        if (Fit == CarryFit::No || (J->Mech != Mechanism::Halo && Grown.HaloStage >= P)) {
           C.invalidate("buffer '" + R.Values.at(C.Carried[K].Value).Text +
                            "': later launches read it at neighbouring elements, so " +
                            launchText(C, P) +
@@ -1253,15 +1256,15 @@ static bool checkGranularity(FusionCandidate &C) {
 /// element type. A fused block's instances are then the same W * GranIpb
 /// bytes in every stage, so the buffer is staged in a tile of that many
 /// bytes, slot (c_X * tid.x + d_X) / size, with a barrier between every two
-/// stages that touch it (appended to \p Spans). HaloFit::No where its
+/// stages that touch it (appended to \p Spans). CarryFit::No where its
 /// accesses are all in stages of one granularity.
-static HaloFit granularityCarried(FusionCandidate &C, unsigned V,
+static CarryFit granularityCarried(FusionCandidate &C, unsigned V,
                                   const std::vector<StagedAccess> &Accs, Intermediate &I,
                                   std::vector<std::pair<unsigned, unsigned>> &Spans) {
   if (llvm::all_of(Accs, [&](const StagedAccess &X) {
         return C.Tpi[X.Stage] == C.Tpi[Accs.front().Stage] && !X.A->Instance;
       }))
-    return HaloFit::No;
+    return CarryFit::No;
   const std::string Buf = "buffer '" + C.Seq->Values.at(V).Text + "': ";
   int64_t W = 0;
   for (const StagedAccess &X : Accs) {
@@ -1283,13 +1286,13 @@ static HaloFit granularityCarried(FusionCandidate &C, unsigned V,
                    "); stages of different granularities must each read and write their own "
                    "thread's elements of the same instances",
                    "granularity", X.A->Inst);
-      return HaloFit::Refused;
+      return CarryFit::Refused;
     }
     if (X.A->Ty != Accs.front().A->Ty) {
       C.invalidate(Buf + "accessed with different element types; use one element type in "
                          "every kernel",
                    "type", X.A->Inst);
-      return HaloFit::Refused;
+      return CarryFit::Refused;
     }
     W = G->first * C.Tpi[X.Stage] / Div;
     I.TileSlot[X.A] = IndexPoly::constant(G->first / Size) * IndexPoly::symbol(SymTid) +
@@ -1312,7 +1315,7 @@ static HaloFit granularityCarried(FusionCandidate &C, unsigned V,
       I.DeadLaunch = C.index(X.Stage);
       I.DeadParam = X.A->Param;
     }
-  return HaloFit::Yes;
+  return CarryFit::Yes;
 }
 
 /// The tile slots of a staged buffer whose accesses are all in stages of
@@ -1481,19 +1484,19 @@ void kfuse::checkCandidate(FusionCandidate &C) {
     }
     if (!C.Tpi.empty()) {
       Intermediate I;
-      HaloFit Fit = granularityCarried(C, V, Accs, I, Spans);
-      if (Fit == HaloFit::Refused)
+      CarryFit Fit = granularityCarried(C, V, Accs, I, Spans);
+      if (Fit == CarryFit::Refused)
         return;
-      if (Fit == HaloFit::Yes) {
+      if (Fit == CarryFit::Yes) {
         C.Carried.push_back(I);
         continue;
       }
     } else {
       Intermediate I;
-      HaloFit Fit = OneDimensional ? haloCarried(C, V, Accs, I) : haloGrid(C, V, Accs, I);
-      if (Fit == HaloFit::Refused)
+      CarryFit Fit = OneDimensional ? haloCarried(C, V, Accs, I) : haloGrid(C, V, Accs, I);
+      if (Fit == CarryFit::Refused)
         return;
-      if (Fit == HaloFit::Yes) {
+      if (Fit == CarryFit::Yes) {
         C.Carried.push_back(I);
         continue;
       }
