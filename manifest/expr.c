@@ -15,7 +15,8 @@ enum {
   KF__OP_MUL,
   KF__OP_NEG,
   KF__OP_MIN,
-  KF__OP_MAX
+  KF__OP_MAX,
+  KF__OP_DIV /* floor division by a positive divisor */
 };
 
 enum { KF__SYM_SCALAR = 6 };
@@ -188,8 +189,14 @@ out:
 static void kf__expr_product(kf__expr_parser_t *ps)
 {
   kf__expr_primary(ps);
-  while (!ps->err && kf__expr_accept(ps, '*')) {
-    kf__expr_op_t op = {KF__OP_MUL, 0, 0, 0};
+  while (!ps->err) {
+    kf__expr_op_t op = {0};
+    if (kf__expr_accept(ps, '*'))
+      op.kind = KF__OP_MUL;
+    else if (kf__expr_accept(ps, '/'))
+      op.kind = KF__OP_DIV;
+    else
+      break;
     kf__expr_primary(ps);
     kf__expr_emit(ps, op);
   }

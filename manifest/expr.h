@@ -16,8 +16,9 @@ typedef struct kf__expr kf__expr_t;
 
 /**
  * Compiles the @p len bytes at @p text (no NUL needed). Grammar: decimal
- * constants, symbols gx gy gz bx by bz s<p>, binary + - *, unary -,
- * parentheses, min(a,b), max(a,b); no spaces.
+ * constants, symbols gx gy gz bx by bz s<p>, binary + - * /, unary -,
+ * parentheses, min(a,b), max(a,b); no spaces. a/b rounds toward minus
+ * infinity; a divisor that is not positive fails the evaluation.
  * @param out receives the program; free it with kf__expr_free().
  * @returns 0, KF_EPARSE for malformed text or an unknown symbol, KF_ERANGE
  * for a constant beyond int64 or an expression too deep/long, KF_ENOMEM.

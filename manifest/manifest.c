@@ -197,7 +197,7 @@ static int kf__group_derive(kf__group_t *g)
     if (kf__group_rider(g, g->equal[i].a.launch) || kf__group_rider(g, g->equal[i].b.launch))
       return KF_EPARSE;
   for (uint32_t i = 0; i < g->nle; i++)
-    if (kf__group_rider(g, g->le[i].launch))
+    if (kf__group_rider(g, g->le[i].launch) || kf__group_rider(g, g->le[i].rhs_launch))
       return KF_EPARSE;
   for (uint32_t i = 0; i < g->ndead; i++)
     if (kf__group_rider(g, g->dead[i].ref.launch))
@@ -518,14 +518,17 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
     return rc;
   }
   if (kf__field_is(f[0], "le")) {
-    kf__le_t le = {0, NULL, NULL};
-    if (nf != 4)
+    kf__le_t le = {0, 0, NULL, NULL};
+    if (nf != 4 && nf != 5)
       return KF_EPARSE;
     if ((rc = kf__parse_u32(f[1], KF__MANIFEST_MAX_LAUNCHES, &le.launch)) != 0)
       return rc == KF_ERANGE ? KF_EPARSE : rc;
-    if (le.launch >= g->nlaunches)
+    le.rhs_launch = le.launch;
+    if (nf == 5 && (rc = kf__parse_u32(f[3], KF__MANIFEST_MAX_LAUNCHES, &le.rhs_launch)) != 0)
+      return rc == KF_ERANGE ? KF_EPARSE : rc;
+    if (le.launch >= g->nlaunches || le.rhs_launch >= g->nlaunches)
       return KF_EPARSE;
-    kf__compile_pair(f[2], f[3], &le.lhs, &le.rhs);
+    kf__compile_pair(f[2], f[nf - 1], &le.lhs, &le.rhs);
     rc = kf__append(&g->le, &g->nle, sizeof le, &le);
     if (rc != 0) {
       kf__expr_free(le.lhs);

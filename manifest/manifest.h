@@ -56,9 +56,11 @@ typedef struct kf__pair {
   kf__param_ref_t b;
 } kf__pair_t;
 
-/** `le <a> <lhs> <rhs>`: lhs <= rhs, both evaluated for launch a. */
+/** `le <a> <lhs> <rhs>`: lhs <= rhs, both evaluated for launch a; `le <a>
+ * <lhs> <b> <rhs>`: lhs evaluated for launch a, rhs for launch b. */
 typedef struct kf__le {
   uint32_t launch;
+  uint32_t rhs_launch; /**< the launch rhs is evaluated for */
   kf__expr_t *lhs; /**< NULL: the text did not compile; the guard then fails */
   kf__expr_t *rhs;
 } kf__le_t;

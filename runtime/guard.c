@@ -291,7 +291,7 @@ kf_fallback_t kf__guards_check_pure(const kf__group_t *g, const kf_launch_t *l, 
     const kf__le_t *le = &g->le[i];
     int64_t a, b;
     if (le->lhs == NULL || kf__expr_eval(le->lhs, &l[le->launch], &a) != 0 ||
-        kf__expr_eval(le->rhs, &l[le->launch], &b) != 0 || a > b)
+        kf__expr_eval(le->rhs, &l[le->rhs_launch], &b) != 0 || a > b)
       return KF_FALLBACK_LAYOUT;
   }
   for (uint32_t i = 0; i < g->nequal; i++)

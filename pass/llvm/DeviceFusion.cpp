@@ -53,6 +53,11 @@
 ///     that stages of different granularities share is staged per block of
 ///     instances, every access in its own thread's c bytes of them, or its
 ///     instance's element read by q threads, c*(g/q) + d (`nrm[j / 25]`);
+///     and an input no stage writes, read in its instances' records of the
+///     same W bytes, the first and last byte of each by every thread below
+///     some stage's `g < n`, is copied a block of instances at a time into
+///     shared memory by consecutive threads, its loads reading the copy
+///     (FusionCandidate::GranInputs);
 ///  4. the dynamic shared memory size is a literal constant (`dynshmem`);
 ///  5. for every buffer (value number) and every pair of accesses to it from
 ///     different stages where at least one is a store, either
@@ -1196,6 +1201,12 @@ void DeviceFuser::fuse(FusionCandidate &C) {
       Granularity += (S ? ", " : "") + std::to_string(C.Tpi[S]);
     Granularity += ", " + std::to_string(C.GranIpb) + " instances per block of " +
                    std::to_string(C.GranIpb * *llvm::max_element(C.Tpi)) + " threads";
+    if (!C.GranInputs.empty()) {
+      Granularity += "; the block loads the records of ";
+      for (size_t K = 0; K < C.GranInputs.size(); ++K)
+        Granularity += (K ? ", " : "") + C.Seq->Values.at(C.GranInputs[K].Value).Text;
+      Granularity += " into shared memory with consecutive threads";
+    }
   }
   std::string Riders;
   for (bool Before : {true, false}) {

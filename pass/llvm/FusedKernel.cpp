@@ -121,6 +121,15 @@ class FusedKernelBuilder {
   /// The dead-mask bit of each carried buffer whose stores the mask may
   /// skip, by the buffer's argument.
   DenseMap<const Value *, unsigned> DeadBitOf;
+  /// Across granularities, each input whose records the block copies
+  /// (FusionCandidate::GranInput), by value: its tile, and the byte offset
+  /// of the block's first record.
+  struct InputTile {
+    const FusionCandidate::GranInput *In = nullptr;
+    GlobalVariable *Tile = nullptr;
+    Value *BlockOff = nullptr;
+  };
+  std::map<unsigned, InputTile> Inputs;
 
 public:
   FusedKernelBuilder(Module &M, const FusionCandidate &C,
@@ -135,6 +144,8 @@ public:
 private:
   void createFunction();
   void createStorage(IRBuilder<> &B);
+  bool copyInputs(IRBuilder<> &B);
+  void rewriteInputLoad(LoadInst *LI, unsigned Stage, const Access &A, const InputTile &T);
   Value *barrier(IRBuilder<> &B);
   Value *sreg(IRBuilder<> &B, Intrinsic::ID ID);
   void versionOnDead(FunctionAnalysisManager &FAM);
@@ -362,8 +373,122 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
     }
     Storage[I.Value] = S;
   }
-  if (Staged)
+  if (copyInputs(B) || Staged)
     barrier(B);
+}
+
+/// The largest power of two that divides \p X > 0.
+static uint64_t lowBit(uint64_t X) { return X & (~X + 1); }
+
+/// Across granularities: the block copies the records of its instances of
+/// each input of FusionCandidate::GranInputs into a tile of its own,
+/// consecutive threads moving consecutive words, before the barrier that
+/// precedes the first stage. The records it may read are those of the
+/// instances below Lim = (n / r) * W bytes, n the bound and r the threads
+/// per instance of the stage that reads every record's first and last
+/// byte: so each thread's word is read at min(its offset, Lim - word), all
+/// of the loads in one block and none behind a branch. The manifest guards
+/// that no Lim is 0; the branch around the copy keeps it from reading
+/// memory where one is all the same. \returns whether there is an input.
+bool FusedKernelBuilder::copyInputs(IRBuilder<> &B) {
+  if (C.GranInputs.empty())
+    return false;
+  Type *I64 = B.getInt64Ty();
+  unsigned Threads = C.GranIpb * *llvm::max_element(C.Tpi);
+  Value *Tid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_tid_x), I64);
+  Value *Ctaid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ctaid_x), I64);
+  std::vector<Value *> Lim;
+  Value *AllPositive = B.getTrue();
+  for (const FusionCandidate::GranInput &In : C.GranInputs) {
+    Value *N = B.CreateSExtOrTrunc(Fused->getArg(ArgBase[In.Stage] + In.BoundParam), I64);
+    Value *Complete = B.CreateSDiv(B.CreateBinaryIntrinsic(Intrinsic::smax, N, B.getInt64(0)),
+                                   B.getInt64(C.Tpi[In.Stage]), "kfuse.in.instances");
+    Lim.push_back(B.CreateMul(Complete, B.getInt64(In.Record), "kfuse.in.lim"));
+    AllPositive = B.CreateAnd(AllPositive, B.CreateICmpSGT(Lim.back(), B.getInt64(0)));
+  }
+  for (size_t K = 0; K < C.GranInputs.size(); ++K) {
+    const FusionCandidate::GranInput &In = C.GranInputs[K];
+    uint64_t Bytes = uint64_t(In.Record) * C.GranIpb;
+    auto *TileTy = ArrayType::get(B.getInt8Ty(), Bytes);
+    InputTile &T = Inputs[In.Value];
+    T.In = &In;
+    T.Tile = new GlobalVariable(M, TileTy, false, GlobalValue::InternalLinkage,
+                                PoisonValue::get(TileTy),
+                                C.Name + ".v" + std::to_string(In.Value) + ".in", nullptr,
+                                GlobalValue::NotThreadLocal, SharedAS);
+    T.Tile->setAlignment(Align(16));
+    T.BlockOff = B.CreateMul(Ctaid, B.getInt64(Bytes), "kfuse.in.block");
+  }
+  BasicBlock *Copy = BasicBlock::Create(Ctx, "kfuse.in.copy", Fused);
+  BasicBlock *Join = BasicBlock::Create(Ctx, "kfuse.in.join", Fused);
+  B.CreateCondBr(AllPositive, Copy, Join);
+  B.SetInsertPoint(Copy);
+  // Every load first, then the stores: a thread's words are in flight
+  // together.
+  struct Word {
+    const InputTile *T;
+    Value *At, *V;
+    bool Partial;
+  };
+  std::vector<Word> Words;
+  for (size_t K = 0; K < C.GranInputs.size(); ++K) {
+    const FusionCandidate::GranInput &In = C.GranInputs[K];
+    const InputTile &T = Inputs[In.Value];
+    uint64_t Bytes = uint64_t(In.Record) * C.GranIpb;
+    Type *WordTy = B.getIntNTy(In.Word * 8);
+    Value *Base = Fused->getArg(ArgBase[In.Stage] + In.Param);
+    Value *Global = B.CreateAddrSpaceCast(Base, PointerType::get(Ctx, 1));
+    Value *Last = B.CreateSub(Lim[K], B.getInt64(In.Word));
+    for (uint64_t Off = 0; Off < Bytes; Off += uint64_t(Threads) * In.Word) {
+      Value *At = B.CreateAdd(B.CreateMul(Tid, B.getInt64(In.Word)), B.getInt64(Off));
+      Value *From = B.CreateBinaryIntrinsic(Intrinsic::umin, B.CreateAdd(T.BlockOff, At), Last);
+      LoadInst *L = B.CreateAlignedLoad(WordTy, B.CreateInBoundsGEP(B.getInt8Ty(), Global, From),
+                                        Align(In.Word), "kfuse.in.word");
+      L->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
+      Words.push_back({&T, At, L, Off + uint64_t(Threads) * In.Word > Bytes});
+    }
+  }
+  for (const Word &W : Words) {
+    uint64_t Bytes = uint64_t(W.T->In->Record) * C.GranIpb;
+    BasicBlock *Next = nullptr;
+    if (W.Partial) {
+      BasicBlock *Store = BasicBlock::Create(Ctx, "kfuse.in.store", Fused);
+      Next = BasicBlock::Create(Ctx, "kfuse.in.next", Fused);
+      B.CreateCondBr(B.CreateICmpULT(W.At, B.getInt64(Bytes)), Store, Next);
+      B.SetInsertPoint(Store);
+    }
+    B.CreateAlignedStore(W.V, B.CreateInBoundsGEP(B.getInt8Ty(), W.T->Tile, W.At),
+                         Align(W.T->In->Word));
+    if (Next) {
+      B.CreateBr(Next);
+      B.SetInsertPoint(Next);
+    }
+  }
+  B.CreateBr(Join);
+  B.SetInsertPoint(Join);
+  return true;
+}
+
+/// A load of an input the block copied, in its thread's instance's record
+/// (GranInput::Direct), reads the tile: the manifest guards that the block
+/// copied every instance such loads touch, and no stage writes the input
+/// (the runtime checks it disjoint from every buffer the group writes).
+void FusedKernelBuilder::rewriteInputLoad(LoadInst *LI, unsigned Stage, const Access &A,
+                                          const InputTile &T) {
+  IRBuilder<> B(LI);
+  Type *I64 = B.getInt64Ty();
+  Value *Base = B.CreatePtrToInt(StageArgs[Stage][A.Param], I64);
+  Value *Off = B.CreateSub(
+      B.CreateSub(B.CreatePtrToInt(LI->getPointerOperand()->stripPointerCasts(), I64), Base),
+      T.BlockOff, "kfuse.in.off");
+  // The tile's byte Off and the input's byte at the load's address have
+  // the same alignment up to the input's start and the block's first byte.
+  uint64_t Al = std::min<uint64_t>({LI->getAlign().value(), T.In->BaseAlign,
+                                    lowBit(uint64_t(T.In->Record) * C.GranIpb), 16});
+  LoadInst *FromTile = B.CreateAlignedLoad(
+      LI->getType(), B.CreateInBoundsGEP(B.getInt8Ty(), T.Tile, Off), Align(Al), "kfuse.in");
+  LI->replaceAllUsesWith(FromTile);
+  LI->eraseFromParent();
 }
 
 /// L of Offset = Bytes*ctaid*ntid + L, computed from the address itself.
@@ -1308,6 +1433,11 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     // earlier stage's stores.
     if (isa<LoadInst>(T.I) && readOnlyValue(C, C.arg(T.Stage, T.A->Param)))
       T.I->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
+    if (auto In = Inputs.find(C.arg(T.Stage, T.A->Param));
+        In != Inputs.end() && In->second.In->Direct.count(T.A)) {
+      rewriteInputLoad(cast<LoadInst>(T.I), T.Stage, *T.A, In->second);
+      continue;
+    }
     // A cache-hint asm is memory(none) for LLVM where it has no memory
     // clobber, as clang marks every such asm; in one kernel with other
     // stages' accesses it must neither move across them nor, a store, go

@@ -146,6 +146,29 @@ struct FusionCandidate : Verdict {
   /// gran`).
   std::vector<unsigned> Tpi;
   unsigned GranIpb = 0;
+  /// Across granularities: an input no stage writes whose per-instance
+  /// records the fused block copies into shared memory with consecutive
+  /// threads before its first stage, so that the stages read its fields
+  /// from the tile instead of each loading them from memory (Legality.cpp
+  /// granularityInputs, FusedKernel.cpp).
+  struct GranInput {
+    unsigned Value = 0;
+    /// The stage whose threads below its check `g < s<BoundParam>` read
+    /// the first and the last byte of every complete instance's record
+    /// (Access::EveryBelow), so that the bytes of those records may be
+    /// read; Param, its parameter that holds the buffer.
+    unsigned Stage = 0, Param = 0, BoundParam = 0;
+    int64_t Record = 0; ///< bytes per instance
+    unsigned Word = 0;  ///< bytes each thread copies at a time: 4 or 8
+    /// The buffer's start is a multiple of this (its loads' alignment), a
+    /// power of two.
+    unsigned BaseAlign = 0;
+    /// The loads that read the tile: each in its thread's instance's
+    /// record, of an instance the block copied (manifest `le` guards);
+    /// the others read memory.
+    std::set<const Access *> Direct;
+  };
+  std::vector<GranInput> GranInputs;
   bool NeedsBarrier = false;
   /// The stages after which the fused kernel synchronises the block: the
   /// fewest that separate every access from another thread's access to the

@@ -783,8 +783,8 @@ static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT,
           A.GlobalBound[Dim] = Access::CoordBound{Bound->getArgNo(), Unsigned};
     }
     // The whole condition of a check every thread reaches, with nothing
-    // between it and the store: the store's only condition.
-    if (A.IsStore && OnlyBelow && !Below.empty() && PDT.dominates(D, &F.getEntryBlock()) &&
+    // between it and the access: the access's only condition.
+    if (OnlyBelow && !Below.empty() && PDT.dominates(D, &F.getEntryBlock()) &&
         PDT.dominates(BB, Br->getSuccessor(Taken ? 0 : 1)))
       for (auto [Dim, Param] : Below)
         A.EveryBelow[Dim] = Param;

@@ -245,10 +245,10 @@ struct Access {
   /// 1)`: MinG[0] 1, MaxG[0] {(n, -2)}).
   int64_t MinG[3] = {0, 0, 0};
   llvm::SmallVector<std::pair<unsigned, int64_t>, 2> MaxG[3];
-  /// A store every thread with g_d < s<p> in each dimension d that has an
-  /// entry makes: one check, `g < n` or `x < w && y < h` (or `if (x >= w ||
-  /// y >= h) return;`), is reached by every thread and is the only
-  /// condition on the store.
+  /// An access every thread with g_d < s<p> in each dimension d that has
+  /// an entry makes: one check, `g < n` or `x < w && y < h` (or `if (x >= w
+  /// || y >= h) return;`), is reached by every thread and is the only
+  /// condition on the access.
   std::optional<unsigned> EveryBelow[3];
 };
 

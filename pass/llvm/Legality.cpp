@@ -1249,6 +1249,84 @@ static bool checkGranularity(FusionCandidate &C) {
   return true;
 }
 
+/// The parameter of stage \p S's check `g < n` (checkGranularity: one
+/// for all its accesses).
+static std::optional<unsigned> stageBound(const FusionCandidate &C, unsigned S) {
+  for (const Access &A : C.Stages[S]->Accesses)
+    if (A.GlobalBound[0])
+      return A.GlobalBound[0]->Param;
+  return std::nullopt;
+}
+
+/// The manifest guard that every instance stage \p S's threads below its
+/// check touch, ceil(n_S / r_S), is one whose threads of stage \p P all lie
+/// below P's check, floor(n_P / r_P): what P wrote or read of it, it wrote
+/// or read whole.
+static bool guardInstances(FusionCandidate &C, unsigned S, unsigned P) {
+  auto NS = stageBound(C, S), NP = stageBound(C, P);
+  if (!NS || !NP)
+    return false;
+  unsigned RS = C.Tpi[S], RP = C.Tpi[P];
+  std::string Begun = "s" + std::to_string(*NS), Done = "s" + std::to_string(*NP);
+  if (RS > 1)
+    Begun = "(" + Begun + "+" + std::to_string(RS - 1) + ")/" + std::to_string(RS);
+  if (RP > 1)
+    Done += "/" + std::to_string(RP);
+  if (S == P && RS == 1)
+    return true;
+  C.Layout.insert("le " + std::to_string(S) + " " + Begun + " " + std::to_string(P) + " " +
+                  Done);
+  return true;
+}
+
+/// Whether a buffer staged across granularities needs no written flags:
+/// one stage P stores it, each thread below P's check the whole of its own
+/// c bytes (Access::EveryBelow), and only later stages read it, each an
+/// instance P completed (guardInstances): every element read was written.
+static bool granularityExact(FusionCandidate &C, const std::vector<StagedAccess> &Accs) {
+  std::optional<unsigned> P;
+  for (const StagedAccess &X : Accs)
+    if (X.A->IsStore) {
+      if (P && *P != X.Stage)
+        return false;
+      P = X.Stage;
+    }
+  if (!P)
+    return false;
+  std::vector<std::pair<int64_t, int64_t>> Spans;
+  int64_t Own = 0;
+  for (const StagedAccess &X : Accs) {
+    if (!X.A->IsStore) {
+      if (X.Stage <= *P)
+        return false;
+      continue;
+    }
+    auto G = X.A->UnknownIndex ? std::nullopt : globalLinear(X.Offset);
+    auto N = stageBound(C, X.Stage);
+    if (!G || !N || X.A->EveryBelow[0] != N)
+      return false;
+    Own = G->first;
+    Spans.push_back({G->second, G->second + X.A->Bytes});
+  }
+  llvm::sort(Spans);
+  int64_t Reach = 0;
+  for (auto [Lo, Hi] : Spans) {
+    if (Lo > Reach)
+      return false;
+    Reach = std::max(Reach, Hi);
+  }
+  if (Reach < Own)
+    return false;
+  std::set<unsigned> Readers;
+  for (const StagedAccess &X : Accs)
+    if (!X.A->IsStore)
+      Readers.insert(X.Stage);
+  for (unsigned S : Readers)
+    if (!guardInstances(C, S, *P))
+      return false;
+  return true;
+}
+
 /// A buffer that stages of different granularities share (buffer \p V,
 /// accesses \p Accs): every access is c_X*g + d_X in its stage's global
 /// index g, all with the same bytes per instance W = Tpi * c_X, inside the
@@ -1309,13 +1387,115 @@ static CarryFit granularityCarried(FusionCandidate &C, unsigned V,
   I.Ty = Accs.front().A->Ty;
   I.Bytes = Accs.front().A->Bytes;
   I.TileElements = unsigned(W * C.GranIpb / I.Bytes);
-  C.TileBytes += I.TileElements * (I.Bytes + 1); // tile + written flags
+  I.HaloExact = granularityExact(C, Accs);
+  C.TileBytes += I.TileElements * (I.Bytes + (I.HaloExact ? 0 : 1)); // tile + written flags
   for (const StagedAccess &X : Accs)
     if (X.A->IsStore) {
       I.DeadLaunch = C.index(X.Stage);
       I.DeadParam = X.A->Param;
     }
   return CarryFit::Yes;
+}
+
+/// The largest power of two that divides \p X > 0.
+static uint64_t lowBit(uint64_t X) { return X & (~X + 1); }
+
+/// The inputs whose records the block of a group across granularities
+/// copies into shared memory before its first stage
+/// (FusionCandidate::GranInput). Such a buffer is one no stage writes, and
+/// is only loaded, by plain loads. Some of them read c * (g / q) + d of
+/// their stage's global index g (q = 1 for c * g + d, Access::Instance),
+/// q dividing the stage's r, inside the instance's record of W = c * r / q
+/// bytes (0 <= d, d + size <= c), all with the same W. The block copies
+/// its instances' W * GranIpb bytes, and those loads read the copy: the
+/// runtime checks that every instance they touch is one the copy holds
+/// (guardInstances). Loads of other forms (`A[9 * (j / 9) + 3 * (j % 9 /
+/// 3)]`) read memory. The copy reads only records whose first and last bytes
+/// the original launches read: some stage has loads, made by every thread
+/// below its check g < n (Access::EveryBelow), that read byte 0 of the
+/// instance in its first thread and byte W - 1 in its last, so every byte
+/// of the records of the instances whose threads all lie below n lies
+/// between two bytes the launch read. Inputs are taken in value order
+/// while their tiles fit beside the others (32 KiB at most).
+static void granularityInputs(FusionCandidate &C,
+                              const std::map<unsigned, std::vector<StagedAccess>> &ByValue) {
+  constexpr uint64_t Cap = 32 * 1024;
+  uint64_t Used = uint64_t(C.TileBytes) + C.DynShmem;
+  uint64_t Budget = Used >= MaxStaticShared ? 0 : std::min(Cap, MaxStaticShared - Used);
+  for (auto &[V, Accs] : ByValue) {
+    if (!readOnlyValue(C, V) || llvm::any_of(Accs, [](const StagedAccess &X) {
+          return X.A->IsStore || !isa<LoadInst>(X.A->Inst);
+        }))
+      continue;
+    int64_t W = 0;
+    uint64_t BaseAlign = 0;
+    bool Mixed = false;
+    std::map<unsigned, std::pair<const Access *, const Access *>> Ends; // first, last byte
+    std::set<const Access *> Direct;
+    for (const StagedAccess &X : Accs) {
+      int64_t R = C.Tpi[X.Stage], Q = X.A->Instance ? X.A->Instance->Div : 1;
+      auto G = X.A->Instance ? std::make_optional(std::make_pair(X.A->Instance->Coef,
+                                                                 X.A->Instance->Rest))
+               : X.A->UnknownIndex ? std::nullopt
+                                   : globalLinear(X.Offset);
+      int64_t Size = X.A->Bytes;
+      if (!G || R % Q || G->second < 0 || G->second + Size > G->first)
+        continue;
+      if (W && W != G->first * (R / Q)) {
+        Mixed = true;
+        break;
+      }
+      W = G->first * (R / Q);
+      // base + c * m + d is a multiple of the load's alignment for every
+      // instance m, so base is a multiple of each power of two dividing
+      // the alignment, c and d.
+      uint64_t Al = std::min<uint64_t>(cast<LoadInst>(X.A->Inst)->getAlign().value(),
+                                       lowBit(uint64_t(G->first)));
+      if (G->second)
+        Al = std::min(Al, lowBit(uint64_t(G->second)));
+      BaseAlign = std::max(BaseAlign, Al);
+      Direct.insert(X.A);
+      const auto &Bound = X.A->GlobalBound[0];
+      if (!X.A->EveryBelow[0] || !Bound || Bound->Param != *X.A->EveryBelow[0])
+        continue;
+      auto &[First, Last] = Ends[X.Stage];
+      if (G->second == 0)
+        First = X.A;
+      if (G->second + Size == G->first)
+        Last = X.A;
+    }
+    unsigned Word = unsigned(std::min<uint64_t>({8, BaseAlign, W ? lowBit(uint64_t(W)) : 0}));
+    uint64_t Tile = uint64_t(W) * C.GranIpb;
+    if (Mixed || Word < 4 || Tile > Budget)
+      continue;
+    for (auto &[S, FL] : Ends) {
+      if (!FL.first || !FL.second)
+        continue;
+      FusionCandidate::GranInput In;
+      In.Value = V;
+      In.Stage = S;
+      In.Param = FL.first->Param;
+      In.BoundParam = *FL.first->EveryBelow[0];
+      In.Record = W;
+      In.Word = Word;
+      In.BaseAlign = unsigned(std::min<uint64_t>(BaseAlign, 16));
+      In.Direct = Direct;
+      std::set<unsigned> Readers;
+      for (const StagedAccess &X : Accs)
+        if (Direct.count(X.A))
+          Readers.insert(X.Stage);
+      for (unsigned R : Readers)
+        guardInstances(C, R, S);
+      // At least one complete instance, so that the copy has a record to
+      // read (FusedKernel.cpp copyInputs).
+      C.Layout.insert("le " + std::to_string(S) + " " + std::to_string(C.Tpi[S]) + " s" +
+                      std::to_string(In.BoundParam));
+      C.GranInputs.push_back(In);
+      C.TileBytes += unsigned(Tile);
+      Budget -= Tile;
+      break;
+    }
+  }
 }
 
 /// The tile slots of a staged buffer whose accesses are all in stages of
@@ -1671,6 +1851,8 @@ void kfuse::checkCandidate(FusionCandidate &C) {
                  "resources");
     return;
   }
+  if (!C.Tpi.empty())
+    granularityInputs(C, ByValue);
   int Bit = 0;
   for (Intermediate &I : C.Carried)
     if (Bit < 64)

@@ -11,8 +11,9 @@
  *     with one thread per matrix; the product is a stream-ordered
  *     temporary, dead after the chain;
  *   - the same chain with the scaling stopping 4 elements short of 9n: the
- *     trace's last instance reads an element no thread wrote, which the
- *     fused kernel reads from memory, as the unfused trace does;
+ *     trace's last instance reads an element no thread wrote, from memory;
+ *     the sizes no longer describe the same instances, so the runtime's
+ *     guards fall back to the original launches (KFUSE_STATS: layout);
  *   - a 5x5 chain: an outer product with one thread per matrix, row sums
  *     with one thread per row (five per matrix), the largest row sum with
  *     one thread per matrix;

@@ -82,6 +82,37 @@ static void test_symbols(void **state)
   assert_int_equal(ev("max(min(bx*gx-1+1,s1),min(bx*gx-1+1,-s1*(bx*gx-1+1)))-1"), 2559);
 }
 
+/* Floor division by a positive divisor: a count of complete instances
+ * (n / r) and of instances begun ((n + r - 1) / r), for the guards of a
+ * group across granularities. */
+static void test_division(void **state)
+{
+  int64_t v;
+  (void)state;
+  assert_int_equal(ev("7/2"), 3);
+  assert_int_equal(ev("8/2"), 4);
+  assert_int_equal(ev("-7/2"), -4); /* toward minus infinity, not zero */
+  assert_int_equal(ev("-8/2"), -4);
+  assert_int_equal(ev("0/5"), 0);
+  assert_int_equal(ev("s0/9"), 111);
+  assert_int_equal(ev("(s0+8)/9"), 112);
+  assert_int_equal(ev("(9*s0+8)/9"), 1000);
+  assert_int_equal(ev("s1/2"), -3);
+  assert_int_equal(ev("2*s0/3"), 666); /* left to right: (2*s0)/3 */
+  assert_int_equal(ev("s0/3*2"), 666);
+  assert_int_equal(ev("1+s0/7"), 143);
+  assert_int_equal(ev("9223372036854775807/1"), INT64_MAX);
+  /* Intermediates beyond int64 divide in 128 bits. */
+  assert_int_equal(ev("9223372036854775807*4/4"), INT64_MAX);
+  /* A divisor that is not positive fails the evaluation (and so the guard). */
+  assert_int_equal(eval_text("1/0", &launch, &v), KF_ERANGE);
+  assert_int_equal(eval_text("s0/s1", &launch, &v), KF_ERANGE);
+  assert_int_equal(eval_text("5/-1", &launch, &v), KF_ERANGE);
+  assert_int_not_equal(eval_text("1//2", &launch, &v), 0);
+  assert_int_not_equal(eval_text("/2", &launch, &v), 0);
+  assert_int_not_equal(eval_text("2/", &launch, &v), 0);
+}
+
 static void test_malformed(void **state)
 {
   static const char *const bad[] = {"", "(", ")", "1+", "+1", "1 + 2", "1)", "(1", "foo", "gw", "s",
@@ -137,6 +168,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_constants_and_precedence),
     cmocka_unit_test(test_symbols),
+    cmocka_unit_test(test_division),
     cmocka_unit_test(test_malformed),
     cmocka_unit_test(test_overflow),
     cmocka_unit_test(test_bad_scalars),

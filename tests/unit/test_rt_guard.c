@@ -213,6 +213,24 @@ static void test_layout(void **state)
   assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_LAYOUT);
   kf__manifest_free(m);
 
+  /* Across launches: launch 1 touches only instances that launch 0
+   * completes, with 9 threads per instance in launch 0 and 3 in launch 1:
+   * ceil(n1 / 3) <= floor(n0 / 9). */
+  m = parse_ok(MHDR "group f 2\nkernel 0 scale 4\nkernel 1 axpy 4\n"
+                    "le 1 (s3+2)/3 0 s3/9\nlaunch 0 0 0\nend\n");
+  assert_int_equal(m->groups[0].le[0].launch, 1);
+  assert_int_equal(m->groups[0].le[0].rhs_launch, 0);
+  two_init(&w);
+  w.n0 = 9 * 100, w.n1 = 3 * 100; /* the same 100 instances */
+  assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_COUNT);
+  w.n1 = 3 * 100 + 1; /* launch 1 begins a 101st instance */
+  assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_LAYOUT);
+  w.n1 = 3 * 100, w.n0 = 9 * 100 - 1; /* launch 0 leaves its 100th unfinished */
+  assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_LAYOUT);
+  w.n0 = 9 * 100 + 8, w.n1 = 3 * 100 - 2; /* fewer instances in launch 1 */
+  assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_COUNT);
+  kf__manifest_free(m);
+
   /* A launch out of range, or a field missing, is malformed. */
   {
     kf__manifest_t *bad = NULL;
@@ -220,6 +238,9 @@ static void test_layout(void **state)
     static const char *const texts[] = {
         MHDR "group f 2\nkernel 0 scale 4\nkernel 1 axpy 4\nle 2 1 1\nlaunch 0 0 0\nend\n",
         MHDR "group f 2\nkernel 0 scale 4\nkernel 1 axpy 4\nle 0 1\nlaunch 0 0 0\nend\n",
+        MHDR "group f 2\nkernel 0 scale 4\nkernel 1 axpy 4\nle 0 1 2 1\nlaunch 0 0 0\nend\n",
+        MHDR "group f 2\nkernel 0 scale 4\nkernel 1 axpy 4\nle 0 1 x 1\nlaunch 0 0 0\nend\n",
+        MHDR "group f 2\nkernel 0 scale 4\nkernel 1 axpy 4\nle 0 1 1 1 1\nlaunch 0 0 0\nend\n",
     };
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
       assert_int_equal(kf__manifest_parse(texts[i], strlen(texts[i]), &bad, &line), KF_EPARSE);

@@ -19,7 +19,9 @@
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t.ll
 
 // 1, 9, 1 threads per instance: 28 instances in a block of 252 threads.
-// REMARK: remark: fused launches 0..2 (mmul33, scale, trace) of sequence 0 into [[K0:__kfuse_fused_[0-9a-f]+_0_0_2]]: C through shared memory, S through shared memory, with barriers; across granularities, threads per instance 1, 9, 1, 28 instances per block of 252 threads
+// The inputs A and B, read in records of 36 bytes by the product, are
+// copied a block of 28 matrices at a time by consecutive threads.
+// REMARK: remark: fused launches 0..2 (mmul33, scale, trace) of sequence 0 into [[K0:__kfuse_fused_[0-9a-f]+_0_0_2]]: C through shared memory, S through shared memory, with barriers; across granularities, threads per instance 1, 9, 1, 28 instances per block of 252 threads; the block loads the records of A, B into shared memory with consecutive threads
 // The same kernels launched with one grid over 9n threads fuse the same way.
 // REMARK: remark: fused launches 0..2 (mmul33, scale, trace) of sequence 1 into {{.*}}; across granularities, threads per instance 1, 9, 1, 28 instances per block of 252 threads
 // Two threads per pair, then one.
@@ -36,17 +38,34 @@
 
 // The 1-thread stages run on threads below 28, the 9-thread one on all 252;
 // each stage's global index is blockIdx.x times its own block.
+// Every element a stage reads is one an earlier stage wrote (the manifest's
+// `le` guards say the launches' instances correspond): no written flags.
+// The block copies A and B (252 words each, one per thread), then the
+// product reads them from shared memory only.
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2(
 // CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_0_0_2_{{\$}}_v{{[0-9]+}}_{{\$}}_tile[1008];
+// CHECK-NOT: _written
+// CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_0_0_2_{{\$}}_v{{[0-9]+}}_{{\$}}_in[1008];
+// CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_0_0_2_{{\$}}_v{{[0-9]+}}_{{\$}}_in[1008];
+// CHECK-NOT: _written
+// CHECK: ld.global.nc.b32
+// CHECK: ld.global.nc.b32
+// CHECK: st.shared.b32
+// CHECK: st.shared.b32
 // CHECK: bar.sync 0;
-// CHECK: setp.lt.u32 {{%p[0-9]+}}, {{%r[0-9]+}}, 28;
+// CHECK: setp.{{lt.u32 %p[0-9]+, %r[0-9]+, 28|gt.u32 %p[0-9]+, %r[0-9]+, 27}};
 // CHECK: mad.lo.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 28,
+// CHECK-NOT: ld.global
 // CHECK: st.shared.b32
 // CHECK: bar.sync 0;
 // CHECK: mad.lo.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 252,
 // CHECK: ld.shared.b32
 // CHECK: bar.sync 0;
 // CHECK: ret;
+// An input whose records no stage reads to their last byte (only the
+// first three floats of each 3x3 matrix) is not copied: the copy could
+// read past what the launches read.
+// REMARK: remark: fused launches 0..1 (firstrow, scale) of sequence 7 into {{.*}}: C through shared memory, with barriers; across granularities, threads per instance 1, 9, 28 instances per block of 252 threads; saves
 // The scalar's tile is read at tid.x / 25 (a multiply-high by 1/25).
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_6_0_1(
 // CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_6_0_1_{{\$}}_v{{[0-9]+}}_{{\$}}_tile[40];
@@ -55,7 +74,11 @@
 // CHECK: mul.hi.u32 {{%r[0-9]+}}, {{%r[0-9]+}}, 171798692;
 // CHECK: ld.shared.b32
 
-// MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_0_0_2 3\0Akernel 0 _Z6mmul33PKfS0_Pfi 4\0Akernel 1 _Z5scalePKfPffi 4\0Akernel 2 _Z5tracePKfPfi 3\0Ashape gran 28 1 9 1\0Astream same\0Adynshmem 0\0Ale 0 0 s3\0Ale 0 s3 bx*gx\0Ale 1 0 s3\0Ale 1 s3 bx*gx\0Ale 2 0 s2\0Ale 2 s2 bx*gx\0A
+// Each launch covers its own check; the scaling touches only matrices the
+// product completes (ceil(m / 9) <= n), the trace only matrices whose nine
+// elements the scaling completes (n <= floor(m / 9)), the product at least
+// one matrix for the copy of A and B to read.
+// MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_0_0_2 3\0Akernel 0 _Z6mmul33PKfS0_Pfi 4\0Akernel 1 _Z5scalePKfPffi 4\0Akernel 2 _Z5tracePKfPfi 3\0Ashape gran 28 1 9 1\0Astream same\0Adynshmem 0\0Ale 0 0 s3\0Ale 0 1 s3\0Ale 0 s3 bx*gx\0Ale 1 (s3+8)/9 0 s3\0Ale 1 0 s3\0Ale 1 s3 bx*gx\0Ale 2 0 s2\0Ale 2 s2 1 s3/9\0Ale 2 s2 bx*gx\0A
 // MANIFEST-SAME: \0Ashape gran 128 2 1\0A
 
 #define KFUSE_MAP __attribute__((kfuse_map))
@@ -129,6 +152,15 @@ __global__ KFUSE_MAP void smul25(const float *s, const float *X, float *F, int m
     F[j] = s[j / 25] * X[j];
 }
 
+__global__ KFUSE_MAP void firstrow(const float *A, float *C, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+#pragma unroll
+  for (int k = 0; k < 9; k++)
+    C[9 * i + k] = A[9 * i + k % 3];
+}
+
 void chain(const float *A, const float *B, float *C, float *S, float *t, int n) {
   mmul33<<<(n + 127) / 128, 128>>>(A, B, C, n);
   scale<<<(9 * n + 255) / 256, 256>>>(C, S, 0.5f, 9 * n);
@@ -165,4 +197,9 @@ void unguarded(const float *A, const float *B, float *C, float *S, int n) {
 void instance_scalar(const float *v, float *s, const float *X, float *F, int n) {
   sumsq<<<(n + 127) / 128, 128>>>(v, s, n);
   smul25<<<(25 * n + 255) / 256, 256>>>(s, X, F, 25 * n);
+}
+
+void partial_records(const float *A, float *C, float *S, int n) {
+  firstrow<<<(n + 127) / 128, 128>>>(A, C, n);
+  scale<<<(9 * n + 255) / 256, 256>>>(C, S, 0.5f, 9 * n);
 }
