@@ -756,6 +756,42 @@ static void mapped_f_gran_f32(void *const *in, void *const *out, int n, int bloc
   mfg_smmul55<<<grid_for(25 * n, block), block, 0, s>>>(nrm, CDC, (float *)out[0], 25 * n);
   KB_MF_TEMPS_FREE;
 }
+/* The mapped function with its 5x5 routines at five threads per instance
+ * (a row each) where mapped-f-gran has 25: the sum and the scaling of
+ * each row by one thread, so that the widest stage is the 3x3 product's
+ * nine threads and a block holds 28 instances instead of 10. */
+__global__ KFUSE_MAP void mfg5_madd55(const float *CD, const float *C, float *CDC, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m)
+    return;
+#pragma unroll
+  for (int k = 0; k < 5; k++)
+    CDC[5 * j + k] = CD[5 * j + k] + C[5 * j + k];
+}
+__global__ KFUSE_MAP void mfg5_smmul55(const float *nrm, const float *CDC, float *F, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m)
+    return;
+  float s = nrm[j / 5];
+#pragma unroll
+  for (int k = 0; k < 5; k++)
+    F[5 * j + k] = s * CDC[5 * j + k];
+}
+static void mapped_f_gran5_f32(void *const *in, void *const *out, int n, int block,
+                               cudaStream_t s)
+{
+  const float *const *i = (const float *const *)in;
+  KB_MF_TEMPS_ALLOC;
+  mfg_mmul33<<<grid_for(9 * n, block), block, 0, s>>>(i[0], i[1], AB, 9 * n);
+  mfg_mvmul33<<<grid_for(3 * n, block), block, 0, s>>>(AB, i[2], ABv, 3 * n);
+  mfg_norm3<<<grid_for(n, block), block, 0, s>>>(ABv, nrm, n);
+  mfg_mmul55<<<grid_for(5 * n, block), block, 0, s>>>(i[3], i[4], CD, 5 * n);
+  mfg5_madd55<<<grid_for(5 * n, block), block, 0, s>>>(CD, i[3], CDC, 5 * n);
+  mfg5_smmul55<<<grid_for(5 * n, block), block, 0, s>>>(nrm, CDC, (float *)out[0], 5 * n);
+  KB_MF_TEMPS_FREE;
+}
 #undef KB_TEMP
 #undef KB_MF_TEMPS_ALLOC
 #undef KB_MF_TEMPS_FREE
@@ -814,6 +850,9 @@ const kb_workload *workloads()
       /* The mapped function at medium grain: A, B, v, C, D read, F written. */
       {"mapped-f-gran", "mapped_f_gran_f32", "f32", 4, 5, 1, 6, 4 * (71.0 + 25.0),
        mapped_f_gran_f32, kb_mapped_f_temps_width, 16, 0},
+      /* The same with the 5x5 routines at five threads per instance. */
+      {"mapped-f-gran5", "mapped_f_gran5_f32", "f32", 4, 5, 1, 6, 4 * (71.0 + 25.0),
+       mapped_f_gran5_f32, kb_mapped_f_temps_width, 16, 0},
   };
   return table;
 }

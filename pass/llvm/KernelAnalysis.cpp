@@ -603,8 +603,25 @@ static std::optional<ExprRange> rangeOf(const Function &F, ScalarEvolution &SE,
     uint64_t KV = K->getAPInt().getZExtValue();
     return ExprRange{timesExpr(KV, R->Lo), timesExpr(KV, R->Hi), R->NonNeg};
   }
+  // A quotient by a positive constant of a value that is not negative:
+  // from Lo / C to Hi / C (the manifest's / rounds down).
+  auto Quotient = [&](const SCEV *X, const APInt &C) -> std::optional<ExprRange> {
+    if (!C.isStrictlyPositive() || C.getActiveBits() > 32)
+      return std::nullopt;
+    auto R = rangeOf(F, SE, X, Depth + 1);
+    if (!R || !R->NonNeg)
+      return std::nullopt;
+    std::string K = std::to_string(C.getZExtValue());
+    return ExprRange{"((" + R->Lo + ")/" + K + ")", "((" + R->Hi + ")/" + K + ")", true};
+  };
+  if (auto *UD = dyn_cast<SCEVUDivExpr>(S))
+    if (auto *C = dyn_cast<SCEVConstant>(UD->getRHS()))
+      return Quotient(UD->getLHS(), C->getAPInt());
   auto *U = dyn_cast<SCEVUnknown>(S);
   auto *Rem = U ? dyn_cast<BinaryOperator>(U->getValue()) : nullptr;
+  if (Rem && Rem->getOpcode() == Instruction::SDiv && SE.isSCEVable(Rem->getType()))
+    if (auto *C = dyn_cast<ConstantInt>(Rem->getOperand(1)))
+      return Quotient(SE.getSCEV(Rem->getOperand(0)), C->getValue());
   if (!Rem || Rem->getOpcode() != Instruction::SRem || !SE.isSCEVable(Rem->getType()))
     return std::nullopt;
   auto A = rangeOf(F, SE, SE.getSCEV(Rem->getOperand(0)), Depth + 1);
@@ -1049,9 +1066,21 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
         findBounds(F, SE, DT, PDT, A);
         A.BoundParam.reset();
       }
-      // Still bounded when the index is a remainder: a footprint spares
-      // the runtime a driver query per call (and lets it memoise).
-      if (auto R = D ? rangeOf(F, SE, D) : std::nullopt) {
+      // Still bounded when the index is a remainder or a quotient: a
+      // footprint spares the runtime a driver query per call (and lets it
+      // memoise). An instance's element c * (g / q) + d, inside its c-byte
+      // record, under the access's own signed check g < n: the records of
+      // instances 0 to (min(threads, n) - 1) / q, the same footprint for
+      // each field, so that the manifest holds one.
+      const auto &GB = A.GlobalBound[0];
+      if (A.Instance && GB && !GB->Unsigned && A.Instance->Rest >= 0 &&
+          A.Instance->Rest + A.Bytes <= A.Instance->Coef) {
+        std::string Last = "((max(min(bx*gx,s" + std::to_string(GB->Param) + "),1)-1)/" +
+                           std::to_string(A.Instance->Div) + ")";
+        A.GatherLo = "0";
+        A.GatherHi = plusExpr(timesExpr(uint64_t(A.Instance->Coef), Last),
+                              std::to_string(A.Instance->Coef));
+      } else if (auto R = D ? rangeOf(F, SE, D) : std::nullopt) {
         A.GatherLo = R->Lo;
         A.GatherHi = plusExpr(R->Hi, std::to_string(A.Bytes));
       }

@@ -80,6 +80,9 @@
 // one matrix for the copy of A and B to read.
 // MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_0_0_2 3\0Akernel 0 _Z6mmul33PKfS0_Pfi 4\0Akernel 1 _Z5scalePKfPffi 4\0Akernel 2 _Z5tracePKfPfi 3\0Ashape gran 28 1 9 1\0Astream same\0Adynshmem 0\0Ale 0 0 s3\0Ale 0 1 s3\0Ale 0 s3 bx*gx\0Ale 1 (s3+8)/9 0 s3\0Ale 1 0 s3\0Ale 1 s3 bx*gx\0Ale 2 0 s2\0Ale 2 s2 1 s3/9\0Ale 2 s2 bx*gx\0A
 // MANIFEST-SAME: \0Ashape gran 128 2 1\0A
+// The instance's scalar s[j / 25] has a footprint: the records of the
+// instances below min(threads, m), a quotient (manifest `/`).
+// MANIFEST-SAME: \0Afootprint 1.0 r 0 4*((max(min(bx*gx,s3),1)-1)/25)+4\0A
 
 #define KFUSE_MAP __attribute__((kfuse_map))
 
