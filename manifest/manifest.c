@@ -381,7 +381,8 @@ static void kf__compile_pair(kf__field_t a, kf__field_t b, kf__expr_t **x, kf__e
 static int kf__parse_gran(kf__group_t *g, const kf__field_t *f, int nf)
 {
   int rc;
-  if (nf < 1 || (uint32_t)nf - 1 != g->nlaunches)
+  int threads = nf >= 1 && (uint32_t)nf - 2 == g->nlaunches;
+  if (nf < 1 || ((uint32_t)nf - 1 != g->nlaunches && !threads))
     return KF_EPARSE;
   if ((rc = kf__parse_u32(f[0], 1024, &g->gran_ipb)) != 0)
     return rc == KF_ERANGE ? KF_EPARSE : rc;
@@ -395,8 +396,17 @@ static int kf__parse_gran(kf__group_t *g, const kf__field_t *f, int nf)
     if (g->gran_tpi[i] > g->gran_tpi_max)
       g->gran_tpi_max = g->gran_tpi[i];
   }
-  if (g->gran_tpi_max * g->gran_ipb > 1024)
+  /* The block: the widest stage's threads, or fewer over which the
+   * stages loop (at most 1024 either way). */
+  g->gran_threads = g->gran_tpi_max * g->gran_ipb;
+  if (threads) {
+    if ((rc = kf__parse_u32(f[nf - 1], 1024, &g->gran_threads)) != 0)
+      return rc == KF_ERANGE ? KF_EPARSE : rc;
+    if (g->gran_threads == 0 || g->gran_threads > g->gran_tpi_max * g->gran_ipb)
+      return KF_EPARSE;
+  } else if (g->gran_threads > 1024) {
     return KF_EPARSE;
+  }
   g->shape_gran = 1;
   return 0;
 }

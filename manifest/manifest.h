@@ -114,15 +114,18 @@ typedef struct kf__group {
    * the launches' blocks side by side along x (grid.x is their sum) and
    * takes each launch's grid.x as a u32 after the launches' parameters. */
   unsigned shape_split : 1;
-  /** `shape gran <ipb> <t_0> ... <t_{n-1}>`: the launches run over the same
-   * instances at different granularities, launch i with gran_tpi[i]
-   * threads per instance (0 for a rider). The fused kernel runs gran_ipb
-   * instances per block, in blocks of gran_tpi_max * gran_ipb threads
-   * (at most 1024), and its grid.x is what covers the launch that needs
-   * the most blocks (kf__gran_grid_x()); no grid or block need be equal. */
+  /** `shape gran <ipb> <t_0> ... <t_{n-1}> [<threads>]`: the launches run
+   * over the same instances at different granularities, launch i with
+   * gran_tpi[i] threads per instance (0 for a rider). The fused kernel
+   * runs gran_ipb instances per block, in blocks of gran_threads threads
+   * (at most 1024; gran_tpi_max * gran_ipb where the line does not say,
+   * else at most that: its stages loop), and its grid.x is what covers the
+   * launch that needs the most blocks (kf__gran_grid_x()); no grid or
+   * block need be equal. */
   unsigned shape_gran : 1;
   uint32_t gran_ipb;
   uint32_t gran_tpi_max;
+  uint32_t gran_threads;
   uint32_t *gran_tpi; /**< nlaunches entries under `shape gran`, else NULL */
   unsigned stream_same : 1;
   unsigned has_dynshmem : 1;

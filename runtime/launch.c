@@ -71,7 +71,7 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
      * launch is 1-D); the `launch` line's grid and block launches play no
      * part. */
     grid[0] = kf__gran_grid_x(g, l), grid[1] = grid[2] = 1;
-    block[0] = g->gran_tpi_max * g->gran_ipb, block[1] = block[2] = 1;
+    block[0] = g->gran_threads, block[1] = block[2] = 1;
   }
   if (launch == NULL) {
     kf__launch_unfused(g, l, 0);

@@ -51,7 +51,9 @@
 ///     element: nine to one), any grids and blocks, each stage 1-D, all its
 ///     accesses under one check `g < n`, no gridDim.x, no riders; a buffer
 ///     that stages of different granularities share is staged per block of
-///     instances, every access in its own thread's c bytes of them, or its
+///     instances (64 at least; a stage with more threads than the block's
+///     256 loops over them, and then stages of one granularity pass values
+///     through such tiles too, not registers), every access in its own thread's c bytes of them, or its
 ///     instance's element read by q threads, c*(g/q) + d (`nrm[j / 25]`);
 ///     and an input no stage writes, read in its instances' records of the
 ///     same W bytes, the first and last byte of each by every thread below
@@ -1200,7 +1202,7 @@ void DeviceFuser::fuse(FusionCandidate &C) {
     for (unsigned S = 0; S < C.size(); ++S)
       Granularity += (S ? ", " : "") + std::to_string(C.Tpi[S]);
     Granularity += ", " + std::to_string(C.GranIpb) + " instances per block of " +
-                   std::to_string(C.GranIpb * *llvm::max_element(C.Tpi)) + " threads";
+                   std::to_string(C.GranThreads) + " threads";
     if (!C.GranInputs.empty()) {
       Granularity += "; the block loads the records of ";
       for (size_t K = 0; K < C.GranInputs.size(); ++K)

@@ -159,7 +159,7 @@ private:
   const Intermediate *haloOf(unsigned Stage) const;
   Function *haloClone(unsigned Stage, bool Grid);
   CallInst *splitStage(IRBuilder<> &B, unsigned Stage, CallInst *Call, Value *&Off);
-  void granStage(IRBuilder<> &B, unsigned Stage, CallInst *Call);
+  CallInst *granStage(IRBuilder<> &B, unsigned Stage, CallInst *Call);
   Function *cloneWithParams(Function &From, ArrayRef<Type *> Extra, const Twine &Name,
                             ValueToValueMapTy &VMap);
   void emitHalo(IRBuilder<> &B, unsigned Stage, ArrayRef<Value *> Args,
@@ -268,31 +268,64 @@ CallInst *FusedKernelBuilder::splitStage(IRBuilder<> &B, unsigned Stage, CallIns
   return New;
 }
 
-/// Across granularities (FusionCandidate::Tpi): stage \p Stage runs on the
-/// block's first Tpi * GranIpb threads, which its clone reads as
-/// blockDim.x, so that its global index covers the same instances as the
-/// other stages' in every block. The stage's call \p Call, just emitted,
-/// moves under that test where the stage has fewer threads than the block;
-/// the code after it (a barrier) runs in every thread.
-void FusedKernelBuilder::granStage(IRBuilder<> &B, unsigned Stage, CallInst *Call) {
+/// Across granularities (FusionCandidate::Tpi): stage \p Stage runs
+/// Tpi * GranIpb threads, which its clone reads as blockDim.x, so that its
+/// global index covers the same instances as the other stages' in every
+/// block. Where they are fewer than the block's GranThreads, the stage's
+/// call \p Call, just emitted, moves under the test tid.x < Tpi * GranIpb;
+/// where they are more, the block's threads loop over them, GranThreads at
+/// a time, and the clone reads the loop's counter as threadIdx.x. The code
+/// after it (a barrier) runs in every thread.
+CallInst *FusedKernelBuilder::granStage(IRBuilder<> &B, unsigned Stage, CallInst *Call) {
   unsigned Threads = C.Tpi[Stage] * C.GranIpb;
-  for (Instruction &I : make_early_inc_range(instructions(*Call->getCalledFunction())))
+  Function *Clone = Call->getCalledFunction();
+  for (Instruction &I : make_early_inc_range(instructions(*Clone)))
     if (auto *II = dyn_cast<IntrinsicInst>(&I);
         II && II->getIntrinsicID() == Intrinsic::nvvm_read_ptx_sreg_ntid_x) {
       II->replaceAllUsesWith(B.getInt32(Threads));
       II->eraseFromParent();
     }
-  if (C.Tpi[Stage] == *llvm::max_element(C.Tpi))
-    return;
+  if (Threads == C.GranThreads)
+    return Call;
   BasicBlock *Run = BasicBlock::Create(Ctx, "kfuse.gran", Fused);
   BasicBlock *Join = BasicBlock::Create(Ctx, "kfuse.gran.join", Fused);
-  Call->removeFromParent();
-  B.CreateCondBr(B.CreateICmpULT(sreg(B, Intrinsic::nvvm_read_ptx_sreg_tid_x),
-                                 B.getInt32(Threads)),
-                 Run, Join);
-  Call->insertInto(Run, Run->end());
-  BranchInst::Create(Join, Run);
+  Value *Tid = sreg(B, Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  if (Threads < C.GranThreads) {
+    Call->removeFromParent();
+    B.CreateCondBr(B.CreateICmpULT(Tid, B.getInt32(Threads)), Run, Join);
+    Call->insertInto(Run, Run->end());
+    BranchInst::Create(Join, Run);
+    B.SetInsertPoint(Join);
+    return Call;
+  }
+  // for (v = tid.x; v < Threads; v += GranThreads) stage(v): the clone
+  // takes v where it read tid.x.
+  unsigned N = Clone->arg_size();
+  Type *I32 = B.getInt32Ty();
+  ValueToValueMapTy VMap;
+  Function *H = cloneWithParams(*Clone, {I32}, Clone->getName() + ".loop", VMap);
+  for (Instruction &I : make_early_inc_range(instructions(*H)))
+    if (auto *II = dyn_cast<IntrinsicInst>(&I);
+        II && II->getIntrinsicID() == Intrinsic::nvvm_read_ptx_sreg_tid_x) {
+      II->replaceAllUsesWith(H->getArg(N));
+      II->eraseFromParent();
+    }
+  BasicBlock *Pre = B.GetInsertBlock();
+  B.CreateBr(Run);
+  IRBuilder<> R(Run);
+  PHINode *V = R.CreatePHI(I32, 2, "kfuse.gran.tid");
+  V->addIncoming(Tid, Pre);
+  SmallVector<Value *, 16> Args(Call->args());
+  Args.push_back(V);
+  CallInst *New = R.CreateCall(H, Args);
+  Value *Next = R.CreateAdd(V, R.getInt32(C.GranThreads), "kfuse.gran.next");
+  V->addIncoming(Next, Run);
+  R.CreateCondBr(R.CreateICmpULT(Next, R.getInt32(Threads)), Run, Join);
+  // Every thread runs the first round: GranThreads < Threads.
+  Call->eraseFromParent();
+  Clone->eraseFromParent();
   B.SetInsertPoint(Join);
+  return New;
 }
 
 Value *FusedKernelBuilder::sreg(IRBuilder<> &B, Intrinsic::ID ID) {
@@ -359,7 +392,7 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
         // Across granularities a tile may hold more elements than the block
         // has threads (each instance's record, read a field per thread by
         // fewer threads): each thread clears every Threads-th flag.
-        unsigned Threads = C.GranIpb * *llvm::max_element(C.Tpi);
+        unsigned Threads = C.GranThreads;
         for (unsigned K = 0; K < I.TileElements; K += Threads) {
           Value *Slot = B.CreateAdd(Tid, B.getInt64(K));
           if (K + Threads > I.TileElements)
@@ -394,7 +427,7 @@ bool FusedKernelBuilder::copyInputs(IRBuilder<> &B) {
   if (C.GranInputs.empty())
     return false;
   Type *I64 = B.getInt64Ty();
-  unsigned Threads = C.GranIpb * *llvm::max_element(C.Tpi);
+  unsigned Threads = C.GranThreads;
   Value *Tid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_tid_x), I64);
   Value *Ctaid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ctaid_x), I64);
   std::vector<Value *> Lim;
@@ -846,6 +879,18 @@ Value *FusedKernelBuilder::tileOffset(Instruction *I, unsigned Stage, const Acce
     Value *L = inBlockOffset(I, Stage, A);
     IRBuilder<> B(I);
     return B.CreateAdd(L, B.getInt64(uint64_t(In.HaloLo[0]) * In.Bytes), "kfuse.halo");
+  }
+  if (In.TileElements) {
+    // Across granularities: the block's instances are the tile's
+    // TileElements elements from the block's first, whatever thread, real
+    // or looped over (granStage), makes the access.
+    IRBuilder<> B(I);
+    Type *I64 = B.getInt64Ty();
+    Value *Ptr = B.CreatePtrToInt(accessPointer(*I)->stripPointerCasts(), I64);
+    Value *Base = B.CreatePtrToInt(StageArgs[Stage][A.Param], I64);
+    Value *Ctaid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ctaid_x), I64);
+    Value *First = B.CreateMul(Ctaid, B.getInt64(uint64_t(In.TileElements) * In.Bytes));
+    return B.CreateSub(B.CreateSub(Ptr, Base), First, "kfuse.local");
   }
   auto It = In.TileSlot.find(&A);
   if (It == In.TileSlot.end())
@@ -1357,8 +1402,10 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
       Call = splitStage(B, S, Call, SplitOff);
       Clone = Call->getCalledFunction();
     }
-    if (!C.Tpi.empty())
-      granStage(B, S, Call);
+    if (!C.Tpi.empty()) {
+      Call = granStage(B, S, Call);
+      Clone = Call->getCalledFunction();
+    }
     Calls.push_back(Call);
     StageArgs[S] = Args;
     Clones.push_back(Clone);

@@ -146,6 +146,10 @@ struct FusionCandidate : Verdict {
   /// gran`).
   std::vector<unsigned> Tpi;
   unsigned GranIpb = 0;
+  /// The fused block's threads: max(Tpi) * GranIpb, or fewer, where a
+  /// stage loops over its share (a stage of r threads per instance runs
+  /// r * GranIpb virtual threads, GranThreads at a time).
+  unsigned GranThreads = 0;
   /// Across granularities: an input no stage writes whose per-instance
   /// records the fused block copies into shared memory with consecutive
   /// threads before its first stage, so that the stages read its fields

@@ -1080,6 +1080,8 @@ static bool independentLaunches(FusionCandidate &C) {
 /// GranBlock / max(Tpi) instances, so the stage with the most threads per
 /// instance keeps at most this many threads busy.
 static constexpr unsigned GranBlock = 256;
+/// The fewest instances a fused block across granularities runs.
+static constexpr unsigned GranInstances = 64;
 
 /// (c, d) of an offset c*(ctaid.x*ntid.x + tid.x) + d, c > 0: the thread
 /// with global index g touches byte d of the g-th c-byte record.
@@ -1197,7 +1199,8 @@ stageGranularity(const FusionCandidate &C,
 }
 
 /// What fusing across granularities needs of every stage: the fused kernel
-/// gives stage S blocks of Tpi[S] * GranIpb threads, and grids that cover
+/// gives stage S blocks of Tpi[S] * GranIpb threads (virtual ones, looped
+/// over by the block's GranThreads, where there are more), and grids that cover
 /// at least the original's threads, so each stage must be a 1-D map whose
 /// work is all under one check `g < n` of its global index (the threads
 /// past n, which the fused grid may add, do nothing), must not read
@@ -1245,7 +1248,12 @@ static bool checkGranularity(FusionCandidate &C) {
     C.Layout.insert("le " + std::to_string(S) + " 0 " + N);
     C.Layout.insert("le " + std::to_string(S) + " " + N + " bx*gx");
   }
-  C.GranIpb = GranBlock / Most;
+  // Instances per block: at least GranInstances, so that an SM holds
+  // enough of them in flight when a stage has many threads per instance
+  // (2048 / 25 = 81 instances at 25); the stages with more threads than
+  // the block's GranBlock then loop over their share.
+  C.GranIpb = std::max(GranBlock / Most, std::min(GranInstances, GranBlock));
+  C.GranThreads = std::min(GranBlock, Most * C.GranIpb);
   return true;
 }
 
@@ -1339,8 +1347,14 @@ static bool granularityExact(FusionCandidate &C, const std::vector<StagedAccess>
 static CarryFit granularityCarried(FusionCandidate &C, unsigned V,
                                   const std::vector<StagedAccess> &Accs, Intermediate &I,
                                   std::vector<std::pair<unsigned, unsigned>> &Spans) {
+  // Stages of one granularity pass values in registers, or in the
+  // one-granularity tile, unless some stage loops over its share of the
+  // block (FusionCandidate::GranThreads): a value then crosses from one
+  // stage's loop to the next's through this tile.
+  bool Loops = C.GranThreads < *llvm::max_element(C.Tpi) * C.GranIpb;
   if (llvm::all_of(Accs, [&](const StagedAccess &X) {
-        return C.Tpi[X.Stage] == C.Tpi[Accs.front().Stage] && !X.A->Instance;
+        return Loops ? X.Stage == Accs.front().Stage
+                     : C.Tpi[X.Stage] == C.Tpi[Accs.front().Stage] && !X.A->Instance;
       }))
     return CarryFit::No;
   const std::string Buf = "buffer '" + C.Seq->Values.at(V).Text + "': ";

@@ -368,6 +368,8 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
     Out += "shape gran " + std::to_string(C.GranIpb);
     for (unsigned R : C.Tpi)
       Out += " " + std::to_string(R);
+    if (C.GranThreads < *llvm::max_element(C.Tpi) * C.GranIpb)
+      Out += " " + std::to_string(C.GranThreads); // its stages loop
     Out += "\nstream same\n";
   } else {
     Out += C.Split ? "shape split\nstream same\n" : "shape same\nstream same\n";

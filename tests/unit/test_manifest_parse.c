@@ -434,8 +434,20 @@ static void test_shape_gran(void **state)
   assert_int_equal(g->gran_tpi[0], 1);
   assert_int_equal(g->gran_tpi[1], 9);
   assert_int_equal(g->gran_tpi_max, 9);
+  assert_int_equal(g->gran_threads, 252);
   assert_int_equal(g->nparams_fused, 5);
   kf__manifest_free(m);
+  /* Blocks of 256 threads over which a stage of 25 threads per instance
+   * loops, 64 instances at a time. */
+  {
+    static const char loops[] = HDR G2 "shape gran 64 1 25 256\nstream same\nlaunch 0 1 0\nend\n";
+    assert_int_equal(kf__manifest_parse(loops, sizeof loops, &m, NULL), 0);
+    g = &m->groups[0];
+    assert_int_equal(g->gran_ipb, 64);
+    assert_int_equal(g->gran_tpi_max, 25);
+    assert_int_equal(g->gran_threads, 256);
+    kf__manifest_free(m);
+  }
   for (size_t i = 0; i < sizeof riders / sizeof riders[0]; i++) {
     assert_int_equal(kf__manifest_parse(riders[i], strlen(riders[i]), &m, NULL), 0);
     g = &m->groups[0];
@@ -473,7 +485,11 @@ static void test_shape_gran_malformed(void **state)
     "shape gran\n",
     "shape gran 4\n",
     "shape gran 4 1\n",     /* a number per launch */
-    "shape gran 4 1 1 1\n",
+    "shape gran 4 1 1 1 1\n", /* and at most the block's threads after them */
+    "shape gran 4 1 1 0\n",   /* a block of no threads */
+    "shape gran 4 1 1 5\n",   /* more threads than the widest stage has */
+    "shape gran 64 1 25 1025\n",
+    "shape gran 64 1 25\n",   /* 1600 threads, and no loop said */
     "shape gran 0 1 1\n",   /* no instances per block */
     "shape gran x 1 1\n",
     "shape gran 4 1 y\n",

@@ -188,6 +188,30 @@ static void test_gran(void **state)
   assert_string_equal(stats_of("gran"), "kfuse-stats: gran: calls=6 fused=3 fallback=3 shape=3");
 }
 
+/* `shape gran` with the block's threads given: 64 instances per block of
+ * 256 threads, over which the nine-thread stage loops. The grid counts
+ * blocks of 64 instances; the block is 256 threads, not 9 * 64. */
+static void test_gran_loops(void **state)
+{
+  static kf_site_t site = {"granloop", NULL, 2, 0, NULL, NULL, NULL};
+  static char text[sizeof gran_manifest + 16];
+  const char *at = strstr(gran_manifest, "shape gran 28 1 9\n");
+  call_t c;
+  (void)state;
+  assert_non_null(at);
+  snprintf(text, sizeof text, "%.*sshape gran 64 1 9 256\n%s", (int)(at - gran_manifest),
+           gran_manifest, at + strlen("shape gran 28 1 9\n"));
+  fake.manifest = text;
+  fake_fused("fused_sg", 8, body_fused);
+  gran_call(&c, 8, 80); /* ceil(1024 / 64) = 16, ceil(10240 / 576) = 18 */
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("F:fused_sg");
+  assert_int_equal(fake.log[0].grid[0], 18);
+  assert_int_equal(fake.log[0].block[0], 256);
+  assert_fused_args(&fake.log[0], &c);
+  check_results();
+}
+
 /* A rider: launch 1 (other) lies between the fused launches and is not
  * fused. The fused kernel gets launches 0 and 2's arguments; the rider runs
  * after it, with its own shape, and only when its footprint is disjoint
@@ -1094,6 +1118,7 @@ int main(void)
     cmocka_unit_test_setup(test_fused, setup),
     cmocka_unit_test_setup(test_split, setup),
     cmocka_unit_test_setup(test_gran, setup),
+    cmocka_unit_test_setup(test_gran_loops, setup),
     cmocka_unit_test_setup(test_rider, setup),
     cmocka_unit_test_setup(test_rider_before, setup),
     cmocka_unit_test_setup(test_pair, setup),

@@ -2,8 +2,10 @@
 // Filipovic and Madzin's medium-grained mapping): one thread per 3x3 matrix,
 // one per element, one per matrix again. The device pass finds the threads
 // per instance from the offsets at which the stages meet (36*i written, 4*j
-// read: nine to one), runs each stage on its share of a block's threads,
-// and stages the intermediates through shared memory with barriers; a
+// read: nine to one), runs each stage on its share of a block's threads
+// (looping over it where it is more than the block's 256), copies the
+// inputs' records of the block's instances into shared memory, and stages
+// the intermediates through shared memory with barriers; a
 // per-instance scalar read by each of an instance's threads (s[j / 25]) is
 // the instance's element
 // (FusionCandidate::Tpi, Legality.cpp). The manifest says `shape gran` and
@@ -18,12 +20,13 @@
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm %s -o %t.ll
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t.ll
 
-// 1, 9, 1 threads per instance: 28 instances in a block of 252 threads.
-// The inputs A and B, read in records of 36 bytes by the product, are
-// copied a block of 28 matrices at a time by consecutive threads.
-// REMARK: remark: fused launches 0..2 (mmul33, scale, trace) of sequence 0 into [[K0:__kfuse_fused_[0-9a-f]+_0_0_2]]: C through shared memory, S through shared memory, with barriers; across granularities, threads per instance 1, 9, 1, 28 instances per block of 252 threads; the block loads the records of A, B into shared memory with consecutive threads
+// 1, 9, 1 threads per instance: 64 instances in a block of 256 threads,
+// over which the nine-thread stage loops. The inputs A and B, read in
+// records of 36 bytes by the product, are copied a block of 64 matrices at
+// a time by consecutive threads.
+// REMARK: remark: fused launches 0..2 (mmul33, scale, trace) of sequence 0 into [[K0:__kfuse_fused_[0-9a-f]+_0_0_2]]: C through shared memory, S through shared memory, with barriers; across granularities, threads per instance 1, 9, 1, 64 instances per block of 256 threads; the block loads the records of A, B into shared memory with consecutive threads
 // The same kernels launched with one grid over 9n threads fuse the same way.
-// REMARK: remark: fused launches 0..2 (mmul33, scale, trace) of sequence 1 into {{.*}}; across granularities, threads per instance 1, 9, 1, 28 instances per block of 252 threads
+// REMARK: remark: fused launches 0..2 (mmul33, scale, trace) of sequence 1 into {{.*}}; across granularities, threads per instance 1, 9, 1, 64 instances per block of 256 threads
 // Two threads per pair, then one.
 // REMARK: remark: fused launches 0..1 (square, pairsum) of sequence 2 into {{.*}}: w through shared memory, with barriers; across granularities, threads per instance 2, 1, 128 instances per block of 256 threads
 // A consumer reading the next instance's element.
@@ -32,54 +35,55 @@
 // found, and the launches differ in configuration.
 // REMARK: remark: launches 0..1 (mmul33, scale_loop) of sequence 4 at {{.*}} not fused: launches 0 and 1 differ in launch configuration
 // REMARK: remark: launches 0..1 (mmul33, scale_unguarded) of sequence 5 at {{.*}} not fused: the launches run at different granularities (threads per instance 1, 9) and launch 1 (scale_unguarded) makes an access that is not under one check `i < n`
-// A per-instance scalar read by each of 25 threads, s[j / 25]: its slot in
-// the tile is tid.x / 25.
-// REMARK: remark: fused launches 0..1 (sumsq, smul25) of sequence 6 into [[K6:__kfuse_fused_[0-9a-f]+_6_0_1]]: s through shared memory, with barriers; across granularities, threads per instance 1, 25, 10 instances per block of 250 threads
+// A per-instance scalar read by each of 25 threads, s[j / 25]: it is read
+// at its instance's slot of the tile.
+// REMARK: remark: fused launches 0..1 (sumsq, smul25) of sequence 6 into [[K6:__kfuse_fused_[0-9a-f]+_6_0_1]]: s through shared memory, with barriers; across granularities, threads per instance 1, 25, 64 instances per block of 256 threads
 
-// The 1-thread stages run on threads below 28, the 9-thread one on all 252;
-// each stage's global index is blockIdx.x times its own block.
 // Every element a stage reads is one an earlier stage wrote (the manifest's
 // `le` guards say the launches' instances correspond): no written flags.
-// The block copies A and B (252 words each, one per thread), then the
-// product reads them from shared memory only.
+// A block holds 64 instances in 256 threads: the block copies A and B
+// (576 words each, consecutive threads), the product reads them from
+// shared memory only, on the first 64 threads; the scaling, 576 threads'
+// work, loops over the block's threads, 256 at a time.
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2(
-// CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_0_0_2_{{\$}}_v{{[0-9]+}}_{{\$}}_tile[1008];
+// CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_0_0_2_{{\$}}_v{{[0-9]+}}_{{\$}}_tile[2304];
 // CHECK-NOT: _written
-// CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_0_0_2_{{\$}}_v{{[0-9]+}}_{{\$}}_in[1008];
-// CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_0_0_2_{{\$}}_v{{[0-9]+}}_{{\$}}_in[1008];
+// CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_0_0_2_{{\$}}_v{{[0-9]+}}_{{\$}}_in[2304];
+// CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_0_0_2_{{\$}}_v{{[0-9]+}}_{{\$}}_in[2304];
 // CHECK-NOT: _written
 // CHECK: ld.global.nc.b32
 // CHECK: ld.global.nc.b32
-// CHECK: st.shared.b32
-// CHECK: st.shared.b32
 // CHECK: bar.sync 0;
-// CHECK: setp.{{lt.u32 %p[0-9]+, %r[0-9]+, 28|gt.u32 %p[0-9]+, %r[0-9]+, 27}};
-// CHECK: mad.lo.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 28,
 // CHECK-NOT: ld.global
 // CHECK: st.shared.b32
 // CHECK: bar.sync 0;
-// CHECK: mad.lo.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 252,
-// CHECK: ld.shared.b32
+// CHECK: add.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 256;
+// CHECK-NEXT: setp.lt.u32 {{%p[0-9]+}}, {{%r[0-9]+}}, 320;
 // CHECK: bar.sync 0;
 // CHECK: ret;
+// The scalar's tile holds 64 instances' (256 bytes); the scaling's 1600
+// threads' work loops, and reads it at its instance, a quotient by 25 (a
+// multiply-high).
 // An input whose records no stage reads to their last byte (only the
 // first three floats of each 3x3 matrix) is not copied: the copy could
 // read past what the launches read.
-// REMARK: remark: fused launches 0..1 (firstrow, scale) of sequence 7 into {{.*}}: C through shared memory, with barriers; across granularities, threads per instance 1, 9, 28 instances per block of 252 threads; saves
-// The scalar's tile is read at tid.x / 25 (a multiply-high by 1/25).
+// REMARK: remark: fused launches 0..1 (firstrow, scale) of sequence 7 into {{.*}}: C through shared memory, with barriers; across granularities, threads per instance 1, 9, 64 instances per block of 256 threads; saves
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_6_0_1(
-// CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_6_0_1_{{\$}}_v{{[0-9]+}}_{{\$}}_tile[40];
+// CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_6_0_1_{{\$}}_v{{[0-9]+}}_{{\$}}_tile[256];
 // CHECK: st.shared.b32
 // CHECK: bar.sync 0;
-// CHECK: mul.hi.u32 {{%r[0-9]+}}, {{%r[0-9]+}}, 171798692;
+// CHECK: add.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 256;
+// CHECK: mul.hi.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 1374389535;
+// CHECK: ld.shared.b32
 // CHECK: ld.shared.b32
 
 // Each launch covers its own check; the scaling touches only matrices the
 // product completes (ceil(m / 9) <= n), the trace only matrices whose nine
 // elements the scaling completes (n <= floor(m / 9)), the product at least
 // one matrix for the copy of A and B to read.
-// MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_0_0_2 3\0Akernel 0 _Z6mmul33PKfS0_Pfi 4\0Akernel 1 _Z5scalePKfPffi 4\0Akernel 2 _Z5tracePKfPfi 3\0Ashape gran 28 1 9 1\0Astream same\0Adynshmem 0\0Ale 0 0 s3\0Ale 0 1 s3\0Ale 0 s3 bx*gx\0Ale 1 (s3+8)/9 0 s3\0Ale 1 0 s3\0Ale 1 s3 bx*gx\0Ale 2 0 s2\0Ale 2 s2 1 s3/9\0Ale 2 s2 bx*gx\0A
+// MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_0_0_2 3\0Akernel 0 _Z6mmul33PKfS0_Pfi 4\0Akernel 1 _Z5scalePKfPffi 4\0Akernel 2 _Z5tracePKfPfi 3\0Ashape gran 64 1 9 1 256\0Astream same\0Adynshmem 0\0Ale 0 0 s3\0Ale 0 1 s3\0Ale 0 s3 bx*gx\0Ale 1 (s3+8)/9 0 s3\0Ale 1 0 s3\0Ale 1 s3 bx*gx\0Ale 2 0 s2\0Ale 2 s2 1 s3/9\0Ale 2 s2 bx*gx\0A
 // MANIFEST-SAME: \0Ashape gran 128 2 1\0A
+// MANIFEST-SAME: \0Ashape gran 64 1 25 256\0A
 // The instance's scalar s[j / 25] has a footprint: the records of the
 // instances below min(threads, m), a quotient (manifest `/`).
 // MANIFEST-SAME: \0Afootprint 1.0 r 0 4*((max(min(bx*gx,s3),1)-1)/25)+4\0A
