@@ -150,6 +150,9 @@ struct FusionCandidate : Verdict {
   /// stage loops over its share (a stage of r threads per instance runs
   /// r * GranIpb virtual threads, GranThreads at a time).
   unsigned GranThreads = 0;
+  /// Run 256 / max(Tpi) instances per block, no stage looping: what
+  /// checkCandidate tries where the larger blocks' tiles do not fit.
+  bool GranNarrow = false;
   /// Across granularities: an input no stage writes whose per-instance
   /// records the fused block copies into shared memory with consecutive
   /// threads before its first stage, so that the stages read its fields

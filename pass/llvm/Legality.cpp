@@ -1252,7 +1252,8 @@ static bool checkGranularity(FusionCandidate &C) {
   // enough of them in flight when a stage has many threads per instance
   // (2048 / 25 = 81 instances at 25); the stages with more threads than
   // the block's GranBlock then loop over their share.
-  C.GranIpb = std::max(GranBlock / Most, std::min(GranInstances, GranBlock));
+  C.GranIpb = C.GranNarrow ? GranBlock / Most
+                           : std::max(GranBlock / Most, std::min(GranInstances, GranBlock));
   C.GranThreads = std::min(GranBlock, Most * C.GranIpb);
   return true;
 }
@@ -1532,7 +1533,22 @@ static void granularitySlots(const FusionCandidate &C, const std::vector<StagedA
   }
 }
 
+static void checkCandidateOnce(FusionCandidate &C);
+
+/// Across granularities, a group whose tiles do not fit in blocks of 64
+/// instances or more is tried again with 256 / max(Tpi) instances.
 void kfuse::checkCandidate(FusionCandidate &C) {
+  FusionCandidate Before = C;
+  checkCandidateOnce(C);
+  if (C.isValid() || C.Stat != "resources" || C.Tpi.empty() ||
+      C.GranThreads == *llvm::max_element(C.Tpi) * C.GranIpb)
+    return;
+  C = std::move(Before);
+  C.GranNarrow = true;
+  checkCandidateOnce(C);
+}
+
+static void checkCandidateOnce(FusionCandidate &C) {
   const SeqRecord &R = *C.Seq;
   const SeqLaunch &L0 = C.launch(0);
 
