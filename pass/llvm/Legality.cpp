@@ -1535,13 +1535,15 @@ static void granularitySlots(const FusionCandidate &C, const std::vector<StagedA
 
 static void checkCandidateOnce(FusionCandidate &C);
 
-/// Across granularities, a group whose tiles do not fit in blocks of 64
-/// instances or more is tried again with 256 / max(Tpi) instances.
+/// Across granularities, a group refused in blocks of 64 instances or more
+/// whose stages loop, because its tiles do not fit or because a buffer its
+/// stages of one granularity share cannot go through a tile (which looping
+/// stages need), is tried again with 256 / max(Tpi) instances.
 void kfuse::checkCandidate(FusionCandidate &C) {
   FusionCandidate Before = C;
   checkCandidateOnce(C);
-  if (C.isValid() || C.Stat != "resources" || C.Tpi.empty() ||
-      C.GranThreads == *llvm::max_element(C.Tpi) * C.GranIpb)
+  if (C.isValid() || C.Tpi.empty() || C.GranThreads == *llvm::max_element(C.Tpi) * C.GranIpb ||
+      (C.Stat != "resources" && C.Stat != "granularity" && C.Stat != "type"))
     return;
   C = std::move(Before);
   C.GranNarrow = true;
