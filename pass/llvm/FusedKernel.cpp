@@ -153,7 +153,7 @@ private:
   bool orderOneFallback();
   Value *inBlockOffset(Instruction *I, unsigned Stage, const Access &A);
   Value *tileOffset(Instruction *I, unsigned Stage, const Access &A, const Intermediate &In);
-  Value *emitPoly(IRBuilder<> &B, const IndexPoly &P, Value *Tid = nullptr);
+  Value *emitPoly(IRBuilder<> &B, const IndexPoly &P);
   Value *haloSlot(IRBuilder<> &B, const Intermediate &I);
   Value *gridSlot(IRBuilder<> &B, const Intermediate &I, ArrayRef<Value *> L);
   const Intermediate *haloOf(unsigned Stage) const;
@@ -537,18 +537,15 @@ Value *FusedKernelBuilder::inBlockOffset(Instruction *I, unsigned Stage, const A
 }
 
 /// \p P, a polynomial in the thread and block coordinates and extents, as
-/// an i64 computed from the special registers; \p Tid, an i64, stands for
-/// tid.x where given.
-Value *FusedKernelBuilder::emitPoly(IRBuilder<> &B, const IndexPoly &P, Value *Tid) {
+/// an i64 computed from the special registers.
+Value *FusedKernelBuilder::emitPoly(IRBuilder<> &B, const IndexPoly &P) {
   Value *Sum = B.getInt64(0);
   for (auto &[M, K] : P.Terms) {
     Value *T = B.getInt64(K);
     for (int S : M) {
       assert(S < SymParam0 && S != SymIter && "a coordinate or an extent");
-      T = B.CreateMul(T, Tid && S == SymTid
-                             ? Tid
-                             : B.CreateZExt(sreg(B, sregOf(symDim(S), S % SymDimStride)),
-                                            B.getInt64Ty()));
+      T = B.CreateMul(T, B.CreateZExt(sreg(B, sregOf(symDim(S), S % SymDimStride)),
+                                      B.getInt64Ty()));
     }
     Sum = B.CreateAdd(Sum, T);
   }
@@ -896,13 +893,7 @@ Value *FusedKernelBuilder::tileOffset(Instruction *I, unsigned Stage, const Acce
   if (It == In.TileSlot.end())
     return inBlockOffset(I, Stage, A);
   IRBuilder<> B(I);
-  // An instance's element read by one of Div threads: its slot counts
-  // instances, tid.x / Div.
-  Value *Tid = nullptr;
-  if (auto D = In.TileDiv.find(&A); D != In.TileDiv.end())
-    Tid = B.CreateUDiv(B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_tid_x), B.getInt64Ty()),
-                       B.getInt64(D->second));
-  return B.CreateMul(emitPoly(B, It->second, Tid), B.getInt64(In.Bytes), "kfuse.local");
+  return B.CreateMul(emitPoly(B, It->second), B.getInt64(In.Bytes), "kfuse.local");
 }
 
 /// The value that crosses the old boundary keeps the rounding it had when it

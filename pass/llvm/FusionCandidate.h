@@ -60,10 +60,6 @@ struct Intermediate {
   /// elements, a block's instances times the elements each instance's
   /// record holds; 0 for the 1024-element tile of one granularity.
   unsigned TileElements = 0;
-  /// Across granularities, the accesses that read their instance's element,
-  /// one of Div threads (Access::Instance): TileSlot's tid.x stands for
-  /// tid.x / Div.
-  std::map<const Access *, unsigned> TileDiv;
   /// Halo: the stage that stores the buffer, each thread its own element
   /// ctaid.x*ntid.x + tid.x, and the elements before and after the block's
   /// own that later stages read (`t[i-1]`, `t[i+2]`), which the block

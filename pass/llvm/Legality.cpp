@@ -1342,9 +1342,10 @@ static bool granularityExact(FusionCandidate &C, const std::vector<StagedAccess>
 /// thread's own c_X bytes (0 <= d_X, d_X + size <= c_X) and with one
 /// element type. A fused block's instances are then the same W * GranIpb
 /// bytes in every stage, so the buffer is staged in a tile of that many
-/// bytes, slot (c_X * tid.x + d_X) / size, with a barrier between every two
-/// stages that touch it (appended to \p Spans). CarryFit::No where its
-/// accesses are all in stages of one granularity.
+/// bytes, each access at its byte offset from the block's first instance
+/// (FusedKernel.cpp tileOffset), with a barrier between every two stages
+/// that touch it (appended to \p Spans). CarryFit::No where its accesses
+/// are all in stages of one granularity (in one stage, where stages loop).
 static CarryFit granularityCarried(FusionCandidate &C, unsigned V,
                                   const std::vector<StagedAccess> &Accs, Intermediate &I,
                                   std::vector<std::pair<unsigned, unsigned>> &Spans) {
@@ -1388,10 +1389,6 @@ static CarryFit granularityCarried(FusionCandidate &C, unsigned V,
       return CarryFit::Refused;
     }
     W = G->first * C.Tpi[X.Stage] / Div;
-    I.TileSlot[X.A] = IndexPoly::constant(G->first / Size) * IndexPoly::symbol(SymTid) +
-                      IndexPoly::constant(G->second / Size);
-    if (Div > 1)
-      I.TileDiv[X.A] = unsigned(Div);
   }
   for (const StagedAccess &X : Accs)
     for (const StagedAccess &Y : Accs)
