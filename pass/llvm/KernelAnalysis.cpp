@@ -371,7 +371,16 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
     if (!BO || (BO->getOpcode() != Instruction::SDiv && BO->getOpcode() != Instruction::SRem) ||
         !SE.isSCEVable(BO->getType()))
       return std::nullopt;
-    const SCEV *A = SE.getSCEV(BO->getOperand(0)), *B = SE.getSCEV(BO->getOperand(1));
+    // On a narrower copy of a value (`trunc nsw`, as InstCombine makes of
+    // `j % 9 / 3`): the value itself, which the truncation kept.
+    Value *X = BO->getOperand(0), *Y = BO->getOperand(1);
+    auto *Tr = dyn_cast<TruncInst>(X);
+    auto *YC = dyn_cast<ConstantInt>(Y);
+    if (Tr && Tr->hasNoSignedWrap() && YC && SE.isSCEVable(Tr->getOperand(0)->getType())) {
+      X = Tr->getOperand(0);
+      Y = ConstantInt::get(X->getType(), YC->getValue().sext(X->getType()->getIntegerBitWidth()));
+    }
+    const SCEV *A = SE.getSCEV(X), *B = SE.getSCEV(Y);
     IndexPoly Quot = quotient(Q, true, A, B);
     if (BO->getOpcode() == Instruction::SDiv)
       return Quot;
@@ -442,6 +451,108 @@ static std::optional<Access::InstanceIndex> instanceIndex(const Function &F,
   if (I.Coef <= 0)
     return std::nullopt;
   return I;
+}
+
+/// Coef * (g / q) + f(g % q) of an offset whose quotients are of the
+/// global x index g by constants: q the largest, the others of g by
+/// divisors of q or of g's remainder g - q * (g / q) by any constant, and g
+/// itself in it too. With g = q * m + t (g >= 0: the thread's place t in
+/// instance m), g / d = (q / d) * m + t / d for d dividing q, and f is
+/// evaluated at every t from 0 to q - 1 (Access::Record).
+static std::optional<Access::InstanceRecord> instanceRecord(const Function &F,
+                                                           ScalarEvolution &SE,
+                                                           const SCEV *S) {
+  QuotientTable Q;
+  auto P = polyOfImpl(F, SE, S, Q, nullptr, 0);
+  if (!P || Q.Quots.empty() || Q.Quots.size() > 4)
+    return std::nullopt;
+  const IndexPoly G =
+      IndexPoly::symbol(SymNtid) * IndexPoly::symbol(SymCtaid) + IndexPoly::symbol(SymTid);
+  // Each quotient: its divisor, and whether its dividend is g (else g's
+  // remainder by the largest divisor of g, found once that one is known).
+  struct Quot {
+    int Sym;
+    int64_t D;
+    std::optional<IndexPoly> Dividend;
+  };
+  std::vector<Quot> Qs;
+  int64_t Main = 0;
+  int MainSym = -1;
+  for (auto &[Key, Sym] : Q.Quots) {
+    auto *Div = dyn_cast<SCEVConstant>(std::get<2>(Key));
+    if (!Div || Div->getAPInt().getSignificantBits() > 16 || Div->getAPInt().getSExtValue() < 2)
+      return std::nullopt;
+    QuotientTable Inner = Q;
+    Qs.push_back({Sym, Div->getAPInt().getSExtValue(),
+                  polyOfImpl(F, SE, std::get<1>(Key), Inner, nullptr, 0)});
+    if (!Qs.back().Dividend)
+      return std::nullopt;
+    if (*Qs.back().Dividend == G && Qs.back().D > Main)
+      Main = Qs.back().D, MainSym = Sym;
+  }
+  if (MainSym < 0 || Main > 256)
+    return std::nullopt;
+  const IndexPoly Rem = G - IndexPoly::constant(Main) * IndexPoly::symbol(MainSym);
+  // Each symbol's value as a * m + b(t).
+  auto Value = [&](int Sym, int64_t T, int64_t &A, int64_t &B) {
+    if (Sym == MainSym)
+      return A = 1, B = 0, true;
+    for (const Quot &X : Qs) {
+      if (X.Sym != Sym)
+        continue;
+      if (*X.Dividend == G && Main % X.D == 0)
+        return A = Main / X.D, B = T / X.D, true;
+      if (*X.Dividend == Rem)
+        return A = 0, B = T / X.D, true;
+      return false;
+    }
+    return false;
+  };
+  Access::InstanceRecord R;
+  R.Div = Main;
+  int64_t Coef = 0;
+  bool CoefSet = false;
+  for (int64_t T = 0; T < Main; ++T) {
+    int64_t MCoef = 0, Rest = 0, GCoef = 0;
+    for (auto &[M, K] : P->Terms) {
+      if (M.empty()) {
+        Rest += K;
+      } else if (M.size() == 1 && M[0] == SymTid) {
+        GCoef += K; // with K * ntid * ctaid below: K * g
+      } else if (M.size() == 2 && M[0] == SymNtid && M[1] == SymCtaid) {
+        continue;
+      } else if (M.size() == 1 && M[0] >= SymQuot0) {
+        int64_t A, B;
+        if (!Value(M[0], T, A, B))
+          return std::nullopt;
+        MCoef += K * A;
+        Rest += K * B;
+      } else {
+        return std::nullopt;
+      }
+    }
+    // g = Main * m + t, its two terms with one coefficient.
+    int64_t NC = 0;
+    for (auto &[M, K] : P->Terms)
+      if (M.size() == 2 && M[0] == SymNtid && M[1] == SymCtaid)
+        NC = K;
+    if (NC != GCoef)
+      return std::nullopt;
+    MCoef += GCoef * Main;
+    Rest += GCoef * T;
+    if (CoefSet && MCoef != Coef)
+      return std::nullopt;
+    Coef = MCoef, CoefSet = true;
+    R.Lo = T ? std::min(R.Lo, Rest) : Rest;
+    R.Hi = T ? std::max(R.Hi, Rest) : Rest;
+    if (T == 0)
+      R.First = Rest;
+    R.Last = Rest;
+  }
+  if (Coef <= 0)
+    return std::nullopt;
+  R.Coef = Coef;
+  return R;
 }
 
 namespace {
@@ -1063,6 +1174,12 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
       // every access (the gather has no byte bound of its own).
       if (D && !Grid) {
         A.Instance = instanceIndex(F, SE, D);
+        if (A.Instance)
+          A.Record = Access::InstanceRecord{A.Instance->Coef, A.Instance->Div,
+                                            A.Instance->Rest, A.Instance->Rest,
+                                            A.Instance->Rest, A.Instance->Rest};
+        else
+          A.Record = instanceRecord(F, SE, D);
         findBounds(F, SE, DT, PDT, A);
         A.BoundParam.reset();
       }
@@ -1073,13 +1190,13 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
       // instances 0 to (min(threads, n) - 1) / q, the same footprint for
       // each field, so that the manifest holds one.
       const auto &GB = A.GlobalBound[0];
-      if (A.Instance && GB && !GB->Unsigned && A.Instance->Rest >= 0 &&
-          A.Instance->Rest + A.Bytes <= A.Instance->Coef) {
+      if (A.Record && GB && !GB->Unsigned && A.Record->Lo >= 0 &&
+          A.Record->Hi + A.Bytes <= A.Record->Coef) {
         std::string Last = "((max(min(bx*gx,s" + std::to_string(GB->Param) + "),1)-1)/" +
-                           std::to_string(A.Instance->Div) + ")";
+                           std::to_string(A.Record->Div) + ")";
         A.GatherLo = "0";
-        A.GatherHi = plusExpr(timesExpr(uint64_t(A.Instance->Coef), Last),
-                              std::to_string(A.Instance->Coef));
+        A.GatherHi = plusExpr(timesExpr(uint64_t(A.Record->Coef), Last),
+                              std::to_string(A.Record->Coef));
       } else if (auto R = D ? rangeOf(F, SE, D) : std::nullopt) {
         A.GatherLo = R->Lo;
         A.GatherHi = plusExpr(R->Hi, std::to_string(A.Bytes));

@@ -222,6 +222,17 @@ struct Access {
     int64_t Coef = 0, Div = 0, Rest = 0;
   };
   std::optional<InstanceIndex> Instance;
+  /// For a gather whose index is Coef * (g / Div) + f(g % Div), f taking
+  /// the thread's place in its instance through remainders and quotients
+  /// of g by divisors of Div (`9 * (j / 9) + 3 * (j % 9 / 3) + k`, `j % 3`):
+  /// f's least and greatest values, and its values in the instance's
+  /// first thread and in its last (Instance, where f is constant, has them
+  /// all equal). Fusion across granularities reads records through it
+  /// (Legality.cpp granularityInputs).
+  struct InstanceRecord {
+    int64_t Coef = 0, Div = 0, Lo = 0, Hi = 0, First = 0, Last = 0;
+  };
+  std::optional<InstanceRecord> Record;
   /// Byte bound from a dominating `idx < s<p>` bounds check, when the check's
   /// index is this access's index: the access stays below Bytes * s<p>.
   std::optional<unsigned> BoundParam;

@@ -1415,17 +1415,18 @@ static uint64_t lowBit(uint64_t X) { return X & (~X + 1); }
 /// The inputs whose records the block of a group across granularities
 /// copies into shared memory before its first stage
 /// (FusionCandidate::GranInput). Such a buffer is one no stage writes, and
-/// is only loaded, by plain loads. Some of them read c * (g / q) + d of
-/// their stage's global index g (q = 1 for c * g + d, Access::Instance),
-/// q dividing the stage's r, inside the instance's record of W = c * r / q
-/// bytes (0 <= d, d + size <= c), all with the same W. The block copies
-/// its instances' W * GranIpb bytes, and those loads read the copy: the
-/// runtime checks that every instance they touch is one the copy holds
-/// (guardInstances). Loads of other forms (`A[9 * (j / 9) + 3 * (j % 9 /
-/// 3)]`) read memory. The copy reads only records whose first and last bytes
-/// the original launches read: some stage has loads, made by every thread
-/// below its check g < n (Access::EveryBelow), that read byte 0 of the
-/// instance in its first thread and byte W - 1 in its last, so every byte
+/// is only loaded, by plain loads. Some of them read c * (g / q) + f(g % q)
+/// of their stage's global index g (q = 1 and f = d for c * g + d;
+/// Access::Record: `A[9 * (j / 9) + 3 * (j % 9 / 3) + k]`), q dividing the
+/// stage's r, inside the instance's record of W = c * r / q bytes (0 <= f,
+/// f + size <= c), all with the same W. The block copies its instances'
+/// W * GranIpb bytes, and those loads read the copy: the runtime checks
+/// that every instance they touch is one the copy holds (guardInstances).
+/// Loads of other forms read memory. The copy reads only records whose
+/// first and last bytes the original launches read: some stage has loads,
+/// made by every thread below its check g < n (Access::EveryBelow), that
+/// read byte 0 of the instance in its first thread and byte W - 1 in its
+/// last, so every byte
 /// of the records of the instances whose threads all lie below n lies
 /// between two bytes the launch read. Inputs are taken in value order
 /// while their tiles fit beside the others (32 KiB at most).
@@ -1445,35 +1446,37 @@ static void granularityInputs(FusionCandidate &C,
     std::map<unsigned, std::pair<const Access *, const Access *>> Ends; // first, last byte
     std::set<const Access *> Direct;
     for (const StagedAccess &X : Accs) {
-      int64_t R = C.Tpi[X.Stage], Q = X.A->Instance ? X.A->Instance->Div : 1;
-      auto G = X.A->Instance ? std::make_optional(std::make_pair(X.A->Instance->Coef,
-                                                                 X.A->Instance->Rest))
-               : X.A->UnknownIndex ? std::nullopt
-                                   : globalLinear(X.Offset);
-      int64_t Size = X.A->Bytes;
-      if (!G || R % Q || G->second < 0 || G->second + Size > G->first)
+      // c * (g / q) + f(g % q), f from Lo to Hi, First in the instance's
+      // first thread and Last in its last (Access::Record; q = 1 and f = d
+      // for c * g + d).
+      std::optional<Access::InstanceRecord> Rec = X.A->Record;
+      if (!Rec && !X.A->UnknownIndex)
+        if (auto G = globalLinear(X.Offset))
+          Rec = Access::InstanceRecord{G->first, 1, G->second, G->second, G->second, G->second};
+      int64_t R = C.Tpi[X.Stage], Size = X.A->Bytes;
+      if (!Rec || R % Rec->Div || Rec->Lo < 0 || Rec->Hi + Size > Rec->Coef)
         continue;
-      if (W && W != G->first * (R / Q)) {
+      if (W && W != Rec->Coef * (R / Rec->Div)) {
         Mixed = true;
         break;
       }
-      W = G->first * (R / Q);
-      // base + c * m + d is a multiple of the load's alignment for every
-      // instance m, so base is a multiple of each power of two dividing
-      // the alignment, c and d.
+      W = Rec->Coef * (R / Rec->Div);
+      // base + c * m + First is a multiple of the load's alignment for
+      // every instance m, so base is a multiple of each power of two
+      // dividing the alignment, c and First.
       uint64_t Al = std::min<uint64_t>(cast<LoadInst>(X.A->Inst)->getAlign().value(),
-                                       lowBit(uint64_t(G->first)));
-      if (G->second)
-        Al = std::min(Al, lowBit(uint64_t(G->second)));
+                                       lowBit(uint64_t(Rec->Coef)));
+      if (Rec->First)
+        Al = std::min(Al, lowBit(uint64_t(std::abs(Rec->First))));
       BaseAlign = std::max(BaseAlign, Al);
       Direct.insert(X.A);
       const auto &Bound = X.A->GlobalBound[0];
       if (!X.A->EveryBelow[0] || !Bound || Bound->Param != *X.A->EveryBelow[0])
         continue;
       auto &[First, Last] = Ends[X.Stage];
-      if (G->second == 0)
+      if (Rec->First == 0)
         First = X.A;
-      if (G->second + Size == G->first)
+      if (Rec->Last + Size == Rec->Coef)
         Last = X.A;
     }
     unsigned Word = unsigned(std::min<uint64_t>({8, BaseAlign, W ? lowBit(uint64_t(W)) : 0}));

@@ -64,6 +64,12 @@
 // The scalar's tile holds 64 instances' (256 bytes); the scaling's 1600
 // threads' work loops, and reads it at its instance, a quotient by 25 (a
 // multiply-high).
+// A product with nine threads per 3x3 matrix, each reading a row of A and
+// a column of B at 9 * (j / 9) + 3 * (j % 9 / 3) + k and 9 * (j / 9) + j %
+// 3 + 3 * k: inside its matrix's 36 bytes (the indices are evaluated at
+// each of the nine places), so A and B are copied too, and have
+// footprints.
+// REMARK: remark: fused launches 0..1 (mmul33_9, trace9) of sequence 8 into {{.*}}: C through shared memory, with barriers; across granularities, threads per instance 9, 1, 64 instances per block of 256 threads; the block loads the records of A, B into shared memory with consecutive threads
 // An input whose records no stage reads to their last byte (only the
 // first three floats of each 3x3 matrix) is not copied: the copy could
 // read past what the launches read.
@@ -87,6 +93,8 @@
 // The instance's scalar s[j / 25] has a footprint: the records of the
 // instances below min(threads, m), a quotient (manifest `/`).
 // MANIFEST-SAME: \0Afootprint 1.0 r 0 4*((max(min(bx*gx,s3),1)-1)/25)+4\0A
+// Rows and columns read by a nine-thread product have footprints too.
+// MANIFEST-SAME: \0Afootprint 0.0 r 0 36*((max(min(bx*gx,s3),1)-1)/9)+36\0Afootprint 0.1 r 0 36*((max(min(bx*gx,s3),1)-1)/9)+36\0A
 
 #define KFUSE_MAP __attribute__((kfuse_map))
 
@@ -168,6 +176,21 @@ __global__ KFUSE_MAP void firstrow(const float *A, float *C, int n) {
     C[9 * i + k] = A[9 * i + k % 3];
 }
 
+__global__ KFUSE_MAP void mmul33_9(const float *A, const float *B, float *C, int m) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m)
+    return;
+  int i = j / 9, r = j % 9 / 3, c = j % 3;
+  const float *a = &A[9 * i + 3 * r], *b = &B[9 * i + c];
+  C[j] = a[0] * b[0] + a[1] * b[3] + a[2] * b[6];
+}
+
+__global__ KFUSE_MAP void trace9(const float *C, float *t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    t[i] = C[9 * i] + C[9 * i + 4] + C[9 * i + 8];
+}
+
 void chain(const float *A, const float *B, float *C, float *S, float *t, int n) {
   mmul33<<<(n + 127) / 128, 128>>>(A, B, C, n);
   scale<<<(9 * n + 255) / 256, 256>>>(C, S, 0.5f, 9 * n);
@@ -209,4 +232,9 @@ void instance_scalar(const float *v, float *s, const float *X, float *F, int n) 
 void partial_records(const float *A, float *C, float *S, int n) {
   firstrow<<<(n + 127) / 128, 128>>>(A, C, n);
   scale<<<(9 * n + 255) / 256, 256>>>(C, S, 0.5f, 9 * n);
+}
+
+void rows_and_columns(const float *A, const float *B, float *C, float *t, int n) {
+  mmul33_9<<<(9 * n + 255) / 256, 256>>>(A, B, C, 9 * n);
+  trace9<<<(n + 127) / 128, 128>>>(C, t, n);
 }
