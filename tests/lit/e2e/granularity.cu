@@ -64,16 +64,16 @@
 // The scalar's tile holds 64 instances' (256 bytes); the scaling's 1600
 // threads' work loops, and reads it at its instance, a quotient by 25 (a
 // multiply-high).
+// An input whose records no stage reads to their last byte (only the
+// first three floats of each 3x3 matrix) is not copied: the copy could
+// read past what the launches read.
+// REMARK: remark: fused launches 0..1 (firstrow, scale) of sequence 7 into {{.*}}: C through shared memory, with barriers; across granularities, threads per instance 1, 9, 64 instances per block of 256 threads; saves
 // A product with nine threads per 3x3 matrix, each reading a row of A and
 // a column of B at 9 * (j / 9) + 3 * (j % 9 / 3) + k and 9 * (j / 9) + j %
 // 3 + 3 * k: inside its matrix's 36 bytes (the indices are evaluated at
 // each of the nine places), so A and B are copied too, and have
 // footprints.
 // REMARK: remark: fused launches 0..1 (mmul33_9, trace9) of sequence 8 into {{.*}}: C through shared memory, with barriers; across granularities, threads per instance 9, 1, 64 instances per block of 256 threads; the block loads the records of A, B into shared memory with consecutive threads
-// An input whose records no stage reads to their last byte (only the
-// first three floats of each 3x3 matrix) is not copied: the copy could
-// read past what the launches read.
-// REMARK: remark: fused launches 0..1 (firstrow, scale) of sequence 7 into {{.*}}: C through shared memory, with barriers; across granularities, threads per instance 1, 9, 64 instances per block of 256 threads; saves
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_6_0_1(
 // CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_6_0_1_{{\$}}_v{{[0-9]+}}_{{\$}}_tile[256];
 // CHECK: st.shared.b32
