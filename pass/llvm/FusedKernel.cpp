@@ -410,9 +410,6 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
     barrier(B);
 }
 
-/// The largest power of two that divides \p X > 0.
-static uint64_t lowBit(uint64_t X) { return X & (~X + 1); }
-
 /// Across granularities: the block copies the records of its instances of
 /// each input of FusionCandidate::GranInputs into a tile of its own,
 /// consecutive threads moving consecutive words, before the barrier that
@@ -517,7 +514,7 @@ void FusedKernelBuilder::rewriteInputLoad(LoadInst *LI, unsigned Stage, const Ac
   // The tile's byte Off and the input's byte at the load's address have
   // the same alignment up to the input's start and the block's first byte.
   uint64_t Al = std::min<uint64_t>({LI->getAlign().value(), T.In->BaseAlign,
-                                    lowBit(uint64_t(T.In->Record) * C.GranIpb), 16});
+                                    MinAlign(uint64_t(T.In->Record) * C.GranIpb, 16)});
   LoadInst *FromTile = B.CreateAlignedLoad(
       LI->getType(), B.CreateInBoundsGEP(B.getInt8Ty(), T.Tile, Off), Align(Al), "kfuse.in");
   LI->replaceAllUsesWith(FromTile);

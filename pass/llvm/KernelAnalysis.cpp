@@ -494,7 +494,7 @@ static std::optional<Access::InstanceRecord> instanceRecord(const Function &F,
     return std::nullopt;
   const IndexPoly Rem = G - IndexPoly::constant(Main) * IndexPoly::symbol(MainSym);
   // Each symbol's value as a * m + b(t).
-  auto Value = [&](int Sym, int64_t T, int64_t &A, int64_t &B) {
+  auto Place = [&](int Sym, int64_t T, int64_t &A, int64_t &B) {
     if (Sym == MainSym)
       return A = 1, B = 0, true;
     for (const Quot &X : Qs) {
@@ -508,6 +508,11 @@ static std::optional<Access::InstanceRecord> instanceRecord(const Function &F,
     }
     return false;
   };
+  // g's two terms, tid.x and ntid.x * ctaid.x, with one coefficient.
+  int64_t NC = 0;
+  for (auto &[M, K] : P->Terms)
+    if (M.size() == 2 && M[0] == SymNtid && M[1] == SymCtaid)
+      NC = K;
   Access::InstanceRecord R;
   R.Div = Main;
   int64_t Coef = 0;
@@ -523,7 +528,7 @@ static std::optional<Access::InstanceRecord> instanceRecord(const Function &F,
         continue;
       } else if (M.size() == 1 && M[0] >= SymQuot0) {
         int64_t A, B;
-        if (!Value(M[0], T, A, B))
+        if (!Place(M[0], T, A, B))
           return std::nullopt;
         MCoef += K * A;
         Rest += K * B;
@@ -531,11 +536,7 @@ static std::optional<Access::InstanceRecord> instanceRecord(const Function &F,
         return std::nullopt;
       }
     }
-    // g = Main * m + t, its two terms with one coefficient.
-    int64_t NC = 0;
-    for (auto &[M, K] : P->Terms)
-      if (M.size() == 2 && M[0] == SymNtid && M[1] == SymCtaid)
-        NC = K;
+    // g = Main * m + t.
     if (NC != GCoef)
       return std::nullopt;
     MCoef += GCoef * Main;

@@ -1409,9 +1409,6 @@ static CarryFit granularityCarried(FusionCandidate &C, unsigned V,
   return CarryFit::Yes;
 }
 
-/// The largest power of two that divides \p X > 0.
-static uint64_t lowBit(uint64_t X) { return X & (~X + 1); }
-
 /// The inputs whose records the block of a group across granularities
 /// copies into shared memory before its first stage
 /// (FusionCandidate::GranInput). Such a buffer is one no stage writes, and
@@ -1464,11 +1461,9 @@ static void granularityInputs(FusionCandidate &C,
       // base + c * m + First is a multiple of the load's alignment for
       // every instance m, so base is a multiple of each power of two
       // dividing the alignment, c and First.
-      uint64_t Al = std::min<uint64_t>(cast<LoadInst>(X.A->Inst)->getAlign().value(),
-                                       lowBit(uint64_t(Rec->Coef)));
-      if (Rec->First)
-        Al = std::min(Al, lowBit(uint64_t(std::abs(Rec->First))));
-      BaseAlign = std::max(BaseAlign, Al);
+      BaseAlign = std::max(BaseAlign,
+                           MinAlign(MinAlign(uint64_t(Rec->Coef), uint64_t(std::abs(Rec->First))),
+                                    cast<LoadInst>(X.A->Inst)->getAlign().value()));
       Direct.insert(X.A);
       const auto &Bound = X.A->GlobalBound[0];
       if (!X.A->EveryBelow[0] || !Bound || Bound->Param != *X.A->EveryBelow[0])
@@ -1479,7 +1474,7 @@ static void granularityInputs(FusionCandidate &C,
       if (Rec->Last + Size == Rec->Coef)
         Last = X.A;
     }
-    unsigned Word = unsigned(std::min<uint64_t>({8, BaseAlign, W ? lowBit(uint64_t(W)) : 0}));
+    unsigned Word = W ? unsigned(MinAlign(uint64_t(W), std::min<uint64_t>(8, BaseAlign))) : 0;
     uint64_t Tile = uint64_t(W) * C.GranIpb;
     if (Mixed || Word < 4 || Tile > Budget)
       continue;
