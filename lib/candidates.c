@@ -18,17 +18,29 @@ int kf__cand_eval(const kf_problem *p, const kf__dag *d, const kf_model *m,
   int rc = kf__linearize(p, d, members, n, c->order, NULL);
   if (rc)
     return rc;
-  /* Every variant assignment, as an odometer; capped for safety. */
-  int var[KF__MAXK] = { 0 };
+  /* Every variant assignment, as an odometer; capped for safety. The
+   * variant callback sees the members in launch order: pos[j] is where
+   * members[j] (ascending) stands in the linearised order. */
+  int var[KF__MAXK] = { 0 }, pos[KF__MAXK], byl[KF__MAXK];
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++)
+      if (c->order[i] == members[j])
+        pos[j] = i;
   c->cost = INFINITY;
   for (long it = 0; it < 6561; it++) {
     kf_estimate_t e;
-    rc = kf_model_estimate(m, p, c->order, var, n, &e);
+    int allowed = 1;
+    if (p->legal_variants) {
+      for (int j = 0; j < n; j++)
+        byl[j] = var[pos[j]];
+      allowed = p->legal_variants(p->legal_variants_user, members, byl, n) != 0;
+    }
+    rc = allowed ? kf_model_estimate(m, p, c->order, var, n, &e) : 0;
     if (rc)
       return rc;
-    if (isnan(e.time) || e.time < 0)
+    if (allowed && (isnan(e.time) || e.time < 0))
       return KF_ERANGE; /* a replaced cost function's nonsense */
-    if (e.time < c->cost) {
+    if (allowed && e.time < c->cost) {
       c->cost = e.time;
       c->est = e;
       memcpy(c->variants, var, sizeof(int) * (size_t)n);

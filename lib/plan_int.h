@@ -77,6 +77,8 @@ struct kf_problem {
   int npsi, cappsi;
   kf_legal_fn legal;
   void *legal_user;
+  kf_legal_variants_fn legal_variants;
+  void *legal_variants_user;
   int consecutive; /* only groups of consecutive launches may fuse */
   void *owned_rules; /* legality rules of a parsed file, freed with the problem */
   void (*free_rules)(void *);

@@ -226,6 +226,14 @@ void kf_problem_set_legality(kf_problem *p, kf_legal_fn fn, void *user)
   p->legal_user = user;
 }
 
+void kf_problem_set_variant_legality(kf_problem *p, kf_legal_variants_fn fn, void *user)
+{
+  if (!p)
+    return;
+  p->legal_variants = fn;
+  p->legal_variants_user = user;
+}
+
 int kf_problem_set_consecutive(kf_problem *p, int consecutive)
 {
   if (!p)

@@ -53,6 +53,17 @@ typedef struct kf_variant_s {
  * convex groups of 2..max_group launches. */
 typedef int (*kf_legal_fn)(void *user, const int *group, int n);
 
+/** Legality of one variant assignment: @returns nonzero if launches
+ * @p group[0..n) (ascending launch order) may run with launch group[i] in
+ * its variant @p variants[i]: as one fused kernel for n >= 2, or alone for
+ * n == 1 (where a caller that runs lone launches as they were written
+ * allows only their own variant). Called for every group, singletons
+ * included, and every assignment the odometer visits, after kf_legal_fn
+ * accepted the group; the group is costed in its best legal assignment,
+ * and is no candidate where none is legal (a launch that has no legal
+ * variant alone makes the problem infeasible). */
+typedef int (*kf_legal_variants_fn)(void *user, const int *group, const int *variants, int n);
+
 /** Creates an empty problem. @returns 0 or KF_ENOMEM. */
 KF_EXTERN int kf_problem_create(kf_problem **out);
 /** Frees @p p and everything it owns; NULL is allowed. */
@@ -126,6 +137,11 @@ KF_EXTERN int kf_problem_add_psi(kf_problem *p, const char *routine,
 /** Sets the legality callback; NULL (the default) means every connected
  * convex group is legal. */
 KF_EXTERN void kf_problem_set_legality(kf_problem *p, kf_legal_fn fn, void *user);
+
+/** Sets the variant legality callback; NULL (the default) allows every
+ * assignment. */
+KF_EXTERN void kf_problem_set_variant_legality(kf_problem *p, kf_legal_variants_fn fn,
+                                               void *user);
 
 /** Nonzero @p consecutive: only groups of consecutive launches (i, i+1,
  * ..., j in launch order) may fuse, as where the code generator fuses

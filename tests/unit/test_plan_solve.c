@@ -76,6 +76,73 @@ static void test_legality_callback(void **state)
   kf_problem_destroy(p);
 }
 
+static int forbid_all_variants(void *u, const int *g, const int *v, int n)
+{
+  (void)u, (void)g, (void)v, (void)n;
+  return 0;
+}
+
+/* Variant legality: launches alone only in variant 0 ("slow"), and in a
+ * group every variant but b's "fast". The callback sees members in launch
+ * order with their variants. */
+static int calls_bad_order;
+static int variants_rule(void *u, const int *g, const int *v, int n)
+{
+  (void)u;
+  for (int i = 1; i < n; i++)
+    calls_bad_order |= g[i] <= g[i - 1];
+  if (n == 1)
+    return v[0] == 0;
+  for (int i = 0; i < n; i++)
+    if (g[i] == 1 && v[i] == 1)
+      return 0;
+  return 1;
+}
+
+static void test_variant_legality(void **state)
+{
+  (void)state;
+  kf_problem *p;
+  int x, t, y, a, b;
+  assert_int_equal(kf_problem_create(&p), 0);
+  kf_problem_add_buffer(p, "x", 0, &x);
+  kf_problem_add_buffer(p, "t", 1, &t);
+  kf_problem_add_buffer(p, "y", 0, &y);
+  kf_variant_t slow = { "slow", 1, 0, 256, 32, 0, 20000, NULL };
+  kf_variant_t fast = { "fast", 1, 0, 256, 32, 0, 1, NULL };
+  kf_problem_add_launch(p, "a", 1 << 24, &a);
+  kf_problem_add_variant(p, a, &slow);
+  kf_problem_add_variant(p, a, &fast);
+  kf_problem_add_access(p, a, x, KF_READ, 4, NULL);
+  kf_problem_add_access(p, a, t, KF_WRITE, 4, NULL);
+  kf_problem_add_launch(p, "b", 1 << 24, &b);
+  kf_problem_add_variant(p, b, &slow);
+  kf_problem_add_variant(p, b, &fast);
+  kf_problem_add_access(p, b, t, KF_READ, 4, NULL);
+  kf_problem_add_access(p, b, y, KF_WRITE, 4, NULL);
+  kf_solve_options_t o = opts(4, 1);
+  kf_plan *free_pl, *pl;
+  /* Without the rule both run fast, fused or not. */
+  assert_int_equal(kf_plan_solve(p, NULL, &o, &free_pl), 0);
+  kf_problem_set_variant_legality(p, variants_rule, NULL);
+  calls_bad_order = 0;
+  assert_int_equal(kf_plan_solve(p, NULL, &o, &pl), 0);
+  assert_int_equal(calls_bad_order, 0);
+  assert_true(kf_plan_unfused_time(pl) > kf_plan_unfused_time(free_pl) * 1.5);
+  assert_int_equal(kf_plan_group_count(pl, 0), 1);
+  kf_group_info_t g;
+  assert_int_equal(kf_plan_group(pl, 0, 0, &g), 0);
+  assert_int_equal(g.count, 2);
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(g.variants[i], g.launches[i] == a ? 1 : 0);
+  kf_plan_destroy(pl);
+  kf_plan_destroy(free_pl);
+  /* No variant of b alone is legal: infeasible. */
+  kf_problem_set_variant_legality(p, forbid_all_variants, NULL);
+  assert_int_equal(kf_plan_solve(p, NULL, &o, &pl), KF_EINFEASIBLE);
+  kf_problem_destroy(p);
+}
+
 static void check_groups_partition(const kf_plan *pl, int rank, int n)
 {
   int seen[32] = { 0 };
@@ -652,6 +719,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_chain_fuses),
     cmocka_unit_test(test_legality_callback),
+    cmocka_unit_test(test_variant_legality),
     cmocka_unit_test(test_random_vs_brute_force),
     cmocka_unit_test(test_sweep_vs_partitions),
     cmocka_unit_test(test_cbc_vs_sweep),
