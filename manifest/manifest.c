@@ -158,6 +158,7 @@ static void kf__group_clear(kf__group_t *g)
   free(g->footprints);
   free(g->dead);
   free(g->gran_tpi);
+  free(g->impl);
   memset(g, 0, sizeof *g);
 }
 
@@ -207,6 +208,17 @@ static int kf__group_derive(kf__group_t *g)
   for (uint32_t i = 0; g->shape_gran && i < g->nlaunches; i++)
     if ((g->gran_tpi[i] == 0) != kf__group_rider(g, i))
       return KF_EPARSE;
+  /* An implementation replaces a member's kernel in a group across
+   * granularities, at most once per launch, with the stage's threads per
+   * instance. */
+  for (uint32_t i = 0; i < g->nimpl; i++) {
+    const kf__impl_t *m = &g->impl[i];
+    if (!g->shape_gran || kf__group_rider(g, m->ref.launch) || g->gran_tpi[m->ref.launch] != m->to)
+      return KF_EPARSE;
+    for (uint32_t j = 0; j < i; j++)
+      if (g->impl[j].ref.launch == m->ref.launch)
+        return KF_EPARSE;
+  }
   g->nparams_fused = 0;
   for (uint32_t i = 0; i < g->nlaunches; i++)
     if (!kf__group_rider(g, i))
@@ -545,6 +557,18 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
       kf__expr_free(le.rhs);
     }
     return rc;
+  }
+  if (kf__field_is(f[0], "impl")) {
+    kf__impl_t m;
+    if (nf != 4)
+      return KF_EPARSE;
+    if ((rc = kf__parse_ref(f[1], g, &m.ref)) != 0)
+      return rc;
+    if ((rc = kf__parse_u32(f[2], 1024, &m.from)) != 0 || (rc = kf__parse_u32(f[3], 1024, &m.to)) != 0)
+      return rc == KF_ERANGE ? KF_EPARSE : rc;
+    if (m.from == 0 || m.to == 0)
+      return KF_EPARSE;
+    return kf__append(&g->impl, &g->nimpl, sizeof m, &m);
   }
   if (kf__field_is(f[0], "dead")) {
     kf__dead_t d = {0};

@@ -73,6 +73,19 @@ typedef struct kf__dead {
   unsigned covered : 1;
 } kf__dead_t;
 
+/** `impl <a>.<p> <from> <to>`: launch a's kernel runs @c from threads per
+ * instance and its integer parameter p counts its threads (`if (j < m)`,
+ * m = from * instances); the fused kernel's stage is another implementation
+ * of the same function with @c to threads per instance, whose parameter p
+ * counts its own. The runtime checks p a multiple of @c from, at least 0
+ * and at most the launch's threads, and evaluates the group's other lines,
+ * grid and arguments for a launch of that implementation: p * to / from,
+ * and grid.x * to / from rounded up (kf__impl_view(), guard.c). */
+typedef struct kf__impl {
+  kf__param_ref_t ref;
+  uint32_t from, to;
+} kf__impl_t;
+
 typedef struct kf__group {
   char *name;            /**< the fused kernel */
   uint32_t nlaunches;
@@ -133,7 +146,8 @@ typedef struct kf__group {
   uint32_t grid_launch;
   uint32_t block_launch;
   uint32_t shared_bytes;
-  uint32_t nequal, ndisjoint, nfootprints, ndead, nle;
+  uint32_t nequal, ndisjoint, nfootprints, ndead, nle, nimpl;
+  kf__impl_t *impl;
   kf__le_t *le;
   kf__pair_t *equal;
   kf__pair_t *disjoint;

@@ -2,6 +2,7 @@
  * arguments and disjoint footprints, checked on every call. */
 #include "runtime/guard.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime/capture.h"
@@ -65,14 +66,85 @@ static int kf__footprint_range(const kf__group_t *g, const kf_launch_t *l, kf__p
   return 0;
 }
 
+kf_fallback_t kf__impl_view(const kf__group_t *g, const kf_launch_t *l, kf_launch_t **view)
+{
+  size_t nargs = 0, bytes;
+  kf_launch_t *v;
+  void **args;
+  int64_t *vals;
+  *view = NULL;
+  if (g->nimpl == 0)
+    return KF_FALLBACK_COUNT;
+  for (uint32_t i = 0; i < g->nimpl; i++)
+    nargs += l[g->impl[i].ref.launch].nargs;
+  bytes = g->nlaunches * sizeof *v + nargs * sizeof *args + g->nimpl * sizeof *vals;
+  if ((v = malloc(bytes)) == NULL)
+    return KF_FALLBACK_LAUNCH;
+  memcpy(v, l, g->nlaunches * sizeof *v);
+  args = (void **)(v + g->nlaunches);
+  vals = (int64_t *)(args + nargs);
+  for (uint32_t i = 0; i < g->nimpl; i++) {
+    const kf__impl_t *m = &g->impl[i];
+    kf_launch_t *a = &v[m->ref.launch];
+    uint32_t p = m->ref.param, size = p < a->nargs && a->arg_sizes ? a->arg_sizes[p] : 0;
+    uint64_t threads = (uint64_t)a->grid[0] * a->block[0], grid;
+    int64_t s;
+    kf_fallback_t why = KF_FALLBACK_COUNT;
+    if (a->grid[1] != 1 || a->grid[2] != 1 || a->block[1] != 1 || a->block[2] != 1)
+      why = KF_FALLBACK_SHAPE;
+    else if (size == 4) {
+      int32_t x;
+      memcpy(&x, a->args[p], 4);
+      s = x;
+    } else if (size == 8) {
+      memcpy(&s, a->args[p], 8);
+    } else {
+      why = KF_FALLBACK_LAYOUT;
+    }
+    /* The original launch's threads cover whole instances, all of them:
+     * then the implementation, launched over as many instances, does the
+     * same work. */
+    if (why == KF_FALLBACK_COUNT && (s < 0 || (uint64_t)s > threads || s % m->from != 0))
+      why = KF_FALLBACK_LAYOUT;
+    if (why == KF_FALLBACK_COUNT) {
+      s = s / m->from * m->to; /* below 2^42 * 1024 */
+      grid = ((uint64_t)a->grid[0] * m->to + m->from - 1) / m->from;
+      if ((size == 4 && s > INT32_MAX) || grid > UINT32_MAX || grid == 0)
+        why = KF_FALLBACK_LAYOUT;
+    }
+    if (why != KF_FALLBACK_COUNT) {
+      free(v);
+      return why;
+    }
+    memcpy(args, a->args, a->nargs * sizeof *args);
+    if (size == 4) {
+      int32_t x = (int32_t)s;
+      memcpy(&vals[i], &x, 4);
+    } else {
+      vals[i] = s;
+    }
+    args[p] = &vals[i];
+    a->args = args;
+    a->grid[0] = (uint32_t)grid;
+    args += a->nargs;
+  }
+  *view = v;
+  return KF_FALLBACK_COUNT;
+}
+
 int kf__param_range(const kf__group_t *g, const kf_launch_t *l, kf__param_ref_t ref,
                     uint64_t *lo, uint64_t *hi)
 {
   uint64_t ptr, base, size;
   int rc;
+  kf_launch_t *view;
   if (kf__arg_pointer(&l[ref.launch], ref.param, &ptr) != 0)
     return KF_EINVAL;
-  rc = kf__footprint_range(g, l, ref, ptr, lo, hi);
+  if (kf__impl_view(g, l, &view) != KF_FALLBACK_COUNT)
+    rc = KF_ENOENT; /* the guards fail too: the whole allocation */
+  else
+    rc = kf__footprint_range(g, view ? view : l, ref, ptr, lo, hi);
+  free(view);
   if (rc != KF_ENOENT)
     return rc;
   if ((rc = kf__alloc_range(ptr, &base, &size)) != 0)
@@ -262,9 +334,22 @@ kf_fallback_t kf__guards_check(const kf__group_t *g, const kf_launch_t *l)
   return kf__guards_check_pure(g, l, &pure);
 }
 
+static kf_fallback_t kf__guards_check_view(const kf__group_t *g, const kf_launch_t *l, int *pure);
+
 kf_fallback_t kf__guards_check_pure(const kf__group_t *g, const kf_launch_t *l, int *pure)
 {
+  kf_launch_t *view;
+  kf_fallback_t why = kf__impl_view(g, l, &view);
   *pure = 1;
+  if (why != KF_FALLBACK_COUNT)
+    return why;
+  why = kf__guards_check_view(g, view ? view : l, pure);
+  free(view);
+  return why;
+}
+
+static kf_fallback_t kf__guards_check_view(const kf__group_t *g, const kf_launch_t *l, int *pure)
+{
   /* Launch 0 is never a rider; riders keep their own shape. */
   for (uint32_t i = 1; i < g->nlaunches; i++) {
     if (kf__group_rider(g, i))

@@ -26,6 +26,21 @@ kf_fallback_t kf__guards_check(const kf__group_t *g, const kf_launch_t *l);
 kf_fallback_t kf__guards_check_pure(const kf__group_t *g, const kf_launch_t *l, int *pure);
 
 /**
+ * The launches of @p g as its fused kernel's stages see them: where the
+ * group has `impl` lines, a copy of @p l in which each such launch's
+ * parameter p holds p * to / from and its grid.x is grid.x * to / from
+ * rounded up, as if the program had launched the implementation the stage
+ * runs (docs/manifest.md, `impl`). Every other line of the group, its
+ * grid and its arguments are evaluated on the view.
+ * @returns KF_FALLBACK_COUNT with *view NULL (no `impl` line: use @p l) or
+ * a malloc'd copy the caller frees; KF_FALLBACK_SHAPE for a launch that is
+ * not 1-D; KF_FALLBACK_LAYOUT when a parameter is not an integer of 4 or 8
+ * bytes, is negative, is not a multiple of from, exceeds the launch's
+ * threads, or does not fit once scaled; KF_FALLBACK_LAUNCH without memory.
+ */
+kf_fallback_t kf__impl_view(const kf__group_t *g, const kf_launch_t *l, kf_launch_t **view);
+
+/**
  * For a `shape split` group: the fused launch's grid.x, the sum of the
  * launches' grid.x, or 0 when it exceeds the device's limit of 2^31 - 1 or
  * a launch's grid.x is 0 (that launch fails unfused, which the fallback

@@ -48,7 +48,26 @@ static void kf__launch_riders(const kf__group_t *g, const kf_launch_t *l, int be
       kf__launch_originals(&l[i], 1);
 }
 
+static int kf__launch_fused_view(const kf__segment_t *seg, const kf_launch_t *l, const kf_launch_t *vl,
+                                 uint64_t dead_mask);
+
 int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t dead_mask)
+{
+  /* The stages' view of the launches (`impl` lines); the originals, and
+   * riders, run as the program launched them. */
+  kf_launch_t *view;
+  int rc;
+  if (kf__impl_view(seg->group, l, &view) != KF_FALLBACK_COUNT) {
+    kf__launch_unfused(seg->group, l, 0);
+    return KF_EINVAL;
+  }
+  rc = kf__launch_fused_view(seg, l, view ? view : l, dead_mask);
+  free(view);
+  return rc;
+}
+
+static int kf__launch_fused_view(const kf__segment_t *seg, const kf_launch_t *l, const kf_launch_t *vl,
+                                 uint64_t dead_mask)
 {
   const kf__group_t *g = seg->group;
   __typeof__(&cuLaunchKernel) launch = KF__CU(cuLaunchKernel);
@@ -70,7 +89,7 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
      * that needs the most (the guards checked that it fits and that every
      * launch is 1-D); the `launch` line's grid and block launches play no
      * part. */
-    grid[0] = kf__gran_grid_x(g, l), grid[1] = grid[2] = 1;
+    grid[0] = kf__gran_grid_x(g, vl), grid[1] = grid[2] = 1;
     block[0] = g->gran_threads, block[1] = block[2] = 1;
   }
   if (launch == NULL) {
@@ -83,7 +102,7 @@ int kf__launch_fused(const kf__segment_t *seg, const kf_launch_t *l, uint64_t de
   }
   for (uint32_t i = 0; i < g->nlaunches; i++)
     for (uint32_t p = 0; p < l[i].nargs && !kf__group_rider(g, i); p++)
-      args[nargs++] = l[i].args[p];
+      args[nargs++] = vl[i].args[p];
   if (g->shape_split)
     for (uint32_t i = 0; i < g->nlaunches; i++)
       if (!kf__group_rider(g, i))

@@ -528,6 +528,50 @@ static void test_shape_gran_malformed(void **state)
     expect_error(against[i].lines, KF_EPARSE, against[i].line);
 }
 
+/* `impl <a>.<p> <from> <to>`: launch a's kernel replaced by an
+ * implementation of `to` threads per instance, the `shape gran` line's
+ * for that launch; its parameter p counts threads. */
+static void test_impl(void **state)
+{
+  static const char text[] = HDR G3 "shape gran 4 9 0 3\nrider 1\nimpl 0.2 1 9\n"
+                                    "impl 2.0 9 3\nlaunch 0 0 0\nend\n";
+  static const struct {
+    const char *lines;
+    unsigned line;
+  } against[] = {
+    {HDR G2 "launch 0 0 0\nimpl 0.2 1 9\nend\n", 7},                  /* no `shape gran` */
+    {HDR G2 "launch 0 0 0\nshape same\nimpl 0.2 1 9\nend\n", 8},
+    {HDR G2 "launch 0 0 0\nshape gran 4 9 1\nimpl 0.2 1 3\nend\n", 8}, /* not the stage's */
+    {HDR G2 "launch 0 0 0\nshape gran 4 9 1\nimpl 0.2 1 9\nimpl 0.1 1 9\nend\n", 9},
+    {HDR G3 "launch 0 0 0\nshape gran 4 9 0 3\nrider 1\nimpl 1.0 1 9\nend\n", 10},
+  };
+  static const char *const bad[] = {
+    "impl 0.2 1\n", "impl 0.2 1 9 9\n", "impl 0.3 1 9\n", "impl 2.0 1 9\n", "impl 0 1 9\n",
+    "impl 0.2 0 9\n", "impl 0.2 1 0\n", "impl 0.2 1 1025\n", "impl 0.2 -1 9\n", "impl 0.2 x 9\n",
+  };
+  kf__manifest_t *m = NULL;
+  const kf__group_t *g;
+  (void)state;
+  assert_int_equal(kf__manifest_parse(text, sizeof text, &m, NULL), 0);
+  g = &m->groups[0];
+  assert_int_equal(g->nimpl, 2);
+  assert_int_equal(g->impl[0].ref.launch, 0);
+  assert_int_equal(g->impl[0].ref.param, 2);
+  assert_int_equal(g->impl[0].from, 1);
+  assert_int_equal(g->impl[0].to, 9);
+  assert_int_equal(g->impl[1].ref.launch, 2);
+  assert_int_equal(g->impl[1].from, 9);
+  assert_int_equal(g->impl[1].to, 3);
+  kf__manifest_free(m);
+  for (size_t i = 0; i < sizeof against / sizeof against[0]; i++)
+    expect_error(against[i].lines, KF_EPARSE, against[i].line);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char line[256];
+    snprintf(line, sizeof line, HDR G2 "launch 0 0 0\nshape gran 4 9 1\n%send\n", bad[i]);
+    expect_error(line, KF_EPARSE, 7);
+  }
+}
+
 /* A pair (`part`): two groups whose spans overlap, found together; `other`
  * riders are the other part's launches. */
 #define PAIR_A "group pa 3\nkernel 0 _Z1aPKfPff 3\nkernel 1 _Z1bPKfPf 2\nkernel 2 _Z1cPf 1\n" \
@@ -712,6 +756,7 @@ int main(void)
     cmocka_unit_test(test_rider_malformed),
     cmocka_unit_test(test_shape_gran),
     cmocka_unit_test(test_shape_gran_malformed),
+    cmocka_unit_test(test_impl),
     cmocka_unit_test(test_pair),
     cmocka_unit_test(test_set),
     cmocka_unit_test(test_missed),

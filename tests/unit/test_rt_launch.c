@@ -212,6 +212,85 @@ static void test_gran_loops(void **state)
   check_results();
 }
 
+/* `impl 0.3 1 9`: launch 0 ran one thread per instance, n0 = N of them;
+ * the fused kernel's stage 0 is an implementation with nine, so it gets
+ * 9 * N for its parameter 3 and the grid counts 9 * 8 blocks of 128 for
+ * it. Launch 1 is left as it is. A size that is not a multiple of
+ * `from`, or that the launch's threads do not cover, falls back. */
+/* Removes the first @p cut from @p s; replaces @p from by @p to, no longer. */
+static void kf_str_cut(char *s, const char *cut)
+{
+  char *at = strstr(s, cut);
+  assert_non_null(at);
+  memmove(at, at + strlen(cut), strlen(at + strlen(cut)) + 1);
+}
+static void kf_str_swap(char *s, const char *from, const char *to)
+{
+  char *at = strstr(s, from);
+  size_t nf = strlen(from), nt = strlen(to);
+  assert_non_null(at);
+  assert_true(nt >= nf);
+  memmove(at + nt, at + nf, strlen(at + nf) + 1);
+  memcpy(at, to, nt);
+}
+
+static int impl_n0_seen;
+static void body_impl(void **a, const uint32_t *g, const uint32_t *b)
+{
+  /* The nine-thread stage computes what the one-thread kernel did. */
+  void *own[9]; /* eight parameters and the dead mask */
+  int n0;
+  memcpy(&impl_n0_seen, a[3], sizeof impl_n0_seen);
+  n0 = impl_n0_seen / 9;
+  memcpy(own, a, sizeof own);
+  own[3] = &n0;
+  body_fused(own, g, b);
+}
+
+static void test_gran_impl(void **state)
+{
+  static kf_site_t site = {"granimpl", NULL, 2, 0, NULL, NULL, NULL};
+  static char text[sizeof gran_manifest + 96];
+  const char *at = strstr(gran_manifest, "shape gran 28 1 9\n");
+  call_t c;
+  const fake_record_t *r;
+  (void)state;
+  assert_non_null(at);
+  snprintf(text, sizeof text, "%.*sshape gran 28 9 9\nimpl 0.3 1 9\n%s", (int)(at - gran_manifest),
+           gran_manifest, at + strlen("shape gran 28 1 9\n"));
+  /* The stage's parameter 3 is its own: no `equal` with launch 1's; its
+   * footprints are in its own threads, four bytes per instance. */
+  kf_str_cut(text, "equal 0.3 1.3\n");
+  kf_str_swap(text, "footprint 0.0 r 0 4*s3", "footprint 0.0 r 0 4*(s3/9)");
+  kf_str_swap(text, "footprint 0.1 w 0 4*s3", "footprint 0.1 w 0 4*(s3/9)");
+  fake.manifest = text;
+  fake_fused("fused_sg", 8, body_impl);
+  gran_call(&c, 8, 72); /* ceil(9 * 1024 / 252) = 37 */
+  impl_n0_seen = -1;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("F:fused_sg");
+  r = &fake.log[0];
+  assert_int_equal(r->grid[0], 37);
+  assert_int_equal(r->block[0], 252);
+  assert_int_equal(impl_n0_seen, 9 * N);
+  assert_int_equal(c.n0, N); /* the program's arguments are left alone */
+  for (int p = 0; p < 3; p++)
+    assert_ptr_equal(r->args[p], c.args0[p]);
+  for (int p = 0; p < 4; p++)
+    assert_ptr_equal(r->args[4 + p], c.args1[p]);
+  check_results();
+
+  /* 32 threads of launch 0 do not cover its N instances: the originals
+   * run. */
+  fake.nlog = 0;
+  gran_call(&c, 1, 72);
+  c.l[0].block[0] = 32;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi");
+  assert_string_equal(stats_of("granimpl"),
+                      "kfuse-stats: granimpl: calls=2 fused=1 fallback=1 layout=1");
+}
+
 /* A rider: launch 1 (other) lies between the fused launches and is not
  * fused. The fused kernel gets launches 0 and 2's arguments; the rider runs
  * after it, with its own shape, and only when its footprint is disjoint
@@ -1119,6 +1198,7 @@ int main(void)
     cmocka_unit_test_setup(test_split, setup),
     cmocka_unit_test_setup(test_gran, setup),
     cmocka_unit_test_setup(test_gran_loops, setup),
+    cmocka_unit_test_setup(test_gran_impl, setup),
     cmocka_unit_test_setup(test_rider, setup),
     cmocka_unit_test_setup(test_rider_before, setup),
     cmocka_unit_test_setup(test_pair, setup),
