@@ -44,6 +44,31 @@
 #endif
 
 /**
+ * KFUSE_IMPL(function, threads): marks a `__global__ void` map kernel (as
+ * KFUSE_MAP does) as one implementation of `function`, a string literal,
+ * with `threads` threads per instance, an integer constant from 1 to 1024:
+ *
+ *   __global__ KFUSE_IMPL("mmul33", 1) void mmul33(const float *A, const float *B, float *C, int n);
+ *   __global__ KFUSE_IMPL("mmul33", 9) void mmul33_t9(const float *A, const float *B, float *C, int m);
+ *
+ * The implementations of one function take the same parameters, and the
+ * size each checks its global index against counts its own threads
+ * (`if (i < n)` over n instances with one, `if (j < m)` over m = 9 n with
+ * nine). A launch of any of them may then run, inside a fused kernel, the
+ * implementation the planner chooses; alone it runs the kernel the
+ * program launched (README.md, "Several implementations of one
+ * function"). Expands to `__attribute__((kfuse_impl(function, threads)))`
+ * under the kfuse plugin and to nothing otherwise.
+ */
+#ifndef KFUSE_IMPL
+#ifdef KFUSE__HAS_MAP
+#define KFUSE_IMPL(function, threads) __attribute__((kfuse_impl(function, threads)))
+#else
+#define KFUSE_IMPL(function, threads)
+#endif
+#endif
+
+/**
  * KFUSE_SCRATCH: declares the buffer a host pointer variable or field holds
  * scratch between kfuse runs, where the compiler cannot prove it dead:
  *

@@ -20,6 +20,11 @@ inline constexpr llvm::StringRef MapMark = "kfuse_map";
 /// Followed by the kernel's parameter names, "-" for an unnamed one.
 inline constexpr llvm::StringRef ParamsMark = "kfuse_params";
 
+/// The first word of the AnnotateAttr string of a kfuse_impl kernel: the
+/// function it implements and its threads per instance follow
+/// ("kfuse_impl mmul33 9", docs/annotations.md).
+inline constexpr llvm::StringRef ImplMark = "kfuse_impl";
+
 /// The first word of the AnnotateAttr string of a kfuse_scratch variable or
 /// field; the qualified name follows after a space ("kfuse_scratch Ctx::t").
 inline constexpr llvm::StringRef ScratchMark = "kfuse_scratch";

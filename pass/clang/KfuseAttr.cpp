@@ -14,6 +14,14 @@
 // gets no annotation: a field access in a kernel would become an intrinsic
 // call the kernel analysis would have to see through.
 //
+// Registers __attribute__((kfuse_impl("function", threads))) and
+// [[kfuse_impl(...)]]: the kernel is a map kernel
+// (as kfuse_map) and one implementation of `function` with `threads`
+// threads per instance, its size parameter counting its threads. It becomes
+// AnnotateAttr("kfuse_impl <function> <threads>") next to the kfuse_map
+// mark; the device pass lets a fused kernel run any implementation of a
+// launch's function (docs/annotations.md, README).
+//
 // Whether the function is __global__ is checked later, at the end of the
 // translation unit (KfuseAction.cpp): attributes are applied in source order,
 // so in `__attribute__((kfuse_map)) __global__ void k()` the kernel is not yet
@@ -32,6 +40,33 @@ using namespace clang;
 
 namespace {
 
+/// Marks FD a map kernel (once) and records its parameters' names.
+void addMapMark(Sema &S, FunctionDecl *FD, SourceRange Range) {
+  if (kfuse::getMapMark(FD))
+    return;
+  // The payload is the annotation string, never an argument expression:
+  // codegen cannot emit arguments that plugins attach.
+  FD->addAttr(AnnotateAttr::Create(S.Context, kfuse::MapMark, nullptr, 0, Range));
+  // The parameters' names, for remarks: at -O2 clang discards the IR's
+  // value names, and without -g nothing else keeps them.
+  if (FD->getNumParams() && llvm::any_of(FD->parameters(), [](const ParmVarDecl *P) {
+        return !P->getName().empty();
+      })) {
+    std::string Names(kfuse::ParamsMark);
+    for (const ParmVarDecl *P : FD->parameters())
+      Names += " " + (P->getName().empty() ? std::string("-") : P->getName().str());
+    FD->addAttr(AnnotateAttr::Create(S.Context, Names, nullptr, 0, Range));
+  }
+}
+
+bool onFunction(Sema &S, const ParsedAttr &Attr, const Decl *D) {
+  if (isa<FunctionDecl>(D) || isa<FunctionTemplateDecl>(D))
+    return true;
+  S.Diag(Attr.getLoc(), diag::err_attribute_wrong_decl_type_str)
+      << Attr << Attr.isRegularKeywordAttribute() << "__global__ functions";
+  return false;
+}
+
 struct KfuseMapAttrInfo : public ParsedAttrInfo {
   KfuseMapAttrInfo() {
     // The non-namespaced C++11 spelling is accepted by Clang for plugin
@@ -46,11 +81,7 @@ struct KfuseMapAttrInfo : public ParsedAttrInfo {
 
   bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr,
                             const Decl *D) const override {
-    if (isa<FunctionDecl>(D) || isa<FunctionTemplateDecl>(D))
-      return true;
-    S.Diag(Attr.getLoc(), diag::err_attribute_wrong_decl_type_str)
-        << Attr << Attr.isRegularKeywordAttribute() << "__global__ functions";
-    return false;
+    return onFunction(S, Attr, D);
   }
 
   AttrHandling handleDeclAttribute(Sema &S, Decl *D,
@@ -62,23 +93,77 @@ struct KfuseMapAttrInfo : public ParsedAttrInfo {
     }
     if (auto *FTD = dyn_cast<FunctionTemplateDecl>(D))
       D = FTD->getTemplatedDecl();
+    addMapMark(S, cast<FunctionDecl>(D), Attr.getRange());
+    return AttributeApplied;
+  }
+};
+
+/// Most threads per instance kfuse_impl accepts: one block's.
+constexpr uint64_t MaxImplThreads = 1024;
+
+struct KfuseImplAttrInfo : public ParsedAttrInfo {
+  KfuseImplAttrInfo() {
+    // No kfuse::impl: Clang does not parse the arguments of a scoped
+    // attribute it does not know itself.
+    static constexpr Spelling S[] = {{ParsedAttr::AS_GNU, "kfuse_impl"},
+                                     {ParsedAttr::AS_CXX11, "kfuse_impl"}};
+    Spellings = S;
+    OptArgs = 15; // parsed, then counted here for a clear message
+  }
+
+  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr,
+                            const Decl *D) const override {
+    return onFunction(S, Attr, D);
+  }
+
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D,
+                                   const ParsedAttr &Attr) const override {
+    auto Error = [&](SourceLocation Loc, const char *Text) {
+      S.Diag(Loc.isValid() ? Loc : Attr.getLoc(),
+             S.Diags.getCustomDiagID(DiagnosticsEngine::Error, "%0"))
+          << Text;
+      return AttributeNotApplied;
+    };
+    if (Attr.getNumArgs() != 2)
+      return Error(Attr.getLoc(),
+                   "'kfuse_impl' attribute takes two arguments: the function's name, a "
+                   "string literal, and the kernel's threads per instance, an integer "
+                   "constant: kfuse_impl(\"mmul33\", 9)");
+    auto *Name = Attr.isArgExpr(0)
+                     ? dyn_cast<StringLiteral>(Attr.getArgAsExpr(0)->IgnoreParenCasts())
+                     : nullptr;
+    if (!Name || !Name->isOrdinary())
+      return Error(Attr.isArgExpr(0) ? Attr.getArgAsExpr(0)->getExprLoc() : Attr.getLoc(),
+                   "'kfuse_impl' attribute's first argument must be a string literal "
+                   "naming the function the kernel implements");
+    StringRef Fn = Name->getString();
+    if (Fn.empty() || Fn.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                           "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:.") !=
+                          StringRef::npos)
+      return Error(Name->getExprLoc(),
+                   "'kfuse_impl' attribute's function name must be letters, digits, '_', "
+                   "':' or '.', and not empty");
+    Expr *Threads = Attr.isArgExpr(1) ? Attr.getArgAsExpr(1) : nullptr;
+    if (!Threads || Threads->isValueDependent() || Threads->isTypeDependent())
+      return Error(Threads ? Threads->getExprLoc() : Attr.getLoc(),
+                   "'kfuse_impl' attribute's threads per instance must be an integer "
+                   "constant that does not depend on a template parameter");
+    std::optional<llvm::APSInt> V = Threads->getIntegerConstantExpr(S.Context);
+    if (!V || V->isNegative() || V->getZExtValue() < 1 || V->getZExtValue() > MaxImplThreads)
+      return Error(Threads->getExprLoc(),
+                   "'kfuse_impl' attribute's threads per instance must be an integer "
+                   "constant from 1 to 1024");
+    if (auto *FTD = dyn_cast<FunctionTemplateDecl>(D))
+      D = FTD->getTemplatedDecl();
     auto *FD = cast<FunctionDecl>(D);
-    if (kfuse::getMapMark(FD))
-      return AttributeApplied;
-    // The payload is the annotation string, never an argument expression:
-    // codegen cannot emit arguments that plugins attach.
-    FD->addAttr(AnnotateAttr::Create(S.Context, kfuse::MapMark, nullptr, 0,
-                                     Attr.getRange()));
-    // The parameters' names, for remarks: at -O2 clang discards the IR's
-    // value names, and without -g nothing else keeps them.
-    if (FD->getNumParams() && llvm::any_of(FD->parameters(), [](const ParmVarDecl *P) {
-          return !P->getName().empty();
-        })) {
-      std::string Names(kfuse::ParamsMark);
-      for (const ParmVarDecl *P : FD->parameters())
-        Names += " " + (P->getName().empty() ? std::string("-") : P->getName().str());
-      FD->addAttr(AnnotateAttr::Create(S.Context, Names, nullptr, 0, Attr.getRange()));
-    }
+    std::string Mark = (kfuse::ImplMark + " " + Fn + " " + Twine(V->getZExtValue())).str();
+    // Declarations that disagree are diagnosed at the end of the
+    // translation unit, once their attributes are merged (KfuseAction.cpp).
+    for (const auto *A : FD->specific_attrs<AnnotateAttr>())
+      if (A->getAnnotation() == Mark)
+        return AttributeApplied;
+    addMapMark(S, FD, Attr.getRange());
+    FD->addAttr(AnnotateAttr::Create(S.Context, Mark, nullptr, 0, Attr.getRange()));
     return AttributeApplied;
   }
 };
@@ -166,5 +251,7 @@ struct KfuseScratchAttrInfo : public ParsedAttrInfo {
 
 static ParsedAttrInfoRegistry::Add<KfuseMapAttrInfo>
     X("kfuse_map", "marks a CUDA map kernel for kfuse");
+static ParsedAttrInfoRegistry::Add<KfuseImplAttrInfo>
+    Y("kfuse_impl", "marks a CUDA map kernel as one implementation of a function");
 static ParsedAttrInfoRegistry::Add<KfuseScratchAttrInfo>
     Z("kfuse_scratch", "declares a pointer's buffer scratch between kfuse runs");
