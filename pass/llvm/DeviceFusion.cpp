@@ -213,6 +213,11 @@ static cl::opt<std::string>
     ProfileOpt("kfuse-profile", cl::value_desc("file"),
                cl::desc("kfuse: device profile for the cost model (default: built-in H100)"),
                cl::init(""));
+static cl::opt<std::string>
+    PsiOpt("kfuse-psi", cl::value_desc("file"), cl::init(""),
+           cl::desc("kfuse: per-routine timing tables (kfuse-calibrate --psi) for the table "
+                    "cost model of Fousek et al., which then chooses among a function's "
+                    "implementations (kfuse_impl); default: the roofline model"));
 static cl::opt<unsigned> PlansOpt(
     "kfuse-plans", cl::value_desc("K"), cl::init(1),
     cl::desc("kfuse: build the fused kernels of the K best plans of each sequence (1..256); "
@@ -348,6 +353,8 @@ class DeviceFuser {
   Module &M;
   FunctionAnalysisManager &FAM;
   std::map<std::string, KernelInfo> Kernels; // by mangled name
+  /// The kfuse_impl marks (ModuleRecords::Impls), by kernel name.
+  std::map<std::string, ImplMark> Impls;
   /// Kernels' copies with their pointer-taking helpers inlined
   /// (HelperInline.h), erased when the pass is done.
   std::vector<Function *> Twins;
@@ -366,6 +373,10 @@ class DeviceFuser {
   std::string FlagError;
   std::string ProfileError;
   kf_profile_t Profile;
+  /// The psi table of -kfuse-psi (empty: the roofline model) and the
+  /// instances per launch it was measured at.
+  std::vector<PsiEntry> PsiTable;
+  double PsiInstances = PsiDefaultInstances;
   /// The map kernels' vector cache-hint accesses, split into lanes while
   /// the pass runs (VectorHints.h), and the kernels it split.
   VectorHintSplitter Lanes;
@@ -387,7 +398,16 @@ private:
   }
   FusionCandidate candidate(const SeqRecord &R, unsigned First, unsigned Last);
   FusionCandidate candidate(const SeqRecord &R, ArrayRef<unsigned> Members,
-                            const std::map<unsigned, int8_t> &Forced = {});
+                            const std::map<unsigned, int8_t> &Forced = {},
+                            ArrayRef<unsigned> Choice = {});
+  /// The implementations a launch of \p Kernel may run (kfuse_impl): the
+  /// kernel itself first, then the other analysable kernels of its
+  /// function with its parameter types, by threads per instance and name.
+  std::vector<std::string> variantsOf(const std::string &Kernel) const;
+  /// Substitutes, in \p C (stages set, not yet checked), the kernel of
+  /// each member whose \p Choice is not 0; false, with \p C invalid,
+  /// where it cannot.
+  bool substitute(FusionCandidate &C, ArrayRef<unsigned> Choice);
   std::string runAsSet(const SeqRecord &R, std::vector<PlannedGroup> Gs,
                        std::vector<FusionCandidate> &Parts);
   PlanSets formSets(const SeqRecord &R, ArrayRef<PlannedGroup> All);
@@ -423,8 +443,89 @@ FusionCandidate DeviceFuser::candidate(const SeqRecord &R, unsigned First, unsig
   return candidate(R, consecutive(First, Last));
 }
 
+std::vector<std::string> DeviceFuser::variantsOf(const std::string &Kernel) const {
+  std::vector<std::string> Out{Kernel};
+  auto Mark = Impls.find(Kernel);
+  auto Own = Kernels.find(Kernel);
+  if (Mark == Impls.end() || Own == Kernels.end() || !Own->second.F)
+    return Out;
+  std::vector<std::pair<unsigned, std::string>> Others;
+  for (auto &[Name, M] : Impls) {
+    auto K = Kernels.find(Name);
+    if (Name == Kernel || M.Function != Mark->second.Function || K == Kernels.end() ||
+        !K->second.isValid() || !K->second.F ||
+        K->second.F->getFunctionType() != Own->second.F->getFunctionType())
+      continue;
+    Others.push_back({M.Threads, Name});
+  }
+  llvm::sort(Others);
+  for (auto &[T, Name] : Others)
+    Out.push_back(Name);
+  return Out;
+}
+
+bool DeviceFuser::substitute(FusionCandidate &C, ArrayRef<unsigned> Choice) {
+  if (llvm::all_of(Choice, [](unsigned V) { return V == 0; }))
+    return true;
+  const SeqRecord &R = *C.Seq;
+  C.OwnSeq = std::make_shared<SeqRecord>(R);
+  unsigned Fresh = R.Values.empty() ? 0 : R.Values.rbegin()->first + 1;
+  for (unsigned S = 0; S < C.size(); ++S) {
+    const std::string &Launched = R.Launches[C.index(S)].Kernel;
+    auto Mark = Impls.find(Launched);
+    if (Mark == Impls.end()) {
+      C.invalidate("'" + shortName(Launched) + "' is launched with other implementations of "
+                       "their functions; mark every kernel of the group with kfuse_impl, so "
+                       "that each says its threads per instance",
+                   "granularity");
+      return false;
+    }
+    C.DeclaredTpi.push_back(Mark->second.Threads);
+    if (Choice[S] == 0)
+      continue;
+    std::vector<std::string> Vs = variantsOf(Launched);
+    const KernelInfo &Impl = Kernels.at(Vs.at(Choice[S]));
+    const ImplMark &To = Impls.at(Vs[Choice[S]]);
+    C.DeclaredTpi.back() = To.Threads;
+    C.Name += "_v" + std::to_string(C.index(S)) + "_" + std::to_string(Choice[S]);
+    // The size each implementation checks its global index against counts
+    // its threads: the launch's argument, scaled by the runtime for this
+    // stage alone, becomes a value of its own.
+    std::optional<unsigned> Bound;
+    for (const Access &A : Impl.Accesses)
+      if (A.GlobalBound[0])
+        Bound = A.GlobalBound[0]->Param;
+    const KernelInfo &Own = Kernels.at(Launched);
+    std::optional<unsigned> OwnBound;
+    for (const Access &A : Own.isValid() ? Own.Accesses : std::vector<Access>{})
+      if (A.GlobalBound[0])
+        OwnBound = A.GlobalBound[0]->Param;
+    if (!Bound || !Impl.Params[*Bound].IsInteger || (OwnBound && OwnBound != Bound)) {
+      C.invalidate("'" + shortName(Impl.F->getName()) + "', another implementation of '" +
+                       shortName(Launched) + "', " +
+                       (!Bound ? std::string("checks its global index against no parameter")
+                               : "checks its global index against another parameter") +
+                       "; the implementations of a function check `if (i < n)` against the "
+                       "same integer parameter, the number of their own threads",
+                   "granularity");
+      return false;
+    }
+    C.Stages[S] = &Impl;
+    C.Impls.push_back({S, *Bound, Mark->second.Threads, To.Threads});
+    unsigned &Arg = C.OwnSeq->Launches[C.index(S)].Args[*Bound];
+    SeqValue V = R.Values.count(Arg) ? R.Values.at(Arg) : SeqValue{"int", ""};
+    V.Text = "(" + V.Text + ") * " + std::to_string(To.Threads) + " / " +
+             std::to_string(Mark->second.Threads);
+    C.OwnSeq->Values[Fresh] = V;
+    Arg = Fresh++;
+  }
+  C.Seq = C.OwnSeq.get();
+  return true;
+}
+
 FusionCandidate DeviceFuser::candidate(const SeqRecord &R, ArrayRef<unsigned> Members,
-                                       const std::map<unsigned, int8_t> &Forced) {
+                                       const std::map<unsigned, int8_t> &Forced,
+                                       ArrayRef<unsigned> Choice) {
   FusionCandidate C;
   C.Seq = &R;
   C.Members.assign(Members.begin(), Members.end());
@@ -456,6 +557,11 @@ FusionCandidate DeviceFuser::candidate(const SeqRecord &R, ArrayRef<unsigned> Me
     auto F = Forced.find(I);
     C.RiderForced.push_back(F == Forced.end() ? -1 : F->second);
     C.Name += "_r" + std::to_string(I);
+  }
+  if (llvm::any_of(Choice, [](unsigned V) { return V != 0; })) {
+    C.Choice.assign(Choice.begin(), Choice.end());
+    if (!substitute(C, Choice))
+      return C;
   }
   checkCandidate(C);
   C.RiderOther.assign(C.Riders.size(), false);
@@ -710,6 +816,10 @@ bool DeviceFuser::readProfile() {
   kf_profile_default(&Profile);
   if (!ProfileOpt.empty())
     ProfileOk = loadPlanProfile(ProfileOpt, Profile, ProfileError);
+  if (ProfileOk && !PsiOpt.empty() && !loadPsiTable(PsiOpt, PsiTable, PsiInstances, ProfileError)) {
+    ProfileOk = false;
+    PsiTable.clear();
+  }
   return ProfileOk;
 }
 
@@ -758,12 +868,18 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
     return planGreedy(R);
   }
 
-  std::map<std::vector<unsigned>, FusionCandidate> Tried;
-  auto GetMembers = [&](ArrayRef<unsigned> Members) -> FusionCandidate & {
-    std::vector<unsigned> Key(Members.begin(), Members.end());
+  // Candidates by members and the implementation each runs (empty: its
+  // own kernel).
+  std::map<std::pair<std::vector<unsigned>, std::vector<unsigned>>, FusionCandidate> Tried;
+  auto GetMembers = [&](ArrayRef<unsigned> Members,
+                        ArrayRef<unsigned> Choice = {}) -> FusionCandidate & {
+    std::pair<std::vector<unsigned>, std::vector<unsigned>> Key(
+        std::vector<unsigned>(Members.begin(), Members.end()), {});
+    if (llvm::any_of(Choice, [](unsigned V) { return V != 0; }))
+      Key.second.assign(Choice.begin(), Choice.end());
     auto It = Tried.find(Key);
     if (It == Tried.end())
-      It = Tried.emplace(Key, candidate(R, Members)).first;
+      It = Tried.emplace(Key, candidate(R, Members, {}, Key.second)).first;
     return It->second;
   };
   auto Get = [&](unsigned First, unsigned Last) -> FusionCandidate & {
@@ -801,14 +917,40 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
           return false;
     return GetMembers(Members).isValid();
   };
+  // The implementations each launch may run (kfuse_impl): another than
+  // its own only inside a fused kernel.
+  std::vector<std::vector<PlanVariant>> Vars(N);
+  for (unsigned I = 0; I < N; ++I) {
+    const std::string &Kernel = R.Launches[I].Kernel;
+    if (!Impls.count(Kernel))
+      continue;
+    for (const std::string &Name : variantsOf(Kernel)) {
+      auto K = Kernels.find(Name);
+      const ImplMark &Mark = Impls.at(Name);
+      Vars[I].push_back({K != Kernels.end() && K->second.isValid() ? &K->second : nullptr,
+                         Mark.Threads, Mark.Function});
+    }
+  }
+  auto LegalVariants = [&](ArrayRef<unsigned> Members, ArrayRef<unsigned> Choice) {
+    if (llvm::all_of(Choice, [](unsigned V) { return V == 0; }))
+      return true; // the group callback has checked it
+    if (Members.size() == 1)
+      return false; // a launch alone runs the kernel the program launched
+    return GetMembers(Members, Choice).isValid();
+  };
   // A rider is launched unlike the group, so a sequence of launches all
   // alike has no group to find beyond the consecutive ones: its problem
   // stays consecutive, which the library solves without enumerating subsets.
   bool Unlike = any_of(R.Launches, [&](const SeqLaunch &La) {
     return !launchedAlike(La, R.Launches[0]);
   });
-  PlanOutcome Out = planWithLibrary(R, Infos, Legal, Profile, PlanWorkOpt, ElementsOpt, PlansOpt,
-                                    ReorderOpt && Unlike);
+  // The table model prices the routines of implementations: a sequence
+  // with no kfuse_impl kernel keeps the roofline model.
+  bool Marked = llvm::any_of(Vars, [](const std::vector<PlanVariant> &V) { return !V.empty(); });
+  const std::vector<PsiEntry> *Psi = PsiTable.empty() || !Marked ? nullptr : &PsiTable;
+  double Elements = ElementsOpt.getNumOccurrences() || !Psi ? double(ElementsOpt) : PsiInstances;
+  PlanOutcome Out = planWithLibrary(R, Infos, Legal, Vars, LegalVariants, Psi, Profile,
+                                    PlanWorkOpt, Elements, PlansOpt, ReorderOpt && Unlike);
   if (!Out.Ok) {
     ++NumPlanFallbacks;
     remarkPlan(R, "PlannerFailed", "the planning library failed (" + Out.Error +
@@ -827,8 +969,9 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
     double Ns = Out.PlanNs;
     for (auto [G, Other] : Sets.Left)
       Ns += Out.Groups[G].UnfusedNs - Out.Groups[G].FusedNs;
-    PlanOutcome Consecutive = planWithLibrary(R, Infos, Legal, Profile, PlanWorkOpt, ElementsOpt,
-                                              PlansOpt, /*Reorder=*/false);
+    PlanOutcome Consecutive =
+        planWithLibrary(R, Infos, Legal, Vars, LegalVariants, Psi, Profile, PlanWorkOpt, Elements,
+                        PlansOpt, /*Reorder=*/false);
     // Equal predictions (up to rounding) keep the consecutive groups.
     Replan = Consecutive.Ok && Consecutive.PlanNs <= Ns * (1 + 1e-9);
     for (auto [G, Other] : Sets.Left)
@@ -857,7 +1000,7 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
   }
   ++NumPlannedSeqs;
   std::string Head = "planned " + std::to_string(N) + " launches for " +
-                     ns(ElementsOpt) +
+                     ns(Elements) +
                      " elements each on " + Profile.name + ": predicted " + ns(Out.PlanNs) +
                      " ns, " + ns(Out.UnfusedNs) + " ns unfused, gain " +
                      ns(Out.UnfusedNs - Out.PlanNs) + " ns; " +
@@ -884,7 +1027,7 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
   unsigned Next = 0;
   auto Planned = [&](const PlannedGroup &G) -> FusionCandidate & {
     auto It = InSet.find(G.Members);
-    return It != InSet.end() ? It->second : GetMembers(G.Members);
+    return It != InSet.end() ? It->second : GetMembers(G.Members, G.Choice);
   };
   for (const PlannedGroup &G : Groups) {
     if (G.First < Next) { // a later part of a set: one span with the set
@@ -968,11 +1111,12 @@ void DeviceFuser::addAlternatives(const SeqRecord &R, const PlanOutcome &Out,
   unsigned Count = Out.Alternatives.size();
   const size_t Plan0Size = Plan.size();
   std::map<std::string, size_t> Index; // by kernel name
-  std::map<std::vector<unsigned>, size_t> PlainIndex; // groups in no set, by members
+  // Groups in no set, by members and implementations.
+  std::map<std::pair<std::vector<unsigned>, std::vector<unsigned>>, size_t> PlainIndex;
   for (size_t I = 0; I < Plan.size(); ++I) {
     Index[Plan[I].Name] = I;
     if (!Plan[I].SetId)
-      PlainIndex[Plan[I].Members] = I;
+      PlainIndex[{Plan[I].Members, Plan[I].Choice}] = I;
   }
   // Each set's part names by the set's groups: plan 0's, then the others'.
   std::map<std::vector<std::vector<unsigned>>, std::vector<std::string>> SetNames;
@@ -1054,12 +1198,12 @@ void DeviceFuser::addAlternatives(const SeqRecord &R, const PlanOutcome &Out,
       if (G.Members.size() < 2 || InASet.count(G.Members))
         continue;
       // Plan 0's groups were moved out of Get's cache into Plan.
-      auto Plain = PlainIndex.find(G.Members);
+      auto Plain = PlainIndex.find({G.Members, G.Choice});
       if (Plain != PlainIndex.end()) {
         Plan[Plain->second].PlanRanks.push_back(Rank);
         continue;
       }
-      FusionCandidate &C = Get(G.Members);
+      FusionCandidate &C = Get(G.Members, G.Choice);
       if (!C.isValid()) { // the library only forms groups the callback allowed
         remarkPlan(R, "PlannerFailed",
                    "plan " + std::to_string(Rank) + " holds launches " + membersText(G.Members) +
@@ -1067,7 +1211,7 @@ void DeviceFuser::addAlternatives(const SeqRecord &R, const PlanOutcome &Out,
                    /*Missed=*/true);
         continue;
       }
-      PlainIndex[G.Members] = Plan.size();
+      PlainIndex[{G.Members, G.Choice}] = Plan.size();
       Add(std::move(C), G);
     }
   }
@@ -1203,6 +1347,14 @@ void DeviceFuser::fuse(FusionCandidate &C) {
       Granularity += (S ? ", " : "") + std::to_string(C.Tpi[S]);
     Granularity += ", " + std::to_string(C.GranIpb) + " instances per block of " +
                    std::to_string(C.GranThreads) + " threads";
+    for (const FusionCandidate::ImplStage &I : C.Impls) {
+      const std::string &Launched = C.launch(I.Stage).Kernel;
+      Granularity += "; launch " + std::to_string(C.index(I.Stage)) + " runs '" +
+                     shortName(C.Stages[I.Stage]->F->getName()) + "' (" +
+                     std::to_string(I.To) + " threads per instance), another implementation "
+                     "of '" + Impls.at(Launched).Function + "' than '" + shortName(Launched) +
+                     "' (" + std::to_string(I.From) + ")";
+    }
     if (!C.GranInputs.empty()) {
       Granularity += "; the block loads the records of ";
       for (size_t K = 0; K < C.GranInputs.size(); ++K)
@@ -1301,6 +1453,7 @@ static std::string checkPlanFlags() {
 bool DeviceFuser::run() {
   ModuleRecords Recs = readModuleRecords(M);
   Key = Recs.TuKey;
+  Impls = Recs.Impls;
   FlagError = checkPlanFlags();
   if (PlanTimeOpt.getNumOccurrences() && !Recs.Seqs.empty())
     M.getContext().diagnose(DiagnosticInfoGeneric(
@@ -1391,6 +1544,30 @@ bool DeviceFuser::run() {
       });
     }
     Kernels.emplace(F->getName().str(), std::move(K));
+  }
+  // Implementations that cannot stand in for each other: a kernel with two
+  // different marks, and kernels of one function with other parameter
+  // types than the first of them by name.
+  for (const std::string &Name : Recs.BadImpls)
+    if (Function *F = M.getFunction(Name))
+      ore(*F).emit([&] {
+        return OptimizationRemarkMissed(DEBUG_TYPE, "ImplIgnored", F)
+               << "kernel '" << signature(Name) << "' carries two different kfuse_impl marks; "
+               << "no other implementation runs in its place, nor it in theirs";
+      });
+  std::map<std::string, const Function *> FirstOf;
+  for (auto &[Name, Mark] : Impls) {
+    const Function *F = M.getFunction(Name);
+    auto [It, New] = FirstOf.try_emplace(Mark.Function, F);
+    if (New || !F || !It->second || F->getFunctionType() == It->second->getFunctionType())
+      continue;
+    ore(*const_cast<Function *>(F)).emit([&] {
+      return OptimizationRemarkMissed(DEBUG_TYPE, "ImplIgnored", F)
+             << "kernel '" << signature(Name) << "' implements '" << Mark.Function
+             << "' with other parameter types than '" << signature(It->second->getName())
+             << "'; the implementations of a function take the same parameters, so neither "
+             << "runs in place of the other";
+    });
   }
   Function *Any = anyDefinition();
   if (Any && !Recs.Seqs.empty())

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <map>
+#include <memory>
 #include <set>
 
 namespace kfuse {
@@ -172,6 +173,25 @@ struct FusionCandidate : Verdict {
     std::set<const Access *> Direct;
   };
   std::vector<GranInput> GranInputs;
+  /// A stage that runs another implementation of its launch's function
+  /// (kfuse_impl) than the kernel the launch names: that launch ran From
+  /// threads per instance and the stage's kernel runs To, each counting
+  /// its own threads in parameter Param (manifest `impl`; the runtime
+  /// passes the stage Param * To / From).
+  struct ImplStage {
+    unsigned Stage = 0, Param = 0, From = 0, To = 0;
+  };
+  std::vector<ImplStage> Impls;
+  /// The implementation each member runs (the planner's variant index,
+  /// DeviceFuser::variantsOf); empty when every member runs its own kernel.
+  std::vector<unsigned> Choice;
+  /// Where Impls is not empty: each stage's threads per instance as its
+  /// kernel declares them (kfuse_impl), which become Tpi.
+  std::vector<unsigned> DeclaredTpi;
+  /// Where Impls is not empty, Seq points here: the record with each
+  /// substituted stage's Param a value of its own, which no other
+  /// parameter shares (the runtime scales it for that stage alone).
+  std::shared_ptr<SeqRecord> OwnSeq;
   bool NeedsBarrier = false;
   /// The stages after which the fused kernel synchronises the block: the
   /// fewest that separate every access from another thread's access to the

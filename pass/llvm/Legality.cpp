@@ -1573,6 +1573,23 @@ static void checkCandidateOnce(FusionCandidate &C) {
     for (const Access &A : C.Stages[S]->Accesses)
       ByValue[C.arg(S, A.Param)].push_back({S, &A, C.valueOffset(S, A)});
   C.Tpi = stageGranularity(C, ByValue);
+  if (!C.DeclaredTpi.empty()) {
+    // Another implementation runs: the kernels' own threads per instance,
+    // which the offsets where the stages meet must not contradict.
+    for (unsigned S = 0; S < C.size() && !C.Tpi.empty(); ++S)
+      if (uint64_t(C.Tpi[S]) * C.DeclaredTpi[0] != uint64_t(C.DeclaredTpi[S]) * C.Tpi[0])
+        return C.invalidate("the implementations' threads per instance (kfuse_impl) " +
+                                llvm::join(llvm::map_range(C.DeclaredTpi,
+                                                           [](unsigned R) { return std::to_string(R); }),
+                                           ", ") +
+                                " do not match the offsets at which the stages meet, which "
+                                "say " +
+                                llvm::join(llvm::map_range(C.Tpi,
+                                                           [](unsigned R) { return std::to_string(R); }),
+                                           ", "),
+                            "granularity");
+    C.Tpi = C.DeclaredTpi;
+  }
   for (unsigned S = 0; S < C.size(); ++S) {
     const SeqLaunch &La = C.launch(S);
     if ((C.Tpi.empty() && La.Block != L0.Block) || La.Shmem != L0.Shmem ||

@@ -370,7 +370,11 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
       Out += " " + std::to_string(R);
     if (C.GranThreads < *llvm::max_element(C.Tpi) * C.GranIpb)
       Out += " " + std::to_string(C.GranThreads); // its stages loop
-    Out += "\nstream same\n";
+    Out += "\n";
+    for (const FusionCandidate::ImplStage &I : C.Impls)
+      Out += "impl " + Ref(I.Stage, I.Param) + " " + std::to_string(I.From) + " " +
+             std::to_string(I.To) + "\n";
+    Out += "stream same\n";
   } else {
     Out += C.Split ? "shape split\nstream same\n" : "shape same\nstream same\n";
   }

@@ -34,6 +34,8 @@
 #include "kfuse/model.h"
 #include "kfuse/plan.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -52,6 +54,52 @@ struct LegalCtx {
 extern "C" int kfusePlanLegal(void *User, const int *Group, int N) {
   SmallVector<unsigned, 8> Members(Group, Group + N);
   return static_cast<LegalCtx *>(User)->Legal(Members) ? 1 : 0;
+}
+
+struct LegalVariantsCtx {
+  function_ref<bool(ArrayRef<unsigned>, ArrayRef<unsigned>)> Legal;
+};
+
+extern "C" int kfusePlanLegalVariants(void *User, const int *Group, const int *Variants, int N) {
+  SmallVector<unsigned, 8> Members(Group, Group + N), Choice(Variants, Variants + N);
+  return static_cast<LegalVariantsCtx *>(User)->Legal(Members, Choice) ? 1 : 0;
+}
+
+/// Bytes per instance of an access of a launch of \p Threads threads per
+/// instance: the record it lies in, c * Threads for c*g + d, Coef for an
+/// instance's element or record (c*(g/q) + ...) with q = Threads; else the
+/// access's own bytes, Threads times.
+double recordBytes(const Access &A, unsigned Threads) {
+  if (A.Instance && A.Instance->Div > 0)
+    return double(A.Instance->Coef) * Threads / A.Instance->Div;
+  if (A.Record && A.Record->Div > 0)
+    return double(A.Record->Coef) * Threads / A.Record->Div;
+  int64_t CT = 0, CG = 0;
+  bool Linear = !A.UnknownIndex;
+  for (auto &[M, K] : A.Offset.Terms) {
+    if (M.size() == 1 && M[0] == SymTid)
+      CT = K;
+    else if (M.size() == 2 && M[0] == SymNtid && M[1] == SymCtaid)
+      CG = K;
+    else if (!M.empty())
+      Linear = false;
+  }
+  if (Linear && CT == CG && CT > 0)
+    return double(CT) * Threads;
+  return double(A.Bytes) * Threads;
+}
+
+/// The seed paper's memory routine for a record of \p Bytes per instance.
+const char *psiMemoryRoutine(double Bytes, bool Store) {
+  if (Bytes == 4)
+    return Store ? "store1" : "load1";
+  if (Bytes == 12)
+    return Store ? "store3" : "load3";
+  if (Bytes == 36)
+    return Store ? "store33" : "load33";
+  if (Bytes == 100)
+    return Store ? "store55" : "load55";
+  return nullptr;
 }
 
 struct ProblemDeleter {
@@ -82,8 +130,59 @@ bool kfuse::loadPlanProfile(const std::string &Path, kf_profile_t &Out, std::str
   return false;
 }
 
+bool kfuse::loadPsiTable(const std::string &Path, std::vector<PsiEntry> &Out,
+                         double &Instances, std::string &Err) {
+  Instances = PsiDefaultInstances;
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
+  if (!Buf) {
+    Err = "cannot read psi table '" + Path + "': " + Buf.getError().message();
+    return false;
+  }
+  SmallVector<StringRef, 0> Lines;
+  (*Buf)->getBuffer().split(Lines, '\n');
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    StringRef L = Lines[I].trim();
+    if (L.consume_front("# instances:")) {
+      double N = 0;
+      StringRef Word = L.trim().split(' ').first;
+      if (!kf_parse_number(Word.str().c_str(), 1, KF_MAX_INSTANCES, 1, &N))
+        Instances = N;
+      continue;
+    }
+    if (L.empty() || L.starts_with("#"))
+      continue;
+    SmallVector<StringRef, 6> F;
+    L.split(F, ' ', -1, /*KeepEmpty=*/false);
+    auto Bad = [&](const std::string &Why) {
+      Err = "psi table '" + Path + "': line " + std::to_string(I + 1) + ": " + Why;
+      return false;
+    };
+    if (F.size() != 5 || F[0] != "psi")
+      return Bad("expected `psi <routine> <ipb> <extra-shared> <seconds>`");
+    PsiEntry E;
+    E.Routine = F[1].str();
+    double Ipb = 0, Extra = 0;
+    if (kf_parse_number(F[2].str().c_str(), 1, 1 << 20, 1, &Ipb) ||
+        kf_parse_number(F[3].str().c_str(), 0, 1 << 30, 1, &Extra) ||
+        kf_parse_number(F[4].str().c_str(), 0, KF_MAX_PSI_SECONDS, 0, &E.Seconds))
+      return Bad("bad number");
+    E.Ipb = int(Ipb);
+    E.ExtraShared = int(Extra);
+    Out.push_back(std::move(E));
+  }
+  if (Out.empty()) {
+    Err = "psi table '" + Path + "' has no `psi` lines";
+    return false;
+  }
+  return true;
+}
+
 PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo *> Infos,
                                    function_ref<bool(ArrayRef<unsigned>)> Legal,
+                                   ArrayRef<std::vector<PlanVariant>> Variants,
+                                   function_ref<bool(ArrayRef<unsigned>, ArrayRef<unsigned>)>
+                                       LegalVariants,
+                                   const std::vector<PsiEntry> *Psi,
                                    const kf_profile_t &Profile, long WorkLimit,
                                    double Elements, unsigned KBest, bool Reorder) {
   PlanOutcome Out;
@@ -119,12 +218,34 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
       Out.Error = failure("kf_problem_add_launch", Rc);
       return Out;
     }
-    kf_variant_t Var = {};
-    Var.name = "t1";
-    Var.flops = K ? double(K->Flops) : 0.0;
-    if (int Rc = kf_problem_add_variant(P.get(), L, &Var)) {
-      Out.Error = failure("kf_problem_add_variant", Rc);
-      return Out;
+    // The implementations it may run; a kernel marked kfuse_impl counts
+    // per instance of its threads, an unmarked one per thread.
+    std::vector<PlanVariant> Own;
+    if (I < Variants.size() && !Variants[I].empty())
+      Own = Variants[I];
+    else
+      Own.push_back({K, 1, ""});
+    const unsigned Threads = Own[0].Function.empty() ? 1 : Own[0].Threads;
+    for (size_t V = 0; V < Own.size(); ++V) {
+      const PlanVariant &PV = Own[V];
+      std::string VName = "t" + std::to_string(PV.Threads) + (V ? "." + std::to_string(V) : "");
+      std::string Routine = PV.Function + "_c" + std::to_string(PV.Threads);
+      kf_variant_t Var = {};
+      Var.name = VName.c_str();
+      Var.flops = PV.Info ? double(PV.Info->Flops) * (PV.Function.empty() ? 1 : PV.Threads) : 0.0;
+      if (!PV.Function.empty()) {
+        // The fused kernel's blocks across granularities: 256 threads, at
+        // least 64 instances (Legality.cpp GranBlock, GranInstances).
+        Var.threads_per_instance = int(PV.Threads);
+        Var.instances_per_block = int(std::max(256u / PV.Threads, 64u));
+        Var.block_threads = Var.instances_per_block * Var.threads_per_instance;
+        if (Psi)
+          Var.psi_compute = Routine.c_str();
+      }
+      if (int Rc = kf_problem_add_variant(P.get(), L, &Var)) {
+        Out.Error = failure("kf_problem_add_variant", Rc);
+        return Out;
+      }
     }
     // Bytes per element loaded and stored, per value number; and the
     // neighbours a stencil reads: t[i-1] and t[i+2] a halo of 1 + 2
@@ -133,11 +254,21 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
     std::map<unsigned, std::pair<double, double>> Moved;
     std::map<unsigned, std::pair<int64_t, int64_t>> Halo;
     std::map<unsigned, std::array<std::pair<int64_t, int64_t>, 3>> GridHalo;
+    // A marked kernel's accesses: the record of its instance they lie in,
+    // once per buffer and direction.
+    std::map<unsigned, std::pair<double, double>> Records;
+    if (K && K->Params.size() == La.Args.size() && !Own[0].Function.empty())
+      for (const Access &A : K->Accesses)
+        if (A.Param < La.Args.size()) {
+          double &W = A.IsStore ? Records[La.Args[A.Param]].second
+                                : Records[La.Args[A.Param]].first;
+          W = std::max(W, recordBytes(A, Threads));
+        }
     if (K && K->Params.size() == La.Args.size()) {
       for (const Access &A : K->Accesses) {
         if (A.Param >= La.Args.size())
           continue;
-        if (!A.Repeat)
+        if (!A.Repeat && Records.empty())
           (A.IsStore ? Moved[La.Args[A.Param]].second : Moved[La.Args[A.Param]].first) +=
               A.Bytes;
         std::optional<int64_t> D =
@@ -163,6 +294,8 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
           Moved[V] = {4.0, 4.0};
       }
     }
+    for (auto &[V, RW] : Records)
+      Moved[V] = RW;
     for (auto &[V, RW] : Moved) {
       int B = -1;
       if (int Rc = BufferOf(V, B)) {
@@ -170,10 +303,12 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
         return Out;
       }
       int Rc = 0;
+      const char *In = Psi ? psiMemoryRoutine(RW.first, false) : nullptr;
+      const char *Out_ = Psi ? psiMemoryRoutine(RW.second, true) : nullptr;
       if (RW.first > 0)
-        Rc = kf_problem_add_access(P.get(), L, B, KF_READ, RW.first, nullptr);
+        Rc = kf_problem_add_access(P.get(), L, B, KF_READ, RW.first, In);
       if (Rc == 0 && RW.second > 0)
-        Rc = kf_problem_add_access(P.get(), L, B, KF_WRITE, RW.second, nullptr);
+        Rc = kf_problem_add_access(P.get(), L, B, KF_WRITE, RW.second, Out_);
       int64_t Cells = 0;
       if (auto H = Halo.find(V); H != Halo.end())
         Cells = H->second.first + H->second.second;
@@ -215,13 +350,23 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
 
   LegalCtx Ctx{Legal};
   kf_problem_set_legality(P.get(), kfusePlanLegal, &Ctx);
+  LegalVariantsCtx VCtx{LegalVariants};
+  if (LegalVariants)
+    kf_problem_set_variant_legality(P.get(), kfusePlanLegalVariants, &VCtx);
+  if (Psi)
+    for (const PsiEntry &E : *Psi)
+      if (int Rc = kf_problem_add_psi(P.get(), E.Routine.c_str(), E.Ipb, E.ExtraShared,
+                                      E.Seconds)) {
+        Out.Error = failure("kf_problem_add_psi", Rc);
+        return Out;
+      }
   if (int Rc = kf_problem_set_consecutive(P.get(), Reorder ? 0 : 1)) {
     Out.Error = failure("kf_problem_set_consecutive", Rc);
     return Out;
   }
 
   kf_model *MRaw = nullptr;
-  if (int Rc = kf_model_create(&MRaw, &Profile, KF_MODEL_ROOFLINE)) {
+  if (int Rc = kf_model_create(&MRaw, &Profile, Psi ? KF_MODEL_PSI : KF_MODEL_ROOFLINE)) {
     Out.Error = failure("kf_model_create", Rc);
     return Out;
   }
@@ -271,8 +416,16 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
       // chose (independent launches in either order); the fused kernel runs
       // them in program order, which respects every dependency too.
       PlannedGroup PG;
-      PG.Members.assign(Info.launches, Info.launches + Info.count);
-      llvm::sort(PG.Members);
+      std::vector<std::pair<unsigned, unsigned>> ByLaunch;
+      for (int J = 0; J < Info.count; ++J)
+        ByLaunch.push_back({unsigned(Info.launches[J]), unsigned(Info.variants[J])});
+      llvm::sort(ByLaunch);
+      for (auto [La, V] : ByLaunch) {
+        PG.Members.push_back(La);
+        PG.Choice.push_back(V);
+      }
+      if (llvm::all_of(PG.Choice, [](unsigned V) { return V == 0; }))
+        PG.Choice.clear();
       if (PG.Members.empty() || PG.Members.back() >= N ||
           std::adjacent_find(PG.Members.begin(), PG.Members.end()) != PG.Members.end()) {
         Out.Error = "the plan holds a group with launches out of range or twice";

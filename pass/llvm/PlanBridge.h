@@ -38,11 +38,40 @@ constexpr long PlanDefaultWork = 1000000;
 /// runs (kf_problem_add_launch refuses them too).
 constexpr double PlanMaxElements = 1e15;
 
+/// One implementation a launch may run (kfuse_impl): variant 0 is the
+/// kernel the launch names, the others its function's other kernels.
+struct PlanVariant {
+  const KernelInfo *Info = nullptr; ///< null: not analysable
+  unsigned Threads = 1;             ///< per instance; 1 for an unmarked kernel
+  std::string Function;             ///< the kfuse_impl function; "" when unmarked
+};
+
+/// One entry of a per-routine timing table (-kfuse-psi, docs/plan.md).
+struct PsiEntry {
+  std::string Routine;
+  int Ipb = 0, ExtraShared = 0;
+  double Seconds = 0;
+};
+
+/// Instances per launch a psi table was measured at when it does not say:
+/// kfuse-calibrate's default.
+constexpr double PsiDefaultInstances = 1048576.0; // 2^20
+
+/// Reads a psi table file: `psi <routine> <ipb> <extra-shared> <seconds>`
+/// lines, `#` comments and blank lines (what kfuse-calibrate --psi
+/// writes); its `# instances: N` comment sets \p Instances (else
+/// PsiDefaultInstances). \returns false with "line N: reason" in \p Err.
+bool loadPsiTable(const std::string &Path, std::vector<PsiEntry> &Out, double &Instances,
+                  std::string &Err);
+
 /// One group of the plan: launches Members of the record, ascending, from
 /// First to Last (not necessarily every launch between them).
 struct PlannedGroup {
   unsigned First = 0, Last = 0;
   std::vector<unsigned> Members;
+  /// The variant each member runs (PlanVariant index), all 0 when every
+  /// member runs the kernel its launch names.
+  std::vector<unsigned> Choice;
   double FusedNs = 0;   ///< predicted time of the fused kernel
   double UnfusedNs = 0; ///< predicted time of its launches alone
 };
@@ -79,8 +108,22 @@ bool loadPlanProfile(const std::string &Path, kf_profile_t &Out, std::string &Er
 /// sequence; with it, any convex group (the launches between its members
 /// that it leaves out run after it, when \p Legal allows), which the exact
 /// solver plans under the work limit.
+///
+/// \p Variants holds, per launch, the implementations it may run (empty: the
+/// kernel it names alone); \p LegalVariants(Members, Choice) whether those
+/// launches may run them, fused or, for one launch, alone. With \p Psi the
+/// cost model is the table model of Fousek et al. (KF_MODEL_PSI): a
+/// variant's compute is the routine `<function>_c<threads>`, and an access
+/// of a record of 4, 12, 36 or 100 bytes per instance `load1`, `load3`,
+/// `load33` or `load55` (`store...` for a write), the seed paper's routines
+/// that kfuse-calibrate --psi measures; other routines take the roofline's
+/// time.
 PlanOutcome planWithLibrary(const SeqRecord &R, llvm::ArrayRef<const KernelInfo *> Infos,
                             llvm::function_ref<bool(llvm::ArrayRef<unsigned>)> Legal,
+                            llvm::ArrayRef<std::vector<PlanVariant>> Variants,
+                            llvm::function_ref<bool(llvm::ArrayRef<unsigned>,
+                                                    llvm::ArrayRef<unsigned>)> LegalVariants,
+                            const std::vector<PsiEntry> *Psi,
                             const kf_profile_t &Profile, long WorkLimit, double Elements,
                             unsigned KBest, bool Reorder);
 

@@ -193,6 +193,23 @@ ModuleRecords kfuse::readModuleRecords(Module &M) {
     if (auto *F = dyn_cast<Function>(Target)) {
       if (Text == "kfuse_map" && !F->isDeclaration())
         Out.Kernels.insert(F);
+      StringRef Fn, Threads;
+      if (Text.consume_front("kfuse_impl ") && !F->isDeclaration()) {
+        std::tie(Fn, Threads) = Text.split(' ');
+        ImplMark Mark;
+        Mark.Function = Fn.str();
+        bool Ok = !Fn.empty() && parseUnsigned(Threads, Mark.Threads) && Mark.Threads >= 1 &&
+                  Mark.Threads <= 1024;
+        std::string Name = F->getName().str();
+        auto It = Out.Impls.find(Name);
+        if (!Ok || (It != Out.Impls.end() && (It->second.Function != Mark.Function ||
+                                               It->second.Threads != Mark.Threads))) {
+          if (!llvm::is_contained(Out.BadImpls, Name))
+            Out.BadImpls.push_back(Name);
+        } else {
+          Out.Impls[Name] = Mark;
+        }
+      }
       continue;
     }
     auto *GV = dyn_cast<GlobalVariable>(Target);
@@ -214,6 +231,8 @@ ModuleRecords kfuse::readModuleRecords(Module &M) {
         La.Kernel = std::move(Defined);
     Out.Seqs.push_back(std::move(R));
   }
+  for (const std::string &Name : Out.BadImpls)
+    Out.Impls.erase(Name);
   llvm::sort(Out.Seqs, [](const SeqRecord &A, const SeqRecord &B) { return A.Id < B.Id; });
   if (Out.TuKey.empty() && !Texts.empty()) {
     // IR that did not come through the Clang plugin's device compilation

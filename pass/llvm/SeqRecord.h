@@ -38,10 +38,22 @@ struct SeqRecord {
   std::map<unsigned, SeqValue> Values;
 };
 
+/// A kernel's `kfuse_impl <function> <threads>` mark (docs/annotations.md):
+/// it is one implementation of Function, with Threads threads per instance.
+struct ImplMark {
+  std::string Function;
+  unsigned Threads = 0;
+};
+
 /// What the module says: the marked kernels, the well-formed records, and
 /// one message per record that could not be read.
 struct ModuleRecords {
   llvm::SetVector<llvm::Function *> Kernels;
+  /// The kfuse_impl marks of defined kernels, by kernel name; a kernel with
+  /// two different marks, or one that does not read, has none, and its name
+  /// is in BadImpls.
+  std::map<std::string, ImplMark> Impls;
+  std::vector<std::string> BadImpls;
   std::vector<SeqRecord> Seqs;
   std::vector<std::string> Malformed;
   /// The translation unit's key (readTuKey); where the module has none but
