@@ -166,16 +166,16 @@ function(kfuse_cuda_shlib_program name)
   add_custom_target(${P_TARGET} ALL DEPENDS ${outs})
 endfunction()
 
-# kfuse_ptx_test(<name> SOURCE <file.cu>): a CTest test that compiles the
+# kfuse_ptx_test(<name> SOURCE <file.cu> [FLAGS <flags>...]): a CTest test that compiles the
 # device side with the plugins to PTX, printing the fusion remarks, and
 # assembles the PTX with ptxas (no GPU needed).
 function(kfuse_ptx_test name)
-  cmake_parse_arguments(P "" "SOURCE" "" ${ARGN})
+  cmake_parse_arguments(P "" "SOURCE" "FLAGS" ${ARGN})
   if(NOT KFUSE_BUILD_TESTS OR NOT KFUSE_PTXAS)
     return()
   endif()
   set(ptx ${CMAKE_CURRENT_BINARY_DIR}/${name}.ptx)
-  string(JOIN " " flags ${KFUSE_PROGRAM_FLAGS})
+  string(JOIN " " flags ${KFUSE_PROGRAM_FLAGS} ${P_FLAGS})
   add_test(NAME ptx.${name}
     COMMAND sh -c "set -e; \"$0\" ${flags} --cuda-device-only -S -Rpass=kfuse -Rpass-missed=kfuse \"$1\" -o \"$2\"; \"$3\" -arch=${KFUSE_CUDA_ARCH} \"$2\" -o \"$2.cubin\""
             ${KFUSE_CXX_DRIVER} ${P_SOURCE} ${ptx} ${KFUSE_PTXAS})

@@ -686,37 +686,23 @@ static void gran33_f32(void *const *in, void *const *out, int n, int block, cuda
  * the threads per instance its output has elements (a 3x3 product with
  * nine, a matrix-vector product with three, the norm with one, a 5x5
  * product with five (a row each), the sum and the scaling with 25); the
- * intermediates temporaries, F the result. */
-__global__ KFUSE_MAP void mfg_mmul33(const float *A, const float *B, float *AB, int m)
+ * intermediates temporaries, F the result. Each routine's work for thread
+ * j is a function of its own, so that the kernels as the bench launches
+ * them (mfg_*) and the implementations mapped-f-impl marks (mfi_*) run the
+ * same code. */
+__device__ inline void mfg_mmul33_at(const float *A, const float *B, float *AB, int j)
 {
-  int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= m)
-    return;
   int i = j / 9, r = j % 9 / 3, c = j % 3;
   const float *a = &A[9 * i + 3 * r], *b = &B[9 * i + c];
   AB[j] = a[0] * b[0] + a[1] * b[3] + a[2] * b[6];
 }
-__global__ KFUSE_MAP void mfg_mvmul33(const float *AB, const float *v, float *ABv, int m)
+__device__ inline void mfg_mvmul33_at(const float *AB, const float *v, float *ABv, int j)
 {
-  int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= m)
-    return;
   int i = j / 3;
   ABv[j] = AB[3 * j] * v[3 * i] + AB[3 * j + 1] * v[3 * i + 1] + AB[3 * j + 2] * v[3 * i + 2];
 }
-__global__ KFUSE_MAP void mfg_norm3(const float *ABv, float *nrm, int n)
+__device__ inline void mfg_mmul55_at(const float *C, const float *D, float *CD, int j)
 {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
-  float x = ABv[3 * i], y = ABv[3 * i + 1], z = ABv[3 * i + 2];
-  nrm[i] = sqrtf(x * x + y * y + z * z);
-}
-__global__ KFUSE_MAP void mfg_mmul55(const float *C, const float *D, float *CD, int m)
-{
-  int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= m)
-    return;
   int i = j / 5;
   float c[5];
 #pragma unroll
@@ -731,18 +717,49 @@ __global__ KFUSE_MAP void mfg_mmul55(const float *C, const float *D, float *CD, 
     CD[5 * j + col] = s;
   }
 }
-__global__ KFUSE_MAP void mfg_madd55(const float *CD, const float *C, float *CDC, int m)
+__device__ inline void mfg_madd55_at(const float *CD, const float *C, float *CDC, int j)
 {
-  int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j < m)
-    CDC[j] = CD[j] + C[j];
+  CDC[j] = CD[j] + C[j];
 }
-__global__ KFUSE_MAP void mfg_smmul55(const float *nrm, const float *CDC, float *F, int m)
+__device__ inline void mfg_smmul55_at(const float *nrm, const float *CDC, float *F, int j)
 {
-  int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j < m)
-    F[j] = nrm[j / 25] * CDC[j];
+  F[j] = nrm[j / 25] * CDC[j];
 }
+/* The sum and the scaling with five threads per instance, a row each. */
+__device__ inline void mfg5_madd55_at(const float *CD, const float *C, float *CDC, int j)
+{
+#pragma unroll
+  for (int k = 0; k < 5; k++)
+    CDC[5 * j + k] = CD[5 * j + k] + C[5 * j + k];
+}
+__device__ inline void mfg5_smmul55_at(const float *nrm, const float *CDC, float *F, int j)
+{
+  float s = nrm[j / 5];
+#pragma unroll
+  for (int k = 0; k < 5; k++)
+    F[5 * j + k] = s * CDC[5 * j + k];
+}
+/* A kernel of thread j < m over routine ROUTINE's work, marked MARK. */
+#define KB_MFG_KERNEL(MARK, NAME, ROUTINE, T0, T1, T2)                                        \
+  __global__ MARK void NAME(const float *x0, T1 x1, T2 *x2, int m)                            \
+  {                                                                                            \
+    int j = blockIdx.x * blockDim.x + threadIdx.x;                                             \
+    if (j < m)                                                                                 \
+      ROUTINE(x0, x1, x2, j);                                                                  \
+  }
+KB_MFG_KERNEL(KFUSE_MAP, mfg_mmul33, mfg_mmul33_at, float, const float *, float)
+KB_MFG_KERNEL(KFUSE_MAP, mfg_mvmul33, mfg_mvmul33_at, float, const float *, float)
+__global__ KFUSE_MAP void mfg_norm3(const float *ABv, float *nrm, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float x = ABv[3 * i], y = ABv[3 * i + 1], z = ABv[3 * i + 2];
+  nrm[i] = sqrtf(x * x + y * y + z * z);
+}
+KB_MFG_KERNEL(KFUSE_MAP, mfg_mmul55, mfg_mmul55_at, float, const float *, float)
+KB_MFG_KERNEL(KFUSE_MAP, mfg_madd55, mfg_madd55_at, float, const float *, float)
+KB_MFG_KERNEL(KFUSE_MAP, mfg_smmul55, mfg_smmul55_at, float, const float *, float)
 static void mapped_f_gran_f32(void *const *in, void *const *out, int n, int block,
                               cudaStream_t s)
 {
@@ -760,25 +777,8 @@ static void mapped_f_gran_f32(void *const *in, void *const *out, int n, int bloc
  * (a row each) where mapped-f-gran has 25: the sum and the scaling of
  * each row by one thread, so that the widest stage is the 3x3 product's
  * nine threads and a block holds 28 instances instead of 10. */
-__global__ KFUSE_MAP void mfg5_madd55(const float *CD, const float *C, float *CDC, int m)
-{
-  int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= m)
-    return;
-#pragma unroll
-  for (int k = 0; k < 5; k++)
-    CDC[5 * j + k] = CD[5 * j + k] + C[5 * j + k];
-}
-__global__ KFUSE_MAP void mfg5_smmul55(const float *nrm, const float *CDC, float *F, int m)
-{
-  int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= m)
-    return;
-  float s = nrm[j / 5];
-#pragma unroll
-  for (int k = 0; k < 5; k++)
-    F[5 * j + k] = s * CDC[5 * j + k];
-}
+KB_MFG_KERNEL(KFUSE_MAP, mfg5_madd55, mfg5_madd55_at, float, const float *, float)
+KB_MFG_KERNEL(KFUSE_MAP, mfg5_smmul55, mfg5_smmul55_at, float, const float *, float)
 static void mapped_f_gran5_f32(void *const *in, void *const *out, int n, int block,
                                cudaStream_t s)
 {
@@ -792,6 +792,92 @@ static void mapped_f_gran5_f32(void *const *in, void *const *out, int n, int blo
   mfg5_smmul55<<<grid_for(5 * n, block), block, 0, s>>>(nrm, CDC, (float *)out[0], 5 * n);
   KB_MF_TEMPS_FREE;
 }
+/* The mapped function as a program writes it, one thread per instance, with
+ * every routine's implementations marked (kfuse_impl): the launches name
+ * the one-thread kernels, and the fused kernel runs the implementations the
+ * planner chooses with the psi tables (-kfuse-psi, KB_PSI in
+ * tools/CMakeLists.txt). The one-thread kernels compute each value as the
+ * medium-grained ones do. */
+__global__ KFUSE_IMPL("mmul33", 1) void mfi_mmul33(const float *A, const float *B, float *AB, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float a[9], b[9], ab[9];
+  mf_load<9>(A, i, a);
+  mf_load<9>(B, i, b);
+  mf_matmul<3>(a, b, ab);
+  mf_store<9>(AB, i, ab);
+}
+__global__ KFUSE_IMPL("mvmul33", 1) void mfi_mvmul33(const float *AB, const float *v, float *ABv,
+                                                    int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+#pragma unroll
+  for (int r = 0; r < 3; r++)
+    mfg_mvmul33_at(AB, v, ABv, 3 * i + r);
+}
+__global__ KFUSE_IMPL("norm3", 1) void mfi_norm3(const float *ABv, float *nrm, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float x = ABv[3 * i], y = ABv[3 * i + 1], z = ABv[3 * i + 2];
+  nrm[i] = sqrtf(x * x + y * y + z * z);
+}
+__global__ KFUSE_IMPL("mmul55", 1) void mfi_mmul55(const float *C, const float *D, float *CD, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float c[25], d[25], cd[25];
+  mf_load<25>(C, i, c);
+  mf_load<25>(D, i, d);
+  mf_matmul<5>(c, d, cd);
+  mf_store<25>(CD, i, cd);
+}
+__global__ KFUSE_IMPL("madd55", 1) void mfi_madd55(const float *CD, const float *C, float *CDC, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+#pragma unroll
+  for (int r = 0; r < 5; r++)
+    mfg5_madd55_at(CD, C, CDC, 5 * i + r);
+}
+__global__ KFUSE_IMPL("smmul55", 1) void mfi_smmul55(const float *nrm, const float *CDC, float *F,
+                                                    int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+#pragma unroll
+  for (int r = 0; r < 5; r++)
+    mfg5_smmul55_at(nrm, CDC, F, 5 * i + r);
+}
+KB_MFG_KERNEL(KFUSE_IMPL("mmul33", 9), mfi_mmul33_9, mfg_mmul33_at, float, const float *, float)
+KB_MFG_KERNEL(KFUSE_IMPL("mvmul33", 3), mfi_mvmul33_3, mfg_mvmul33_at, float, const float *, float)
+KB_MFG_KERNEL(KFUSE_IMPL("mmul55", 5), mfi_mmul55_5, mfg_mmul55_at, float, const float *, float)
+KB_MFG_KERNEL(KFUSE_IMPL("madd55", 5), mfi_madd55_5, mfg5_madd55_at, float, const float *, float)
+KB_MFG_KERNEL(KFUSE_IMPL("madd55", 25), mfi_madd55_25, mfg_madd55_at, float, const float *, float)
+KB_MFG_KERNEL(KFUSE_IMPL("smmul55", 5), mfi_smmul55_5, mfg5_smmul55_at, float, const float *, float)
+KB_MFG_KERNEL(KFUSE_IMPL("smmul55", 25), mfi_smmul55_25, mfg_smmul55_at, float, const float *, float)
+static void mapped_f_impl_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  const float *const *i = (const float *const *)in;
+  KB_MF_TEMPS_ALLOC;
+  unsigned g = grid_for(n, block);
+  mfi_mmul33<<<g, block, 0, s>>>(i[0], i[1], AB, n);
+  mfi_mvmul33<<<g, block, 0, s>>>(AB, i[2], ABv, n);
+  mfi_norm3<<<g, block, 0, s>>>(ABv, nrm, n);
+  mfi_mmul55<<<g, block, 0, s>>>(i[3], i[4], CD, n);
+  mfi_madd55<<<g, block, 0, s>>>(CD, i[3], CDC, n);
+  mfi_smmul55<<<g, block, 0, s>>>(nrm, CDC, (float *)out[0], n);
+  KB_MF_TEMPS_FREE;
+}
+#undef KB_MFG_KERNEL
 #undef KB_TEMP
 #undef KB_MF_TEMPS_ALLOC
 #undef KB_MF_TEMPS_FREE
@@ -853,6 +939,8 @@ const kb_workload *workloads()
       /* The same with the 5x5 routines at five threads per instance. */
       {"mapped-f-gran5", "mapped_f_gran5_f32", "f32", 4, 5, 1, 6, 4 * (71.0 + 25.0),
        mapped_f_gran5_f32, kb_mapped_f_temps_width, 16, 0},
+      {"mapped-f-impl", "mapped_f_impl_f32", "f32", 4, 5, 1, 6, 4 * (71.0 + 25.0),
+       mapped_f_impl_f32, kb_mapped_f_temps_width, 16, 0},
   };
   return table;
 }

@@ -59,7 +59,15 @@
 ///     same W bytes, the first and last byte of each by every thread below
 ///     some stage's `g < n`, is copied a block of instances at a time into
 ///     shared memory by consecutive threads, its loads reading the copy
-///     (FusionCandidate::GranInputs);
+///     (FusionCandidate::GranInputs). A stage may run another
+///     implementation of its launch's function (kfuse_impl,
+///     FusionCandidate::Impls) where the planner chose it: every kernel of
+///     the group is marked, the implementations take the same parameter
+///     types and check their global index against the same integer
+///     parameter, which counts their own threads; the stage's threads per
+///     instance are then the kernels' own, which the offsets where the
+///     stages meet must not contradict, and the runtime passes that
+///     parameter scaled (manifest `impl`);
 ///  4. the dynamic shared memory size is a literal constant (`dynshmem`);
 ///  5. for every buffer (value number) and every pair of accesses to it from
 ///     different stages where at least one is a store, either
@@ -1145,6 +1153,18 @@ void DeviceFuser::addAlternatives(const SeqRecord &R, const PlanOutcome &Out,
                              : membersText(G.Members);
       if (G.Members.size() == 1)
         Text = std::to_string(G.First);
+      // Where members run other implementations: every member's threads
+      // per instance, `0..2[1,3,1]`.
+      if (!G.Choice.empty()) {
+        Text += "[";
+        for (size_t M = 0; M < G.Members.size(); ++M) {
+          std::string Kernel = variantsOf(R.Launches[G.Members[M]].Kernel).at(G.Choice[M]);
+          auto Mark = Impls.find(Kernel);
+          Text += (M ? "," : "") + (Mark == Impls.end() ? std::string("?")
+                                                        : std::to_string(Mark->second.Threads));
+        }
+        Text += "]";
+      }
       Spans += (Spans.empty() ? "" : " ") + Text;
     }
     remarkPlan(R, "PlanAlternative",
@@ -1351,9 +1371,10 @@ void DeviceFuser::fuse(FusionCandidate &C) {
       const std::string &Launched = C.launch(I.Stage).Kernel;
       Granularity += "; launch " + std::to_string(C.index(I.Stage)) + " runs '" +
                      shortName(C.Stages[I.Stage]->F->getName()) + "' (" +
-                     std::to_string(I.To) + " threads per instance), another implementation "
-                     "of '" + Impls.at(Launched).Function + "' than '" + shortName(Launched) +
-                     "' (" + std::to_string(I.From) + ")";
+                     std::to_string(I.To) + (I.To == 1 ? " thread" : " threads") +
+                     " per instance), another implementation of '" +
+                     Impls.at(Launched).Function + "' than '" + shortName(Launched) + "' (" +
+                     std::to_string(I.From) + ")";
     }
     if (!C.GranInputs.empty()) {
       Granularity += "; the block loads the records of ";

@@ -1,0 +1,284 @@
+/* impl: several implementations of one function (kfuse_impl), launched as
+ * a program writes them, with one thread per instance, and fused with the
+ * implementations the planner chooses (the table of tests/gpu/impl.psi
+ * forces its choice; tests/gpu/CMakeLists.txt passes it):
+ *
+ *   - the mapped function of Fousek, Filipovic and Madzin,
+ *     F = ||A.B.v||_2 . (C.D + C), launched with one thread per instance
+ *     and fused at 9, 3, 1, 5, 25 and 25 threads per instance;
+ *   - a 3x3 chain whose product the program launches with nine threads
+ *     per matrix and the fused kernel runs with one;
+ *   - the same chain with the product's grid too small for its n: the
+ *     runtime's `impl` check fails (KFUSE_STATS: layout), the originals run
+ *     and compute what the program asked, the product of the instances its
+ *     threads reach.
+ *
+ * The implementations of each function compute each value with the same
+ * operations in the same order, so fused and unfused agree bit for bit
+ * (tools/gpu-check). n need not be a multiple of any block. */
+#include "common.h"
+#include "kfuse_example.h"
+#include "mapped_f_kernels.h"
+
+#include <cmath>
+#include <vector>
+
+/* One thread per instance. */
+__global__ KFUSE_IMPL("mmul33", 1) void i_mmul33(const float *A, const float *B, float *AB, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float a[9], b[9], ab[9];
+  mf_load<9>(A, i, a);
+  mf_load<9>(B, i, b);
+  mf_matmul<3>(a, b, ab);
+  mf_store<9>(AB, i, ab);
+}
+__global__ KFUSE_IMPL("mvmul33", 1) void i_mvmul33(const float *AB, const float *v, float *ABv, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float m[9], x[3], y[3];
+  mf_load<9>(AB, i, m);
+  mf_load<3>(v, i, x);
+#pragma unroll
+  for (int r = 0; r < 3; r++)
+    y[r] = m[3 * r] * x[0] + m[3 * r + 1] * x[1] + m[3 * r + 2] * x[2];
+  mf_store<3>(ABv, i, y);
+}
+__global__ KFUSE_IMPL("norm3", 1) void i_norm3(const float *ABv, float *nrm, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float x[3];
+  mf_load<3>(ABv, i, x);
+  nrm[i] = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+}
+__global__ KFUSE_IMPL("mmul55", 1) void i_mmul55(const float *C, const float *D, float *CD, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float c[25], d[25], cd[25];
+  mf_load<25>(C, i, c);
+  mf_load<25>(D, i, d);
+  mf_matmul<5>(c, d, cd);
+  mf_store<25>(CD, i, cd);
+}
+__global__ KFUSE_IMPL("madd55", 1) void i_madd55(const float *CD, const float *C, float *CDC, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float x[25], c[25];
+  mf_load<25>(CD, i, x);
+  mf_load<25>(C, i, c);
+#pragma unroll
+  for (int k = 0; k < 25; k++)
+    x[k] += c[k];
+  mf_store<25>(CDC, i, x);
+}
+__global__ KFUSE_IMPL("smmul55", 1) void i_smmul55(const float *nrm, const float *CDC, float *F, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float x[25];
+  mf_load<25>(CDC, i, x);
+  float s = nrm[i];
+#pragma unroll
+  for (int k = 0; k < 25; k++)
+    x[k] *= s;
+  mf_store<25>(F, i, x);
+}
+
+/* Medium grain: a thread per element, row or vector component; each size
+ * m counts the kernel's threads. */
+__global__ KFUSE_IMPL("mmul33", 9) void i_mmul33_9(const float *A, const float *B, float *AB, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m)
+    return;
+  int i = j / 9, r = j % 9 / 3, c = j % 3;
+  const float *a = &A[9 * i + 3 * r], *b = &B[9 * i + c];
+  AB[j] = a[0] * b[0] + a[1] * b[3] + a[2] * b[6];
+}
+__global__ KFUSE_IMPL("mvmul33", 3) void i_mvmul33_3(const float *AB, const float *v, float *ABv, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m)
+    return;
+  int i = j / 3;
+  ABv[j] = AB[3 * j] * v[3 * i] + AB[3 * j + 1] * v[3 * i + 1] + AB[3 * j + 2] * v[3 * i + 2];
+}
+__global__ KFUSE_IMPL("mmul55", 5) void i_mmul55_5(const float *C, const float *D, float *CD, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m)
+    return;
+  int i = j / 5;
+  float c[5];
+#pragma unroll
+  for (int k = 0; k < 5; k++)
+    c[k] = C[5 * j + k];
+#pragma unroll
+  for (int col = 0; col < 5; col++) {
+    float s = c[0] * D[25 * i + col];
+#pragma unroll
+    for (int k = 1; k < 5; k++)
+      s += c[k] * D[25 * i + 5 * k + col];
+    CD[5 * j + col] = s;
+  }
+}
+__global__ KFUSE_IMPL("madd55", 25) void i_madd55_25(const float *CD, const float *C, float *CDC, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m)
+    CDC[j] = CD[j] + C[j];
+}
+__global__ KFUSE_IMPL("smmul55", 25) void i_smmul55_25(const float *nrm, const float *CDC, float *F, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m)
+    F[j] = CDC[j] * nrm[j / 25];
+}
+
+/* The 3x3 chain: a product launched with nine threads per matrix (and its
+ * one-thread implementation), a scaling per element, a trace per matrix. */
+__global__ KFUSE_IMPL("prod33", 9) void i_prod33_9(const float *A, const float *B, float *C, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m)
+    return;
+  int i = j / 9, r = j % 9 / 3, c = j % 3;
+  const float *a = &A[9 * i + 3 * r], *b = &B[9 * i + c];
+  C[j] = a[0] * b[0] + a[1] * b[3] + a[2] * b[6];
+}
+__global__ KFUSE_IMPL("prod33", 1) void i_prod33(const float *A, const float *B, float *C, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float a[9], b[9], ab[9];
+  mf_load<9>(A, i, a);
+  mf_load<9>(B, i, b);
+  mf_matmul<3>(a, b, ab);
+  mf_store<9>(C, i, ab);
+}
+__global__ KFUSE_IMPL("scale33", 9) void i_scale(const float *C, float *S, float alpha, int m)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m)
+    S[j] = alpha * C[j];
+}
+__global__ KFUSE_IMPL("trace33", 1) void i_trace(const float *S, float *t, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    t[i] = S[9 * i] + S[9 * i + 4] + S[9 * i + 8];
+}
+
+static void mapped_f(const float *A, const float *B, const float *v, const float *C,
+                     const float *D, float *F, int n, int block, cudaStream_t s)
+{
+  float *AB, *ABv, *nrm, *CD, *CDC;
+  size_t bytes = (size_t)n * sizeof(float);
+  KFX_CHECK(cudaMallocAsync(&AB, 9 * bytes, s));
+  KFX_CHECK(cudaMallocAsync(&ABv, 3 * bytes, s));
+  KFX_CHECK(cudaMallocAsync(&nrm, bytes, s));
+  KFX_CHECK(cudaMallocAsync(&CD, 25 * bytes, s));
+  KFX_CHECK(cudaMallocAsync(&CDC, 25 * bytes, s));
+  unsigned g = kfx::grid_for(n, block);
+  i_mmul33<<<g, block, 0, s>>>(A, B, AB, n);
+  i_mvmul33<<<g, block, 0, s>>>(AB, v, ABv, n);
+  i_norm3<<<g, block, 0, s>>>(ABv, nrm, n);
+  i_mmul55<<<g, block, 0, s>>>(C, D, CD, n);
+  i_madd55<<<g, block, 0, s>>>(CD, C, CDC, n);
+  i_smmul55<<<g, block, 0, s>>>(nrm, CDC, F, n);
+  KFX_CHECK(cudaFreeAsync(AB, s));
+  KFX_CHECK(cudaFreeAsync(ABv, s));
+  KFX_CHECK(cudaFreeAsync(nrm, s));
+  KFX_CHECK(cudaFreeAsync(CD, s));
+  KFX_CHECK(cudaFreeAsync(CDC, s));
+}
+
+/* The product over `reach` threads of nine per matrix: 9n covers them all. */
+static void chain33(const float *A, const float *B, float *C, float *S, float *t, int n,
+                    long long reach, cudaStream_t s)
+{
+  i_prod33_9<<<kfx::grid_for(reach, 256), 256, 0, s>>>(A, B, C, 9 * n);
+  i_scale<<<kfx::grid_for(9LL * n, 128), 128, 0, s>>>(C, S, 0.75f, 9 * n);
+  i_trace<<<kfx::grid_for(n, 256), 256, 0, s>>>(S, t, n);
+}
+
+int main(int argc, char **argv)
+{
+  kfx::Args a = kfx::parse_args(argc, argv, "impl", 1000003);
+  kfx::require_device("impl");
+  const size_t n = (size_t)a.n;
+  kfx::Buf<float> A(9 * n), B(9 * n), v(3 * n), C(25 * n), D(25 * n), F(25 * n);
+  kfx::Buf<float> P(9 * n), S(9 * n), T(n), P2(9 * n), S2(9 * n), T2(n), P0(9 * n);
+  kfx::fill_uniform(A.h, a.seed, 1, -1.0, 1.0);
+  kfx::fill_uniform(B.h, a.seed, 2, -1.0, 1.0);
+  kfx::fill_uniform(v.h, a.seed, 3, -1.0, 1.0);
+  kfx::fill_uniform(C.h, a.seed, 4, -1.0, 1.0);
+  kfx::fill_uniform(D.h, a.seed, 5, -1.0, 1.0);
+  kfx::fill_uniform(P0.h, a.seed, 6, -1.0, 1.0);
+  for (auto *b : {&A, &B, &v, &C, &D, &P0})
+    b->upload();
+  cudaStream_t s;
+  KFX_CHECK(cudaStreamCreate(&s));
+  /* The short product reaches the first 9 * (n / 2) elements. */
+  const long long reach = 9LL * (long long)(n / 2);
+
+  auto check = [&] {
+    std::vector<double> rF(25 * n), rS(9 * n), rT(n), rS2(9 * n), rT2(n);
+    for (size_t i = 0; i < n; i++) {
+      double ab[9], y[3], q = 0;
+      for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+          double x = 0;
+          for (int k = 0; k < 3; k++)
+            x += (double)A.h[9 * i + 3 * r + k] * B.h[9 * i + 3 * k + c];
+          ab[3 * r + c] = x;
+          size_t j = 9 * i + 3 * r + c;
+          rS[j] = 0.75 * x;
+          rS2[j] = (long long)j < reach ? 0.75 * x : 0.75 * P0.h[j];
+        }
+      for (int r = 0; r < 3; r++) {
+        y[r] = ab[3 * r] * v.h[3 * i] + ab[3 * r + 1] * v.h[3 * i + 1] +
+               ab[3 * r + 2] * v.h[3 * i + 2];
+        q += y[r] * y[r];
+      }
+      double nrm = std::sqrt(q);
+      for (int r = 0; r < 5; r++)
+        for (int c = 0; c < 5; c++) {
+          double x = 0;
+          for (int k = 0; k < 5; k++)
+            x += (double)C.h[25 * i + 5 * r + k] * D.h[25 * i + 5 * k + c];
+          rF[25 * i + 5 * r + c] = nrm * (x + C.h[25 * i + 5 * r + c]);
+        }
+      rT[i] = rS[9 * i] + rS[9 * i + 4] + rS[9 * i + 8];
+      rT2[i] = rS2[9 * i] + rS2[9 * i + 4] + rS2[9 * i + 8];
+    }
+    bool ok = kfx::check_close("F", F.h.data(), rF.data(), 25 * n, 2e-4);
+    ok = kfx::check_close("S", S.h.data(), rS.data(), 9 * n, 4e-6) && ok;
+    ok = kfx::check_close("t", T.h.data(), rT.data(), n, 1e-4) && ok;
+    ok = kfx::check_close("S short", S2.h.data(), rS2.data(), 9 * n, 4e-6) && ok;
+    return kfx::check_close("t short", T2.h.data(), rT2.data(), n, 1e-4) && ok;
+  };
+  int rc = kfx::run_and_report(
+      "impl", a, s, (18.0 + 3 + 50 + 25 + 18 + 9 + 9 + 1 + 18 + 9 + 9 + 1) * sizeof(float) * n,
+      [&] {
+        KFX_CHECK(cudaMemcpyAsync(P2.d, P0.d, P0.bytes(), cudaMemcpyDeviceToDevice, s));
+        mapped_f(A.d, B.d, v.d, C.d, D.d, F.d, (int)n, a.block, s);
+        chain33(A.d, B.d, P.d, S.d, T.d, (int)n, 9LL * (long long)n, s);
+        chain33(A.d, B.d, P2.d, S2.d, T2.d, (int)n, reach, s);
+      },
+      check, F, S, T, S2, T2);
+  KFX_CHECK(cudaStreamDestroy(s));
+  return rc;
+}

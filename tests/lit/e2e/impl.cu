@@ -1,0 +1,112 @@
+// Several implementations of one function (kfuse_impl): a launch of any of
+// them may run, inside a fused kernel across granularities, the one the
+// planner chooses; alone it runs the kernel the program launched. The psi
+// table (Inputs/impl.psi) makes the nine-thread 3x3 product the cheaper of
+// mmul33's and the one-thread product the cheaper of prod33's.
+// REQUIRES: ptxas
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-psi=%S/Inputs/impl.psi -Rpass=kfuse -Rpass-missed=kfuse -Rpass-analysis=kfuse %s -o %t.ptx 2>%t.remarks
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: FileCheck %s < %t.ptx
+// RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm -mllvm -kfuse-psi=%S/Inputs/impl.psi %s -o %t.ll
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t.ll
+// Without the table the roofline model keeps the kernels launched.
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=ROOFLINE
+// A table that does not read: planned greedily, with the reason.
+// RUN: echo "psi mmul33_c1 x 0 1" > %t.bad.psi
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-psi=%t.bad.psi -Rpass-missed=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+
+// REMARK-DAG: remark: kernel 'odd(float const*, float*, float)' implements 'mmul33' with other parameter types than 'mm1(float const*, float const*, float*, int)'; the implementations of a function take the same parameters, so neither runs in place of the other
+// REMARK-DAG: remark: sequence 0 at {{.*}}impl.cu:{{[0-9]+}}:{{[0-9]+}} in 'forward': planned 3 launches for 1048576 elements each
+// REMARK-DAG: remark: fused launches 0..2 (mm9, sc9, tr1) of sequence 0 into __kfuse_fused_[[KEY:[0-9a-f]+]]_0_0_2_v0_1: C through shared memory, S through shared memory, with barriers; across granularities, threads per instance 9, 9, 1, 64 instances per block of 256 threads; launch 0 runs 'mm9' (9 threads per instance), another implementation of 'mmul33' than 'mm1' (1)
+// The other way: the program launched nine threads per matrix.
+// REMARK-DAG: remark: fused launches 0..2 (pr1, sc9, tr1) of sequence 1 into __kfuse_fused_[[KEY]]_1_0_2_v0_1: {{.*}}across granularities, threads per instance 1, 9, 1, 64 instances per block of 256 threads; launch 0 runs 'pr1' (1 thread per instance), another implementation of 'prod33' than 'pr9' (9)
+
+// The stage runs mm9's body: one product of a row and a column per thread.
+// CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2_v0_1(
+// CHECK: bar.sync 0;
+// CHECK: fma.rn.f32
+// CHECK: ret;
+
+// MANIFEST: c"kfuse-manifest 1\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_0_2_v0_1 3\0Akernel 0 _Z3mm1PKfS0_Pfi 4\0Akernel 1 _Z3sc9PKfPffi 4\0Akernel 2 _Z3tr1PKfPfi 3\0Ashape gran 64 9 9 1 256\0Aimpl 0.3 1 9\0Astream same\0A
+// The scaled size is stage 0's own: no `equal` line ties it to launch 2's n.
+// MANIFEST-NOT: equal 0.3
+// MANIFEST-SAME: \0Aequal 0.2 1.0\0Aequal 1.1 2.0\0Afootprint
+// MANIFEST-SAME: group __kfuse_fused_{{[0-9a-f]+}}_1_0_2_v0_1 3\0Akernel 0 _Z3pr9PKfS0_Pfi 4\0Akernel 1 _Z3sc9PKfPffi 4\0Akernel 2 _Z3tr1PKfPfi 3\0Ashape gran 64 1 9 1 256\0Aimpl 0.3 9 1\0Astream same\0A
+// ROOFLINE-NOT: impl 0.3
+// ROOFLINE: shape gran 64 1 9 1 256\0Astream same
+// ROOFLINE-NOT: impl 0.3
+// BAD: remark: {{.*}}psi table '{{.*}}bad.psi': line 1: bad number; planned greedily
+
+#define KFUSE_IMPL(f, t) __attribute__((kfuse_impl(f, t)))
+
+__global__ KFUSE_IMPL("mmul33", 1) void mm1(const float *A, const float *B, float *C, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float a[9], b[9];
+#pragma unroll
+  for (int k = 0; k < 9; k++)
+    a[k] = A[9 * i + k], b[k] = B[9 * i + k];
+#pragma unroll
+  for (int r = 0; r < 3; r++)
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+      C[9 * i + 3 * r + c] = a[3 * r] * b[c] + a[3 * r + 1] * b[3 + c] + a[3 * r + 2] * b[6 + c];
+}
+__global__ KFUSE_IMPL("mmul33", 9) void mm9(const float *A, const float *B, float *C, int m) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m)
+    return;
+  int i = j / 9, r = j % 9 / 3, c = j % 3;
+  const float *a = &A[9 * i + 3 * r], *b = &B[9 * i + c];
+  C[j] = a[0] * b[0] + a[1] * b[3] + a[2] * b[6];
+}
+// Not the parameters of mm1: never in its place.
+__global__ KFUSE_IMPL("mmul33", 3) void odd(const float *A, float *C, float s) {}
+
+__global__ KFUSE_IMPL("prod33", 9) void pr9(const float *A, const float *B, float *C, int m) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m)
+    return;
+  int i = j / 9, r = j % 9 / 3, c = j % 3;
+  const float *a = &A[9 * i + 3 * r], *b = &B[9 * i + c];
+  C[j] = a[0] * b[0] + a[1] * b[3] + a[2] * b[6];
+}
+__global__ KFUSE_IMPL("prod33", 1) void pr1(const float *A, const float *B, float *C, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float a[9], b[9];
+#pragma unroll
+  for (int k = 0; k < 9; k++)
+    a[k] = A[9 * i + k], b[k] = B[9 * i + k];
+#pragma unroll
+  for (int r = 0; r < 3; r++)
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+      C[9 * i + 3 * r + c] = a[3 * r] * b[c] + a[3 * r + 1] * b[3 + c] + a[3 * r + 2] * b[6 + c];
+}
+
+__global__ KFUSE_IMPL("scale33", 9) void sc9(const float *C, float *S, float alpha, int m) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m)
+    S[j] = alpha * C[j];
+}
+__global__ KFUSE_IMPL("trace33", 1) void tr1(const float *S, float *t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    t[i] = S[9 * i] + S[9 * i + 4] + S[9 * i + 8];
+}
+
+void forward(const float *A, const float *B, float *C, float *S, float *t, int n, cudaStream_t s) {
+  mm1<<<(n + 255) / 256, 256, 0, s>>>(A, B, C, n);
+  sc9<<<(9 * n + 255) / 256, 256, 0, s>>>(C, S, 2.0f, 9 * n);
+  tr1<<<(n + 255) / 256, 256, 0, s>>>(S, t, n);
+}
+
+void backward(const float *A, const float *B, float *C, float *S, float *t, int n, cudaStream_t s) {
+  pr9<<<(9 * n + 255) / 256, 256, 0, s>>>(A, B, C, 9 * n);
+  sc9<<<(9 * n + 255) / 256, 256, 0, s>>>(C, S, 2.0f, 9 * n);
+  tr1<<<(n + 255) / 256, 256, 0, s>>>(S, t, n);
+}
