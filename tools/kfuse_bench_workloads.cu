@@ -797,7 +797,9 @@ static void mapped_f_gran5_f32(void *const *in, void *const *out, int n, int blo
  * the one-thread kernels, and the fused kernel runs the implementations the
  * planner chooses with the psi tables (-kfuse-psi, KB_PSI in
  * tools/CMakeLists.txt). The one-thread kernels compute each value as the
- * medium-grained ones do. */
+ * medium-grained ones do, with the indices a one-thread kernel writes
+ * (nrm[i], not nrm[j / 5] of j = 5 * i + r, which the analysis would take
+ * for a gather). */
 __global__ KFUSE_IMPL("mmul33", 1) void mfi_mmul33(const float *A, const float *B, float *AB, int n)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -817,7 +819,8 @@ __global__ KFUSE_IMPL("mvmul33", 1) void mfi_mvmul33(const float *AB, const floa
     return;
 #pragma unroll
   for (int r = 0; r < 3; r++)
-    mfg_mvmul33_at(AB, v, ABv, 3 * i + r);
+    ABv[3 * i + r] = AB[9 * i + 3 * r] * v[3 * i] + AB[9 * i + 3 * r + 1] * v[3 * i + 1] +
+                     AB[9 * i + 3 * r + 2] * v[3 * i + 2];
 }
 __global__ KFUSE_IMPL("norm3", 1) void mfi_norm3(const float *ABv, float *nrm, int n)
 {
@@ -853,9 +856,10 @@ __global__ KFUSE_IMPL("smmul55", 1) void mfi_smmul55(const float *nrm, const flo
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
     return;
+  float x = nrm[i];
 #pragma unroll
-  for (int r = 0; r < 5; r++)
-    mfg5_smmul55_at(nrm, CDC, F, 5 * i + r);
+  for (int k = 0; k < 25; k++)
+    F[25 * i + k] = x * CDC[25 * i + k];
 }
 KB_MFG_KERNEL(KFUSE_IMPL("mmul33", 9), mfi_mmul33_9, mfg_mmul33_at, float, const float *, float)
 KB_MFG_KERNEL(KFUSE_IMPL("mvmul33", 3), mfi_mvmul33_3, mfg_mvmul33_at, float, const float *, float)

@@ -1382,6 +1382,12 @@ void DeviceFuser::fuse(FusionCandidate &C) {
         Granularity += (K ? ", " : "") + C.Seq->Values.at(C.GranInputs[K].Value).Text;
       Granularity += " into shared memory with consecutive threads";
     }
+    if (!C.GranOutputs.empty()) {
+      Granularity += "; the block stores the records of ";
+      for (size_t K = 0; K < C.GranOutputs.size(); ++K)
+        Granularity += (K ? ", " : "") + C.Seq->Values.at(C.GranOutputs[K].Value).Text;
+      Granularity += " from shared memory with consecutive threads";
+    }
   }
   std::string Riders;
   for (bool Before : {true, false}) {

@@ -130,6 +130,16 @@ class FusedKernelBuilder {
     Value *BlockOff = nullptr;
   };
   std::map<unsigned, InputTile> Inputs;
+  /// Across granularities, each output whose records the block stores
+  /// (FusionCandidate::GranOutput), by value: its tile, and the byte offset
+  /// of the block's first record.
+  struct OutputTile {
+    const FusionCandidate::GranOutput *Out = nullptr;
+    GlobalVariable *Tile = nullptr;
+    Value *BlockOff = nullptr;
+    uint64_t Bytes = 0;
+  };
+  std::map<unsigned, OutputTile> Outputs;
 
 public:
   FusedKernelBuilder(Module &M, const FusionCandidate &C,
@@ -145,6 +155,9 @@ private:
   void createFunction();
   void createStorage(IRBuilder<> &B);
   bool copyInputs(IRBuilder<> &B);
+  void createOutputs(IRBuilder<> &B);
+  void copyOutputs(IRBuilder<> &B);
+  void rewriteOutputStore(StoreInst *SI, unsigned Stage, const Access &A, const OutputTile &T);
   void rewriteInputLoad(LoadInst *LI, unsigned Stage, const Access &A, const InputTile &T);
   Value *barrier(IRBuilder<> &B);
   Value *sreg(IRBuilder<> &B, Intrinsic::ID ID);
@@ -406,8 +419,86 @@ void FusedKernelBuilder::createStorage(IRBuilder<> &B) {
     }
     Storage[I.Value] = S;
   }
+  createOutputs(B);
   if (copyInputs(B) || Staged)
     barrier(B);
+}
+
+/// The tiles of FusionCandidate::GranOutputs: Bytes * r * GranIpb bytes,
+/// the records of the block's instances, r the stage's threads per
+/// instance.
+void FusedKernelBuilder::createOutputs(IRBuilder<> &B) {
+  if (C.GranOutputs.empty())
+    return;
+  Value *Ctaid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_ctaid_x), B.getInt64Ty());
+  for (const FusionCandidate::GranOutput &Out : C.GranOutputs) {
+    OutputTile &T = Outputs[Out.Value];
+    T.Out = &Out;
+    T.Bytes = uint64_t(Out.Bytes) * C.Tpi[Out.Stage] * C.GranIpb;
+    auto *TileTy = ArrayType::get(B.getInt8Ty(), T.Bytes);
+    T.Tile = new GlobalVariable(M, TileTy, false, GlobalValue::InternalLinkage,
+                                PoisonValue::get(TileTy),
+                                C.Name + ".v" + std::to_string(Out.Value) + ".out", nullptr,
+                                GlobalValue::NotThreadLocal, SharedAS);
+    T.Tile->setAlignment(Align(16));
+    T.BlockOff = B.CreateMul(Ctaid, B.getInt64(T.Bytes), "kfuse.out.block");
+  }
+}
+
+/// A store of an output the block stores (GranOutput::Stores) writes its
+/// tile instead: the byte of its address less the block's first record.
+void FusedKernelBuilder::rewriteOutputStore(StoreInst *SI, unsigned Stage, const Access &A,
+                                            const OutputTile &T) {
+  IRBuilder<> B(SI);
+  Type *I64 = B.getInt64Ty();
+  Value *Base = B.CreatePtrToInt(StageArgs[Stage][A.Param], I64);
+  Value *Off = B.CreateSub(
+      B.CreateSub(B.CreatePtrToInt(SI->getPointerOperand()->stripPointerCasts(), I64), Base),
+      T.BlockOff, "kfuse.out.off");
+  uint64_t Al = std::min<uint64_t>({SI->getAlign().value(), T.Out->Word, MinAlign(T.Bytes, 16)});
+  StoreInst *ToTile = B.CreateAlignedStore(
+      SI->getValueOperand(), B.CreateInBoundsGEP(B.getInt8Ty(), T.Tile, Off), Align(Al));
+  ToTile->copyMetadata(*SI, {LLVMContext::MD_tbaa});
+  SI->eraseFromParent();
+}
+
+/// After the last stage and a barrier, the block stores each output's tile
+/// with consecutive threads: the tile's word at At goes to the buffer's
+/// byte BlockOff + At where that lies below Lim = Bytes * n, n the
+/// stage's bound: exactly the bytes the stage's threads below n wrote
+/// (GranOutput), which are those of the block's threads of that stage.
+void FusedKernelBuilder::copyOutputs(IRBuilder<> &B) {
+  if (C.GranOutputs.empty())
+    return;
+  barrier(B);
+  Type *I64 = B.getInt64Ty();
+  Value *Tid = B.CreateZExt(sreg(B, Intrinsic::nvvm_read_ptx_sreg_tid_x), I64);
+  unsigned Threads = C.GranThreads;
+  for (const FusionCandidate::GranOutput &Out : C.GranOutputs) {
+    const OutputTile &T = Outputs[Out.Value];
+    Value *N = B.CreateSExtOrTrunc(Fused->getArg(ArgBase[Out.Stage] + Out.BoundParam), I64);
+    Value *Lim = B.CreateMul(B.CreateBinaryIntrinsic(Intrinsic::smax, N, B.getInt64(0)),
+                             B.getInt64(Out.Bytes), "kfuse.out.lim");
+    Value *Global = B.CreateAddrSpaceCast(Fused->getArg(ArgBase[Out.Stage] + Out.Param),
+                                          PointerType::get(Ctx, 1));
+    Type *WordTy = B.getIntNTy(Out.Word * 8);
+    for (uint64_t Off = 0; Off < T.Bytes; Off += uint64_t(Threads) * Out.Word) {
+      Value *At = B.CreateAdd(B.CreateMul(Tid, B.getInt64(Out.Word)), B.getInt64(Off));
+      Value *To = B.CreateAdd(T.BlockOff, At);
+      Value *Mine = B.CreateICmpULT(To, Lim);
+      if (Off + uint64_t(Threads) * Out.Word > T.Bytes)
+        Mine = B.CreateAnd(Mine, B.CreateICmpULT(At, B.getInt64(T.Bytes)));
+      BasicBlock *Store = BasicBlock::Create(Ctx, "kfuse.out.store", Fused);
+      BasicBlock *Next = BasicBlock::Create(Ctx, "kfuse.out.next", Fused);
+      B.CreateCondBr(Mine, Store, Next);
+      B.SetInsertPoint(Store);
+      Value *W = B.CreateAlignedLoad(WordTy, B.CreateInBoundsGEP(B.getInt8Ty(), T.Tile, At),
+                                     Align(Out.Word), "kfuse.out.word");
+      B.CreateAlignedStore(W, B.CreateInBoundsGEP(B.getInt8Ty(), Global, To), Align(Out.Word));
+      B.CreateBr(Next);
+      B.SetInsertPoint(Next);
+    }
+  }
 }
 
 /// Across granularities: the block copies the records of its instances of
@@ -1401,6 +1492,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     if (C.BarrierAfter.count(S) && S + 1 < C.size())
       barrier(B);
   }
+  copyOutputs(B);
   B.CreateRetVoid();
   for (CallInst *CI : Calls) {
     InlineFunctionInfo IFI;
@@ -1471,6 +1563,11 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     if (auto In = Inputs.find(C.arg(T.Stage, T.A->Param));
         In != Inputs.end() && In->second.In->Direct.count(T.A)) {
       rewriteInputLoad(cast<LoadInst>(T.I), T.Stage, *T.A, In->second);
+      continue;
+    }
+    if (auto Out = Outputs.find(C.arg(T.Stage, T.A->Param));
+        Out != Outputs.end() && Out->second.Out->Stores.count(T.A)) {
+      rewriteOutputStore(cast<StoreInst>(T.I), T.Stage, *T.A, Out->second);
       continue;
     }
     // A cache-hint asm is memory(none) for LLVM where it has no memory

@@ -173,6 +173,20 @@ struct FusionCandidate : Verdict {
     std::set<const Access *> Direct;
   };
   std::vector<GranInput> GranInputs;
+  /// Across granularities: an output that one stage writes and no stage
+  /// reads, each of its threads below its check `g < s<BoundParam>` every
+  /// byte of its own Bytes at Bytes * g (12 bytes or more, which a warp
+  /// would store Bytes apart). The stage stores into a tile of the block's
+  /// records, and after the last stage the block stores the tile with
+  /// consecutive threads, bytes [0, Bytes * s) of the buffer and no others
+  /// (Legality.cpp granularityOutputs, FusedKernel.cpp copyOutputs).
+  struct GranOutput {
+    unsigned Value = 0, Stage = 0, Param = 0, BoundParam = 0;
+    unsigned Bytes = 0; ///< per thread of the stage
+    unsigned Word = 0;  ///< bytes each thread stores at a time: 4 or 8
+    std::set<const Access *> Stores;
+  };
+  std::vector<GranOutput> GranOutputs;
   /// A stage that runs another implementation of its launch's function
   /// (kfuse_impl) than the kernel the launch names: that launch ran From
   /// threads per instance and the stage's kernel runs To, each counting

@@ -1508,6 +1508,78 @@ static void granularityInputs(FusionCandidate &C,
   }
 }
 
+/// Across granularities, the outputs whose records the block stores with
+/// consecutive threads (FusionCandidate::GranOutput): one stage P stores the
+/// buffer and no stage loads it; every store is c*g + d of P's global index
+/// g, under P's one check `g < n` and made by every thread below it
+/// (Access::EveryBelow), the stores of a thread covering its c bytes, c at
+/// least 12 (a warp's stores are then c bytes apart) and a multiple of the
+/// word. Tiles go while the 48 KB of a block leave room, largest last.
+static void granularityOutputs(FusionCandidate &C,
+                               const std::map<unsigned, std::vector<StagedAccess>> &ByValue) {
+  constexpr int64_t MinBytes = 12;
+  uint64_t Used = uint64_t(C.TileBytes) + C.DynShmem;
+  uint64_t Budget = Used >= MaxStaticShared ? 0 : MaxStaticShared - Used;
+  std::vector<std::pair<uint64_t, FusionCandidate::GranOutput>> Found;
+  for (auto &[V, Accs] : ByValue) {
+    unsigned P = Accs.front().Stage;
+    if (C.carried(V) || llvm::any_of(Accs, [&](const StagedAccess &X) {
+          return !X.A->IsStore || !isa<StoreInst>(X.A->Inst) || X.Stage != P ||
+                 X.A->UnknownIndex;
+        }))
+      continue;
+    auto N = stageBound(C, P);
+    int64_t Own = 0;
+    uint64_t BaseAlign = 16;
+    std::vector<std::pair<int64_t, int64_t>> Spans;
+    bool Ok = N.has_value();
+    for (const StagedAccess &X : Accs) {
+      auto G = globalLinear(X.Offset);
+      if (!Ok || !G || (Own && Own != G->first) || X.A->EveryBelow[0] != N) {
+        Ok = false;
+        break;
+      }
+      Own = G->first;
+      Spans.push_back({G->second, G->second + X.A->Bytes});
+      BaseAlign = std::min<uint64_t>(
+          BaseAlign, MinAlign(MinAlign(uint64_t(G->first), uint64_t(std::abs(G->second))),
+                              cast<StoreInst>(X.A->Inst)->getAlign().value()));
+    }
+    if (!Ok || Own < MinBytes)
+      continue;
+    llvm::sort(Spans);
+    int64_t Reach = 0;
+    for (auto [Lo, Hi] : Spans) {
+      if (Lo > Reach || Lo < 0) {
+        Ok = false;
+        break;
+      }
+      Reach = std::max(Reach, Hi);
+    }
+    unsigned Word = unsigned(std::min<uint64_t>(MinAlign(uint64_t(Own), 8), BaseAlign));
+    if (!Ok || Reach != Own || Word < 4)
+      continue;
+    FusionCandidate::GranOutput Out;
+    Out.Value = V;
+    Out.Stage = P;
+    Out.Param = Accs.front().A->Param;
+    Out.BoundParam = *N;
+    Out.Bytes = unsigned(Own);
+    Out.Word = Word;
+    for (const StagedAccess &X : Accs)
+      Out.Stores.insert(X.A);
+    Found.push_back({uint64_t(Own) * C.Tpi[P] * C.GranIpb, std::move(Out)});
+  }
+  llvm::stable_sort(Found, [](const auto &X, const auto &Y) { return X.first < Y.first; });
+  for (auto &[Tile, Out] : Found) {
+    if (Tile > Budget)
+      break;
+    Budget -= Tile;
+    C.TileBytes += unsigned(Tile);
+    C.GranOutputs.push_back(std::move(Out));
+  }
+}
+
 /// The tile slots of a staged buffer whose accesses are all in stages of
 /// one granularity r, in a group across granularities: its in-block
 /// offset over the element size, with that stage's blockDim.x, r *
@@ -1895,8 +1967,10 @@ static void checkCandidateOnce(FusionCandidate &C) {
                  "resources");
     return;
   }
-  if (!C.Tpi.empty())
+  if (!C.Tpi.empty()) {
     granularityInputs(C, ByValue);
+    granularityOutputs(C, ByValue);
+  }
   int Bit = 0;
   for (Intermediate &I : C.Carried)
     if (Bit < 64)

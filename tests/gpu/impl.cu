@@ -11,7 +11,10 @@
  *   - the same chain with the product's grid too small for its n: the
  *     runtime's `impl` check fails (KFUSE_STATS: layout), the originals run
  *     and compute what the program asked, the product of the instances its
- *     threads reach.
+ *     threads reach;
+ *   - a scaling per element, then a transpose per matrix whose 36-byte
+ *     records the fused block stores from shared memory with consecutive
+ *     threads (the Fused remark's "stores the records of").
  *
  * The implementations of each function compute each value with the same
  * operations in the same order, so fused and unfused agree bit for bit
@@ -181,6 +184,25 @@ __global__ KFUSE_IMPL("trace33", 1) void i_trace(const float *S, float *t, int n
     t[i] = S[9 * i] + S[9 * i + 4] + S[9 * i + 8];
 }
 
+/* U_i = S_i^T, one thread per 3x3 matrix. */
+__global__ KFUSE_MAP void i_transpose(const float *S, float *U, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+#pragma unroll
+  for (int r = 0; r < 3; r++)
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+      U[9 * i + 3 * c + r] = S[9 * i + 3 * r + c];
+}
+
+static void transposed(const float *A, float *S, float *U, int n, cudaStream_t s)
+{
+  i_scale<<<kfx::grid_for(9LL * n, 256), 256, 0, s>>>(A, S, 0.5f, 9 * n);
+  i_transpose<<<kfx::grid_for(n, 128), 128, 0, s>>>(S, U, n);
+}
+
 static void mapped_f(const float *A, const float *B, const float *v, const float *C,
                      const float *D, float *F, int n, int block, cudaStream_t s)
 {
@@ -221,6 +243,7 @@ int main(int argc, char **argv)
   const size_t n = (size_t)a.n;
   kfx::Buf<float> A(9 * n), B(9 * n), v(3 * n), C(25 * n), D(25 * n), F(25 * n);
   kfx::Buf<float> P(9 * n), S(9 * n), T(n), P2(9 * n), S2(9 * n), T2(n), P0(9 * n);
+  kfx::Buf<float> SA(9 * n), U(9 * n);
   kfx::fill_uniform(A.h, a.seed, 1, -1.0, 1.0);
   kfx::fill_uniform(B.h, a.seed, 2, -1.0, 1.0);
   kfx::fill_uniform(v.h, a.seed, 3, -1.0, 1.0);
@@ -231,12 +254,16 @@ int main(int argc, char **argv)
     b->upload();
   cudaStream_t s;
   KFX_CHECK(cudaStreamCreate(&s));
-  /* The short product reaches the first 9 * (n / 2) elements. */
-  const long long reach = 9LL * (long long)(n / 2);
+  /* The short product's threads, a multiple of its blocks of 256, reach
+   * fewer than half its 9n elements. */
+  const long long reach = 9LL * (long long)(n / 2) / 256 * 256;
 
   auto check = [&] {
-    std::vector<double> rF(25 * n), rS(9 * n), rT(n), rS2(9 * n), rT2(n);
+    std::vector<double> rF(25 * n), rS(9 * n), rT(n), rS2(9 * n), rT2(n), rU(9 * n);
     for (size_t i = 0; i < n; i++) {
+      for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+          rU[9 * i + 3 * c + r] = 0.5 * A.h[9 * i + 3 * r + c];
       double ab[9], y[3], q = 0;
       for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++) {
@@ -268,17 +295,20 @@ int main(int argc, char **argv)
     ok = kfx::check_close("S", S.h.data(), rS.data(), 9 * n, 4e-6) && ok;
     ok = kfx::check_close("t", T.h.data(), rT.data(), n, 1e-4) && ok;
     ok = kfx::check_close("S short", S2.h.data(), rS2.data(), 9 * n, 4e-6) && ok;
+    ok = kfx::check_close("U", U.h.data(), rU.data(), 9 * n, 4e-6) && ok;
     return kfx::check_close("t short", T2.h.data(), rT2.data(), n, 1e-4) && ok;
   };
   int rc = kfx::run_and_report(
-      "impl", a, s, (18.0 + 3 + 50 + 25 + 18 + 9 + 9 + 1 + 18 + 9 + 9 + 1) * sizeof(float) * n,
+      "impl", a, s,
+      (18.0 + 3 + 50 + 25 + 18 + 9 + 9 + 1 + 18 + 9 + 9 + 1 + 9 + 9 + 9) * sizeof(float) * n,
       [&] {
         KFX_CHECK(cudaMemcpyAsync(P2.d, P0.d, P0.bytes(), cudaMemcpyDeviceToDevice, s));
         mapped_f(A.d, B.d, v.d, C.d, D.d, F.d, (int)n, a.block, s);
         chain33(A.d, B.d, P.d, S.d, T.d, (int)n, 9LL * (long long)n, s);
         chain33(A.d, B.d, P2.d, S2.d, T2.d, (int)n, reach, s);
+        transposed(A.d, SA.d, U.d, (int)n, s);
       },
-      check, F, S, T, S2, T2);
+      check, F, S, T, S2, T2, U);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

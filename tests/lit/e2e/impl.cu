@@ -22,10 +22,26 @@
 // The other way: the program launched nine threads per matrix.
 // REMARK-DAG: remark: fused launches 0..2 (pr1, sc9, tr1) of sequence 1 into __kfuse_fused_[[KEY]]_1_0_2_v0_1: {{.*}}across granularities, threads per instance 1, 9, 1, 64 instances per block of 256 threads; launch 0 runs 'pr1' (1 thread per instance), another implementation of 'prod33' than 'pr9' (9)
 
+// Across granularities an output a one-thread stage writes whole, 36
+// bytes per thread, goes through shared memory: the block stores it with
+// consecutive threads after the last stage.
+// REMARK-DAG: remark: fused launches 0..1 (sc9, tp1) of sequence 2 into __kfuse_fused_[[KEY]]_2_0_1: S through shared memory, with barriers; across granularities, threads per instance 9, 1, 64 instances per block of 256 threads; the block loads the records of C into shared memory with consecutive threads; the block stores the records of T from shared memory with consecutive threads
+
 // The stage runs mm9's body: one product of a row and a column per thread.
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2_v0_1(
 // CHECK: bar.sync 0;
 // CHECK: fma.rn.f32
+// CHECK: ret;
+// Sequence 2: the transposes go to the tile, then the block stores it.
+// CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_2_0_1(
+// CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_2_0_1_{{\$}}_v{{[0-9]+}}_{{\$}}_out[2304];
+// After the last barrier, word k of the tile to word k of the block's
+// records, 256 threads a word each at a time.
+// CHECK: bar.sync 0;
+// CHECK: ld.shared.b32 [[W:%r[0-9]+]], {{\[}}[[T:%rd[0-9]+]]+1024];
+// CHECK-NEXT: st.global.b32 {{\[}}[[G:%rd[0-9]+]]+1024], [[W]];
+// CHECK: ld.shared.b32 [[W2:%r[0-9]+]], {{\[}}[[T]]+2048];
+// CHECK-NEXT: st.global.b32 {{\[}}[[G]]+2048], [[W2]];
 // CHECK: ret;
 
 // MANIFEST: c"kfuse-manifest 1\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_0_2_v0_1 3\0Akernel 0 _Z3mm1PKfS0_Pfi 4\0Akernel 1 _Z3sc9PKfPffi 4\0Akernel 2 _Z3tr1PKfPfi 3\0Ashape gran 64 9 9 1 256\0Aimpl 0.3 1 9\0Astream same\0A
@@ -109,4 +125,21 @@ void backward(const float *A, const float *B, float *C, float *S, float *t, int 
   pr9<<<(9 * n + 255) / 256, 256, 0, s>>>(A, B, C, 9 * n);
   sc9<<<(9 * n + 255) / 256, 256, 0, s>>>(C, S, 2.0f, 9 * n);
   tr1<<<(n + 255) / 256, 256, 0, s>>>(S, t, n);
+}
+
+// The transpose of each 3x3 matrix, one thread per matrix.
+__global__ __attribute__((kfuse_map)) void tp1(const float *S, float *T, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+#pragma unroll
+  for (int r = 0; r < 3; r++)
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+      T[9 * i + 3 * c + r] = S[9 * i + 3 * r + c];
+}
+
+void transposed(const float *C, float *S, float *T, int n, cudaStream_t s) {
+  sc9<<<(9 * n + 255) / 256, 256, 0, s>>>(C, S, 2.0f, 9 * n);
+  tp1<<<(n + 255) / 256, 256, 0, s>>>(S, T, n);
 }
