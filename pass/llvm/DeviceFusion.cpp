@@ -59,7 +59,10 @@
 ///     same W bytes, the first and last byte of each by every thread below
 ///     some stage's `g < n`, is copied a block of instances at a time into
 ///     shared memory by consecutive threads, its loads reading the copy
-///     (FusionCandidate::GranInputs). A stage may run another
+///     (FusionCandidate::GranInputs); and an output one stage writes whole,
+///     12 bytes or more per thread, none reading it, goes to a shared tile
+///     that the block stores with consecutive threads after the last stage
+///     (FusionCandidate::GranOutputs). A stage may run another
 ///     implementation of its launch's function (kfuse_impl,
 ///     FusionCandidate::Impls) where the planner chose it: every kernel of
 ///     the group is marked, the implementations take the same parameter
