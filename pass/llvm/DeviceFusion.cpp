@@ -1576,8 +1576,9 @@ bool DeviceFuser::run() {
     Kernels.emplace(F->getName().str(), std::move(K));
   }
   // Implementations that cannot stand in for each other: a kernel with two
-  // different marks, and kernels of one function with other parameter
-  // types than the first of them by name.
+  // different marks, and a kernel whose function has other implementations
+  // but none with its parameter types (a template's instantiations pair
+  // with those of their own types).
   for (const std::string &Name : Recs.BadImpls)
     if (Function *F = M.getFunction(Name))
       ore(*F).emit([&] {
@@ -1585,18 +1586,26 @@ bool DeviceFuser::run() {
                << "kernel '" << signature(Name) << "' carries two different kfuse_impl marks; "
                << "no other implementation runs in its place, nor it in theirs";
       });
-  std::map<std::string, const Function *> FirstOf;
   for (auto &[Name, Mark] : Impls) {
-    const Function *F = M.getFunction(Name);
-    auto [It, New] = FirstOf.try_emplace(Mark.Function, F);
-    if (New || !F || !It->second || F->getFunctionType() == It->second->getFunctionType())
+    Function *F = M.getFunction(Name);
+    const Function *Other = nullptr;
+    bool Sibling = false;
+    for (auto &[Name2, Mark2] : Impls) {
+      const Function *G = M.getFunction(Name2);
+      if (Name2 == Name || Mark2.Function != Mark.Function || !F || !G)
+        continue;
+      Sibling |= G->getFunctionType() == F->getFunctionType();
+      if (!Other)
+        Other = G;
+    }
+    if (!F || Sibling || !Other)
       continue;
-    ore(*const_cast<Function *>(F)).emit([&] {
+    ore(*F).emit([&] {
       return OptimizationRemarkMissed(DEBUG_TYPE, "ImplIgnored", F)
              << "kernel '" << signature(Name) << "' implements '" << Mark.Function
-             << "' with other parameter types than '" << signature(It->second->getName())
-             << "'; the implementations of a function take the same parameters, so neither "
-             << "runs in place of the other";
+             << "' with other parameter types than '" << signature(Other->getName())
+             << "'; the implementations of a function take the same parameters, so none "
+             << "runs in place of another";
     });
   }
   Function *Any = anyDefinition();

@@ -16,7 +16,7 @@
 // RUN: echo "psi mmul33_c1 x 0 1" > %t.bad.psi
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-psi=%t.bad.psi -Rpass-missed=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 
-// REMARK-DAG: remark: kernel 'odd(float const*, float*, float)' implements 'mmul33' with other parameter types than 'mm1(float const*, float const*, float*, int)'; the implementations of a function take the same parameters, so neither runs in place of the other
+// REMARK-DAG: remark: kernel 'odd(float const*, float*, float)' implements 'mmul33' with other parameter types than 'mm1(float const*, float const*, float*, int)'; the implementations of a function take the same parameters, so none runs in place of another
 // REMARK-DAG: remark: sequence 0 at {{.*}}impl.cu:{{[0-9]+}}:{{[0-9]+}} in 'forward': planned 3 launches for 1048576 elements each
 // REMARK-DAG: remark: fused launches 0..2 (mm9, sc9, tr1) of sequence 0 into __kfuse_fused_[[KEY:[0-9a-f]+]]_0_0_2_v0_1: C through shared memory, S through shared memory, with barriers; across granularities, threads per instance 9, 9, 1, 64 instances per block of 256 threads; launch 0 runs 'mm9' (9 threads per instance), another implementation of 'mmul33' than 'mm1' (1)
 // The other way: the program launched nine threads per matrix.
