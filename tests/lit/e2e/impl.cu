@@ -22,6 +22,11 @@
 // The other way: the program launched nine threads per matrix.
 // REMARK-DAG: remark: fused launches 0..2 (pr1, sc9, tr1) of sequence 1 into __kfuse_fused_[[KEY]]_1_0_2_v0_1: {{.*}}across granularities, threads per instance 1, 9, 1, 64 instances per block of 256 threads; launch 0 runs 'pr1' (1 thread per instance), another implementation of 'prod33' than 'pr9' (9)
 
+// Every launch of nine threads per matrix runs its one-thread
+// implementation: one granularity again, the product in registers, the
+// runtime scaling both sizes.
+// REMARK-DAG: remark: fused launches 0..1 (sd1, tp1) of sequence 3 into __kfuse_fused_[[KEY]]_3_0_1_v0_1: S in registers; across granularities, threads per instance 1, 1, 256 instances per block of 256 threads; launch 0 runs 'sd1' (1 thread per instance), another implementation of 'scale33b' than 'sd9' (9)
+
 // Across granularities an output a one-thread stage writes whole, 36
 // bytes per thread, goes through shared memory: the block stores it with
 // consecutive threads after the last stage.
@@ -49,6 +54,7 @@
 // MANIFEST-NOT: equal 0.3
 // MANIFEST-SAME: \0Aequal 0.2 1.0\0Aequal 1.1 2.0\0Afootprint
 // MANIFEST-SAME: group __kfuse_fused_{{[0-9a-f]+}}_1_0_2_v0_1 3\0Akernel 0 _Z3pr9PKfS0_Pfi 4\0Akernel 1 _Z3sc9PKfPffi 4\0Akernel 2 _Z3tr1PKfPfi 3\0Ashape gran 64 1 9 1 256\0Aimpl 0.3 9 1\0Astream same\0A
+// MANIFEST-SAME: group __kfuse_fused_{{[0-9a-f]+}}_3_0_1_v0_1 2\0Akernel 0 _Z3sd9PKfPffi 4\0Akernel 1 _Z3tp1PKfPfi 3\0Ashape gran 256 1 1\0Aimpl 0.3 9 1\0Astream same\0A
 // ROOFLINE-NOT: impl 0.3
 // ROOFLINE: shape gran 64 1 9 1 256\0Astream same
 // ROOFLINE-NOT: impl 0.3
@@ -128,7 +134,7 @@ void backward(const float *A, const float *B, float *C, float *S, float *t, int 
 }
 
 // The transpose of each 3x3 matrix, one thread per matrix.
-__global__ __attribute__((kfuse_map)) void tp1(const float *S, float *T, int n) {
+__global__ KFUSE_IMPL("transpose33", 1) void tp1(const float *S, float *T, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
     return;
@@ -141,5 +147,25 @@ __global__ __attribute__((kfuse_map)) void tp1(const float *S, float *T, int n) 
 
 void transposed(const float *C, float *S, float *T, int n, cudaStream_t s) {
   sc9<<<(9 * n + 255) / 256, 256, 0, s>>>(C, S, 2.0f, 9 * n);
+  tp1<<<(n + 255) / 256, 256, 0, s>>>(S, T, n);
+}
+
+// Another scaling, at nine threads per matrix and at one.
+__global__ KFUSE_IMPL("scale33b", 9) void sd9(const float *C, float *S, float alpha, int m) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m)
+    S[j] = alpha * C[j];
+}
+__global__ KFUSE_IMPL("scale33b", 1) void sd1(const float *C, float *S, float alpha, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+#pragma unroll
+  for (int k = 0; k < 9; k++)
+    S[9 * i + k] = alpha * C[9 * i + k];
+}
+
+void transposed9(const float *C, float *S, float *T, int n, cudaStream_t s) {
+  sd9<<<(9 * n + 255) / 256, 256, 0, s>>>(C, S, 2.0f, 9 * n);
   tp1<<<(n + 255) / 256, 256, 0, s>>>(S, T, n);
 }
