@@ -158,6 +158,9 @@ private:
   void createOutputs(IRBuilder<> &B);
   void copyOutputs(IRBuilder<> &B);
   void rewriteOutputStore(StoreInst *SI, unsigned Stage, const Access &A, const OutputTile &T);
+  GlobalVariable *blockTile(uint64_t Bytes, const Twine &Name);
+  Value *recordOffset(IRBuilder<> &B, Value *Ptr, unsigned Stage, const Access &A,
+                      Value *BlockOff, const Twine &Name);
   void rewriteInputLoad(LoadInst *LI, unsigned Stage, const Access &A, const InputTile &T);
   Value *barrier(IRBuilder<> &B);
   Value *sreg(IRBuilder<> &B, Intrinsic::ID ID);
@@ -435,14 +438,30 @@ void FusedKernelBuilder::createOutputs(IRBuilder<> &B) {
     OutputTile &T = Outputs[Out.Value];
     T.Out = &Out;
     T.Bytes = uint64_t(Out.Bytes) * C.Tpi[Out.Stage] * C.GranIpb;
-    auto *TileTy = ArrayType::get(B.getInt8Ty(), T.Bytes);
-    T.Tile = new GlobalVariable(M, TileTy, false, GlobalValue::InternalLinkage,
-                                PoisonValue::get(TileTy),
-                                C.Name + ".v" + std::to_string(Out.Value) + ".out", nullptr,
-                                GlobalValue::NotThreadLocal, SharedAS);
-    T.Tile->setAlignment(Align(16));
+    T.Tile = blockTile(T.Bytes, C.Name + ".v" + std::to_string(Out.Value) + ".out");
     T.BlockOff = B.CreateMul(Ctaid, B.getInt64(T.Bytes), "kfuse.out.block");
   }
+}
+
+/// A static shared array of \p Bytes, 16-byte aligned, uninitialised.
+GlobalVariable *FusedKernelBuilder::blockTile(uint64_t Bytes, const Twine &Name) {
+  auto *TileTy = ArrayType::get(Type::getInt8Ty(Ctx), Bytes);
+  auto *Tile = new GlobalVariable(M, TileTy, false, GlobalValue::InternalLinkage,
+                                  PoisonValue::get(TileTy), Name, nullptr,
+                                  GlobalValue::NotThreadLocal, SharedAS);
+  Tile->setAlignment(Align(16));
+  return Tile;
+}
+
+/// The byte of \p Ptr, an address stage \p Stage's access \p A forms,
+/// in a tile of the block's records: its offset from the buffer's start
+/// less \p BlockOff, the block's first record's.
+Value *FusedKernelBuilder::recordOffset(IRBuilder<> &B, Value *Ptr, unsigned Stage,
+                                        const Access &A, Value *BlockOff, const Twine &Name) {
+  Type *I64 = B.getInt64Ty();
+  Value *Base = B.CreatePtrToInt(StageArgs[Stage][A.Param], I64);
+  return B.CreateSub(B.CreateSub(B.CreatePtrToInt(Ptr->stripPointerCasts(), I64), Base),
+                     BlockOff, Name);
 }
 
 /// A store of an output the block stores (GranOutput::Stores) writes its
@@ -450,11 +469,7 @@ void FusedKernelBuilder::createOutputs(IRBuilder<> &B) {
 void FusedKernelBuilder::rewriteOutputStore(StoreInst *SI, unsigned Stage, const Access &A,
                                             const OutputTile &T) {
   IRBuilder<> B(SI);
-  Type *I64 = B.getInt64Ty();
-  Value *Base = B.CreatePtrToInt(StageArgs[Stage][A.Param], I64);
-  Value *Off = B.CreateSub(
-      B.CreateSub(B.CreatePtrToInt(SI->getPointerOperand()->stripPointerCasts(), I64), Base),
-      T.BlockOff, "kfuse.out.off");
+  Value *Off = recordOffset(B, SI->getPointerOperand(), Stage, A, T.BlockOff, "kfuse.out.off");
   uint64_t Al = std::min<uint64_t>({SI->getAlign().value(), T.Out->Word, MinAlign(T.Bytes, 16)});
   StoreInst *ToTile = B.CreateAlignedStore(
       SI->getValueOperand(), B.CreateInBoundsGEP(B.getInt8Ty(), T.Tile, Off), Align(Al));
@@ -530,14 +545,9 @@ bool FusedKernelBuilder::copyInputs(IRBuilder<> &B) {
   for (size_t K = 0; K < C.GranInputs.size(); ++K) {
     const FusionCandidate::GranInput &In = C.GranInputs[K];
     uint64_t Bytes = uint64_t(In.Record) * C.GranIpb;
-    auto *TileTy = ArrayType::get(B.getInt8Ty(), Bytes);
     InputTile &T = Inputs[In.Value];
     T.In = &In;
-    T.Tile = new GlobalVariable(M, TileTy, false, GlobalValue::InternalLinkage,
-                                PoisonValue::get(TileTy),
-                                C.Name + ".v" + std::to_string(In.Value) + ".in", nullptr,
-                                GlobalValue::NotThreadLocal, SharedAS);
-    T.Tile->setAlignment(Align(16));
+    T.Tile = blockTile(Bytes, C.Name + ".v" + std::to_string(In.Value) + ".in");
     T.BlockOff = B.CreateMul(Ctaid, B.getInt64(Bytes), "kfuse.in.block");
   }
   BasicBlock *Copy = BasicBlock::Create(Ctx, "kfuse.in.copy", Fused);
@@ -597,11 +607,7 @@ bool FusedKernelBuilder::copyInputs(IRBuilder<> &B) {
 void FusedKernelBuilder::rewriteInputLoad(LoadInst *LI, unsigned Stage, const Access &A,
                                           const InputTile &T) {
   IRBuilder<> B(LI);
-  Type *I64 = B.getInt64Ty();
-  Value *Base = B.CreatePtrToInt(StageArgs[Stage][A.Param], I64);
-  Value *Off = B.CreateSub(
-      B.CreateSub(B.CreatePtrToInt(LI->getPointerOperand()->stripPointerCasts(), I64), Base),
-      T.BlockOff, "kfuse.in.off");
+  Value *Off = recordOffset(B, LI->getPointerOperand(), Stage, A, T.BlockOff, "kfuse.in.off");
   // The tile's byte Off and the input's byte at the load's address have
   // the same alignment up to the input's start and the block's first byte.
   uint64_t Al = std::min<uint64_t>({LI->getAlign().value(), T.In->BaseAlign,
