@@ -485,9 +485,9 @@ bool DeviceFuser::substitute(FusionCandidate &C, ArrayRef<unsigned> Choice) {
     const std::string &Launched = R.Launches[C.index(S)].Kernel;
     auto Mark = Impls.find(Launched);
     if (Mark == Impls.end()) {
-      C.invalidate("'" + shortName(Launched) + "' is launched with other implementations of "
-                       "their functions; mark every kernel of the group with kfuse_impl, so "
-                       "that each says its threads per instance",
+      C.invalidate("'" + shortName(Launched) + "' has no kfuse_impl mark; a group whose "
+                       "launches run other implementations of their functions needs every "
+                       "kernel marked, so that each says its threads per instance",
                    "granularity");
       return false;
     }
@@ -508,9 +508,10 @@ bool DeviceFuser::substitute(FusionCandidate &C, ArrayRef<unsigned> Choice) {
         Bound = A.GlobalBound[0]->Param;
     const KernelInfo &Own = Kernels.at(Launched);
     std::optional<unsigned> OwnBound;
-    for (const Access &A : Own.isValid() ? Own.Accesses : std::vector<Access>{})
-      if (A.GlobalBound[0])
-        OwnBound = A.GlobalBound[0]->Param;
+    if (Own.isValid())
+      for (const Access &A : Own.Accesses)
+        if (A.GlobalBound[0])
+          OwnBound = A.GlobalBound[0]->Param;
     if (!Bound || !Impl.Params[*Bound].IsInteger || (OwnBound && OwnBound != Bound)) {
       C.invalidate("'" + shortName(Impl.F->getName()) + "', another implementation of '" +
                        shortName(Launched) + "', " +
