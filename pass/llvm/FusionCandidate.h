@@ -308,6 +308,11 @@ struct GroupBytes {
 };
 GroupBytes groupBytes(const FusionCandidate &C);
 
+/// (c, d) of an offset c*(ctaid.x*ntid.x + tid.x) + d, c > 0: the thread
+/// with global index g touches byte d of the g-th c-byte record
+/// (Legality.cpp).
+std::optional<std::pair<int64_t, int64_t>> globalLinear(const IndexPoly &O);
+
 /// The shift d of an access at byte offset Bytes*(ctaid.x*ntid.x + tid.x +
 /// d) from its buffer: the element d places from the thread's own, `t[i +
 /// d]`; std::nullopt for any other offset (Legality.cpp).

@@ -1083,9 +1083,7 @@ static constexpr unsigned GranBlock = 256;
 /// The fewest instances a fused block across granularities runs.
 static constexpr unsigned GranInstances = 64;
 
-/// (c, d) of an offset c*(ctaid.x*ntid.x + tid.x) + d, c > 0: the thread
-/// with global index g touches byte d of the g-th c-byte record.
-static std::optional<std::pair<int64_t, int64_t>> globalLinear(const IndexPoly &O) {
+std::optional<std::pair<int64_t, int64_t>> kfuse::globalLinear(const IndexPoly &O) {
   int64_t CG = 0, CT = 0, D = 0;
   for (auto &[M, K] : O.Terms) {
     if (M.empty())

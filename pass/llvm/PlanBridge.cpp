@@ -74,18 +74,8 @@ double recordBytes(const Access &A, unsigned Threads) {
     return double(A.Instance->Coef) * Threads / A.Instance->Div;
   if (A.Record && A.Record->Div > 0)
     return double(A.Record->Coef) * Threads / A.Record->Div;
-  int64_t CT = 0, CG = 0;
-  bool Linear = !A.UnknownIndex;
-  for (auto &[M, K] : A.Offset.Terms) {
-    if (M.size() == 1 && M[0] == SymTid)
-      CT = K;
-    else if (M.size() == 2 && M[0] == SymNtid && M[1] == SymCtaid)
-      CG = K;
-    else if (!M.empty())
-      Linear = false;
-  }
-  if (Linear && CT == CG && CT > 0)
-    return double(CT) * Threads;
+  if (auto G = A.UnknownIndex ? std::nullopt : globalLinear(A.Offset))
+    return double(G->first) * Threads;
   return double(A.Bytes) * Threads;
 }
 

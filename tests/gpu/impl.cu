@@ -26,17 +26,29 @@
 #include <cmath>
 #include <vector>
 
-/* One thread per instance. */
-__global__ KFUSE_IMPL("mmul33", 1) void i_mmul33(const float *A, const float *B, float *AB, int n)
+/* The 3x3 product of instance i by one thread, and its element j % 9 by
+ * one of nine: the same operations in the same order. */
+__device__ inline void product33(const float *A, const float *B, float *AB, int i)
 {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
   float a[9], b[9], ab[9];
   mf_load<9>(A, i, a);
   mf_load<9>(B, i, b);
   mf_matmul<3>(a, b, ab);
   mf_store<9>(AB, i, ab);
+}
+__device__ inline void product33_element(const float *A, const float *B, float *AB, int j)
+{
+  int i = j / 9, r = j % 9 / 3, c = j % 3;
+  const float *a = &A[9 * i + 3 * r], *b = &B[9 * i + c];
+  AB[j] = a[0] * b[0] + a[1] * b[3] + a[2] * b[6];
+}
+
+/* One thread per instance. */
+__global__ KFUSE_IMPL("mmul33", 1) void i_mmul33(const float *A, const float *B, float *AB, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    product33(A, B, AB, i);
 }
 __global__ KFUSE_IMPL("mvmul33", 1) void i_mvmul33(const float *AB, const float *v, float *ABv, int n)
 {
@@ -103,11 +115,8 @@ __global__ KFUSE_IMPL("smmul55", 1) void i_smmul55(const float *nrm, const float
 __global__ KFUSE_IMPL("mmul33", 9) void i_mmul33_9(const float *A, const float *B, float *AB, int m)
 {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= m)
-    return;
-  int i = j / 9, r = j % 9 / 3, c = j % 3;
-  const float *a = &A[9 * i + 3 * r], *b = &B[9 * i + c];
-  AB[j] = a[0] * b[0] + a[1] * b[3] + a[2] * b[6];
+  if (j < m)
+    product33_element(A, B, AB, j);
 }
 __global__ KFUSE_IMPL("mvmul33", 3) void i_mvmul33_3(const float *AB, const float *v, float *ABv, int m)
 {
@@ -154,22 +163,14 @@ __global__ KFUSE_IMPL("smmul55", 25) void i_smmul55_25(const float *nrm, const f
 __global__ KFUSE_IMPL("prod33", 9) void i_prod33_9(const float *A, const float *B, float *C, int m)
 {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= m)
-    return;
-  int i = j / 9, r = j % 9 / 3, c = j % 3;
-  const float *a = &A[9 * i + 3 * r], *b = &B[9 * i + c];
-  C[j] = a[0] * b[0] + a[1] * b[3] + a[2] * b[6];
+  if (j < m)
+    product33_element(A, B, C, j);
 }
 __global__ KFUSE_IMPL("prod33", 1) void i_prod33(const float *A, const float *B, float *C, int n)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
-  float a[9], b[9], ab[9];
-  mf_load<9>(A, i, a);
-  mf_load<9>(B, i, b);
-  mf_matmul<3>(a, b, ab);
-  mf_store<9>(C, i, ab);
+  if (i < n)
+    product33(A, B, C, i);
 }
 __global__ KFUSE_IMPL("scale33", 9) void i_scale(const float *C, float *S, float alpha, int m)
 {

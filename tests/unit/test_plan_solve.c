@@ -19,22 +19,37 @@ static kf_solve_options_t opts(int k, int kbest)
   return o;
 }
 
-/* producer -> consumer through a dead intermediate: one fused kernel. */
-static void test_chain_fuses(void **state)
+/* Launch a reads x and writes t (dead after the sequence), launch b reads
+ * t and writes y; each launch with the variants vs[0..nv) (none: the
+ * default). */
+static kf_problem *chain_problem(const char *na, const char *nb, const kf_variant_t *vs, int nv,
+                                 int *a, int *b)
 {
-  (void)state;
   kf_problem *p;
-  int x, t, y, a, b;
+  int x, t, y;
   assert_int_equal(kf_problem_create(&p), 0);
   kf_problem_add_buffer(p, "x", 0, &x);
   kf_problem_add_buffer(p, "t", 1, &t);
   kf_problem_add_buffer(p, "y", 0, &y);
-  kf_problem_add_launch(p, "scale", 1 << 24, &a);
-  kf_problem_add_access(p, a, x, KF_READ, 4, NULL);
-  kf_problem_add_access(p, a, t, KF_WRITE, 4, NULL);
-  kf_problem_add_launch(p, "axpy", 1 << 24, &b);
-  kf_problem_add_access(p, b, t, KF_READ, 4, NULL);
-  kf_problem_add_access(p, b, y, KF_WRITE, 4, NULL);
+  kf_problem_add_launch(p, na, 1 << 24, a);
+  for (int v = 0; v < nv; v++)
+    kf_problem_add_variant(p, *a, &vs[v]);
+  kf_problem_add_access(p, *a, x, KF_READ, 4, NULL);
+  kf_problem_add_access(p, *a, t, KF_WRITE, 4, NULL);
+  kf_problem_add_launch(p, nb, 1 << 24, b);
+  for (int v = 0; v < nv; v++)
+    kf_problem_add_variant(p, *b, &vs[v]);
+  kf_problem_add_access(p, *b, t, KF_READ, 4, NULL);
+  kf_problem_add_access(p, *b, y, KF_WRITE, 4, NULL);
+  return p;
+}
+
+/* producer -> consumer through a dead intermediate: one fused kernel. */
+static void test_chain_fuses(void **state)
+{
+  (void)state;
+  int a, b;
+  kf_problem *p = chain_problem("scale", "axpy", NULL, 0, &a, &b);
   kf_solve_options_t o = opts(4, 1);
   kf_plan *pl;
   assert_int_equal(kf_plan_solve(p, NULL, &o, &pl), 0);
@@ -102,24 +117,10 @@ static int variants_rule(void *u, const int *g, const int *v, int n)
 static void test_variant_legality(void **state)
 {
   (void)state;
-  kf_problem *p;
-  int x, t, y, a, b;
-  assert_int_equal(kf_problem_create(&p), 0);
-  kf_problem_add_buffer(p, "x", 0, &x);
-  kf_problem_add_buffer(p, "t", 1, &t);
-  kf_problem_add_buffer(p, "y", 0, &y);
-  kf_variant_t slow = { "slow", 1, 0, 256, 32, 0, 20000, NULL };
-  kf_variant_t fast = { "fast", 1, 0, 256, 32, 0, 1, NULL };
-  kf_problem_add_launch(p, "a", 1 << 24, &a);
-  kf_problem_add_variant(p, a, &slow);
-  kf_problem_add_variant(p, a, &fast);
-  kf_problem_add_access(p, a, x, KF_READ, 4, NULL);
-  kf_problem_add_access(p, a, t, KF_WRITE, 4, NULL);
-  kf_problem_add_launch(p, "b", 1 << 24, &b);
-  kf_problem_add_variant(p, b, &slow);
-  kf_problem_add_variant(p, b, &fast);
-  kf_problem_add_access(p, b, t, KF_READ, 4, NULL);
-  kf_problem_add_access(p, b, y, KF_WRITE, 4, NULL);
+  int a, b;
+  const kf_variant_t vs[2] = {{"slow", 1, 0, 256, 32, 0, 20000, NULL},
+                              {"fast", 1, 0, 256, 32, 0, 1, NULL}};
+  kf_problem *p = chain_problem("a", "b", vs, 2, &a, &b);
   kf_solve_options_t o = opts(4, 1);
   kf_plan *free_pl, *pl;
   /* Without the rule both run fast, fused or not. */
