@@ -71,6 +71,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
 #include "llvm/Transforms/Scalar/SROA.h"
@@ -89,8 +90,12 @@ namespace {
 constexpr unsigned GlobalAS = 1, SharedAS = 3;
 constexpr unsigned MinRecordBytes = 12, MaxRecordBytes = 512, MaxWords = 64;
 constexpr unsigned MaxRound = 256, MinRound = 32;
-/// Words of a block copy in flight at once per thread.
-constexpr unsigned CopyBatch = 16;
+/// Words of a block copy in flight at once per thread, at most.
+constexpr unsigned MaxCopyBatch = 16;
+cl::opt<unsigned> CopyBatch(
+    "kfuse-record-copy-batch", cl::init(16),
+    cl::desc("kfuse: words of staged records that each thread of a block copy loads "
+             "before it stores any, per trip of the copy loop (1 to 16, default 16)"));
 /// Instructions of work between the accesses of records that share a point.
 constexpr unsigned MaxBetween = 16;
 
@@ -499,18 +504,14 @@ void Stager::emitRounds(Body &B, const Point &P, BasicBlock *From, const Coords 
   Value *First = IB.CreateAdd(X.Base, IB.CreateZExt(R0, I64)); // the round's first instance
   Value *Mine = IB.CreateSub(X.Tid, R0);
   Value *IsMine = IB.CreateICmpULT(Mine, Cnt);
-  auto TileAt = [&](const Record &R, Value *Word) {
-    Value *Byte = IB.CreateAdd(IB.getInt32(R.TileOff), IB.CreateMul(Word, IB.getInt32(R.Unit)));
-    return IB.CreateInBoundsGEP(IB.getInt8Ty(), Tile, IB.CreateZExt(Byte, I64));
-  };
-  auto GlobalAt = [&](const Record &R, Value *Word) {
-    Value *Byte = IB.CreateAdd(IB.CreateMul(First, IB.getInt64(R.Bytes)),
-                               IB.CreateMul(IB.CreateZExt(Word, I64), IB.getInt64(R.Unit)));
-    Value *G = IB.CreateAddrSpaceCast(R.Arg, PointerType::get(Ctx, GlobalAS));
-    return IB.CreateGEP(IB.getInt8Ty(), G, Byte);
+  // Record R's bytes in the tile from byte \p Off (i32) of its round.
+  auto TileAt = [&](const Record &R, Value *Off) {
+    return IB.CreateInBoundsGEP(IB.getInt8Ty(), Tile,
+                                IB.CreateZExt(IB.CreateAdd(IB.getInt32(R.TileOff), Off), I64));
   };
   // Thread Mine's own words, between the private array and the tile, where
-  // Mine is an instance of the round below n.
+  // Mine is an instance of the round below n. One address per record, the
+  // words at constant offsets from it.
   auto OwnCopy = [&] {
     BasicBlock *Copy = BasicBlock::Create(Ctx, Twine(Tag) + ".own", &F);
     BasicBlock *After = BasicBlock::Create(Ctx, Twine(Tag) + ".own.done", &F);
@@ -519,9 +520,9 @@ void Stager::emitRounds(Body &B, const Point &P, BasicBlock *From, const Coords 
     for (unsigned Idx : P.Records) {
       const Record &R = B.Records[Idx];
       Type *WordTy = IB.getIntNTy(8 * R.Unit);
-      Value *Own = IB.CreateMul(Mine, IB.getInt32(R.words()));
+      Value *Own = TileAt(R, IB.CreateMul(Mine, IB.getInt32(R.Bytes)));
       for (unsigned K = 0; K < R.words(); ++K) {
-        Value *T = TileAt(R, IB.CreateAdd(Own, IB.getInt32(K)));
+        Value *T = IB.CreateConstInBoundsGEP1_32(IB.getInt8Ty(), Own, K * R.Unit);
         Value *Pv = IB.CreateConstInBoundsGEP1_32(WordTy, R.Priv, K);
         if (Out)
           IB.CreateAlignedStore(IB.CreateAlignedLoad(WordTy, Pv, Align(R.Unit)), T,
@@ -534,56 +535,101 @@ void Stager::emitRounds(Body &B, const Point &P, BasicBlock *From, const Coords 
     IB.CreateBr(After);
     IB.SetInsertPoint(After);
   };
-  // The block's copy of the round's words: word e = Lin + j*NLin of each
-  // record, j < words(), where e < words() * Cnt (Cnt <= NLin). An input's
-  // loads come first, all of them, each from a word clamped into the range
-  // (never a byte the kernel does not read), then the stores into the tile.
+  // The block's copy of the round's words, one loop for the point's
+  // records: record R's words e = Lin + k*NLin below Lim_R = words(R) * Cnt
+  // (Cnt <= NLin), in Trips trips of U_R words each: Trips the records'
+  // words over -kfuse-record-copy-batch, U_R = words(R) / Trips, both
+  // rounded up. A trip's words are in flight at once, and the code does not
+  // grow with the records. An input's loads
+  // come first, each from a word clamped into its range (never a byte the
+  // kernel does not read), then the stores into the tile of the words
+  // below Lim_R.
   auto BlockCopy = [&] {
-    // Stores of a batch follow its loads: a batch's words are in flight at
-    // once, and no more, so that they add few registers to those the body
-    // holds across the point.
-    SmallVector<std::pair<const Record *, unsigned>, 64> Words; // (record, j)
+    const unsigned Batch = std::clamp(unsigned(CopyBatch), 1u, MaxCopyBatch);
+    unsigned Words = 0;
     for (unsigned Idx : P.Records)
-      for (unsigned J = 0; J < B.Records[Idx].words(); ++J)
-        Words.push_back({&B.Records[Idx], J});
-    for (size_t K = 0; K < Words.size(); K += CopyBatch) {
-      struct Word {
-        const Record *R;
-        Value *E, *Lim, *V;
-      };
-      SmallVector<Word, CopyBatch> Batch;
-      for (size_t I = K; I < std::min(Words.size(), K + CopyBatch); ++I) {
-        auto [R, J] = Words[I];
-        Value *Lim = IB.CreateMul(Cnt, IB.getInt32(R->words()));
-        Value *E = IB.CreateAdd(X.Lin, IB.CreateMul(X.NLin, IB.getInt32(J)));
+      Words += B.Records[Idx].words();
+    const unsigned Trips = (Words + Batch - 1) / Batch;
+    struct Copy {
+      const Record *R = nullptr;
+      Type *WordTy = nullptr;
+      unsigned U = 0;
+      Value *Lim = nullptr, *Last = nullptr, *G = nullptr, *Stride = nullptr;
+      SmallVector<Value *, MaxCopyBatch> Step; // u * NLin, u < U
+    };
+    SmallVector<Copy, 8> Copies;
+    for (unsigned Idx : P.Records) {
+      const Record &R = B.Records[Idx];
+      Copy C;
+      C.R = &R;
+      C.WordTy = IB.getIntNTy(8 * R.Unit);
+      C.U = (R.words() + Trips - 1) / Trips;
+      C.Lim = IB.CreateMul(Cnt, IB.getInt32(R.words()), "kfuse.rec.words");
+      C.Last = IB.CreateSub(C.Lim, IB.getInt32(1));
+      C.G = IB.CreateGEP(IB.getInt8Ty(),
+                         IB.CreateAddrSpaceCast(R.Arg, PointerType::get(Ctx, GlobalAS)),
+                         IB.CreateMul(First, IB.getInt64(R.Bytes)));
+      for (unsigned K = 0; K < C.U; ++K)
+        C.Step.push_back(IB.CreateMul(X.NLin, IB.getInt32(K)));
+      C.Stride = IB.CreateMul(X.NLin, IB.getInt32(C.U));
+      Copies.push_back(std::move(C));
+    }
+    BasicBlock *Pre = IB.GetInsertBlock();
+    BasicBlock *Loop = BasicBlock::Create(Ctx, Twine(Tag) + ".copy", &F);
+    BasicBlock *Done = BasicBlock::Create(Ctx, Twine(Tag) + ".copy.done", &F);
+    IB.CreateBr(Loop);
+    IB.SetInsertPoint(Loop);
+    PHINode *Trip = IB.CreatePHI(I32, 2, "kfuse.rec.trip");
+    Trip->addIncoming(IB.getInt32(0), Pre);
+    struct Word {
+      const Copy *C;
+      Value *E, *V;
+    };
+    SmallVector<Word, MaxCopyBatch> Ws;
+    for (const Copy &C : Copies) {
+      Value *E0 = IB.CreateAdd(X.Lin, IB.CreateMul(Trip, C.Stride));
+      for (unsigned K = 0; K < C.U; ++K) {
+        Value *E = K ? IB.CreateAdd(E0, C.Step[K]) : E0;
         Value *V = nullptr;
         if (!Out) {
-          Value *Last = IB.CreateSub(Lim, IB.getInt32(1));
-          Value *Ec = IB.CreateSelect(IB.CreateICmpULT(E, Lim), E, Last);
-          auto *L = IB.CreateAlignedLoad(IB.getIntNTy(8 * R->Unit), GlobalAt(*R, Ec),
-                                         Align(R->Unit));
-          if (R->Invariant)
+          Value *Ec = IB.CreateSelect(IB.CreateICmpULT(E, C.Lim), E, C.Last);
+          Value *At = IB.CreateGEP(IB.getInt8Ty(), C.G,
+                                   IB.CreateMul(IB.CreateZExt(Ec, I64), IB.getInt64(C.R->Unit)));
+          auto *L = IB.CreateAlignedLoad(C.WordTy, At, Align(C.R->Unit));
+          if (C.R->Invariant)
             L->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
           V = L;
         }
-        Batch.push_back({R, E, Lim, V});
-      }
-      for (const Word &W : Batch) {
-        BasicBlock *Do = BasicBlock::Create(Ctx, Twine(Tag) + ".word", &F);
-        BasicBlock *Next = BasicBlock::Create(Ctx, Twine(Tag) + ".word.done", &F);
-        IB.CreateCondBr(IB.CreateICmpULT(W.E, W.Lim), Do, Next);
-        IB.SetInsertPoint(Do);
-        const Record &R = *W.R;
-        if (Out)
-          IB.CreateAlignedStore(
-              IB.CreateAlignedLoad(IB.getIntNTy(8 * R.Unit), TileAt(R, W.E), Align(R.Unit)),
-              GlobalAt(R, W.E), Align(R.Unit));
-        else
-          IB.CreateAlignedStore(W.V, TileAt(R, W.E), Align(R.Unit));
-        IB.CreateBr(Next);
-        IB.SetInsertPoint(Next);
+        Ws.push_back({&C, E, V});
       }
     }
+    for (const Word &W : Ws) {
+      const Record &R = *W.C->R;
+      BasicBlock *Do = BasicBlock::Create(Ctx, Twine(Tag) + ".word", &F);
+      BasicBlock *Next = BasicBlock::Create(Ctx, Twine(Tag) + ".word.done", &F);
+      IB.CreateCondBr(IB.CreateICmpULT(W.E, W.C->Lim), Do, Next);
+      IB.SetInsertPoint(Do);
+      Value *T = TileAt(R, IB.CreateMul(W.E, IB.getInt32(R.Unit)));
+      if (Out) {
+        Value *G = IB.CreateGEP(IB.getInt8Ty(), W.C->G,
+                                IB.CreateMul(IB.CreateZExt(W.E, I64), IB.getInt64(R.Unit)));
+        IB.CreateAlignedStore(IB.CreateAlignedLoad(W.C->WordTy, T, Align(R.Unit)), G,
+                              Align(R.Unit));
+      } else {
+        IB.CreateAlignedStore(W.V, T, Align(R.Unit));
+      }
+      IB.CreateBr(Next);
+      IB.SetInsertPoint(Next);
+    }
+    Value *Trip1 = IB.CreateAdd(Trip, IB.getInt32(1));
+    Trip->addIncoming(Trip1, IB.GetInsertBlock());
+    // A loop of Trips trips, kept a loop: its point is the code size.
+    auto *Back = IB.CreateCondBr(IB.CreateICmpULT(Trip1, IB.getInt32(Trips)), Loop, Done);
+    MDNode *Self = MDNode::getDistinct(Ctx, {nullptr});
+    Self->replaceOperandWith(0, Self);
+    Self = MDNode::get(Ctx, {Self, MDNode::get(Ctx, MDString::get(Ctx, "llvm.loop.unroll.disable"))});
+    Back->setMetadata(LLVMContext::MD_loop, Self);
+    IB.SetInsertPoint(Done);
   };
   auto Barrier = [&] {
     IB.CreateIntrinsic(Intrinsic::nvvm_barrier_cta_sync_aligned_all, ArrayRef<Type *>{},

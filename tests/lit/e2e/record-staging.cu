@@ -13,6 +13,9 @@
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass=kfuse -mllvm -kfuse-record-staging=0 %s -o %t.off.ptx 2>%t.off.remarks
 // RUN: FileCheck %s --check-prefix=OFF < %t.off.remarks
 // RUN: FileCheck %s --check-prefix=OFF-PTX < %t.off.ptx
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-record-copy-batch=2 %s -o %t.b2.ptx
+// RUN: FileCheck %s --check-prefix=BATCH2 < %t.b2.ptx
+// RUN: %ptxas -arch=sm_90 %t.b2.ptx -o %t.b2.cubin
 
 // The particles (28-byte records) and forces (12 bytes) are loaded, the
 // new particles stored, q in registers and stored too (nothing says it is
@@ -44,6 +47,16 @@
 // CHECK: bar.sync 0;
 // CHECK: st.global.b32
 // CHECK: ret;
+
+// The block copies the records of a point in one loop, at most
+// -kfuse-record-copy-batch words a trip: at 2, p's 7 words and f's 3 in 5
+// trips of 2 + 1, so each of the kernel's two bodies (the dead mask's
+// versions) holds 3 loads where straight-line copies would hold 7 + 3;
+// every one is a word of a copy (read-only path).
+// BATCH2-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_1(
+// BATCH2-COUNT-6: ld.global.nc.b32
+// BATCH2-NOT: ld.global
+// BATCH2: ret;
 
 // OFF-NOT: records of
 // OFF-PTX-NOT: _records

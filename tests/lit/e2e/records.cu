@@ -36,9 +36,13 @@
 // runtime checks them disjoint from what the group writes; unfused, mvmul33
 // reloads v for every row), and never AB or ABv. The stages come twice: for
 // AB and ABv both dead, storing the norm alone, and for any other mask,
-// storing all three results (9 + 3 + 1 words): twice 21 loads.
+// storing all three results. The block copies the records of a point in
+// one loop of at most 16 words a trip (-kfuse-record-copy-batch): A and B,
+// 18 words, in two trips of 5 + 5, v in one of 3, so each copy holds 13
+// loads, twice 13; the three results, 9 + 3 + 1 words, go in one trip, and
+// the norm alone in one word: 14 stores.
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2(
-// CHECK-COUNT-42: ld.global.nc.b32
+// CHECK-COUNT-26: ld.global.nc.b32
 // CHECK-NOT: ld.global
 // CHECK: ret;
 // STORES-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2(
