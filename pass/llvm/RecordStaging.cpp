@@ -27,9 +27,12 @@
 //
 // Inputs whose first accesses lie close together (at most 16 instructions
 // of work between them) share a point, and so do outputs whose last stores
-// do. A thread above n runs the body on values it never stores: the body
-// may hold nothing that could trap or misbehave on them (a call with
-// effects, a division by a variable, a convergent operation).
+// do. A point's block copy is one loop over all its records, each thread
+// loading up to -kfuse-record-copy-batch words of them before it stores
+// any, so that its code does not grow with the records. A thread above n
+// runs the body on values it never stores: the body may hold nothing that
+// could trap or misbehave on them (a call with effects, a division by a
+// variable, a convergent operation).
 //
 // It moves bytes and nothing else, so results are bit for bit the same.
 // It applies to a body and a pointer parameter where:
@@ -540,10 +543,11 @@ void Stager::emitRounds(Body &B, const Point &P, BasicBlock *From, const Coords 
   // (Cnt <= NLin), in Trips trips of U_R words each: Trips the records'
   // words over -kfuse-record-copy-batch, U_R = words(R) / Trips, both
   // rounded up. A trip's words are in flight at once, and the code does not
-  // grow with the records. An input's loads
-  // come first, each from a word clamped into its range (never a byte the
-  // kernel does not read), then the stores into the tile of the words
-  // below Lim_R.
+  // grow with the records. Every word is tested against Lim_R (a trip may
+  // start past it, in a round of fewer than NLin instances): an input's
+  // loads come first, each from a word clamped into its range (never a
+  // byte the kernel does not read; Lim_R >= 1 since Cnt >= 1), then the
+  // stores into the tile of the words below Lim_R.
   auto BlockCopy = [&] {
     const unsigned Batch = std::clamp(unsigned(CopyBatch), 1u, MaxCopyBatch);
     unsigned Words = 0;
@@ -625,10 +629,10 @@ void Stager::emitRounds(Body &B, const Point &P, BasicBlock *From, const Coords 
     Trip->addIncoming(Trip1, IB.GetInsertBlock());
     // A loop of Trips trips, kept a loop: its point is the code size.
     auto *Back = IB.CreateCondBr(IB.CreateICmpULT(Trip1, IB.getInt32(Trips)), Loop, Done);
-    MDNode *Self = MDNode::getDistinct(Ctx, {nullptr});
-    Self->replaceOperandWith(0, Self);
-    Self = MDNode::get(Ctx, {Self, MDNode::get(Ctx, MDString::get(Ctx, "llvm.loop.unroll.disable"))});
-    Back->setMetadata(LLVMContext::MD_loop, Self);
+    MDNode *Disable = MDNode::get(Ctx, MDString::get(Ctx, "llvm.loop.unroll.disable"));
+    MDNode *Id = MDNode::getDistinct(Ctx, {nullptr, Disable});
+    Id->replaceOperandWith(0, Id); // a loop ID names itself first
+    Back->setMetadata(LLVMContext::MD_loop, Id);
     IB.SetInsertPoint(Done);
   };
   auto Barrier = [&] {
