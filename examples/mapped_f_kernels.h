@@ -47,12 +47,13 @@ template <int M> __device__ inline void mf_store(float *p, int i, const float *r
     p[(size_t)M * i + k] = r[k];
 }
 
+/* Instance i's work of each routine, by one thread: the kernels below, and
+ * the programs that mark implementations of their own (tests/gpu/impl.cu,
+ * kfuse-bench's mapped-f-impl), run these. */
+
 /* AB = A . B */
-__global__ KFUSE_MAP void mf_mmul33(const float *A, const float *B, float *AB, int n)
+__device__ inline void mf_mmul33_at(const float *A, const float *B, float *AB, int i)
 {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
   float a[9], b[9], ab[9];
   mf_load<9>(A, i, a);
   mf_load<9>(B, i, b);
@@ -61,11 +62,8 @@ __global__ KFUSE_MAP void mf_mmul33(const float *A, const float *B, float *AB, i
 }
 
 /* ABv = AB . v */
-__global__ KFUSE_MAP void mf_mvmul33(const float *AB, const float *v, float *ABv, int n)
+__device__ inline void mf_mvmul33_at(const float *AB, const float *v, float *ABv, int i)
 {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
   float m[9], x[3], y[3];
   mf_load<9>(AB, i, m);
   mf_load<3>(v, i, x);
@@ -76,22 +74,16 @@ __global__ KFUSE_MAP void mf_mvmul33(const float *AB, const float *v, float *ABv
 }
 
 /* nrm = ||ABv||_2 */
-__global__ KFUSE_MAP void mf_norm3(const float *ABv, float *nrm, int n)
+__device__ inline void mf_norm3_at(const float *ABv, float *nrm, int i)
 {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
   float x[3];
   mf_load<3>(ABv, i, x);
   nrm[i] = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
 }
 
 /* CD = C . D */
-__global__ KFUSE_MAP void mf_mmul55(const float *C, const float *D, float *CD, int n)
+__device__ inline void mf_mmul55_at(const float *C, const float *D, float *CD, int i)
 {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
   float c[25], d[25], cd[25];
   mf_load<25>(C, i, c);
   mf_load<25>(D, i, d);
@@ -100,11 +92,8 @@ __global__ KFUSE_MAP void mf_mmul55(const float *C, const float *D, float *CD, i
 }
 
 /* CDC = CD + C */
-__global__ KFUSE_MAP void mf_madd55(const float *CD, const float *C, float *CDC, int n)
+__device__ inline void mf_madd55_at(const float *CD, const float *C, float *CDC, int i)
 {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
   float x[25], c[25];
   mf_load<25>(CD, i, x);
   mf_load<25>(C, i, c);
@@ -115,11 +104,8 @@ __global__ KFUSE_MAP void mf_madd55(const float *CD, const float *C, float *CDC,
 }
 
 /* F = nrm . CDC */
-__global__ KFUSE_MAP void mf_smmul55(const float *nrm, const float *CDC, float *F, int n)
+__device__ inline void mf_smmul55_at(const float *nrm, const float *CDC, float *F, int i)
 {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
   float x[25];
   mf_load<25>(CDC, i, x);
   float s = nrm[i];
@@ -127,6 +113,50 @@ __global__ KFUSE_MAP void mf_smmul55(const float *nrm, const float *CDC, float *
   for (int k = 0; k < 25; k++)
     x[k] *= s;
   mf_store<25>(F, i, x);
+}
+
+/* The six kernels, thread i < n on instance i. */
+__global__ KFUSE_MAP void mf_mmul33(const float *A, const float *B, float *AB, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  mf_mmul33_at(A, B, AB, i);
+}
+__global__ KFUSE_MAP void mf_mvmul33(const float *AB, const float *v, float *ABv, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  mf_mvmul33_at(AB, v, ABv, i);
+}
+__global__ KFUSE_MAP void mf_norm3(const float *ABv, float *nrm, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  mf_norm3_at(ABv, nrm, i);
+}
+__global__ KFUSE_MAP void mf_mmul55(const float *C, const float *D, float *CD, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  mf_mmul55_at(C, D, CD, i);
+}
+__global__ KFUSE_MAP void mf_madd55(const float *CD, const float *C, float *CDC, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  mf_madd55_at(CD, C, CDC, i);
+}
+__global__ KFUSE_MAP void mf_smmul55(const float *nrm, const float *CDC, float *F, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  mf_smmul55_at(nrm, CDC, F, i);
 }
 
 /* The sequence, one thread per instance: what kfuse fuses. Static, so the

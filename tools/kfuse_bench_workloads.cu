@@ -805,11 +805,7 @@ __global__ KFUSE_IMPL("mmul33", 1) void mfi_mmul33(const float *A, const float *
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
     return;
-  float a[9], b[9], ab[9];
-  mf_load<9>(A, i, a);
-  mf_load<9>(B, i, b);
-  mf_matmul<3>(a, b, ab);
-  mf_store<9>(AB, i, ab);
+  mf_mmul33_at(A, B, AB, i);
 }
 __global__ KFUSE_IMPL("mvmul33", 1) void mfi_mvmul33(const float *AB, const float *v, float *ABv,
                                                     int n)
@@ -835,11 +831,7 @@ __global__ KFUSE_IMPL("mmul55", 1) void mfi_mmul55(const float *C, const float *
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
     return;
-  float c[25], d[25], cd[25];
-  mf_load<25>(C, i, c);
-  mf_load<25>(D, i, d);
-  mf_matmul<5>(c, d, cd);
-  mf_store<25>(CD, i, cd);
+  mf_mmul55_at(C, D, CD, i);
 }
 __global__ KFUSE_IMPL("madd55", 1) void mfi_madd55(const float *CD, const float *C, float *CDC, int n)
 {

@@ -26,16 +26,8 @@
 #include <cmath>
 #include <vector>
 
-/* The 3x3 product of instance i by one thread, and its element j % 9 by
- * one of nine: the same operations in the same order. */
-__device__ inline void product33(const float *A, const float *B, float *AB, int i)
-{
-  float a[9], b[9], ab[9];
-  mf_load<9>(A, i, a);
-  mf_load<9>(B, i, b);
-  mf_matmul<3>(a, b, ab);
-  mf_store<9>(AB, i, ab);
-}
+/* The 3x3 product's element j % 9 of instance j / 9, by one of nine
+ * threads: the same operations in the same order as mf_mmul33_at's for it. */
 __device__ inline void product33_element(const float *A, const float *B, float *AB, int j)
 {
   int i = j / 9, r = j % 9 / 3, c = j % 3;
@@ -48,66 +40,37 @@ __global__ KFUSE_IMPL("mmul33", 1) void i_mmul33(const float *A, const float *B,
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    product33(A, B, AB, i);
+    mf_mmul33_at(A, B, AB, i);
 }
 __global__ KFUSE_IMPL("mvmul33", 1) void i_mvmul33(const float *AB, const float *v, float *ABv, int n)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
-  float m[9], x[3], y[3];
-  mf_load<9>(AB, i, m);
-  mf_load<3>(v, i, x);
-#pragma unroll
-  for (int r = 0; r < 3; r++)
-    y[r] = m[3 * r] * x[0] + m[3 * r + 1] * x[1] + m[3 * r + 2] * x[2];
-  mf_store<3>(ABv, i, y);
+  if (i < n)
+    mf_mvmul33_at(AB, v, ABv, i);
 }
 __global__ KFUSE_IMPL("norm3", 1) void i_norm3(const float *ABv, float *nrm, int n)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
-  float x[3];
-  mf_load<3>(ABv, i, x);
-  nrm[i] = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+  if (i < n)
+    mf_norm3_at(ABv, nrm, i);
 }
 __global__ KFUSE_IMPL("mmul55", 1) void i_mmul55(const float *C, const float *D, float *CD, int n)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
-  float c[25], d[25], cd[25];
-  mf_load<25>(C, i, c);
-  mf_load<25>(D, i, d);
-  mf_matmul<5>(c, d, cd);
-  mf_store<25>(CD, i, cd);
+  if (i < n)
+    mf_mmul55_at(C, D, CD, i);
 }
 __global__ KFUSE_IMPL("madd55", 1) void i_madd55(const float *CD, const float *C, float *CDC, int n)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
-  float x[25], c[25];
-  mf_load<25>(CD, i, x);
-  mf_load<25>(C, i, c);
-#pragma unroll
-  for (int k = 0; k < 25; k++)
-    x[k] += c[k];
-  mf_store<25>(CDC, i, x);
+  if (i < n)
+    mf_madd55_at(CD, C, CDC, i);
 }
 __global__ KFUSE_IMPL("smmul55", 1) void i_smmul55(const float *nrm, const float *CDC, float *F, int n)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
-  float x[25];
-  mf_load<25>(CDC, i, x);
-  float s = nrm[i];
-#pragma unroll
-  for (int k = 0; k < 25; k++)
-    x[k] *= s;
-  mf_store<25>(F, i, x);
+  if (i < n)
+    mf_smmul55_at(nrm, CDC, F, i);
 }
 
 /* Medium grain: a thread per element, row or vector component; each size
@@ -170,7 +133,7 @@ __global__ KFUSE_IMPL("prod33", 1) void i_prod33(const float *A, const float *B,
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    product33(A, B, C, i);
+    mf_mmul33_at(A, B, C, i);
 }
 __global__ KFUSE_IMPL("scale33", 9) void i_scale(const float *C, float *S, float alpha, int m)
 {

@@ -62,10 +62,9 @@
 
 #define KFUSE_IMPL(f, t) __attribute__((kfuse_impl(f, t)))
 
-__global__ KFUSE_IMPL("mmul33", 1) void mm1(const float *A, const float *B, float *C, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
+// The 3x3 product of instance i by one thread, and its element j % 9 by
+// one of nine; two functions (mmul33, prod33) implemented by both.
+__device__ inline void product1(const float *A, const float *B, float *C, int i) {
   float a[9], b[9];
 #pragma unroll
   for (int k = 0; k < 9; k++)
@@ -76,13 +75,23 @@ __global__ KFUSE_IMPL("mmul33", 1) void mm1(const float *A, const float *B, floa
     for (int c = 0; c < 3; c++)
       C[9 * i + 3 * r + c] = a[3 * r] * b[c] + a[3 * r + 1] * b[3 + c] + a[3 * r + 2] * b[6 + c];
 }
+__device__ inline void product9(const float *A, const float *B, float *C, int j) {
+  int i = j / 9, r = j % 9 / 3, c = j % 3;
+  const float *a = &A[9 * i + 3 * r], *b = &B[9 * i + c];
+  C[j] = a[0] * b[0] + a[1] * b[3] + a[2] * b[6];
+}
+
+__global__ KFUSE_IMPL("mmul33", 1) void mm1(const float *A, const float *B, float *C, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  product1(A, B, C, i);
+}
 __global__ KFUSE_IMPL("mmul33", 9) void mm9(const float *A, const float *B, float *C, int m) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= m)
     return;
-  int i = j / 9, r = j % 9 / 3, c = j % 3;
-  const float *a = &A[9 * i + 3 * r], *b = &B[9 * i + c];
-  C[j] = a[0] * b[0] + a[1] * b[3] + a[2] * b[6];
+  product9(A, B, C, j);
 }
 // Not the parameters of mm1: never in its place.
 __global__ KFUSE_IMPL("mmul33", 3) void odd(const float *A, float *C, float s) {}
@@ -91,23 +100,13 @@ __global__ KFUSE_IMPL("prod33", 9) void pr9(const float *A, const float *B, floa
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= m)
     return;
-  int i = j / 9, r = j % 9 / 3, c = j % 3;
-  const float *a = &A[9 * i + 3 * r], *b = &B[9 * i + c];
-  C[j] = a[0] * b[0] + a[1] * b[3] + a[2] * b[6];
+  product9(A, B, C, j);
 }
 __global__ KFUSE_IMPL("prod33", 1) void pr1(const float *A, const float *B, float *C, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
     return;
-  float a[9], b[9];
-#pragma unroll
-  for (int k = 0; k < 9; k++)
-    a[k] = A[9 * i + k], b[k] = B[9 * i + k];
-#pragma unroll
-  for (int r = 0; r < 3; r++)
-#pragma unroll
-    for (int c = 0; c < 3; c++)
-      C[9 * i + 3 * r + c] = a[3 * r] * b[c] + a[3 * r + 1] * b[3 + c] + a[3 * r + 2] * b[6 + c];
+  product1(A, B, C, i);
 }
 
 __global__ KFUSE_IMPL("scale33", 9) void sc9(const float *C, float *S, float alpha, int m) {
