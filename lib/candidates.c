@@ -1,7 +1,8 @@
 /* Candidate groups: convex (no path leaves the group and re-enters), at
  * most k launches, legal per the caller's callback, and either consecutive
  * or connected (through dependencies or shared buffers); each costed in its
- * best linearisation and variant assignment. Consecutive groups are listed
+ * best linearisation and variant assignment (and, for the k best plans, in
+ * its next best assignments too, a candidate each). Consecutive groups are listed
  * first and completely (n * k of them), the others under the work budget: a sequence of launches
  * that all share one buffer has C(n, k) connected groups of k launches.
  * Also the quotient-graph cycle check of a partition. */
@@ -9,12 +10,28 @@
 #include <string.h>
 #include "plan_int.h"
 
-int kf__cand_eval(const kf_problem *p, const kf__dag *d, const kf_model *m,
-                  const int *members, int n, kf__cand *c)
+/* Nonzero if assignment a is before b: cheaper, then first in the
+ * odometer's order below (the variant of the last launch of the linearised
+ * order most significant), so that of equal costs the first found stays
+ * first. */
+static int kf__alt_less(const kf__cand *a, const kf__cand *b)
+{
+  if (a->cost != b->cost)
+    return a->cost < b->cost;
+  for (int i = a->n - 1; i >= 0; i--)
+    if (a->variants[i] != b->variants[i])
+      return a->variants[i] < b->variants[i];
+  return 0;
+}
+
+int kf__cand_eval_alts(const kf_problem *p, const kf__dag *d, const kf_model *m,
+                       const int *members, int n, int alts, kf__cand *c, int *nc)
 {
   memset(c, 0, sizeof *c);
   c->n = n;
   memcpy(c->members, members, sizeof(int) * (size_t)n);
+  c->cost = INFINITY;
+  *nc = 1;
   int rc = kf__linearize(p, d, members, n, c->order, NULL);
   if (rc)
     return rc;
@@ -26,7 +43,7 @@ int kf__cand_eval(const kf_problem *p, const kf__dag *d, const kf_model *m,
     for (int i = 0; i < n; i++)
       if (c->order[i] == members[j])
         pos[j] = i;
-  c->cost = INFINITY;
+  int have = 0;
   for (long it = 0; it < 6561; it++) {
     kf_estimate_t e;
     int allowed = 1;
@@ -40,10 +57,18 @@ int kf__cand_eval(const kf_problem *p, const kf__dag *d, const kf_model *m,
       return rc;
     if (allowed && (isnan(e.time) || e.time < 0))
       return KF_ERANGE; /* a replaced cost function's nonsense */
-    if (allowed && e.time < c->cost) {
-      c->cost = e.time;
-      c->est = e;
-      memcpy(c->variants, var, sizeof(int) * (size_t)n);
+    if (allowed && e.time < INFINITY) {
+      /* Into the sorted list c[0..have) of at most alts. */
+      kf__cand x = c[0];
+      x.cost = e.time;
+      x.est = e;
+      memcpy(x.variants, var, sizeof(int) * (size_t)n);
+      if (have < alts || kf__alt_less(&x, &c[have - 1])) {
+        int i = have < alts ? have++ : have - 1;
+        for (; i > 0 && kf__alt_less(&x, &c[i - 1]); i--)
+          c[i] = c[i - 1];
+        c[i] = x;
+      }
     }
     int i = 0;
     while (i < n && ++var[i] == kf__variant_count(p, c->order[i]))
@@ -51,7 +76,20 @@ int kf__cand_eval(const kf_problem *p, const kf__dag *d, const kf_model *m,
     if (i == n)
       break;
   }
+  if (have) {
+    *nc = have;
+  } else {
+    memset(c->variants, 0, sizeof c->variants);
+    memset(&c->est, 0, sizeof c->est);
+  }
   return 0;
+}
+
+int kf__cand_eval(const kf_problem *p, const kf__dag *d, const kf_model *m,
+                  const int *members, int n, kf__cand *c)
+{
+  int nc;
+  return kf__cand_eval_alts(p, d, m, members, n, 1, c, &nc);
 }
 
 typedef struct kf__esu {
@@ -64,6 +102,7 @@ typedef struct kf__esu {
   int *near;        /* members of set or adjacent to it, counted */
   uint64_t *scratch;
   kf__work *w;      /* charged one unit per group visited */
+  int alts;         /* variant assignments kept per group of several launches */
   int rc;
 } kf__esu;
 
@@ -89,29 +128,35 @@ static void kf__esu_record(kf__esu *s)
   /* Costing a group (its orders, staging allocation and variants) takes
    * about as long as visiting a few dozen sets. */
   kf__work_charge(s->w, KF__EVAL_WORK);
-  kf__cand c;
-  int rc = kf__cand_eval(s->p, s->d, s->m, mem, s->n, &c);
-  if (rc) {
-    s->rc = rc;
-    return;
-  }
-  if (s->n > 1) {
-    /* Keep a group only if it beats its launches alone: a group that does
-     * not can be split into singletons with no loss and no new cycle. */
-    double alone = 0;
-    for (int i = 0; i < s->n; i++)
-      alone += s->out->c[s->out->single[mem[i]]].cost;
-    if (!(c.cost < alone * (1 - 1e-9)))
-      return;
-  } else if (!isfinite(c.cost)) {
-    s->rc = KF_EINFEASIBLE; /* a launch that cannot run even alone */
-    return;
-  }
-  if (kf__grow((void **)&s->out->c, &s->out->cap, s->out->n + 1, sizeof(kf__cand))) {
+  kf__cand one, *c = &one;
+  int nc = 1, alts = s->n > 1 ? s->alts : 1;
+  if (alts > 1 && !(c = malloc(sizeof(kf__cand) * (size_t)alts))) {
     s->rc = KF_ENOMEM;
     return;
   }
-  s->out->c[s->out->n++] = c;
+  int rc = kf__cand_eval_alts(s->p, s->d, s->m, mem, s->n, alts, c, &nc);
+  if (rc) {
+    s->rc = rc;
+  } else if (s->n == 1 && !isfinite(c[0].cost)) {
+    s->rc = KF_EINFEASIBLE; /* a launch that cannot run even alone */
+  } else {
+    /* Keep a group only if it beats its launches alone: a group that does
+     * not can be split into singletons with no loss and no new cycle. */
+    double alone = 0;
+    for (int i = 0; i < s->n && s->n > 1; i++)
+      alone += s->out->c[s->out->single[mem[i]]].cost;
+    for (int a = 0; a < nc; a++) {
+      if (s->n > 1 && !(c[a].cost < alone * (1 - 1e-9)))
+        break; /* the later ones cost as much or more */
+      if (kf__grow((void **)&s->out->c, &s->out->cap, s->out->n + 1, sizeof(kf__cand))) {
+        s->rc = KF_ENOMEM;
+        break;
+      }
+      s->out->c[s->out->n++] = c[a];
+    }
+  }
+  if (c != &one)
+    free(c);
 }
 
 static void kf__near_add(kf__esu *s, int w, int delta)
@@ -339,10 +384,10 @@ static void kf__runs(kf__esu *s, int n)
 }
 
 int kf__cands_build(const kf_problem *p, const kf__dag *d, const kf_model *m,
-                    int k, kf__work *w, kf__cands *out)
+                    int k, int alts, kf__work *w, kf__cands *out)
 {
   memset(out, 0, sizeof *out);
-  if (k < 1 || k > KF__MAXK)
+  if (k < 1 || k > KF__MAXK || alts < 1)
     return KF_EINVAL;
   int n = p->nl;
   out->single = malloc(sizeof(int) * (size_t)(n + 1));
@@ -361,6 +406,7 @@ int kf__cands_build(const kf_problem *p, const kf__dag *d, const kf_model *m,
   s.m = m;
   s.out = out;
   s.w = w;
+  s.alts = alts;
   s.k = 1;
   /* Singletons first: groups are compared against them. */
   for (int v = 0; v < n && !s.rc; v++) {

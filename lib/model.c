@@ -96,12 +96,23 @@ int kf_model_estimate(const kf_model *m, const kf_problem *p, const int *order,
     if (v[i]->smem > own)
       own = v[i]->smem;
   }
-  if ((long long)ipb * maxtpi > pr->max_threads_per_block)
-    ipb = pr->max_threads_per_block / maxtpi;
+  /* The block: the seed paper's holds every member's threads, lowering the
+   * instances per block to fit; kfuse's (kf_problem_set_fused_block) has
+   * at most fused_block threads, and a member with more loops over them. */
+  long long want = (long long)ipb * maxtpi;
+  int tpb;
   out->time = INFINITY;
-  if (ipb < 1)
-    return 0;
-  int tpb = ipb * maxtpi;
+  if (p->fused_block > 0) {
+    int cap = p->fused_block < pr->max_threads_per_block ? p->fused_block
+                                                          : pr->max_threads_per_block;
+    tpb = want < cap ? (int)want : cap;
+  } else {
+    if (want > pr->max_threads_per_block)
+      ipb = pr->max_threads_per_block / maxtpi;
+    if (ipb < 1)
+      return 0;
+    tpb = ipb * maxtpi;
+  }
   int st[64], en[64], sz[64], off[64];
   int nst = n > 1 ? kf__staging_intervals(p, order, n, st, en, sz, 64) : 0;
   int extent = kf__allocate(st, en, sz, nst, off);
@@ -190,7 +201,11 @@ int kf_model_estimate(const kf_model *m, const kf_problem *p, const int *order,
   double comp = 0, flops = 0;
   for (int i = 0; i < n; i++) {
     double f = v[i]->flops * p->l[order[i]].instances * again[i];
-    double util = (double)v[i]->tpi * ipb / tpb; /* idle threads of the stage */
+    /* Idle threads of the stage: of its trips over the block, the last
+     * may be partly empty, and with fewer threads than the block some of
+     * the block idles throughout. */
+    double virt = (double)v[i]->tpi * ipb;
+    double util = virt / (ceil(virt / tpb) * tpb);
     flops += f;
     double t = f / (peak * util);
     if (psi_ok) {

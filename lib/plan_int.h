@@ -80,6 +80,7 @@ struct kf_problem {
   kf_legal_variants_fn legal_variants;
   void *legal_variants_user;
   int consecutive; /* only groups of consecutive launches may fuse */
+  int fused_block; /* threads of a fused block, members looping; 0: ipb x max tpi */
   void *owned_rules; /* legality rules of a parsed file, freed with the problem */
   void (*free_rules)(void *);
 };
@@ -150,7 +151,9 @@ typedef struct kf__cands {
 
 /* Enumerates convex, legal groups of up to k launches, consecutive or
  * connected (a consecutive run of launches that share nothing is a
- * horizontal group), costs them
+ * horizontal group), costs them (a group of several launches in each of its
+ * alts cheapest variant assignments, a candidate each: the k best plans may
+ * differ in assignments alone; a singleton in its cheapest)
  * and keeps singletons plus groups cheaper than their launches alone, then
  * drops groups that cost at least as much as a refinement into smaller
  * groups ordered acyclically inside them (the optimum is unchanged).
@@ -160,11 +163,17 @@ typedef struct kf__cands {
  * one unit per connected set visited, and out->truncated says whether it
  * ran out. */
 int kf__cands_build(const kf_problem *p, const kf__dag *d, const kf_model *m,
-                    int k, kf__work *w, kf__cands *out);
+                    int k, int alts, kf__work *w, kf__cands *out);
 void kf__cands_free(kf__cands *c);
 /* Costs one group (members ascending) into c; c->cost INFINITY if it cannot run. */
 int kf__cand_eval(const kf_problem *p, const kf__dag *d, const kf_model *m,
                   const int *members, int n, kf__cand *c);
+/* The same with its variant assignments: the up to @p alts cheapest legal
+ * ones (by cost; of equal costs, the first in the odometer's order, the
+ * variant of the last launch of the linearised order most significant)
+ * into c[0..*nc); *nc is 1 with c[0].cost INFINITY where none can run. */
+int kf__cand_eval_alts(const kf_problem *p, const kf__dag *d, const kf_model *m,
+                       const int *members, int n, int alts, kf__cand *c, int *nc);
 
 /* Quotient check: chosen[0..nc) candidate indices partition the launches.
  * Returns 1 and fills cycle (candidate indices, *clen) if the group graph has

@@ -242,6 +242,14 @@ int kf_problem_set_consecutive(kf_problem *p, int consecutive)
   return 0;
 }
 
+int kf_problem_set_fused_block(kf_problem *p, int threads)
+{
+  if (!p || threads < 0 || threads > KF_VARIANT_MAX_THREADS)
+    return KF_EINVAL;
+  p->fused_block = threads;
+  return 0;
+}
+
 static const kf__variant kf__default_variant = {
   (char *)"default", 1, 256, 256, 32, 0, 0.0, NULL
 };

@@ -121,6 +121,13 @@ static int kf__line(kf_problem *p, kf__rules *rules, kf__pst *s, char **tok,
       return kf__fail(s, "expected 'consecutive' alone%s", NULL);
     return kf_problem_set_consecutive(p, 1);
   }
+  if (strcmp(kw, "fused-block") == 0) {
+    int threads = 0;
+    if (nt != 2)
+      return kf__fail(s, "expected 'fused-block THREADS'%s", NULL);
+    rc = kf__int_in(s, "fused-block", tok[1], 1, KF_VARIANT_MAX_THREADS, &threads);
+    return rc ? rc : kf_problem_set_fused_block(p, threads);
+  }
   if (strcmp(kw, "buffer") == 0) {
     int dead = 0, regs = 0, id = -1;
     if (nt < 2 || nt > 4)

@@ -18,6 +18,7 @@ void kf_solve_options_init(kf_solve_options_t *o)
   o->solver = KF_SOLVE_AUTO;
   o->max_exact_launches = 2000;
   o->seed = 1;
+  o->assignments = 1;
 }
 
 double kf__now(void)
@@ -81,7 +82,8 @@ int kf_plan_solve(const kf_problem *p, const kf_model *m,
   else
     kf_solve_options_init(&o);
   if (o.max_group < 1 || o.max_group > KF__MAXK || o.k_best < 1 ||
-      o.work_limit < 1 || o.work_limit > KF_WORK_LIMIT_MAX || p->nl < 1)
+      o.work_limit < 1 || o.work_limit > KF_WORK_LIMIT_MAX || p->nl < 1 ||
+      o.assignments < 1 || o.assignments > 1024)
     return KF_EINVAL;
   double t0 = kf__now();
   kf__work w = { o.work_limit, 0 };
@@ -111,7 +113,10 @@ int kf_plan_solve(const kf_problem *p, const kf_model *m,
   /* The enumeration of groups that are not consecutive may take at most
    * half the budget: the searches need the rest. */
   kf__work ew = { o.work_limit / 2 > 0 ? o.work_limit / 2 : 1, 0 };
-  rc = kf__cands_build(p, &d, m, o.max_group, &ew, &c);
+  /* Each group of several launches in its cheapest variant assignments, a
+   * candidate each: the next best plan may then be the best one's
+   * partition with other implementations. */
+  rc = kf__cands_build(p, &d, m, o.max_group, o.assignments, &ew, &c);
   kf__work_charge(&w, ew.spent);
   if (rc != 0)
     goto out;

@@ -151,6 +151,18 @@ KF_EXTERN void kf_problem_set_variant_legality(kf_problem *p, kf_legal_variants_
  * @returns 0 or KF_EINVAL (NULL @p p). */
 KF_EXTERN int kf_problem_set_consecutive(kf_problem *p, int consecutive);
 
+/** Threads of a fused group's block. 0 (the default) is the seed paper's
+ * block: instances per block x the members' largest threads per instance,
+ * instances per block lowered until that fits the device's limit. A
+ * positive @p threads is the block of kfuse's fused kernels across
+ * granularities (256): min(@p threads, instances per block x largest
+ * threads per instance) threads at the members' instances per block, a
+ * member with more threads per block than that looping over them. The psi
+ * tables must be measured the same way (kfuse-calibrate --psi-block).
+ * @returns 0 or KF_EINVAL (NULL @p p, @p threads negative or above
+ * KF_VARIANT_MAX_THREADS). */
+KF_EXTERN int kf_problem_set_fused_block(kf_problem *p, int threads);
+
 /** Parses the whole of @p text as a finite decimal number in [@p lo, @p hi],
  * an integer if @p integer is nonzero, as the problem and profile readers
  * and kfuse-plan's options do: no "inf", "nan", hexadecimal or trailing
@@ -220,6 +232,15 @@ typedef struct kf_solve_options_s {
   kf_solver_t solver;
   int max_exact_launches; /* AUTO threshold; default 2000 */
   unsigned seed;          /* heuristic seed; default 1 */
+  int assignments;        /* variant assignments of each group of several
+                             launches the k best plans may hold, 1 to 1024:
+                             1 (the default) gives the k best partitions,
+                             each group in its cheapest assignment; more
+                             lists a group also in its next cheapest ones,
+                             each a plan of its own (the best partition in
+                             other implementations before the next best
+                             partition, where cheaper); the best plan is the
+                             same either way */
 } kf_solve_options_t;
 
 /** Fills @p o with the defaults above. */

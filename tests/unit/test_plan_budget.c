@@ -70,7 +70,7 @@ static void test_enumeration_vs_subsets(void **state)
     assert_int_equal(kf__dag_build(p, &d), 0);
     brute_masks(p, &d, m, k, want);
     kf__cands c;
-    assert_int_equal(kf__cands_build(p, &d, m, k, tl_work(), &c), 0);
+    assert_int_equal(kf__cands_build(p, &d, m, k, 1, tl_work(), &c), 0);
     assert_false(c.truncated);
     memset(have, 0, sizeof have);
     int maxsize;
@@ -89,10 +89,10 @@ static void test_enumeration_vs_subsets(void **state)
     kf__cands_free(&c);
     /* A budget of a fifth of what the full enumeration spent. */
     kf__work full = { KF_WORK_LIMIT_MAX, 0 };
-    assert_int_equal(kf__cands_build(p, &d, m, k, &full, &c), 0);
+    assert_int_equal(kf__cands_build(p, &d, m, k, 1, &full, &c), 0);
     kf__cands_free(&c);
     kf__work small = { full.spent / 5 + 1, 0 };
-    assert_int_equal(kf__cands_build(p, &d, m, k, &small, &c), 0);
+    assert_int_equal(kf__cands_build(p, &d, m, k, 1, &small, &c), 0);
     if (c.truncated) {
       /* every group smaller than the largest listed is there: those the
        * full enumeration lists with k one less (and every consecutive
@@ -108,7 +108,7 @@ static void test_enumeration_vs_subsets(void **state)
       }
       kf__cands all;
       checked++;
-      assert_int_equal(kf__cands_build(p, &d, m, maxsize - 1, tl_work(), &all), 0);
+      assert_int_equal(kf__cands_build(p, &d, m, maxsize - 1, 1, tl_work(), &all), 0);
       for (int i = 0; i < all.n; i++)
         if (!have[tl_mask(&all.c[i])])
           fail_msg("seed %u: a group of %d launches is missing, one of %d is listed", seed,
@@ -157,7 +157,7 @@ static void test_consecutive_vs_partitions(void **state)
     kf__dag d;
     kf__cands c;
     assert_int_equal(kf__dag_build(p, &d), 0);
-    assert_int_equal(kf__cands_build(p, &d, m, k, tl_work(), &c), 0);
+    assert_int_equal(kf__cands_build(p, &d, m, k, 1, tl_work(), &c), 0);
     for (int i = 0; i < c.n; i++)
       assert_int_equal(c.c[i].members[c.c[i].n - 1] - c.c[i].members[0], c.c[i].n - 1);
     walk_c = &c;

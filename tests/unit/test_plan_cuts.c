@@ -83,7 +83,7 @@ static void rowinst_open(rowinst *t, kf_problem *p, int n, int k, kf_model *m)
   t->p = p;
   t->n = n;
   assert_int_equal(kf__dag_build(p, &t->d), 0);
-  assert_int_equal(kf__cands_build(p, &t->d, m, k, tl_work(), &t->c), 0);
+  assert_int_equal(kf__cands_build(p, &t->d, m, k, 1, tl_work(), &t->c), 0);
   memset(&t->rows, 0, sizeof t->rows);
   assert_int_equal(kf__partition_rows(&t->c, n, &t->rows), 0);
   t->x = calloc((size_t)t->c.n + 1, sizeof(double));
@@ -481,7 +481,7 @@ static void test_dominance_needs_acyclic_order(void **state)
   kf__dag dg;
   kf__cands cs;
   assert_int_equal(kf__dag_build(p, &dg), 0);
-  assert_int_equal(kf__cands_build(p, &dg, m, 4, tl_work(), &cs), 0);
+  assert_int_equal(kf__cands_build(p, &dg, m, 4, 1, tl_work(), &cs), 0);
   int whole = 0;
   for (int i = 0; i < cs.n; i++)
     whole |= cs.c[i].n == 4;
@@ -531,14 +531,21 @@ static void test_k_best_brute_force(void **state)
   kf_model *m;
   assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_ROOFLINE), 0);
   static costs cs;
-  for (unsigned seed = 1; seed <= 16; seed++) {
+  /* The k best partitions, each group in its cheapest variant assignment;
+   * then, with assignments = 6, the k best plans of partitions and
+   * assignments: the partitions into the candidates that hold each group
+   * in each of its 6 cheapest assignments. */
+  int differ = 0;
+  for (unsigned run = 0; run < 32; run++) {
+    unsigned seed = run % 16 + 1;
+    int alts = run < 16 ? 1 : 6;
     int n = 6 + (int)(seed % 3), k = 3;
     kf_problem *p = seed % 2 ? tl_synthetic(n, 2 + n / 2, seed)
                              : tl_random_problem(n, 3, seed);
     kf__dag d;
     kf__cands c;
     assert_int_equal(kf__dag_build(p, &d), 0);
-    assert_int_equal(kf__cands_build(p, &d, m, k, tl_work(), &c), 0);
+    assert_int_equal(kf__cands_build(p, &d, m, k, alts, tl_work(), &c), 0);
     cs.c = &c;
     cs.n = 0;
     tl_partitions(&d, &c, collect, &cs);
@@ -549,19 +556,44 @@ static void test_k_best_brute_force(void **state)
     o.solver = KF_SOLVE_EXACT;
     o.max_group = k;
     o.k_best = 6;
+    o.assignments = alts;
     kf_plan *pl;
     assert_int_equal(kf_plan_solve(p, m, &o, &pl), 0);
     int np = kf_plan_count(pl);
     assert_int_equal(np, cs.n < 6 ? cs.n : 6);
     for (int r = 0; r < np; r++)
       if (fabs(kf_plan_time(pl, r) - cs.v[r]) > 1e-6 * cs.v[r])
-        fail_msg("seed %u rank %d: solver %.9g, brute force %.9g", seed, r,
-                 kf_plan_time(pl, r), cs.v[r]);
+        fail_msg("seed %u assignments %d rank %d: solver %.9g, brute force %.9g", seed, alts,
+                 r, kf_plan_time(pl, r), cs.v[r]);
+    /* The best plan does not depend on the assignments listed. */
+    static double best1[17];
+    if (alts == 1)
+      best1[seed] = kf_plan_time(pl, 0);
+    else
+      assert_true(kf_plan_time(pl, 0) == best1[seed]);
+    /* Somewhere a listed assignment makes a plan the partitions alone do
+     * not have: a group of the same launches in other variants. */
+    for (int r = 1; r < np && alts > 1; r++)
+      for (int q = 0; q < r; q++) {
+        int same = kf_plan_group_count(pl, r) == kf_plan_group_count(pl, q), other = 0;
+        for (int g = 0; g < kf_plan_group_count(pl, r) && same; g++) {
+          kf_group_info_t a, b;
+          kf_plan_group(pl, r, g, &a);
+          kf_plan_group(pl, q, g, &b);
+          same = a.count == b.count &&
+                 !memcmp(a.launches, b.launches, sizeof(int) * (size_t)a.count);
+          for (int i = 0; same && i < a.count; i++)
+            other |= a.variants[i] != b.variants[i];
+        }
+        differ += same && other;
+      }
     kf_plan_destroy(pl);
     kf__cands_free(&c);
     kf__dag_free(&d);
     kf_problem_destroy(p);
   }
+  print_message("k best with assignments: %d plans that differ from a better one in assignments alone\n", differ);
+  assert_true(differ > 0);
   kf_model_destroy(m);
 }
 

@@ -95,6 +95,9 @@ static const struct {
   { "kfuse-plan 1\nbuffer x\nlaunch a\n  read x bytes=4 halo=-1\n", KF_EPARSE, "line 4: bad halo" },
   { "kfuse-plan 1\nbuffer x\nlaunch a\n  write x bytes=4 halo=2\n", KF_EPARSE, "line 4: unknown access attribute 'halo=2'" },
   { "kfuse-plan 1\nlaunch a\nconsecutive yes\n", KF_EPARSE, "line 3: expected 'consecutive' alone" },
+  { "kfuse-plan 1\nlaunch a\nfused-block\n", KF_EPARSE, "line 3: expected 'fused-block THREADS'" },
+  { "kfuse-plan 1\nlaunch a\nfused-block 0\n", KF_EPARSE, "line 3: fused-block: 0 out of range (1 to 32768)" },
+  { "kfuse-plan 1\nlaunch a\nfused-block 25.6\n", KF_EPARSE, "line 3: fused-block: '25.6' is not an integer" },
   { "kfuse-plan 1\nlaunch a\0\n", KF_EPARSE, "line 2: NUL byte in line" },
 };
 

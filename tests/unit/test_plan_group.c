@@ -311,6 +311,72 @@ static void test_custom_cost_and_psi(void **state)
   kf_problem_destroy(p);
 }
 
+/* A fused block of 256 threads (kfuse's across granularities): a group
+ * of a 1-thread and a 25-thread member at 64 instances per block keeps its
+ * 64 instances in a block of 256 threads, the 25-thread member looping
+ * over 1600 virtual threads in 7 trips; the seed paper's block would hold
+ * 40 instances in 1000 threads. The psi lookups follow the instances. */
+static void test_fused_block(void **state)
+{
+  (void)state;
+  kf_problem *p;
+  assert_int_equal(kf_problem_create(&p), 0);
+  int x, t, y, a, b;
+  kf_problem_add_buffer(p, "x", 0, &x);
+  kf_problem_add_buffer(p, "t", 1, &t);
+  kf_problem_add_buffer(p, "y", 0, &y);
+  kf_problem_add_launch(p, "a", 1 << 20, &a);
+  kf_problem_add_launch(p, "b", 1 << 20, &b);
+  kf_variant_t va = { "one", 1, 64, 0, 32, 0, 100, "ca" };
+  kf_variant_t vb = { "many", 25, 64, 0, 32, 0, 100, "cb" };
+  kf_problem_add_variant(p, a, &va);
+  kf_problem_add_variant(p, b, &vb);
+  kf_problem_add_access(p, a, x, KF_READ, 4, NULL);
+  kf_problem_add_access(p, a, t, KF_WRITE, 4, NULL);
+  kf_problem_add_access(p, b, t, KF_READ, 4, NULL);
+  kf_problem_add_access(p, b, y, KF_WRITE, 4, NULL);
+  kf_problem_add_psi(p, "ca", 32, 0, 1e-6);
+  kf_problem_add_psi(p, "ca", 64, 0, 2e-6);
+  kf_problem_add_psi(p, "cb", 32, 0, 10e-6);
+  kf_problem_add_psi(p, "cb", 64, 0, 20e-6);
+  kf_model *m, *r;
+  assert_int_equal(kf_model_create(&m, NULL, KF_MODEL_PSI), 0);
+  assert_int_equal(kf_model_create(&r, NULL, KF_MODEL_ROOFLINE), 0);
+  int o[2] = { a, b }, v[2] = { 0, 0 };
+  kf_estimate_t e, paper;
+  assert_int_equal(kf_model_estimate(m, p, o, v, 2, &paper), 0);
+  assert_int_equal(paper.instances_per_block, 40);
+  assert_int_equal(paper.threads_per_block, 1000);
+  assert_true(fabs(paper.compute_time - 11e-6) < 1e-15); /* the ipb 32 entries */
+  assert_int_equal(kf_problem_set_fused_block(p, -1), KF_EINVAL);
+  assert_int_equal(kf_problem_set_fused_block(p, 32769), KF_EINVAL);
+  assert_int_equal(kf_problem_set_fused_block(p, 256), 0);
+  assert_int_equal(kf_model_estimate(m, p, o, v, 2, &e), 0);
+  assert_int_equal(e.instances_per_block, 64);
+  assert_int_equal(e.threads_per_block, 256);
+  assert_true(fabs(e.compute_time - 22e-6) < 1e-15); /* the ipb 64 entries */
+  /* Roofline: a runs 64 of 256 threads (utilisation 1/4); b 1600 virtual
+   * threads in 7 trips of 256 (1600 / 1792). Its compute time is the
+   * flops over those utilisations, at the same efficiency. */
+  kf_estimate_t one;
+  int ob[1] = { b }, v1[1] = { 0 };
+  assert_int_equal(kf_model_estimate(r, p, o, v, 2, &e), 0);
+  assert_int_equal(kf_model_estimate(r, p, ob, v1, 1, &one), 0);
+  assert_int_equal(one.threads_per_block, 256);
+  double fa = 100.0 * (1 << 20), fb = fa;
+  double ratio = e.compute_time / one.compute_time;
+  double want = (fa / 0.25 + fb * 1792 / 1600) / (fb * 1792 / 1600);
+  assert_true(fabs(ratio - want) < 1e-9 * want);
+  /* A block no larger than the members' threads: no loops, no change. */
+  assert_int_equal(kf_problem_set_fused_block(p, 4096), 0);
+  assert_int_equal(kf_model_estimate(m, p, o, v, 2, &e), 0);
+  assert_int_equal(e.threads_per_block, 1024); /* the device's limit */
+  assert_int_equal(e.instances_per_block, 64);
+  kf_model_destroy(m);
+  kf_model_destroy(r);
+  kf_problem_destroy(p);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -321,6 +387,7 @@ int main(void)
     cmocka_unit_test(test_registers_not_staged),
     cmocka_unit_test(test_halo_recompute),
     cmocka_unit_test(test_custom_cost_and_psi),
+    cmocka_unit_test(test_fused_block),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -243,7 +243,7 @@ static void sweep_inst_open(sweep_inst *in, const kf_problem *p, const kf_model 
 {
   memset(in, 0, sizeof *in);
   assert_int_equal(kf__dag_build(p, &in->d), 0);
-  assert_int_equal(kf__cands_build(p, &in->d, m, k, tl_work(), &in->c), 0);
+  assert_int_equal(kf__cands_build(p, &in->d, m, k, 1, tl_work(), &in->c), 0);
   in->cost = malloc(sizeof(double) * (size_t)in->c.n);
   in->rc = malloc(sizeof(double) * (size_t)in->c.n);
   assert_true(in->cost && in->rc);
@@ -450,7 +450,7 @@ static void test_cyclic_quotient_rejected(void **state)
   kf_model *m;
   kf_model_create(&m, NULL, KF_MODEL_ROOFLINE);
   kf__cands c = { 0 };
-  assert_int_equal(kf__cands_build(p, &d, m, 2, tl_work(), &c), 0);
+  assert_int_equal(kf__cands_build(p, &d, m, 2, 1, tl_work(), &c), 0);
   int chosen[2] = { -1, -1 };
   for (int i = 0; i < c.n; i++)
     if (c.c[i].n == 2)
