@@ -244,6 +244,29 @@ int kf_cal_psi_ipb_set(int tpi, int min_block, int max_block, int *out, size_t c
   return n;
 }
 
+int kf_cal_psi_ipb_set_fused(int block, int *out, size_t cap)
+{
+  if (block < 1 || block > 32768 || (!out && cap > 0))
+    return KF_EINVAL;
+  int n = 0, last = 0;
+  int cand[8], nc = 0;
+  for (int ipb = KF_CAL_PSI_IPB_MIN; ipb <= 64; ipb *= 2)
+    cand[nc++] = ipb;
+  cand[nc++] = block / 3;
+  cand[nc++] = block / 2;
+  cand[nc++] = block;
+  for (int i = 0; i < nc; i++) {
+    /* increasing and distinct; past 64 only the block's shares */
+    if (cand[i] <= last || (i >= nc - 3 && cand[i] <= 64))
+      continue;
+    if ((size_t)n < cap)
+      out[n] = cand[i];
+    n++;
+    last = cand[i];
+  }
+  return n;
+}
+
 int kf_cal_psi_seconds(double routine_s, double harness_s, double *out)
 {
   if (!out || !(routine_s >= 0) || !isfinite(routine_s) || !(harness_s >= 0) ||
@@ -269,11 +292,15 @@ static int kf__cal_psi_name_ok(const char *r)
 /* The problem reader's limit on integers (lib/problem_file.c). */
 #define KF__CAL_PSI_INT_MAX 1000000000
 
-int kf_cal_format_psi(const kf_cal_psi_t *entries, size_t n, const char *comment, char *buf,
-                      size_t len, size_t *written, char *err, size_t errlen)
+int kf_cal_format_psi(const kf_cal_psi_t *entries, size_t n, const char *comment,
+                      int fused_block, char *buf, size_t len, size_t *written, char *err,
+                      size_t errlen)
 {
   if (!entries || !buf || len == 0)
     return kf__cal_err(err, errlen, KF_EINVAL, "no entries or buffer");
+  if (fused_block < 0 || fused_block > 32768)
+    return kf__cal_err(err, errlen, KF_EINVAL, "fused block of %d threads outside 0..32768",
+                       fused_block);
   if (n == 0)
     return kf__cal_err(err, errlen, KF_EINVAL, "no psi entries");
   for (size_t i = 0; i < n; i++) {
@@ -301,6 +328,8 @@ int kf_cal_format_psi(const kf_cal_psi_t *entries, size_t n, const char *comment
   kf__cal_out o = { buf, len, 0, 0 };
   buf[0] = 0;
   kf__cal_comment(&o, comment);
+  if (fused_block > 0)
+    kf__cal_put(&o, "fused-block %d\n", fused_block);
   for (size_t i = 0; i < n; i++) {
     const kf_cal_psi_t *e = &entries[i];
     kf__cal_put(&o, "psi %s %d %d %.6g\n", e->routine, e->ipb, e->extra_shared,

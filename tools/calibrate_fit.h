@@ -98,6 +98,17 @@ typedef struct kf_cal_psi_s {
  * KF_EINVAL for @p tpi or @p max_block below 1, or @p out NULL with @p cap > 0. */
 int kf_cal_psi_ipb_set(int tpi, int min_block, int max_block, int *out, size_t cap);
 
+/** The instances per block a routine is measured at in fused blocks of
+ * @p block threads (kfuse-calibrate --psi-block): the powers of two from
+ * KF_CAL_PSI_IPB_MIN to 64, then block / 3, block / 2 and block where
+ * above 64 (85, 128 and 256 at 256: the instances kfuse's fused blocks run,
+ * max(256 / the largest threads per instance, 64)); any threads per
+ * instance, a routine with more threads than the block looping over them.
+ * @param out receives at most @p cap values, increasing, distinct.
+ * @returns the number of values, or KF_EINVAL for @p block below 1 or above
+ * 32768, or @p out NULL with @p cap > 0. */
+int kf_cal_psi_ipb_set_fused(int block, int *out, size_t cap);
+
 /** The psi value of one configuration: the routine kernel's seconds per
  * launch minus those of the same launch of the harness without the routine,
  * clamped at 0 (timing noise can make a cheap routine's difference
@@ -107,8 +118,10 @@ int kf_cal_psi_ipb_set(int tpi, int min_block, int max_block, int *out, size_t c
 int kf_cal_psi_seconds(double routine_s, double harness_s, double *out);
 
 /** Writes a psi table as problem-file text into @p buf: each line of
- * @p comment (may be NULL) as a "# " comment line (cut at 400 bytes), then
- * one "psi ROUTINE IPB EXTRA_SHARED SECONDS" line per entry, in the order
+ * @p comment (may be NULL) as a "# " comment line (cut at 400 bytes), then,
+ * for @p fused_block above 0, a "fused-block FUSED_BLOCK" line (the
+ * tables were measured in fused blocks of that many threads), then one
+ * "psi ROUTINE IPB EXTRA_SHARED SECONDS" line per entry, in the order
  * given. Seconds below 1e-15 (under any timer's resolution) are written as
  * 0. The text is a fragment for a problem file: it is parsed back with
  * kf_problem_parse() behind a "kfuse-plan 1" header and one launch before
@@ -118,11 +131,13 @@ int kf_cal_psi_seconds(double routine_s, double harness_s, double *out);
  * @param err if not NULL, receives the reason on error.
  * @returns 0; KF_EINVAL for NULL arguments, no entries, or an entry that is
  * invalid (routine not an identifier or too long, ipb < 1, extra_shared < 0,
+ * @p fused_block negative or above 32768,
  * ipb or extra_shared above 10^9, seconds negative or not finite) or repeats
  * the routine, ipb and extra_shared of an earlier one; KF_ERANGE when @p buf
  * is too small; KF_ENOMEM; KF_EPARSE when the text does not parse back. */
-int kf_cal_format_psi(const kf_cal_psi_t *entries, size_t n, const char *comment, char *buf,
-                      size_t len, size_t *written, char *err, size_t errlen);
+int kf_cal_format_psi(const kf_cal_psi_t *entries, size_t n, const char *comment,
+                      int fused_block, char *buf, size_t len, size_t *written, char *err,
+                      size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -207,23 +207,28 @@ void die(const char *fmt, ...)
 
 struct Options {
   std::string out, csv, name, psi;
-  bool quick = false, psi_only = false;
+  bool quick = false, psi_only = false, psi_context = false;
   int device = 0;
   int reps = 0;         /* 0: 20, or 5 with --quick */
   long long array_mib = 0; /* 0: max(4 x L2, 1 GiB), 256 MiB with --quick */
   long long instances = 0; /* psi tables: instances per launch; 0: kPsiInstances */
+  int psi_block = -1;      /* psi tables' block; -1: kPsiBlock, 0: ipb x threads per instance */
 };
 
 /* The psi tables' default instance count: 2^20, so that the 5x5 arrays
  * (100 MB) are larger than an H100's 50 MiB L2. */
 constexpr long long kPsiInstances = 1 << 20;
+/* The psi tables' default block: the threads of kfuse's fused kernels
+ * across granularities (pass/llvm/FusionCandidate.h GranBlock). */
+constexpr int kPsiBlock = 256;
 
 void usage(FILE *f)
 {
   fprintf(f,
           "usage: kfuse-calibrate [-o FILE] [--csv FILE] [--quick] [--reps R] [--device N]\n"
           "                       [--array-mib M] [--name TEXT]\n"
-          "                       [--psi FILE [--psi-only] [--instances N]]\n"
+          "                       [--psi FILE [--psi-only] [--instances N] [--psi-block B]\n"
+          "                        [--psi-context]]\n"
           "Measures the current GPU and writes a kfuse device profile (docs/calibrate.md).\n"
           "  -o, --output FILE  write the profile to FILE (default: stdout); it is read back\n"
           "                     with kf_profile_load and must parse\n"
@@ -240,9 +245,15 @@ void usage(FILE *f)
           "                     problem-file 'psi ROUTINE IPB EXTRA_SHARED SECONDS' lines\n"
           "  --psi-only         measure only the psi tables (no profile; -o not allowed)\n"
           "  --instances N      instances per launch of the psi runs (default %lld)\n"
+          "  --psi-block B      threads per block of the psi runs (default %d, kfuse's fused\n"
+          "                     blocks: a routine with more threads loops over them); 0: the\n"
+          "                     seed paper's blocks of instances x threads per instance\n"
+          "  --psi-context      time compute routines between a load of their operands and a\n"
+          "                     store of their result (what they add to a memory-bound fused\n"
+          "                     kernel) instead of alone\n"
           "Progress and a summary go to stderr. Exit status: 0 profile (and psi tables)\n"
           "written, 1 a measurement, check or write failed, %d bad usage, %d no CUDA device.\n",
-          kPsiInstances, KFX_EXIT_USAGE, KFX_EXIT_NO_DEVICE);
+          kPsiInstances, kPsiBlock, KFX_EXIT_USAGE, KFX_EXIT_NO_DEVICE);
 }
 
 Options parse(int argc, char **argv)
@@ -255,8 +266,8 @@ Options parse(int argc, char **argv)
       usage(stdout);
       exit(0);
     }
-    if (opt == "--quick" || opt == "--psi-only") {
-      (opt == "--quick" ? o.quick : o.psi_only) = true;
+    if (opt == "--quick" || opt == "--psi-only" || opt == "--psi-context") {
+      (opt == "--quick" ? o.quick : opt == "--psi-only" ? o.psi_only : o.psi_context) = true;
       continue;
     }
     char name[64];
@@ -291,6 +302,10 @@ Options parse(int argc, char **argv)
       /* 2^26 instances: 6.7 GB per 5x5 array; the grid stays far below 2^31. */
       ok = kfx::parse_ll(val.c_str(), 1, 1 << 26, &v);
       o.instances = v;
+    } else if (opt == "--psi-block" && ok) {
+      /* the device's limit is checked once it is known */
+      ok = kfx::parse_ll(val.c_str(), 0, 1024, &v);
+      o.psi_block = (int)v;
     } else {
       ok = false;
     }
@@ -304,6 +319,8 @@ Options parse(int argc, char **argv)
   const char *conflict = o.psi_only && o.psi.empty()   ? "--psi-only needs --psi FILE"
                          : o.psi_only && !o.out.empty() ? "--psi-only writes no profile: no -o"
                          : o.instances && o.psi.empty() ? "--instances needs --psi FILE"
+                         : o.psi_block >= 0 && o.psi.empty() ? "--psi-block needs --psi FILE"
+                         : o.psi_context && o.psi.empty() ? "--psi-context needs --psi FILE"
                                                         : nullptr;
   if (conflict) {
     fprintf(stderr, "%s: %s\n", kProg, conflict);
@@ -980,6 +997,8 @@ void measure_profile(Ctx &c)
  * block, and the timing (batches of back-to-back launches). */
 struct PsiSettings {
   long long n;
+  int block; /* threads per block; 0: ipb x threads per instance (memory: max(32, ipb)) */
+  bool context; /* compute routines between a load and a store (compute_ctx_kernel) */
   std::vector<int> extras;
   int launches, batches, warmup;
 };
@@ -988,6 +1007,8 @@ PsiSettings psi_settings(const Options &o)
 {
   PsiSettings p;
   p.n = o.instances ? o.instances : kPsiInstances;
+  p.block = o.psi_block >= 0 ? o.psi_block : kPsiBlock;
+  p.context = o.psi_context;
   p.extras = o.quick ? std::vector<int>{0, 32768} : std::vector<int>{0, 8192, 16384, 32768};
   p.launches = o.quick ? 10 : 20;
   p.batches = o.quick ? 3 : 7;
@@ -1043,7 +1064,8 @@ void measure_psi(Ctx &c, const PsiSettings &ps)
    * value_at of the pool index is value_at of the array index). */
   size_t largest = 0;
   for (const psi::Routine &r : rs)
-    largest = std::max(largest, n * r.global * sizeof(float));
+    largest = std::max(largest, n * (ps.context ? std::max(r.global, r.ctx_global) : r.global) *
+                                    sizeof(float));
   const size_t mib = 1 << 20;
   size_t pool_bytes = std::max(4 * (size_t)d.l2_bytes, 2 * ((largest + 255) / 256 * 256));
   pool_bytes = (pool_bytes + 2 * mib - 1) / (2 * mib) * (2 * mib);
@@ -1062,11 +1084,18 @@ void measure_psi(Ctx &c, const PsiSettings &ps)
   psi::fill_values<<<d.sm_count * 4, 256, 0, c.s>>>(pool, pool_bytes / sizeof(float));
   KFX_CHECK_LAUNCH();
 
+  if (ps.block > d.max_threads_per_block)
+    die("psi: --psi-block %d is more than the device's %d threads per block", ps.block,
+        d.max_threads_per_block);
+  /* The instances per block of one routine. */
+  auto ipb_set = [&](const psi::Routine &r, int *out, size_t cap) {
+    return ps.block ? kf_cal_psi_ipb_set_fused(ps.block, out, cap)
+                    : kf_cal_psi_ipb_set(r.tpi, r.kind == psi::Kind::kCompute ? 1 : 32,
+                                         d.max_threads_per_block, out, cap);
+  };
   size_t configs = 0;
   for (const psi::Routine &r : rs)
-    configs += (size_t)std::max(0, kf_cal_psi_ipb_set(r.tpi, r.kind == psi::Kind::kCompute ? 1 : 32,
-                                                      d.max_threads_per_block, nullptr, 0)) *
-               ps.extras.size();
+    configs += (size_t)std::max(0, ipb_set(r, nullptr, 0)) * ps.extras.size();
   fprintf(stderr,
           "%s: psi: %zu routines, %zu configurations, %lld instances per launch, median of %d "
           "batches of %d launches, pool of %zu MiB\n",
@@ -1095,16 +1124,20 @@ void measure_psi(Ctx &c, const PsiSettings &ps)
 
   for (const psi::Routine &R : rs) {
     const bool memory = R.kind != psi::Kind::kCompute;
+    /* In context a compute routine reads and writes the pool too. */
+    const bool pooled = memory || ps.context;
+    const void *kernel = memory || !ps.context ? R.kernel : R.ctx_kernel;
+    const void *harness = memory || !ps.context ? R.harness : R.ctx_harness;
     int ipbs[16];
-    int nipb = kf_cal_psi_ipb_set(R.tpi, memory ? 32 : 1, d.max_threads_per_block, ipbs, 16);
+    int nipb = ipb_set(R, ipbs, 16);
     if (nipb <= 0)
       die("psi %s: no instances per block fit a block of %d threads", R.name,
           d.max_threads_per_block);
     nipb = std::min(nipb, 16);
     /* The memory routine's arrays, one after the other in the pool. */
-    const size_t array_floats = n * R.global;
+    const size_t array_floats = n * (memory || !ps.context ? R.global : R.ctx_global);
     const size_t stride = (array_floats + 63) / 64 * 64;
-    const size_t slots = memory ? pool_bytes / sizeof(float) / stride : 1;
+    const size_t slots = pooled ? pool_bytes / sizeof(float) / stride : 1;
     size_t next_slot = 0, last_slot = 0;
     double lo = INFINITY, hi = 0;
     int measured = 0;
@@ -1116,16 +1149,16 @@ void measure_psi(Ctx &c, const PsiSettings &ps)
         r.ipb = ipbs[k];
         r.tpi = R.tpi;
         r.extra_shared = extra;
-        r.block = memory ? std::max(32, r.ipb) : r.ipb * R.tpi;
+        r.block = ps.block ? ps.block : memory ? std::max(32, r.ipb) : r.ipb * R.tpi;
         r.dyn_shared = (size_t)r.ipb * R.staging * sizeof(float) + extra;
         r.launches = ps.launches;
-        r.bytes = memory ? (double)array_floats * sizeof(float) : 0;
+        r.bytes = pooled ? (double)array_floats * sizeof(float) : 0;
         r.flops = R.flops * (double)n;
         const unsigned grid = (unsigned)((n + r.ipb - 1) / r.ipb);
         int per_sm = 0, per_sm_h = 0;
-        std::string why = psi_fit(R.kernel, r.block, r.dyn_shared, d, &per_sm);
+        std::string why = psi_fit(kernel, r.block, r.dyn_shared, d, &per_sm);
         if (why.empty())
-          why = psi_fit(R.harness, r.block, r.dyn_shared, d, &per_sm_h);
+          why = psi_fit(harness, r.block, r.dyn_shared, d, &per_sm_h);
         if (!why.empty()) {
           for (char &ch : why)
             ch = ch == ',' ? ';' : ch;
@@ -1143,8 +1176,8 @@ void measure_psi(Ctx &c, const PsiSettings &ps)
          * the next array of the pool. */
         auto batch = [&](const void *kernel, bool routine) {
           for (int i = 0; i < ps.launches; i++) {
-            size_t slot = memory ? next_slot++ % slots : 0;
-            psi::Args a = {memory ? pool + slot * stride : nullptr, ps.n, r.ipb, sentinel};
+            size_t slot = pooled ? next_slot++ % slots : 0;
+            psi::Args a = {pooled ? pool + slot * stride : nullptr, ps.n, r.ipb, sentinel};
             void *args[] = {&a};
             KFX_CHECK(cudaLaunchKernel(kernel, dim3(grid), dim3((unsigned)r.block), args,
                                        r.dyn_shared, c.s));
@@ -1152,8 +1185,8 @@ void measure_psi(Ctx &c, const PsiSettings &ps)
               last_slot = slot;
           }
         };
-        r.t = time_runs([&] { batch(R.kernel, true); }, ps.warmup, ps.batches, c.s);
-        r.harness = time_runs([&] { batch(R.harness, false); }, ps.warmup, ps.batches, c.s);
+        r.t = time_runs([&] { batch(kernel, true); }, ps.warmup, ps.batches, c.s);
+        r.harness = time_runs([&] { batch(harness, false); }, ps.warmup, ps.batches, c.s);
         for (Timing *t : {&r.t, &r.harness}) {
           t->median /= ps.launches;
           t->min /= ps.launches;
@@ -1243,9 +1276,21 @@ void write_psi(const Ctx &c, const PsiSettings &ps)
        "psi dispatch IPB EXTRA_SHARED SECONDS: the blocks' dispatch, which the above leave out:\n"
        "the cheapest harness of that configuration minus a lone <<<1, 32>>> launch; the\n"
        "model takes max(memory, compute, dispatch) per group\n";
-  h += "IPB: instances per block; compute routines run IPB x (threads per instance) threads\n"
-       "per block, memory routines max(32, IPB); EXTRA_SHARED: bytes of dynamic shared\n"
-       "memory per block allocated beyond the routine's own staging, unused\n";
+  if (ps.block)
+    h += fmt("IPB: instances per block, in blocks of %d threads (fused-block below: kfuse's\n"
+             "fused kernels across granularities), a compute routine with more threads\n"
+             "(IPB x threads per instance) looping over them; EXTRA_SHARED: bytes of dynamic\n"
+             "shared memory per block allocated beyond the routine's own staging, unused\n",
+             ps.block);
+  else
+    h += "IPB: instances per block; compute routines run IPB x (threads per instance) threads\n"
+         "per block, memory routines max(32, IPB) (the seed paper's blocks); EXTRA_SHARED:\n"
+         "bytes of dynamic shared memory per block allocated beyond the routine's own\n"
+         "staging, unused\n";
+  if (ps.context)
+    h += "compute routines in context (--psi-context): each between a load of its operands\n"
+         "from global memory and a store of its result, its harness the same copies without\n"
+         "it: psi is what the routine adds to a fused kernel bound by memory\n";
   h += fmt("run: %s, median of %d batches of %d launches after %d warm-up batch; an empty\n"
            "<<<1, 32>>> launch took %.4g s in such batches\n",
            c.o.quick ? "--quick" : "full", ps.batches, ps.launches, ps.warmup, c.psi_launch);
@@ -1254,8 +1299,8 @@ void write_psi(const Ctx &c, const PsiSettings &ps)
   std::vector<char> text(256 * 1024 + entries.size() * 128);
   size_t len = 0;
   char err[256] = "";
-  if (kf_cal_format_psi(entries.data(), entries.size(), h.c_str(), text.data(), text.size(),
-                        &len, err, sizeof err) != 0)
+  if (kf_cal_format_psi(entries.data(), entries.size(), h.c_str(), ps.block, text.data(),
+                        text.size(), &len, err, sizeof err) != 0)
     die("psi table: %s", err);
   write_file(c.o.psi, text.data(), len);
   fprintf(stderr, "%s: wrote %s (%zu psi entries, parsed back as a problem file)\n", kProg,

@@ -18,7 +18,8 @@
  *   and its staging area with all threads of the block, consecutive threads
  *   on consecutive floats (coalesced).
  * - A compute routine with G threads per instance runs on virtual thread
- *   coordinates (instance = thread / G, part = thread % G), reads its
+ *   coordinates (instance = thread / G, part = thread % G; the block's
+ *   threads loop over them where there are more), reads its
  *   operands from staging, writes its result to staging, and ends with a
  *   barrier so that the next routine may read any of it.
  *
@@ -235,8 +236,9 @@ template <int S, bool kRoutine> __global__ void store_kernel(Args a)
 }
 
 /* A compute routine: both operands' staging initialised from the index, a
- * barrier, the routine on its virtual thread coordinates (threads of
- * instances past the last idle), the routine's barrier, then each thread
+ * barrier, the routine on its virtual thread coordinates (looping over the
+ * block's threads where it has more; threads of instances past the last
+ * idle), the routine's barrier, then each thread
  * checks one value of the result (the harness: of the operands). Staging:
  * operand 0 of all ipb instances, operand 1 of all, then the result. */
 template <class R, bool kRoutine> __global__ void compute_kernel(Args a)
@@ -250,14 +252,50 @@ template <class R, bool kRoutine> __global__ void compute_kernel(Args a)
   __syncthreads();
   const float *result = x;
   if (kRoutine) {
-    const int inst = threadIdx.x / R::kTpi, part = threadIdx.x % R::kTpi;
-    if (inst < count)
+    /* The routine's count x kTpi virtual threads, over the block's threads
+     * (one trip in blocks of ipb x kTpi; more in kfuse's fused blocks). */
+    for (int v = threadIdx.x; v < count * R::kTpi; v += blockDim.x) {
+      const int inst = v / R::kTpi, part = v % R::kTpi;
       R::run(x + inst * R::kIn0, y + inst * R::kIn1, out + inst * R::kOut, part);
+    }
     __syncthreads();
     result = out;
   }
   if ((int)threadIdx.x < count * R::kOut)
     check_result(a, result[threadIdx.x]);
+}
+
+/* A compute routine in context (kfuse-calibrate --psi-context): its
+ * operands loaded from global memory into staging by the block's threads,
+ * a barrier, the routine, its barrier, its result stored to global memory,
+ * as in a fused kernel that is bound by memory; the harness moves the same
+ * bytes without the routine (it stores the first operand's floats). ψ is
+ * then what the routine adds to such a kernel: none of its work where the
+ * memory traffic hides it, its latency where it holds the block. The launch's
+ * array (a.data) is the instances' operands and results, one after the
+ * other: n * kIn0 floats, n * kIn1, n * kOut. */
+template <class R, bool kRoutine> __global__ void compute_ctx_kernel(Args a)
+{
+  extern __shared__ float staging[];
+  const int ipb = a.ipb, count = block_instances(a);
+  float *x = staging, *y = x + ipb * R::kIn0, *out = y + ipb * R::kIn1;
+  const size_t first = first_instance(a);
+  const float *gx = a.data, *gy = gx + (size_t)a.n * R::kIn0;
+  float *gout = a.data + (size_t)a.n * (R::kIn0 + R::kIn1);
+  copy_chunk(x, gx + first * R::kIn0, count * R::kIn0);
+  if (R::kIn1)
+    copy_chunk(y, gy + first * R::kIn1, count * R::kIn1);
+  __syncthreads();
+  const float *result = x;
+  if (kRoutine) {
+    for (int v = threadIdx.x; v < count * R::kTpi; v += blockDim.x) {
+      const int inst = v / R::kTpi, part = v % R::kTpi;
+      R::run(x + inst * R::kIn0, y + inst * R::kIn1, out + inst * R::kOut, part);
+    }
+    __syncthreads();
+    result = out;
+  }
+  copy_chunk(gout + first * R::kOut, result, count * R::kOut);
 }
 
 /* Fills a memory routine's array: float j holds value_at(j). */
@@ -290,24 +328,30 @@ struct Routine {
   int global;       /* floats per instance moved to or from global memory (memory routines) */
   double flops;     /* per instance (compute routines) */
   const void *kernel, *harness;
+  /* Compute routines: the kernels in context (compute_ctx_kernel) and the
+   * floats per instance of their array (operands and result). */
+  const void *ctx_kernel, *ctx_harness;
+  int ctx_global;
 };
 
 template <int S> Routine load(const char *name)
 {
   return {name, Kind::kLoad, 1, S, S, 0, (const void *)load_kernel<S, true>,
-          (const void *)load_kernel<S, false>};
+          (const void *)load_kernel<S, false>, nullptr, nullptr, 0};
 }
 
 template <int S> Routine store(const char *name)
 {
   return {name, Kind::kStore, 1, S, S, 0, (const void *)store_kernel<S, true>,
-          (const void *)store_kernel<S, false>};
+          (const void *)store_kernel<S, false>, nullptr, nullptr, 0};
 }
 
 template <class R> Routine compute(const char *name)
 {
   return {name, Kind::kCompute, R::kTpi, R::kIn0 + R::kIn1 + R::kOut, 0, R::kFlops,
-          (const void *)compute_kernel<R, true>, (const void *)compute_kernel<R, false>};
+          (const void *)compute_kernel<R, true>, (const void *)compute_kernel<R, false>,
+          (const void *)compute_ctx_kernel<R, true>, (const void *)compute_ctx_kernel<R, false>,
+          R::kIn0 + R::kIn1 + R::kOut};
 }
 
 /* Every routine of mapped-f.plan, memory routines first. */

@@ -394,6 +394,21 @@ static void test_psi_ipb_set(void **state)
   assert_int_equal(kf_cal_psi_ipb_set(1, 1, 1024, NULL, 0), 6);
   assert_int_equal(kf_cal_psi_ipb_set(0, 1, 1024, ipb, 16), KF_EINVAL);
   assert_int_equal(kf_cal_psi_ipb_set(1, 1, 0, ipb, 16), KF_EINVAL);
+  /* Fused blocks: every routine at the powers of two to 64 and at the
+   * block's shares above 64, whatever its threads per instance. */
+  assert_int_equal(kf_cal_psi_ipb_set_fused(256, ipb, 16), 7);
+  static const int at256[] = { 8, 16, 32, 64, 85, 128, 256 };
+  for (int i = 0; i < 7; i++)
+    assert_int_equal(ipb[i], at256[i]);
+  assert_int_equal(kf_cal_psi_ipb_set_fused(128, ipb, 16), 5); /* 42 and 64 are not above 64 */
+  assert_int_equal(ipb[4], 128);
+  assert_int_equal(kf_cal_psi_ipb_set_fused(32, ipb, 16), 4); /* the powers of two only */
+  assert_int_equal(ipb[3], 64);
+  assert_int_equal(kf_cal_psi_ipb_set_fused(1024, ipb, 2), 7);
+  assert_int_equal(kf_cal_psi_ipb_set_fused(1024, NULL, 0), 7);
+  assert_int_equal(kf_cal_psi_ipb_set_fused(0, ipb, 16), KF_EINVAL);
+  assert_int_equal(kf_cal_psi_ipb_set_fused(32769, ipb, 16), KF_EINVAL);
+  assert_int_equal(kf_cal_psi_ipb_set_fused(256, NULL, 4), KF_EINVAL);
   assert_int_equal(kf_cal_psi_ipb_set(1, 1, 1024, NULL, 16), KF_EINVAL);
 }
 
@@ -459,7 +474,7 @@ static void test_psi_format_round_trip(void **state)
   size_t len = 0;
   const char *comment = "kfuse psi table\ndevice 0: NVIDIA H100 80GB HBM3\n\ninstances 1048576";
   assert_int_equal(
-    kf_cal_format_psi(psi_good, NPSI_GOOD, comment, text, sizeof text, &len, err, sizeof err),
+    kf_cal_format_psi(psi_good, NPSI_GOOD, comment, 0, text, sizeof text, &len, err, sizeof err),
     0);
   assert_int_equal(len, strlen(text));
   static const char start[] = "# kfuse psi table\n# device 0: NVIDIA H100 80GB HBM3\n#\n"
@@ -479,20 +494,28 @@ static void test_psi_format_round_trip(void **state)
   }
   /* No comment; seconds under a femtosecond become 0. */
   kf_cal_psi_t tiny = { "norm3_c1", 64, 0, 1e-300 };
-  assert_int_equal(kf_cal_format_psi(&tiny, 1, NULL, text, sizeof text, &len, err, sizeof err),
+  assert_int_equal(kf_cal_format_psi(&tiny, 1, NULL, 0, text, sizeof text, &len, err, sizeof err),
                    0);
   assert_string_equal(text, "psi norm3_c1 64 0 0\n");
+  /* Tables of fused blocks say so in a statement the problem reader takes. */
+  assert_int_equal(kf_cal_format_psi(&tiny, 1, "c", 256, text, sizeof text, &len, err,
+                                     sizeof err), 0);
+  assert_string_equal(text, "# c\nfused-block 256\npsi norm3_c1 64 0 0\n");
+  assert_int_equal(kf_cal_format_psi(&tiny, 1, NULL, -1, text, sizeof text, &len, err,
+                                     sizeof err), KF_EINVAL);
+  assert_int_equal(kf_cal_format_psi(&tiny, 1, NULL, 32769, text, sizeof text, &len, err,
+                                     sizeof err), KF_EINVAL);
   /* A long comment line is cut, not an error; the exact size fits. */
   char longline[1200];
   memset(longline, 'x', sizeof longline - 1);
   longline[sizeof longline - 1] = 0;
   assert_int_equal(
-    kf_cal_format_psi(psi_good, 1, longline, text, sizeof text, &len, err, sizeof err), 0);
+    kf_cal_format_psi(psi_good, 1, longline, 0, text, sizeof text, &len, err, sizeof err), 0);
   assert_true(strchr(text, '\n') - text == 402);
   char exact[512];
   assert_true(len + 1 <= sizeof exact);
   assert_int_equal(
-    kf_cal_format_psi(psi_good, 1, longline, exact, len + 1, &len, err, sizeof err), 0);
+    kf_cal_format_psi(psi_good, 1, longline, 0, exact, len + 1, &len, err, sizeof err), 0);
   assert_string_equal(exact, text);
 }
 
@@ -528,40 +551,40 @@ static void test_psi_format_bad(void **state)
     /* The bad entry after two good ones: its index is in the message. */
     kf_cal_psi_t t[3] = { psi_good[0], psi_good[1], bad[i].e };
     err[0] = 0;
-    int rc = kf_cal_format_psi(t, 3, NULL, text, sizeof text, &len, err, sizeof err);
+    int rc = kf_cal_format_psi(t, 3, NULL, 0, text, sizeof text, &len, err, sizeof err);
     if (rc != KF_EINVAL || !strstr(err, "entry 2") || !strstr(err, bad[i].msg))
       fail_msg("case %zu: rc %d err '%s', want '%s'", i, rc, err, bad[i].msg);
   }
   /* The same routine, ipb and extra twice: the model would see only one. */
   kf_cal_psi_t dup[] = { psi_good[0], psi_good[1], psi_good[0] };
   dup[2].seconds = 2e-5;
-  assert_int_equal(kf_cal_format_psi(dup, 3, NULL, text, sizeof text, &len, err, sizeof err),
+  assert_int_equal(kf_cal_format_psi(dup, 3, NULL, 0, text, sizeof text, &len, err, sizeof err),
                    KF_EINVAL);
   assert_non_null(strstr(err, "entry 2 repeats entry 0: load33 8 0"));
   /* Same routine at another ipb or extra, or another routine: no repeat. */
   kf_cal_psi_t other[] = {
     { "a", 8, 0, 1 }, { "a", 16, 0, 1 }, { "a", 8, 8192, 1 }, { "b", 8, 0, 1 },
   };
-  assert_int_equal(kf_cal_format_psi(other, 4, NULL, text, sizeof text, &len, err, sizeof err),
+  assert_int_equal(kf_cal_format_psi(other, 4, NULL, 0, text, sizeof text, &len, err, sizeof err),
                    0);
   len = 12345;
-  assert_int_equal(kf_cal_format_psi(psi_good, 0, NULL, text, sizeof text, &len, err, sizeof err),
+  assert_int_equal(kf_cal_format_psi(psi_good, 0, NULL, 0, text, sizeof text, &len, err, sizeof err),
                    KF_EINVAL);
   assert_non_null(strstr(err, "no psi entries"));
-  assert_int_equal(kf_cal_format_psi(NULL, 3, NULL, text, sizeof text, &len, err, sizeof err),
+  assert_int_equal(kf_cal_format_psi(NULL, 3, NULL, 0, text, sizeof text, &len, err, sizeof err),
                    KF_EINVAL);
-  assert_int_equal(kf_cal_format_psi(psi_good, 3, NULL, NULL, 0, &len, NULL, 0), KF_EINVAL);
-  assert_int_equal(kf_cal_format_psi(psi_good, 3, NULL, text, 0, &len, NULL, 0), KF_EINVAL);
+  assert_int_equal(kf_cal_format_psi(psi_good, 3, NULL, 0, NULL, 0, &len, NULL, 0), KF_EINVAL);
+  assert_int_equal(kf_cal_format_psi(psi_good, 3, NULL, 0, text, 0, &len, NULL, 0), KF_EINVAL);
   assert_int_equal(len, 12345); /* untouched on error */
   /* Buffers too small, down to one byte: an error, never an overrun. */
   size_t need = 0;
-  assert_int_equal(kf_cal_format_psi(psi_good, NPSI_GOOD, "header", text, sizeof text, &need,
+  assert_int_equal(kf_cal_format_psi(psi_good, NPSI_GOOD, "header", 0, text, sizeof text, &need,
                                      err, sizeof err),
                    0);
   for (size_t n = 1; n <= need; n += (n < need - 3 ? 23 : 1)) {
     char *small = malloc(n);
     assert_non_null(small);
-    int rc = kf_cal_format_psi(psi_good, NPSI_GOOD, "header", small, n, &len, err, sizeof err);
+    int rc = kf_cal_format_psi(psi_good, NPSI_GOOD, "header", 0, small, n, &len, err, sizeof err);
     if (rc != KF_ERANGE || !strstr(err, "longer than"))
       fail_msg("buffer of %zu bytes (text needs %zu + 1): rc %d err '%s'", n, need, rc, err);
     free(small);
