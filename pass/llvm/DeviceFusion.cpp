@@ -386,8 +386,7 @@ class DeviceFuser {
   kf_profile_t Profile;
   /// The psi table of -kfuse-psi (empty: the roofline model) and the
   /// instances per launch it was measured at.
-  std::vector<PsiEntry> PsiTable;
-  double PsiInstances = PsiDefaultInstances;
+  PsiTable Psi;
   /// The map kernels' vector cache-hint accesses, split into lanes while
   /// the pass runs (VectorHints.h), and the kernels it split.
   VectorHintSplitter Lanes;
@@ -828,9 +827,9 @@ bool DeviceFuser::readProfile() {
   kf_profile_default(&Profile);
   if (!ProfileOpt.empty())
     ProfileOk = loadPlanProfile(ProfileOpt, Profile, ProfileError);
-  if (ProfileOk && !PsiOpt.empty() && !loadPsiTable(PsiOpt, PsiTable, PsiInstances, ProfileError)) {
+  if (ProfileOk && !PsiOpt.empty() && !loadPsiTable(PsiOpt, Psi, ProfileError)) {
     ProfileOk = false;
-    PsiTable.clear();
+    Psi = PsiTable();
   }
   return ProfileOk;
 }
@@ -959,9 +958,20 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
   // The table model prices the routines of implementations: a sequence
   // with no kfuse_impl kernel keeps the roofline model.
   bool Marked = llvm::any_of(Vars, [](const std::vector<PlanVariant> &V) { return !V.empty(); });
-  const std::vector<PsiEntry> *Psi = PsiTable.empty() || !Marked ? nullptr : &PsiTable;
-  double Elements = ElementsOpt.getNumOccurrences() || !Psi ? double(ElementsOpt) : PsiInstances;
-  PlanOutcome Out = planWithLibrary(R, Infos, Legal, Vars, LegalVariants, Psi, Profile,
+  const PsiTable *Table = Psi.Entries.empty() || !Marked ? nullptr : &Psi;
+  double Elements =
+      ElementsOpt.getNumOccurrences() || !Table ? double(ElementsOpt) : Psi.Instances;
+  if (Table && Psi.FusedBlock != int(GranBlock))
+    remarkPlan(R, "PsiTableBlock",
+               "the psi table '" + PsiOpt + "' was measured " +
+                   (Psi.FusedBlock
+                        ? "in blocks of " + std::to_string(Psi.FusedBlock) + " threads"
+                        : std::string("in the seed paper's blocks of instances times threads "
+                                      "per instance (it has no `fused-block` line)")) +
+                   ", not in the fused kernels' blocks of " + std::to_string(GranBlock) +
+                   " threads; the model prices each group in the table's blocks",
+               /*Missed=*/false);
+  PlanOutcome Out = planWithLibrary(R, Infos, Legal, Vars, LegalVariants, Table, Profile,
                                     PlanWorkOpt, Elements, PlansOpt, ReorderOpt && Unlike);
   if (!Out.Ok) {
     ++NumPlanFallbacks;
@@ -982,7 +992,7 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
     for (auto [G, Other] : Sets.Left)
       Ns += Out.Groups[G].UnfusedNs - Out.Groups[G].FusedNs;
     PlanOutcome Consecutive =
-        planWithLibrary(R, Infos, Legal, Vars, LegalVariants, Psi, Profile, PlanWorkOpt, Elements,
+        planWithLibrary(R, Infos, Legal, Vars, LegalVariants, Table, Profile, PlanWorkOpt, Elements,
                         PlansOpt, /*Reorder=*/false);
     // Equal predictions (up to rounding) keep the consecutive groups.
     Replan = Consecutive.Ok && Consecutive.PlanNs <= Ns * (1 + 1e-9);

@@ -21,6 +21,15 @@
 
 namespace kfuse {
 
+/// The threads of a fused block across granularities: it runs
+/// GranBlock / max(Tpi) instances (at least GranInstances), so the stage
+/// with the most threads per instance keeps at most this many threads busy
+/// and a stage with more loops over them. The planner's model knows it
+/// (PlanBridge.cpp, kf_problem_set_fused_block).
+constexpr unsigned GranBlock = 256;
+/// The fewest instances a fused block across granularities runs.
+constexpr unsigned GranInstances = 64;
+
 /// How a buffer's values reach the later stages that read them: in a
 /// register of the thread that stored them, in a shared tile of the block
 /// whose threads stored them, or in a shared tile that also holds the

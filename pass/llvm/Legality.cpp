@@ -1076,13 +1076,6 @@ static bool independentLaunches(FusionCandidate &C) {
 // Launches over the same instances at different granularities
 //===----------------------------------------------------------------------===//
 
-/// The threads of a fused block across granularities: it runs
-/// GranBlock / max(Tpi) instances, so the stage with the most threads per
-/// instance keeps at most this many threads busy.
-static constexpr unsigned GranBlock = 256;
-/// The fewest instances a fused block across granularities runs.
-static constexpr unsigned GranInstances = 64;
-
 std::optional<std::pair<int64_t, int64_t>> kfuse::globalLinear(const IndexPoly &O) {
   int64_t CG = 0, CT = 0, D = 0;
   for (auto &[M, K] : O.Terms) {

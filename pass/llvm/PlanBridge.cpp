@@ -120,9 +120,11 @@ bool kfuse::loadPlanProfile(const std::string &Path, kf_profile_t &Out, std::str
   return false;
 }
 
-bool kfuse::loadPsiTable(const std::string &Path, std::vector<PsiEntry> &Out,
-                         double &Instances, std::string &Err) {
-  Instances = PsiDefaultInstances;
+bool kfuse::loadPsiTable(const std::string &Path, PsiTable &Table, std::string &Err) {
+  Table = PsiTable();
+  double &Instances = Table.Instances;
+  int &FusedBlock = Table.FusedBlock;
+  std::vector<PsiEntry> &Out = Table.Entries;
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
   if (!Buf) {
     Err = "cannot read psi table '" + Path + "': " + Buf.getError().message();
@@ -147,6 +149,16 @@ bool kfuse::loadPsiTable(const std::string &Path, std::vector<PsiEntry> &Out,
       Err = "psi table '" + Path + "': line " + std::to_string(I + 1) + ": " + Why;
       return false;
     };
+    if (F.size() == 2 && F[0] == "fused-block") {
+      double Threads = 0;
+      if (FusedBlock)
+        return Bad("a second `fused-block` line");
+      if (kf_parse_number(F[1].str().c_str(), 1, KF_VARIANT_MAX_THREADS, 1, &Threads))
+        return Bad("expected `fused-block <threads>`, 1 to " +
+                   std::to_string(KF_VARIANT_MAX_THREADS));
+      FusedBlock = int(Threads);
+      continue;
+    }
     if (F.size() != 5 || F[0] != "psi")
       return Bad("expected `psi <routine> <ipb> <extra-shared> <seconds>`");
     PsiEntry E;
@@ -172,7 +184,7 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
                                    ArrayRef<std::vector<PlanVariant>> Variants,
                                    function_ref<bool(ArrayRef<unsigned>, ArrayRef<unsigned>)>
                                        LegalVariants,
-                                   const std::vector<PsiEntry> *Psi,
+                                   const PsiTable *Psi,
                                    const kf_profile_t &Profile, long WorkLimit,
                                    double Elements, unsigned KBest, bool Reorder) {
   PlanOutcome Out;
@@ -224,10 +236,11 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
       Var.name = VName.c_str();
       Var.flops = PV.Info ? double(PV.Info->Flops) * (PV.Function.empty() ? 1 : PV.Threads) : 0.0;
       if (!PV.Function.empty()) {
-        // The fused kernel's blocks across granularities: 256 threads, at
-        // least 64 instances (Legality.cpp GranBlock, GranInstances).
+        // The fused kernel's blocks across granularities: GranBlock
+        // threads, at least GranInstances instances (the model's fused
+        // block below).
         Var.threads_per_instance = int(PV.Threads);
-        Var.instances_per_block = int(std::max(256u / PV.Threads, 64u));
+        Var.instances_per_block = int(std::max(GranBlock / PV.Threads, GranInstances));
         Var.block_threads = Var.instances_per_block * Var.threads_per_instance;
         if (Psi)
           Var.psi_compute = Routine.c_str();
@@ -344,7 +357,7 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
   if (LegalVariants)
     kf_problem_set_variant_legality(P.get(), kfusePlanLegalVariants, &VCtx);
   if (Psi)
-    for (const PsiEntry &E : *Psi)
+    for (const PsiEntry &E : Psi->Entries)
       if (int Rc = kf_problem_add_psi(P.get(), E.Routine.c_str(), E.Ipb, E.ExtraShared,
                                       E.Seconds)) {
         Out.Error = failure("kf_problem_add_psi", Rc);
@@ -352,6 +365,12 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
       }
   if (int Rc = kf_problem_set_consecutive(P.get(), Reorder ? 0 : 1)) {
     Out.Error = failure("kf_problem_set_consecutive", Rc);
+    return Out;
+  }
+  // The fused kernels' blocks, or the blocks the psi table was measured
+  // in: its entries describe those.
+  if (int Rc = kf_problem_set_fused_block(P.get(), Psi ? Psi->FusedBlock : int(GranBlock))) {
+    Out.Error = failure("kf_problem_set_fused_block", Rc);
     return Out;
   }
 
@@ -367,6 +386,11 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
   Opts.solver = KF_SOLVE_EXACT;
   Opts.max_group = N < 2 ? 2 : N > 8 ? 8 : int(N);
   Opts.k_best = KBest < 1 ? 1 : int(std::min(KBest, PlanMaxAlternatives));
+  // The k best plans of a sequence with implementations list the best
+  // partitions in their other implementations too (-kfuse-plans: measuring
+  // them is how the model's choice is checked).
+  if (llvm::any_of(Variants, [](const std::vector<PlanVariant> &V) { return V.size() > 1; }))
+    Opts.assignments = Opts.k_best;
   Opts.work_limit = WorkLimit;
   kf_plan *PlRaw = nullptr;
   int Rc = kf_plan_solve(P.get(), Model.get(), &Opts, &PlRaw);

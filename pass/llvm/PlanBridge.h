@@ -57,12 +57,25 @@ struct PsiEntry {
 /// kfuse-calibrate's default.
 constexpr double PsiDefaultInstances = 1048576.0; // 2^20
 
+/// A psi table file: its entries, the instances per launch they were
+/// measured at, and the threads of the blocks they were measured in.
+struct PsiTable {
+  std::vector<PsiEntry> Entries;
+  double Instances = PsiDefaultInstances;
+  /// The `fused-block` line: blocks of that many threads, a routine with
+  /// more looping over them (kfuse's fused blocks); 0 without one: the seed
+  /// paper's blocks of instances times threads per instance. The model
+  /// prices a group in the blocks its table was measured in
+  /// (kf_problem_set_fused_block).
+  int FusedBlock = 0;
+};
+
 /// Reads a psi table file: `psi <routine> <ipb> <extra-shared> <seconds>`
-/// lines, `#` comments and blank lines (what kfuse-calibrate --psi
-/// writes); its `# instances: N` comment sets \p Instances (else
-/// PsiDefaultInstances). \returns false with "line N: reason" in \p Err.
-bool loadPsiTable(const std::string &Path, std::vector<PsiEntry> &Out, double &Instances,
-                  std::string &Err);
+/// lines, at most one `fused-block <threads>` line, `#` comments and blank
+/// lines (what kfuse-calibrate --psi writes); its `# instances: N` comment
+/// sets the instances (else PsiDefaultInstances). \returns false with
+/// "line N: reason" in \p Err.
+bool loadPsiTable(const std::string &Path, PsiTable &Out, std::string &Err);
 
 /// One group of the plan: launches Members of the record, ascending, from
 /// First to Last (not necessarily every launch between them).
@@ -123,7 +136,7 @@ PlanOutcome planWithLibrary(const SeqRecord &R, llvm::ArrayRef<const KernelInfo 
                             llvm::ArrayRef<std::vector<PlanVariant>> Variants,
                             llvm::function_ref<bool(llvm::ArrayRef<unsigned>,
                                                     llvm::ArrayRef<unsigned>)> LegalVariants,
-                            const std::vector<PsiEntry> *Psi,
+                            const PsiTable *Psi,
                             const kf_profile_t &Profile, long WorkLimit, double Elements,
                             unsigned KBest, bool Reorder);
 

@@ -6,6 +6,7 @@
 // REQUIRES: ptxas
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-psi=%S/Inputs/impl.psi -Rpass=kfuse -Rpass-missed=kfuse -Rpass-analysis=kfuse %s -o %t.ptx 2>%t.remarks
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: not grep 'PsiTableBlock\|table.s blocks' %t.remarks
 // RUN: FileCheck %s < %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm -mllvm -kfuse-psi=%S/Inputs/impl.psi %s -o %t.ll
@@ -13,6 +14,11 @@
 // Without the table the roofline model keeps the kernels launched.
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=ROOFLINE
 // A table that does not read: planned greedily, with the reason.
+// A table measured in other blocks than the fused kernels' is used, with a remark.
+// RUN: grep -v fused-block %S/Inputs/impl.psi > %t.paper.psi
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-psi=%t.paper.psi -Rpass-analysis=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=PAPER
+// RUN: echo "fused-block 0" > %t.zero.psi
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-psi=%t.zero.psi -Rpass-missed=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: echo "psi mmul33_c1 x 0 1" > %t.bad.psi
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-psi=%t.bad.psi -Rpass-missed=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 
@@ -59,6 +65,8 @@
 // ROOFLINE: shape gran 64 1 9 1 256\0Astream same
 // ROOFLINE-NOT: impl 0.3
 // BAD: remark: {{.*}}psi table '{{.*}}bad.psi': line 1: bad number; planned greedily
+// PAPER: remark: {{.*}}: the psi table '{{.*}}paper.psi' was measured in the seed paper's blocks of instances times threads per instance (it has no `fused-block` line), not in the fused kernels' blocks of 256 threads; the model prices each group in the table's blocks
+// ZERO: remark: {{.*}}psi table '{{.*}}zero.psi': line 1: expected `fused-block <threads>`, 1 to 32768; planned greedily
 
 #define KFUSE_IMPL(f, t) __attribute__((kfuse_impl(f, t)))
 
