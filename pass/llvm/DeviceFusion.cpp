@@ -429,6 +429,10 @@ private:
                        std::vector<FusionCandidate> &Plan, GetFn &Get);
   bool readProfile();
   void remarkPlan(const SeqRecord &R, StringRef Name, const Twine &Text, bool Missed);
+  /// Each member's threads per instance in implementation \p Choice of it
+  /// ("1,3,1"; "?" for a kernel that is not marked).
+  std::string threadsText(const SeqRecord &R, ArrayRef<unsigned> Members,
+                          ArrayRef<unsigned> Choice) const;
   void fuse(FusionCandidate &C);
   void remarkMissed(const FusionCandidate &C);
   void recordMissed(const SeqRecord &R, unsigned First, unsigned Last, StringRef Reason);
@@ -451,6 +455,18 @@ static std::vector<unsigned> consecutive(unsigned First, unsigned Last) {
 
 FusionCandidate DeviceFuser::candidate(const SeqRecord &R, unsigned First, unsigned Last) {
   return candidate(R, consecutive(First, Last));
+}
+
+std::string DeviceFuser::threadsText(const SeqRecord &R, ArrayRef<unsigned> Members,
+                                     ArrayRef<unsigned> Choice) const {
+  std::string Text;
+  for (size_t M = 0; M < Members.size(); ++M) {
+    std::string Kernel = variantsOf(R.Launches[Members[M]].Kernel).at(Choice[M]);
+    auto Mark = Impls.find(Kernel);
+    Text += (M ? "," : "") +
+            (Mark == Impls.end() ? std::string("?") : std::to_string(Mark->second.Threads));
+  }
+  return Text;
 }
 
 std::vector<std::string> DeviceFuser::variantsOf(const std::string &Kernel) const {
@@ -1075,6 +1091,22 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
                    " ns fused, " + ns(G.UnfusedNs) + " ns unfused, gain " +
                    ns(G.UnfusedNs - G.FusedNs) + " ns",
                /*Missed=*/false);
+    // Why these implementations: the margin to the next cheapest choice.
+    if (!G.NextChoice.empty()) {
+      std::vector<unsigned> Chosen = G.Choice;
+      Chosen.resize(G.Members.size(), 0);
+      char Pct[32];
+      std::snprintf(Pct, sizeof Pct, "%+.1f %%", 100.0 * (G.NextNs / G.FusedNs - 1));
+      remarkPlan(R, "PlanImplementations",
+                 "launches " + membersText(G.Members) + " run implementations with " +
+                     threadsText(R, G.Members, Chosen) +
+                     " threads per instance, predicted " + ns(G.FusedNs) +
+                     " ns; the next cheapest choice, " +
+                     threadsText(R, G.Members, G.NextChoice) + ", is predicted " +
+                     ns(G.NextNs) + " ns (" + Pct +
+                     "); -mllvm -kfuse-plans=K builds the K best choices to measure",
+                 /*Missed=*/false);
+    }
     Predicted[C.Name] = {uint64_t(std::llround(G.UnfusedNs)), uint64_t(std::llround(G.FusedNs))};
   }
   for (; Next < N; ++Next)
@@ -1169,16 +1201,8 @@ void DeviceFuser::addAlternatives(const SeqRecord &R, const PlanOutcome &Out,
         Text = std::to_string(G.First);
       // Where members run other implementations: every member's threads
       // per instance, `0..2[1,3,1]`.
-      if (!G.Choice.empty()) {
-        Text += "[";
-        for (size_t M = 0; M < G.Members.size(); ++M) {
-          std::string Kernel = variantsOf(R.Launches[G.Members[M]].Kernel).at(G.Choice[M]);
-          auto Mark = Impls.find(Kernel);
-          Text += (M ? "," : "") + (Mark == Impls.end() ? std::string("?")
-                                                        : std::to_string(Mark->second.Threads));
-        }
-        Text += "]";
-      }
+      if (!G.Choice.empty())
+        Text += "[" + threadsText(R, G.Members, G.Choice) + "]";
       Spans += (Spans.empty() ? "" : " ") + Text;
     }
     remarkPlan(R, "PlanAlternative",

@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <memory>
 
@@ -175,6 +176,48 @@ bool kfuse::loadPsiTable(const std::string &Path, PsiTable &Table, std::string &
   if (Out.empty()) {
     Err = "psi table '" + Path + "' has no `psi` lines";
     return false;
+  }
+  return true;
+}
+
+/// Fills \p PG's next cheapest legal assignment of implementations (the
+/// odometer of the library's costing, capped alike), where its launches
+/// have other implementations, costed in \p Order, the library's order of
+/// execution of the members. \returns false with \p Err on a model failure.
+static bool nextAssignment(const kf_problem *P, const kf_model *M, PlannedGroup &PG,
+                           ArrayRef<int> Order, ArrayRef<std::vector<PlanVariant>> Variants,
+                           function_ref<bool(ArrayRef<unsigned>, ArrayRef<unsigned>)> Legal,
+                           std::string &Err) {
+  unsigned N = PG.Members.size();
+  std::vector<unsigned> Count(N, 1);
+  for (unsigned J = 0; J < N; ++J)
+    if (PG.Members[J] < Variants.size() && Variants[PG.Members[J]].size() > 1)
+      Count[J] = Variants[PG.Members[J]].size();
+  if (llvm::all_of(Count, [](unsigned C) { return C == 1; }))
+    return true;
+  std::vector<unsigned> Chosen = PG.Choice.empty() ? std::vector<unsigned>(N, 0) : PG.Choice;
+  std::vector<unsigned> Var(N, 0);
+  std::vector<int> VarInt(N);
+  for (long It = 0; It < 6561; ++It) {
+    if (Var != Chosen && (!Legal || Legal(PG.Members, Var))) {
+      for (unsigned J = 0; J < N; ++J) // Var by member, VarInt by Order
+        VarInt[J] = int(Var[llvm::find(PG.Members, unsigned(Order[J])) - PG.Members.begin()]);
+      kf_estimate_t E;
+      if (int Rc = kf_model_estimate(M, P, Order.data(), VarInt.data(), int(N), &E)) {
+        Err = failure("kf_model_estimate", Rc);
+        return false;
+      }
+      double Ns = E.time * 1e9;
+      if (std::isfinite(Ns) && (PG.NextChoice.empty() || Ns < PG.NextNs)) {
+        PG.NextChoice = Var;
+        PG.NextNs = Ns;
+      }
+    }
+    unsigned J = 0;
+    while (J < N && ++Var[J] == Count[J])
+      Var[J++] = 0;
+    if (J == N)
+      break;
   }
   return true;
 }
@@ -450,6 +493,11 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
       PG.FusedNs = Info.time * 1e9;
       for (unsigned J : PG.Members)
         PG.UnfusedNs += AloneNs[J];
+      // Why the best plan's implementations: the next cheapest assignment.
+      if (Rank == 0 && PG.Members.size() > 1 &&
+          !nextAssignment(P.get(), Model.get(), PG, ArrayRef<int>(Info.launches, Info.count),
+                          Variants, LegalVariants, Out.Error))
+        return Out;
       Alt.Groups.push_back(PG);
     }
     std::sort(Alt.Groups.begin(), Alt.Groups.end(),

@@ -87,6 +87,11 @@ struct PlannedGroup {
   std::vector<unsigned> Choice;
   double FusedNs = 0;   ///< predicted time of the fused kernel
   double UnfusedNs = 0; ///< predicted time of its launches alone
+  /// In the best plan, a group whose launches have other implementations:
+  /// the cheapest legal assignment of them other than Choice (variant per
+  /// member) and its predicted time; empty when there is none.
+  std::vector<unsigned> NextChoice;
+  double NextNs = 0;
 };
 
 /// One plan of the k best: its groups, fused and single, in launch order.

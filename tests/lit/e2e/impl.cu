@@ -24,6 +24,9 @@
 
 // REMARK-DAG: remark: kernel 'odd(float const*, float*, float)' implements 'mmul33' with other parameter types than 'mm1(float const*, float const*, float*, int)'; the implementations of a function take the same parameters, so none runs in place of another
 // REMARK-DAG: remark: sequence 0 at {{.*}}impl.cu:{{[0-9]+}}:{{[0-9]+}} in 'forward': planned 3 launches for 1048576 elements each
+// Why these implementations: the next cheapest choice and its margin.
+// REMARK-DAG: remark: sequence 0 at {{.*}} in 'forward': launches 0..2 run implementations with 9,9,1 threads per instance, predicted [[P0:[0-9]+]] ns; the next cheapest choice, 1,9,1, is predicted 1000{{[0-9]+}} ns (+{{[0-9.]+}} %); -mllvm -kfuse-plans=K builds the K best choices to measure
+// REMARK-DAG: remark: sequence 1 at {{.*}} in 'backward': launches 0..2 run implementations with 1,9,1 threads per instance, predicted {{[0-9]+}} ns; the next cheapest choice, 9,9,1, is predicted 1000{{[0-9]+}} ns
 // REMARK-DAG: remark: fused launches 0..2 (mm9, sc9, tr1) of sequence 0 into __kfuse_fused_[[KEY:[0-9a-f]+]]_0_0_2_v0_1: C through shared memory, S through shared memory, with barriers; across granularities, threads per instance 9, 9, 1, 64 instances per block of 256 threads; launch 0 runs 'mm9' (9 threads per instance), another implementation of 'mmul33' than 'mm1' (1)
 // The other way: the program launched nine threads per matrix.
 // REMARK-DAG: remark: fused launches 0..2 (pr1, sc9, tr1) of sequence 1 into __kfuse_fused_[[KEY]]_1_0_2_v0_1: {{.*}}across granularities, threads per instance 1, 9, 1, 64 instances per block of 256 threads; launch 0 runs 'pr1' (1 thread per instance), another implementation of 'prod33' than 'pr9' (9)
