@@ -14,6 +14,9 @@ static void usage(FILE *f)
     "       kfuse-plan --generate [--kernels N] [--arrays N] [--sharing MIN:MAX] [--seed S] [-o FILE]\n"
     "options:\n"
     "  --k N            list the N best distinct plans (default 1)\n"
+    "  --assignments N  let the plans differ in variant assignments alone: each group\n"
+    "                   of several launches also in its N - 1 next cheapest (1..1024,\n"
+    "                   default 1: the best partitions, each in its cheapest)\n"
     "  --max-group N    largest fused group (1..8, default 4)\n"
     "  --profile FILE   device profile (default: built-in H100)\n"
     "  --model M        roofline (default) or psi (per-routine tables)\n"
@@ -114,6 +117,9 @@ int main(int argc, char **argv)
     if (!strcmp(a, "--k")) {
       if (arg_num(a, v, 1, 10000, 1, &x)) return 2;
       o.k_best = (int)x, i++;
+    } else if (!strcmp(a, "--assignments")) {
+      if (arg_num(a, v, 1, 1024, 1, &x)) return 2;
+      o.assignments = (int)x, i++;
     } else if (!strcmp(a, "--max-group")) {
       if (arg_num(a, v, 1, 8, 1, &x)) return 2;
       o.max_group = (int)x, i++;
