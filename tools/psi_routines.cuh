@@ -235,6 +235,21 @@ template <int S, bool kRoutine> __global__ void store_kernel(Args a)
     check_result(a, staging[threadIdx.x]);
 }
 
+/* Runs routine R on the block's count instances in staging (operands x and
+ * y, result out), its count x kTpi virtual threads over the block's threads
+ * (one trip in blocks of ipb x kTpi; more in kfuse's fused blocks), then
+ * its barrier. Returns out. */
+template <class R>
+__device__ inline const float *run_routine(const float *x, const float *y, float *out, int count)
+{
+  for (int v = threadIdx.x; v < count * R::kTpi; v += blockDim.x) {
+    const int inst = v / R::kTpi, part = v % R::kTpi;
+    R::run(x + inst * R::kIn0, y + inst * R::kIn1, out + inst * R::kOut, part);
+  }
+  __syncthreads();
+  return out;
+}
+
 /* A compute routine: both operands' staging initialised from the index, a
  * barrier, the routine on its virtual thread coordinates (looping over the
  * block's threads where it has more; threads of instances past the last
@@ -251,16 +266,8 @@ template <class R, bool kRoutine> __global__ void compute_kernel(Args a)
     x[k] = value_at(base + k);
   __syncthreads();
   const float *result = x;
-  if (kRoutine) {
-    /* The routine's count x kTpi virtual threads, over the block's threads
-     * (one trip in blocks of ipb x kTpi; more in kfuse's fused blocks). */
-    for (int v = threadIdx.x; v < count * R::kTpi; v += blockDim.x) {
-      const int inst = v / R::kTpi, part = v % R::kTpi;
-      R::run(x + inst * R::kIn0, y + inst * R::kIn1, out + inst * R::kOut, part);
-    }
-    __syncthreads();
-    result = out;
-  }
+  if (kRoutine)
+    result = run_routine<R>(x, y, out, count);
   if ((int)threadIdx.x < count * R::kOut)
     check_result(a, result[threadIdx.x]);
 }
@@ -287,14 +294,8 @@ template <class R, bool kRoutine> __global__ void compute_ctx_kernel(Args a)
     copy_chunk(y, gy + first * R::kIn1, count * R::kIn1);
   __syncthreads();
   const float *result = x;
-  if (kRoutine) {
-    for (int v = threadIdx.x; v < count * R::kTpi; v += blockDim.x) {
-      const int inst = v / R::kTpi, part = v % R::kTpi;
-      R::run(x + inst * R::kIn0, y + inst * R::kIn1, out + inst * R::kOut, part);
-    }
-    __syncthreads();
-    result = out;
-  }
+  if (kRoutine)
+    result = run_routine<R>(x, y, out, count);
   copy_chunk(gout + first * R::kOut, result, count * R::kOut);
 }
 
