@@ -440,7 +440,55 @@ struct HelperCall {
   const CallExpr *Call = nullptr;
   const FunctionDecl *Helper = nullptr;
   const CUDAKernelCallExpr *Launch = nullptr;
+  /// The map kernel the launch runs: its callee, or the kernel the call
+  /// passes for the helper's parameter that the launch calls through.
+  const FunctionDecl *Kernel = nullptr;
+  /// The call's argument for the helper's parameter i is argument i + ArgBase
+  /// (1 for a lambda's call operator, whose argument 0 is the lambda).
+  unsigned ArgBase = 0;
+
+  const Expr *argFor(const ParmVarDecl *P) const {
+    return Call->getArg(P->getFunctionScopeIndex() + ArgBase);
+  }
 };
+
+/// The map kernel \p E names (`k`, `&k`, `(void (*)(...))k`), or null.
+const FunctionDecl *namedMapKernel(const Expr *E) {
+  E = E->IgnoreParenCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf)
+    E = UO->getSubExpr()->IgnoreParenCasts();
+  const auto *DRE = dyn_cast<DeclRefExpr>(E);
+  const auto *FD = DRE ? dyn_cast<FunctionDecl>(DRE->getDecl()) : nullptr;
+  return FD && isMapKernel(FD) ? FD : nullptr;
+}
+
+/// The map kernel that launch \p K runs through a function pointer
+/// variable initialised with it (`auto *f = k; f<<<g, b>>>(...)`), and the
+/// variable; nulls otherwise. Which kernel such a launch runs is the
+/// pointer's value when it runs, which kfuse does not follow.
+std::pair<const FunctionDecl *, const VarDecl *> kernelThroughPointer(const CUDAKernelCallExpr *K) {
+  if (K->getDirectCallee())
+    return {};
+  const Expr *E = K->getCallee()->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref)
+    E = UO->getSubExpr()->IgnoreParenImpCasts();
+  const auto *DRE = dyn_cast<DeclRefExpr>(E);
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!VD || isa<ParmVarDecl>(VD) || !VD->getInit())
+    return {};
+  const FunctionDecl *Kernel = namedMapKernel(VD->getInit());
+  return {Kernel, Kernel ? VD : nullptr};
+}
+
+/// The parameter of \p Helper that launch \p K calls its kernel through
+/// (`template <class K> void launch(K k, ...) { k<<<g, b>>>(...); }`), or null.
+const ParmVarDecl *launchedParameter(const CUDAKernelCallExpr *K, const FunctionDecl *Helper) {
+  if (K->getDirectCallee())
+    return nullptr;
+  const auto *DRE = dyn_cast<DeclRefExpr>(K->getCallee()->IgnoreParenImpCasts());
+  const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+  return P && P->getDeclContext() == static_cast<const DeclContext *>(Helper) ? P : nullptr;
+}
 
 /// Whether the declarations of a helper's local \p VD and its initialiser
 /// are pure host computations (defined with PurityCheck below).
@@ -479,8 +527,18 @@ std::optional<HelperCall> asHelperCall(const CallExpr *Call, std::string *WhyNot
   };
   if (!Call || isa<CUDAKernelCallExpr>(Call) || !Call->getDirectCallee())
     return Fail("it is no direct call");
-  if (isa<CXXOperatorCallExpr>(Call))
-    return Fail("it is an operator");
+  // A lambda called by name (`auto run = [&](auto k, auto... a) { k<<<g,
+  // b>>>(a...); }; run(scale, x, t);`) is a helper whose first argument is
+  // the lambda itself.
+  unsigned ArgBase = 0;
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call)) {
+    const auto *MD = dyn_cast<CXXMethodDecl>(Call->getDirectCallee());
+    if (OC->getOperator() != OO_Call || !MD || !MD->getParent()->isLambda())
+      return Fail("it is an operator");
+    if (OC->getArg(0)->HasSideEffects(MD->getASTContext()))
+      return Fail("its lambda is computed by a call");
+    ArgBase = 1;
+  }
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
     const CXXMethodDecl *MD = MC->getMethodDecl();
     if (!MD || (MD->isVirtual() && !MD->hasAttr<FinalAttr>() &&
@@ -496,16 +554,24 @@ std::optional<HelperCall> asHelperCall(const CallExpr *Call, std::string *WhyNot
     return Fail("it is no host function defined here");
   if (!Def->getReturnType()->isVoidType())
     return Fail("it returns a value");
-  if (Def->isVariadic() || Call->getNumArgs() != Def->getNumParams())
+  if (Def->isVariadic() || Call->getNumArgs() != Def->getNumParams() + ArgBase)
     return Fail("it is variadic");
   for (const ParmVarDecl *P : Def->parameters())
     if (P->getType().getNonReferenceType().isVolatileQualified())
       return Fail("it takes a volatile parameter");
   const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
   const CUDAKernelCallExpr *K =
-      Body && Body->size() >= 1 ? asMapLaunch(Body->body_back()) : nullptr;
+      Body && Body->size() >= 1 ? dyn_cast_or_null<CUDAKernelCallExpr>(statementExpr(Body->body_back()))
+                                : nullptr;
   if (!K)
     return Fail("its body does not end in a launch");
+  // The kernel: the launch's callee, or what the call passes for the
+  // parameter the launch calls through, named.
+  HelperCall H{Call, Def, K, K->getDirectCallee(), ArgBase};
+  if (const ParmVarDecl *P = launchedParameter(K, Def))
+    H.Kernel = namedMapKernel(H.argFor(P));
+  if (!isMapKernel(H.Kernel))
+    return Fail("its body does not end in a launch of a kfuse_map kernel");
   for (const Stmt *S : Body->body()) {
     if (S == Body->body_back())
       break;
@@ -524,7 +590,7 @@ std::optional<HelperCall> asHelperCall(const CallExpr *Call, std::string *WhyNot
       *WhyNot = Why;
     return std::nullopt;
   }
-  return HelperCall{Call, Def, K};
+  return H;
 }
 
 std::optional<HelperCall> asHelperCall(const Stmt *S) {
@@ -546,7 +612,7 @@ void SequenceBuilder::addLaunch(const CUDAKernelCallExpr *K, const VersionMap &V
     std::string Line;
     llvm::raw_string_ostream OS(Line);
     OS << "launch " << Launches.size() << ' '
-       << Names.getName(K->getDirectCallee());
+       << Names.getName(H ? H->Kernel : K->getDirectCallee());
     static const char *const ConfigNames[] = {"grid", "block", "shmem",
                                               "stream"};
     // Where the device compilation sees the launch as one from device code
@@ -577,7 +643,7 @@ void SequenceBuilder::addLaunch(const CUDAKernelCallExpr *K, const VersionMap &V
 /// The value of the argument a helper call passes for parameter \p P.
 unsigned SequenceBuilder::callerArg(const HelperCall &H, const ParmVarDecl *P,
                                     const VersionMap &Versions) {
-  const Expr *A = H.Call->getArg(P->getFunctionScopeIndex());
+  const Expr *A = H.argFor(P);
   if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(A))
     A = DA->getExpr();
   return valueNumber(A, Versions);
@@ -987,6 +1053,12 @@ private:
     }
     if (const auto *CS = dyn_cast<CompoundStmt>(S))
       scanCompound(CS, Host);
+    if (const auto *K = dyn_cast<CUDAKernelCallExpr>(S); K && !launchedParameter(K, Host))
+      if (auto [Kernel, Ptr] = kernelThroughPointer(K); Kernel)
+        miss(K->getBeginLoc(), "launch of '" + Kernel->getQualifiedNameAsString() +
+                                   "' through function pointer '" + Ptr->getNameAsString() +
+                                   "' is not fused: kfuse fuses launches that name their "
+                                   "kernel, in place or as the argument of a launch helper");
     if (const auto *CE = dyn_cast<CallExpr>(S)) {
       std::string API;
       if (const FunctionDecl *K = runtimeApiLaunch(CE, API))
@@ -1093,7 +1165,7 @@ private:
         continue;
       }
       if (std::optional<HelperCall> H = asHelperCall(S)) {
-        Arrive(H->Launch->getDirectCallee());
+        Arrive(H->Kernel);
         Seq.addLaunch(H->Launch, Versions, &*H);
         bumpAssigned(S, Versions);
         continue;

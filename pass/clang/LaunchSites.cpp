@@ -104,10 +104,16 @@ public:
   }
 
   bool VisitCallExpr(CallExpr *C) {
-    if (isa<CUDAKernelCallExpr, CXXOperatorCallExpr>(C))
+    if (isa<CUDAKernelCallExpr>(C))
       return true;
     const FunctionDecl *Callee = C->getDirectCallee();
     if (!Callee)
+      return true;
+    // Of the operators, a lambda's call operator may launch (a launch
+    // helper written as a lambda).
+    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(C);
+        OC && !(OC->getOperator() == OO_Call && isa<CXXMethodDecl>(Callee) &&
+                cast<CXXMethodDecl>(Callee)->getParent()->isLambda()))
       return true;
     if (const auto *MD = dyn_cast<CXXMethodDecl>(Callee);
         MD && MD->isVirtual() && !MD->hasAttr<FinalAttr>() && !MD->getParent()->hasAttr<FinalAttr>())

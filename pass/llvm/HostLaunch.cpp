@@ -64,12 +64,44 @@ std::string kernelName(const Function &Stub) {
 /// Walks the straight-line code that starts at \p From, following
 /// unconditional branches and invoke normal edges into blocks that have no
 /// other predecessor, and returns the first stub call, or null.
-static CallBase *findStubCall(BasicBlock *From) {
+std::optional<unsigned> calleeArgument(const CallBase &Call) {
+  const Value *Callee = Call.getCalledOperand()->stripPointerCasts();
+  if (isa<Function>(Callee))
+    return std::nullopt;
+  // Clang's code for a parameter: spilled to a slot at entry, loaded where
+  // it is used.
+  if (const auto *LI = dyn_cast<LoadInst>(Callee); LI && LI->isSimple()) {
+    const auto *Slot = dyn_cast<AllocaInst>(LI->getPointerOperand());
+    if (!Slot)
+      return std::nullopt;
+    const Value *Stored = nullptr;
+    for (const User *U : Slot->users()) {
+      if (const auto *L = dyn_cast<LoadInst>(U); L && L->isSimple())
+        continue;
+      const auto *SI = dyn_cast<StoreInst>(U);
+      if (!SI || !SI->isSimple() || SI->getPointerOperand() != Slot || Stored)
+        return std::nullopt;
+      Stored = SI->getValueOperand();
+    }
+    Callee = Stored ? Stored->stripPointerCasts() : nullptr;
+  }
+  if (const auto *A = dyn_cast_or_null<Argument>(Callee); A && A->getParent() == Call.getFunction())
+    return A->getArgNo();
+  return std::nullopt;
+}
+
+/// The call of the launch's stub on the straight path from \p From: a call
+/// of a `__device_stub__`, or with \p ThroughArgument a call through a
+/// parameter of the function (calleeArgument).
+static CallBase *findStubCall(BasicBlock *From, bool ThroughArgument) {
   BasicBlock *BB = From;
   for (unsigned Steps = 0; BB && Steps < 64; ++Steps) {
-    for (Instruction &I : *BB)
-      if (isStubCall(I))
+    for (Instruction &I : *BB) {
+      if (!ThroughArgument && isStubCall(I))
         return cast<CallBase>(&I);
+      if (auto *CB = dyn_cast<CallBase>(&I); ThroughArgument && CB && calleeArgument(*CB))
+        return CB;
+    }
     BasicBlock *Next = nullptr;
     Instruction *T = BB->getTerminator();
     if (auto *Br = dyn_cast<BranchInst>(T); Br && Br->isUnconditional())
@@ -81,7 +113,7 @@ static CallBase *findStubCall(BasicBlock *From) {
   return nullptr;
 }
 
-bool matchLaunch(CallBase &Push, Launch &L) {
+bool matchLaunch(CallBase &Push, Launch &L, bool ThroughArgument) {
   // dim3 is passed as {i64 xy, i32 z} on x86-64; anything else is an ABI we
   // do not decode.
   FunctionType *FT = Push.getFunctionType();
@@ -113,7 +145,7 @@ bool matchLaunch(CallBase &Push, Launch &L) {
   BasicBlock *Skip = Br->getSuccessor(NE ? 0 : 1);
   if (OK == Skip || OK->getSinglePredecessor() != Br->getParent())
     return false;
-  CallBase *Stub = findStubCall(OK);
+  CallBase *Stub = findStubCall(OK, ThroughArgument);
   if (!Stub)
     return false;
   L.Push = &Push;

@@ -13,6 +13,7 @@
 #include "llvm/IR/Instructions.h"
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace llvm {
@@ -92,8 +93,17 @@ struct Launch {
 };
 
 /// Matches the launch structure around \p Push; false when it has another
-/// shape (then the push is an ordinary call to the pass).
-bool matchLaunch(llvm::CallBase &Push, Launch &L);
+/// shape (then the push is an ordinary call to the pass). With
+/// \p ThroughArgument the launch calls its stub through a parameter of the
+/// function instead (`template <class K> void launch(K k, ...) { k<<<g,
+/// b>>>(...); }`), and L.stub() is null.
+bool matchLaunch(llvm::CallBase &Push, Launch &L, bool ThroughArgument = false);
+
+/// The parameter of its function through which \p Call calls: the argument
+/// itself, or clang's slot for it (an alloca stored once, with the
+/// argument, and otherwise only loaded); nothing for a direct call or
+/// another indirect one.
+std::optional<unsigned> calleeArgument(const llvm::CallBase &Call);
 
 bool isPushCall(const llvm::Instruction &I);
 bool isStubCall(const llvm::Instruction &I);

@@ -944,41 +944,63 @@ bool HostRewriter::consultPlan(const LaunchRun &R) {
 }
 
 namespace {
+/// What a function is to inlineLaunchHelpers.
+struct HelperKind {
+  bool IsHelper = false;
+  /// The parameter the helper launches its kernel through, if it does
+  /// (`template <class K> void launch(K k, ...) { k<<<g, b>>>(...); }`).
+  std::optional<unsigned> KernelArg;
+};
+
 /// Whether \p F is a launch helper: a small void function holding exactly
-/// one launch, of a kfuse_map kernel, and nothing that could end a run
-/// (`void axpy(...) { k<<<g, b>>>(...); }`).
-bool isLaunchHelper(Function &F, AnnotatedStubs &Stubs) {
+/// one launch, of a kfuse_map kernel or of the kernel a parameter points to,
+/// and nothing that could end a run (`void axpy(...) { k<<<g, b>>>(...); }`).
+HelperKind launchHelperKind(Function &F, AnnotatedStubs &Stubs) {
+  HelperKind Kind;
   if (F.isDeclaration() || !F.getReturnType()->isVoidTy() || F.isVarArg() ||
       F.getInstructionCount() > 200)
-    return false;
+    return Kind;
   Launch L;
   unsigned Found = 0;
   for (Instruction &I : instructions(F)) {
     if (!isPushCall(I))
       continue;
-    if (++Found > 1 || !matchLaunch(cast<CallBase>(I), L) || !Stubs.lookup(L.stub()))
-      return false;
+    if (++Found > 1)
+      return Kind;
+    auto &Push = cast<CallBase>(I);
+    if (matchLaunch(Push, L)) {
+      if (!Stubs.lookup(L.stub()))
+        return Kind;
+    } else if (matchLaunch(Push, L, /*ThroughArgument=*/true)) {
+      Kind.KernelArg = calleeArgument(*L.StubCall);
+    } else {
+      return Kind;
+    }
   }
   if (Found != 1)
-    return false;
+    return Kind;
   // Its control flow is the launch's own (the run's conditions check it
   // again once it is inlined).
   HostMemory Mem;
   for (Instruction &I : instructions(F))
     if (!I.isTerminator() && &I != L.Push && &I != L.Cmp && &I != L.StubCall &&
         !Mem.hazard(I).empty())
-      return false;
-  return true;
+      return Kind;
+  Kind.IsHelper = true;
+  return Kind;
 }
 
 /// Inlines the launch helpers a function calls where it launches twice or
 /// more, counting the helpers' launches, so that launches written as helper
 /// calls in a row meet the conditions above as if written in place (the Clang
-/// plugin reads such calls the same way, docs/annotations.md). Returns
-/// whether anything was inlined.
+/// plugin reads such calls the same way, docs/annotations.md). A helper that
+/// launches through a parameter counts where the call passes a kfuse_map
+/// kernel's stub for it; once inlined, its launch calls that stub directly,
+/// which is what the parameter's slot holds there. Returns whether anything
+/// was inlined.
 bool inlineLaunchHelpers(Function &F, AnnotatedStubs &Stubs,
-                         DenseMap<Function *, bool> &IsHelper) {
-  SmallVector<CallBase *, 8> Calls;
+                         DenseMap<Function *, HelperKind> &Helpers) {
+  SmallVector<std::pair<CallBase *, Function *>, 8> Calls;
   unsigned Launches = 0;
   for (Instruction &I : instructions(F)) {
     if (isPushCall(I)) {
@@ -989,20 +1011,36 @@ bool inlineLaunchHelpers(Function &F, AnnotatedStubs &Stubs,
     Function *Callee = CB ? CB->getCalledFunction() : nullptr;
     if (!Callee || Callee == &F)
       continue;
-    auto [It, New] = IsHelper.try_emplace(Callee, false);
+    auto [It, New] = Helpers.try_emplace(Callee);
     if (New)
-      It->second = isLaunchHelper(*Callee, Stubs);
-    if (It->second) {
-      Calls.push_back(CB);
-      ++Launches;
+      It->second = launchHelperKind(*Callee, Stubs);
+    if (!It->second.IsHelper)
+      continue;
+    Function *Stub = nullptr;
+    if (std::optional<unsigned> Arg = It->second.KernelArg) {
+      Stub = dyn_cast<Function>(CB->getArgOperand(*Arg)->stripPointerCasts());
+      if (!Stub || !Stubs.lookup(Stub))
+        continue;
     }
+    Calls.push_back({CB, Stub});
+    ++Launches;
   }
   if (Launches < 2 || Calls.empty())
     return false;
   bool Changed = false;
-  for (CallBase *CB : Calls) {
+  for (auto [CB, Stub] : Calls) {
     InlineFunctionInfo IFI;
-    Changed |= InlineFunction(*CB, IFI).isSuccess();
+    if (!InlineFunction(*CB, IFI).isSuccess())
+      continue;
+    Changed = true;
+    if (!Stub)
+      continue;
+    // The helper's one indirect call (hazard() refuses any other) is its
+    // launch's.
+    for (CallBase *Inlined : IFI.InlinedCallSites)
+      if (!Inlined->getCalledFunction() && !Inlined->isInlineAsm() &&
+          Inlined->getFunctionType() == Stub->getFunctionType())
+        Inlined->setCalledOperand(Stub);
   }
   return Changed;
 }
@@ -1016,9 +1054,9 @@ static bool rewriteLaunchRuns(Module &M, ModuleAnalysisManager &AM) {
     return eraseSeqRecords(M);
   auto &FAM = AM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
   bool Changed = false;
-  DenseMap<Function *, bool> IsHelper;
+  DenseMap<Function *, HelperKind> Helpers;
   for (Function &F : M)
-    if (!F.isDeclaration() && inlineLaunchHelpers(F, Stubs, IsHelper)) {
+    if (!F.isDeclaration() && inlineLaunchHelpers(F, Stubs, Helpers)) {
       Changed = true;
       FAM.invalidate(F, PreservedAnalyses::none());
     }

@@ -9,6 +9,9 @@
  *   template  helper templates, the block size a template argument
  *   lengths   the same helpers called with two lengths (equal at run time,
  *             different expressions: the device pass does not fuse them)
+ *   given     a launch template given the kernel and its arguments (a
+ *             pack), the way generic launch wrappers are written
+ *   lambda    a generic lambda given the kernel, capturing grid and stream
  *
  * Fused and unfused runs must agree bit for bit (tools/gpu-check), and with
  * the host reference below. */
@@ -52,12 +55,20 @@ static void square_fixed(const float *t, float *o, int n, cudaStream_t s)
   square<<<(n + Block - 1) / Block, Block, 0, s>>>(t, o, n);
 }
 
+/* A generic launch wrapper: the kernel, then its arguments but the length. */
+template <typename Kernel, typename... Args>
+static void launch_on(cudaStream_t s, int n, int block, Kernel kernel, Args... args)
+{
+  kernel<<<(n + block - 1) / block, block, 0, s>>>(args..., n);
+}
+
 int main(int argc, char **argv)
 {
   kfx::Args a = kfx::parse_args(argc, argv, "helpers", 1 << 24);
   kfx::require_device("helpers");
   const size_t n = (size_t)a.n;
   kfx::Buf<float> x(n), y(n), t1(n), o1(n), t2(n), u2(n), o2(n), t3(n), o3(n), t4(n), o4(n);
+  kfx::Buf<float> t5(n), o5(n), t6(n), o6(n);
   kfx::fill_uniform(x.h, a.seed, 1, -2.0, 2.0);
   kfx::fill_uniform(y.h, a.seed, 2, -2.0, 2.0);
   x.upload();
@@ -91,13 +102,24 @@ int main(int argc, char **argv)
     ok = kfx::check_close("t3", t3.h.data(), ru.data(), n, 0) && ok;
     ok = kfx::check_close("o3", o3.h.data(), rq.data(), n, 0) && ok;
     ok = kfx::check_close("t4", t4.h.data(), rs.data(), n, 0) && ok;
-    std::vector<float> ro4(n);
-    for (size_t i = 0; i < n; i++)
+    std::vector<float> ro4(n), rt5(n), ro5(n), rt6(n), ro6(n);
+    for (size_t i = 0; i < n; i++) {
       ro4[i] = rs[i] * rs[i];
-    return kfx::check_close("o4", o4.h.data(), ro4.data(), n, 0) && ok;
+      rt5[i] = 1.5f * x.h[i];
+      ro5[i] = rt5[i] * rt5[i];
+      rt6[i] = 0.25f * x.h[i];
+      ro6[i] = rt6[i] + y.h[i];
+    }
+    ok = kfx::check_close("o4", o4.h.data(), ro4.data(), n, 0) && ok;
+    ok = kfx::check_close("t5", t5.h.data(), rt5.data(), n, 0) && ok;
+    ok = kfx::check_close("o5", o5.h.data(), ro5.data(), n, 0) && ok;
+    ok = kfx::check_close("t6", t6.h.data(), rt6.data(), n, 0) && ok;
+    return kfx::check_close("o6", o6.h.data(), ro6.data(), n, 0) && ok;
   };
+  const int grid = (len + a.block - 1) / a.block;
+  auto with = [&](auto kernel, auto... args) { kernel<<<grid, a.block, 0, s>>>(args..., len); };
   int rc = kfx::run_and_report(
-      "helpers", a, s, 15.0 * n * sizeof(float),
+      "helpers", a, s, 23.0 * n * sizeof(float),
       [&] {
         // pair
         scale_into(x.d, t1.d, 2.0f, len, a.block, s);
@@ -113,8 +135,14 @@ int main(int argc, char **argv)
         // lengths
         scale_into(x.d, t4.d, 3.0f, len, a.block, s);
         square_into(t4.d, o4.d, len2, a.block, s);
+        // given
+        launch_on(s, len, a.block, scale, (const float *)x.d, t5.d, 1.5f);
+        launch_on(s, len, a.block, square, (const float *)t5.d, o5.d);
+        // lambda
+        with(scale, (const float *)x.d, t6.d, 0.25f);
+        with(add, (const float *)t6.d, (const float *)y.d, o6.d);
       },
-      check, t1, o1, t2, u2, o2, t3, o3, t4, o4);
+      check, t1, o1, t2, u2, o2, t3, o3, t4, o4, t5, o5, t6, o6);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

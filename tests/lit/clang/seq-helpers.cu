@@ -128,3 +128,45 @@ void helpers(Stage &st, const float *x, float *t, float *u, float *o, int n) {
 // CHECK-NEXT: launch 1 _Z2k1PKfPfi grid=[[G]] block=[[B]] shmem=[[Z]] stream=[[Z]] args=[[T]],[[U:[0-9]+]],[[N]]{{$}}
 // CHECK-NEXT: launch 2 _Z2k1PKfPfi grid=[[G]] block=[[B]] shmem=[[Z]] stream=[[Z]] args=[[U]],[[O:[0-9]+]],[[N]]{{$}}
 // CHECK-NEXT: launch 3 _Z2k1PKfPfi grid=[[G]] block=[[B]] shmem=[[Z]] stream=[[Z]] args=[[O]],[[T]],[[N]]{{$}}
+
+// Helpers that launch the kernel they are given: a template taking the
+// kernel and its arguments (a pack), and a generic lambda doing the same;
+// the kernel is the one the call names, with or without `&`. A lambda
+// without parameters launching a kernel it names is a helper too, its
+// captures read as the caller's variables.
+template <typename K, typename... A> void launch_on(int n, K kernel, A... a) {
+  const int block = 128;
+  kernel<<<(n + block - 1) / block, block>>>(a..., n);
+}
+void kernel_params(const float *x, float *t, float *o, int n) {
+  launch_on(n, k1, x, t);
+  launch_on(n, &k1, (const float *)t, o);
+}
+// CHECK: site {{.*}}seq-helpers.cu:[[@LINE-3]]:3 _Z13kernel_paramsPKfPfS1_i
+// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=[[G:[0-9]+]] block=[[B:[0-9]+]] shmem=[[Z:[0-9]+]] stream=[[Z]] args=[[X:[0-9]+]],[[T:[0-9]+]],[[N:[0-9]+]]{{$}}
+// CHECK-NEXT: launch 1 _Z2k1PKfPfi grid=[[G]] block=[[B]] shmem=[[Z]] stream=[[Z]] args=[[T]],[[O:[0-9]+]],[[N]]{{$}}
+// CHECK: value [[G]] int (n + block - 1) / block in launch_on
+
+void lambdas(const float *x, float *t, float *o, float a, int n) {
+  int g = (n + 255) / 256;
+  auto run = [&](auto kernel, auto... args) { kernel<<<g, 256>>>(args...); };
+  auto last = [=] { k2<<<g, 256>>>(t, o, a, n); };
+  run(k1, x, t, n);
+  run(&k1, (const float *)t, o, n);
+  last();
+}
+// CHECK: site {{.*}}seq-helpers.cu:[[@LINE-4]]:3 _Z7lambdasPKfPfS1_fi
+// CHECK-NEXT: launch 0 _Z2k1PKfPfi grid=[[G:[0-9]+]] block=[[B:[0-9]+]] shmem=[[Z:[0-9]+]] stream=[[Z]] args=[[X:[0-9]+]],[[T:[0-9]+]],[[N:[0-9]+]]{{$}}
+// CHECK-NEXT: launch 1 _Z2k1PKfPfi grid=[[G]] block=[[B]] shmem=[[Z]] stream=[[Z]] args=[[T]],[[O:[0-9]+]],[[N]]{{$}}
+// CHECK-NEXT: launch 2 _Z2k2PKfPffi grid=[[G]] block=[[B]] shmem=[[Z]] stream=[[Z]] args=[[T]],[[O]],{{[0-9]+}},[[N]]{{$}}
+
+// Given no map kernel by name (an unmarked kernel, a pointer variable),
+// such a helper is an ordinary call: it ends the sequence.
+__global__ void plain(const float *x, float *y, int n) {}
+void not_kernel_params(const float *x, float *t, float *o, int n) {
+  launch_on(n, k1, x, t);
+  launch_on(n, plain, (const float *)t, o);
+  void (*p)(const float *, float *, int) = k1;
+  launch_on(n, p, (const float *)t, o);
+}
+// CHECK-NOT: _Z17not_kernel_paramsPKfPfS1_i

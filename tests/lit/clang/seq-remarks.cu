@@ -119,6 +119,17 @@ void fused(float *a, float *b, int n) {
   helper(b, a, m);
 }
 
+// A launch through a function pointer runs whatever the pointer holds then.
+void pointer(float *a, float *b, int n) {
+  void (*f)(const float *, float *, int) = k1;
+  f<<<1, 128>>>(a, b, n); // expected-remark {{launch of 'k1' through function pointer 'f' is not fused: kfuse fuses launches that name their kernel, in place or as the argument of a launch helper}}
+  k2<<<1, 128>>>(b, a, n);
+  auto *g = &k2;
+  (*g)<<<1, 128>>>(b, a, n); // expected-remark {{launch of 'k2' through function pointer 'g' is not fused}}
+  auto *u = &unmarked;
+  u<<<1, 128>>>(b);
+}
+
 // The runtime API launches a map kernel without <<<...>>>.
 void runtime_api(float *a, float *b, int n, cudaStream_t s) {
   void *args[] = {&a, &b, &n};

@@ -135,7 +135,7 @@ void users(const float *x, float *t, const float *y, float *o, int n) {
 // LISTED-SAME: fn _Z5tmplfIfEvPKT_PS0_S2_S3_i {{[^ ]*}}launch-sites.cu\0Alaunch _Z20__device_stub__scalePKfPfi 101:8\0Alaunch _Z19__device_stub__axpyPKfS0_Pfi 102:7\0A
 // LISTED-SAME: fn _ZN6Solver4stepEv {{[^ ]*}}launch-sites.cu\0Alaunch _Z20__device_stub__scalePKfPfi 113:8\0Alaunch _Z19__device_stub__axpyPKfS0_Pfi 114:7\0A
 // LISTED-SAME: fn _ZZ5usersPKfPfS0_S1_iENKUlvE_clEv {{[^ ]*}}launch-sites.cu\0Alaunch _Z20__device_stub__scalePKfPfi 123:10\0Alaunch _Z19__device_stub__axpyPKfS0_Pfi 124:9\0A
-// LISTED-SAME: fn _Z5usersPKfPfS0_S1_i {{[^ ]*}}launch-sites.cu\0Acall _Z5tmplfIfEvPKT_PS0_S2_S3_i 121:3\0A\00"
+// LISTED-SAME: fn _Z5usersPKfPfS0_S1_i {{[^ ]*}}launch-sites.cu\0Acall _Z5tmplfIfEvPKT_PS0_S2_S3_i 121:3\0Acall _ZZ5usersPKfPfS0_S1_iENKUlvE_clEv 126:3\0A\00"
 // LISTED-NOT: !dbg
 // LISTED-NOT: DICompileUnit
 
