@@ -1123,6 +1123,32 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
       continue;
     }
     Argument *Base = baseParam(Ptr);
+    // A buffer's address in a field of a by-value struct parameter (`struct
+    // Fields { float *u, *v; }`): the runtime's guards compare and bound the
+    // kernel's pointer parameters, which such a field is not.
+    if (auto *Held = dyn_cast<LoadInst>(Obj); !Base && Held) {
+      const Value *Src = Held->getPointerOperand();
+      const auto *Struct = dyn_cast<Argument>(getUnderlyingObject(Src, 0));
+      if (Struct && Struct->hasByValAttr()) {
+        const DataLayout &DL = F.getDataLayout();
+        APInt At(DL.getIndexTypeSizeInBits(Src->getType()), 0);
+        std::string Byte;
+        if (Src->stripAndAccumulateConstantOffsets(DL, At, /*AllowNonInbounds=*/true) == Struct)
+          Byte = ", at byte " + std::to_string(At.getZExtValue());
+        std::string Of = "by-value " + paramText(F, Struct->getArgNo());
+        if (auto *ST = dyn_cast<StructType>(Struct->getParamByValType());
+            ST && ST->hasName()) {
+          StringRef Name = ST->getName();
+          Name.consume_front("struct.") || Name.consume_front("class.");
+          Of += ", a " + Name.str();
+        }
+        K.invalidate("accesses a buffer whose address is a field of " + Of + Byte +
+                         "; pass each buffer the kernel accesses as a pointer parameter of "
+                         "its own",
+                     "indirect", &I);
+        continue;
+      }
+    }
     if (!Base) {
       K.invalidate("has an indirect access (address not derived from a pointer parameter); "
                    "access memory only through the kernel's pointer parameters, indexed "

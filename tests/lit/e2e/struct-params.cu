@@ -1,0 +1,31 @@
+// Kernels that take a struct by value. A struct of scalars (a time step, a
+// length) is read as any scalar parameter and fuses. A struct that holds the
+// buffers' addresses does not: the runtime's guards compare and bound the
+// kernel's pointer parameters, and a field is not one. The remark names the
+// parameter, its struct and the field's byte, and says what to change; a
+// pointer loaded from a buffer keeps the general remark.
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass=kfuse -Rpass-missed=kfuse %s -o /dev/null 2>%t.remarks
+// RUN: FileCheck %s < %t.remarks
+
+struct Step { float dt, nu; int n; };
+__global__ __attribute__((kfuse_map)) void advance(const float *x, float *t, Step p)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < p.n) t[i] = x[i] * p.dt; }
+__global__ __attribute__((kfuse_map)) void diffuse(const float *t, float *y, Step p)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < p.n) y[i] = t[i] + p.nu; }
+void scalars(const float *x, float *t, float *y, Step p) {
+  advance<<<(p.n + 255) / 256, 256>>>(x, t, p);
+  diffuse<<<(p.n + 255) / 256, 256>>>(t, y, p);
+}
+// CHECK-DAG: remark: fused launches 0..1 (advance, diffuse) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t in registers
+
+struct Fields { float *h, *u; int n; };
+__global__ __attribute__((kfuse_map)) void kick(Fields f, float dt)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < f.n) f.u[i] += dt * f.h[i]; }
+__global__ __attribute__((kfuse_map)) void gather(float *const *rows, float *o, int n)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) o[i] = rows[0][i]; }
+void pointers(Fields f, float *const *rows, float *o, float dt) {
+  kick<<<(f.n + 255) / 256, 256>>>(f, dt);
+  gather<<<(f.n + 255) / 256, 256>>>(rows, o, f.n);
+}
+// CHECK-DAG: struct-params.cu:[[#@LINE-7]]:{{[0-9]+}}: remark: kernel 'kick(Fields, float)' cannot be fused: accesses a buffer whose address is a field of by-value parameter 1 ('f'), a Fields, at byte {{0|8}}; pass each buffer the kernel accesses as a pointer parameter of its own
+// CHECK-DAG: remark: kernel 'gather(float* const*, float*, int)' cannot be fused: has an indirect access (address not derived from a pointer parameter)
