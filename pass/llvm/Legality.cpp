@@ -1056,9 +1056,14 @@ static bool independentLaunches(FusionCandidate &C) {
         continue;
       unsigned W = It->second.first;
       const SeqLaunch &LW = C.launch(W), &LS = C.launch(S);
-      C.invalidate("launches " + std::to_string(std::min(LW.Index, LS.Index)) + " and " +
-                       std::to_string(std::max(LW.Index, LS.Index)) +
-                       " differ in launch configuration: " + configDiff(R, LW, LS) +
+      // The dependent pair may share a grid that another launch of the
+      // group does not: name a pair that differs.
+      const SeqLaunch *DA = &LW, *DB = &LS;
+      for (unsigned X = 0; X < C.size() && configDiff(R, *DA, *DB).empty(); ++X)
+        DB = &C.launch(X);
+      C.invalidate("launches " + std::to_string(std::min(DA->Index, DB->Index)) + " and " +
+                       std::to_string(std::max(DA->Index, DB->Index)) +
+                       " differ in launch configuration: " + configDiff(R, *DA, *DB) +
                        "; launches of different grids fuse only when independent, and "
                        "buffer '" + R.Values.at(It->first).Text + "' is written by launch " +
                        std::to_string(LW.Index) + " and " +

@@ -51,6 +51,17 @@ void dependent(const float *x, float *t, double *w, int n, int m, cudaStream_t s
   halve<<<g, 256, 0, s>>>(w, w, m);
 }
 
+// Two dependent launches of one grid and a third of another: the three
+// cannot share a kernel, and the remark names the grids that differ.
+void third(const float *x, float *t, const double *z, double *w, double *v, int n, int m,
+           cudaStream_t s) {
+  unsigned g = (n + 255) / 256, gm = (m + 255) / 256;
+  square<<<gm, 256, 0, s>>>(z, w, m);
+  square<<<gm, 256, 0, s>>>(w, v, m);
+  scale<<<g, 256, 0, s>>>(x, t, 2.0f, n);
+}
+// REMARK-DAG: remark: launches 0..2 (square, square, scale) of sequence 3 at {{.*}} not fused: launches 0 and 2 differ in launch configuration: grid ('gm' and 'g'); launches of different grids fuse only when independent, and buffer 'w' is written by launch 0 and read by launch 1
+
 // REMARK-DAG: remark: fused launches 0..1 (scale, shift) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: horizontal, the launches share no buffer (one launch instead of 2); saves 0 bytes per element [-Rpass=kfuse]
 // REMARK-DAG: remark: fused launches 0..2 (scale, square, halve) of sequence 1 into __kfuse_fused_{{[0-9a-f]+}}_1_0_2: horizontal, the launches' blocks side by side (grids of different sizes; one launch instead of 3); saves 0 bytes per element [-Rpass=kfuse]
 // REMARK-DAG: remark: launches 0..1 (square, halve) of sequence 2 at {{.*}} not fused: launches 0 and 1 differ in launch configuration: grid ('gm' and 'g'); launches of different grids fuse only when independent, and buffer 'w' is written by launch 0 and read by launch 1; launch both kernels with the same grid (the same variables or expressions of them)
