@@ -186,7 +186,8 @@ static std::string launchExpr(const FusionCandidate &C, const std::string &Guard
 /// as a manifest `le` line, added to \p Guards; false when the accesses do
 /// not have this form.
 static bool disjointRecords(const FusionCandidate &C, const std::vector<StagedAccess> &Accs,
-                            int64_t Span, std::set<std::string> &Guards) {
+                            int64_t Span, std::set<std::string> &Guards,
+                            const std::optional<std::pair<IndexPoly, int64_t>> &Field = std::nullopt) {
   std::optional<DigitForm> Ref = digitsOf(Accs[0].Offset);
   if (!Ref || Ref->Digits.empty())
     return false;
@@ -209,14 +210,27 @@ static bool disjointRecords(const FusionCandidate &C, const std::vector<StagedAc
     if (llvm::none_of(Ref->Digits, [&](const IndexDigit &D) { return D.covers(S); }))
       New.insert(IndexPoly::symbol(S + 1).toExpr() + " 1");
   }
-  std::vector<size_t> Order(Ref->Digits.size());
+  // The places of the mixed-radix number: the digits, and the field a
+  // thread's access is among its strided fields (threadRecords).
+  struct Place {
+    IndexPoly Coef, Extent;
+    std::string ExtentText;
+    bool Iter;
+  };
+  std::vector<Place> Places;
+  for (const IndexDigit &D : Ref->Digits)
+    Places.push_back({D.Coef, D.extent(), extentExpr(C, Accs, D), D.K == IndexDigit::Iteration});
+  if (Field)
+    Places.push_back({Field->first, IndexPoly::constant(Field->second),
+                      std::to_string(Field->second), false});
+  std::vector<size_t> Order(Places.size());
   for (size_t I = 0; I < Order.size(); ++I)
     Order[I] = I;
   // Smallest coefficient first, as far as the polynomials tell: fewer
   // parameters, then lower degree, then a smaller constant; x before y
   // before z. A wrong guess only makes a guard fail at run time.
   auto Key = [&](size_t I) {
-    const IndexPoly &P = Ref->Digits[I].Coef;
+    const IndexPoly &P = Places[I].Coef;
     unsigned Params = 0, Degree = 0;
     for (auto &[M, K] : P.Terms) {
       Degree = std::max<unsigned>(Degree, M.size());
@@ -226,26 +240,25 @@ static bool disjointRecords(const FusionCandidate &C, const std::vector<StagedAc
     int64_t Lead = P.Terms.empty() ? 0 : P.Terms.rbegin()->second;
     // A grid-stride loop's iteration count has no known extent: it must be
     // the highest place.
-    bool Iter = Ref->Digits[I].K == IndexDigit::Iteration;
-    return std::make_tuple(Iter, Params, Degree, Lead < 0 ? -Lead : Lead, I);
+    return std::make_tuple(Places[I].Iter, Params, Degree, Lead < 0 ? -Lead : Lead, I);
   };
   llvm::stable_sort(Order, [&](size_t A, size_t B) { return Key(A) < Key(B); });
   IndexPoly Below = IndexPoly::constant(Span); // static sum, while it is one
   bool Static = true;
   std::string BelowExpr = std::to_string(Span);
   for (size_t K : Order) {
-    const IndexDigit &D = Ref->Digits[K];
+    const Place &D = Places[K];
     std::optional<IndexPoly> Abs = staticAbs(D.Coef);
     Static &= Abs.has_value();
     if (Static && (*Abs - Below).isConstant() && (*Abs - Below).constantTerm() < 0)
       return false; // never holds: records overlap (t[i] and t[i+1])
     if (!(Static && nonNegativeOverGrid(*Abs - Below)))
       New.insert(BelowExpr + " " + absExpr(D.Coef));
-    if (D.K == IndexDigit::Iteration)
+    if (D.Iter)
       break;
     if (Static)
-      Below = Below + *Abs * (D.extent() - IndexPoly::constant(1));
-    BelowExpr += "+" + absExpr(D.Coef) + "*(" + extentExpr(C, Accs, D) + "-1)";
+      Below = Below + *Abs * (D.Extent - IndexPoly::constant(1));
+    BelowExpr += "+" + absExpr(D.Coef) + "*(" + D.ExtentText + "-1)";
   }
   for (const std::string &G : New) {
     std::string Line = launchExpr(C, G);
@@ -362,11 +375,17 @@ blockLocalSlots(const FusionCandidate &C, const std::vector<StagedAccess> &Accs,
 /// hazard between stages is within one thread. Returns d for each access,
 /// or std::nullopt when the buffer is not laid out so; the guards the
 /// layout needs at run time go to \p Guards.
+static std::optional<std::vector<int64_t>> stridedFields(const FusionCandidate &C,
+                                                        const std::vector<StagedAccess> &Accs,
+                                                        const std::vector<IndexPoly> &Deltas);
+
 static std::optional<std::vector<int64_t>>
 threadRecords(const FusionCandidate &C, const std::vector<StagedAccess> &Accs,
               std::set<std::string> &Guards) {
   std::vector<int64_t> D;
+  std::vector<IndexPoly> Deltas;
   int64_t Lo = 0, Hi = 0;
+  bool Constant = true;
   std::optional<IndexPoly> Base;
   for (const StagedAccess &X : Accs) {
     if (X.A->UnknownIndex)
@@ -376,16 +395,96 @@ threadRecords(const FusionCandidate &C, const std::vector<StagedAccess> &Accs,
       return std::nullopt;
     if (!Base)
       Base = F->Rest;
-    IndexPoly Delta = F->Rest - *Base;
-    if (!Delta.isConstant())
-      return std::nullopt;
-    int64_t Dk = Delta.constantTerm();
+    Deltas.push_back(F->Rest - *Base);
+    if (!Deltas.back().isConstant()) {
+      Constant = false;
+      continue;
+    }
+    int64_t Dk = Deltas.back().constantTerm();
     Lo = D.empty() ? Dk : std::min(Lo, Dk);
     Hi = D.empty() ? Dk + X.A->Bytes : std::max(Hi, Dk + (int64_t)X.A->Bytes);
     D.push_back(Dk);
   }
+  if (!Constant)
+    return stridedFields(C, Accs, Deltas);
   if (!disjointRecords(C, Accs, Hi - Lo, Guards))
     return std::nullopt;
+  return D;
+}
+
+/// The greatest common divisor of \p P's coefficients, with the sign of its
+/// last (leading) term; 0 for the zero polynomial.
+static int64_t content(const IndexPoly &P) {
+  int64_t G = 0;
+  for (auto &[M, K] : P.Terms)
+    G = std::gcd(G, K < 0 ? -K : K);
+  if (G && P.Terms.rbegin()->second < 0)
+    G = -G;
+  return G;
+}
+
+/// Thread records whose fields lie a stride apart that only the launch
+/// knows: a thread that handles several elements, each a block's width
+/// from the last (`for (k = 0; k < 4; k++) t[base + k * blockDim.x]`, base
+/// = ctaid.x * ntid.x * 4 + tid.x). Every access has one size B and is at
+/// sum(Coef * digit) + r0 + c * S, S one polynomial of block-uniform
+/// values, c an integer: its field. The fields are a further digit of the
+/// mixed-radix number, of extent the number of fields between the lowest
+/// and the highest, so distinct threads, and one thread's distinct fields,
+/// touch distinct elements (disjointRecords, with no check left to the
+/// runtime). Returns for each access its
+/// field as the byte offset c * B (fields then meet only where equal), or
+/// std::nullopt.
+static std::optional<std::vector<int64_t>> stridedFields(const FusionCandidate &C,
+                                                        const std::vector<StagedAccess> &Accs,
+                                                        const std::vector<IndexPoly> &Deltas) {
+  constexpr int64_t MaxFields = 64;
+  const unsigned B = Accs[0].A->Bytes;
+  // S: the deltas' common primitive part, times the gcd of their contents.
+  std::optional<IndexPoly> Primitive;
+  int64_t G = 0;
+  for (const IndexPoly &Dk : Deltas) {
+    if (Dk.Terms.empty())
+      continue;
+    if (Dk.uses(SymIter))
+      return std::nullopt;
+    for (auto &[M, K] : Dk.Terms)
+      for (int Sym : M)
+        if (isCoordinate(Sym))
+          return std::nullopt;
+    int64_t Ck = content(Dk);
+    IndexPoly P;
+    for (auto &[M, K] : Dk.Terms)
+      P.Terms[M] = K / Ck;
+    if (Primitive && *Primitive != P)
+      return std::nullopt;
+    Primitive = P;
+    G = std::gcd(G, Ck < 0 ? -Ck : Ck);
+  }
+  if (!Primitive || !G)
+    return std::nullopt;
+  IndexPoly S = *Primitive * IndexPoly::constant(G);
+  std::vector<int64_t> Field;
+  int64_t Lo = 0, Hi = 0;
+  for (size_t I = 0; I < Accs.size(); ++I) {
+    if (Accs[I].A->Bytes != B)
+      return std::nullopt;
+    int64_t F = Deltas[I].Terms.empty() ? 0 : content(Deltas[I]) / G;
+    Lo = I ? std::min(Lo, F) : F;
+    Hi = I ? std::max(Hi, F) : F;
+    Field.push_back(F);
+  }
+  if (Hi - Lo + 1 > MaxFields)
+    return std::nullopt;
+  // Proven here or not at all: a layout that needs the runtime to check it
+  // (`t[i]` against `t[i + blockDim.x]` over a grid of more than one block,
+  // which it never is) would make a fused kernel that never runs.
+  std::set<std::string> New;
+  if (!disjointRecords(C, Accs, B, New, std::make_pair(S, Hi - Lo + 1)) || !New.empty())
+    return std::nullopt;
+  std::vector<int64_t> D;
+  for (int64_t F : Field)
+    D.push_back((F - Lo) * int64_t(B));
   return D;
 }
 

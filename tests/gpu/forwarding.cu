@@ -14,6 +14,10 @@
  * Sequence `through_copy`: the producer writes through a local copy of t5
  * (`float *out = t5;`), the consumer reads t5: the same buffer to the
  * Clang plugin, so t5 is forwarded (the runtime's `equal` guard holds).
+ * Sequence `coarse`: each thread handles four elements a block's width
+ * apart, as thread-coarsened kernels do (t6 = 1.5x, o6 = t6 + y): each
+ * element's value stays in the register of the thread that made it,
+ * including the partial last block of elements.
  *
  * Fused and unfused runs must agree bit for bit (tools/gpu-check), and with
  * the host reference below. */
@@ -76,6 +80,38 @@ __global__ KFUSE_MAP void triple_even(const float *x, float *t, int n)
     t[i] = 3.0f * x[i];
 }
 
+constexpr int kItems = 4;
+
+__global__ KFUSE_MAP void coarse_scale(const float *x, float *t, int n)
+{
+  int base = blockIdx.x * blockDim.x * kItems + threadIdx.x;
+#pragma unroll
+  for (int k = 0; k < kItems; k++) {
+    int j = base + k * blockDim.x;
+    if (j < n)
+      t[j] = 1.5f * x[j];
+  }
+}
+
+__global__ KFUSE_MAP void coarse_add(const float *t, const float *y, float *o, int n)
+{
+  int base = blockIdx.x * blockDim.x * kItems + threadIdx.x;
+#pragma unroll
+  for (int k = 0; k < kItems; k++) {
+    int j = base + k * blockDim.x;
+    if (j < n)
+      o[j] = t[j] + y[j];
+  }
+}
+
+static void coarse_seq(const float *x, const float *y, float *t6, float *o6, int n, int block,
+                       cudaStream_t s)
+{
+  unsigned grid = kfx::grid_for(n, block * kItems);
+  coarse_scale<<<grid, block, 0, s>>>(x, t6, n);
+  coarse_add<<<grid, block, 0, s>>>(t6, y, o6, n);
+}
+
 static void two_stores_seq(const float *x, const float *y, float *t1, float *o1, int n, int block,
                            cudaStream_t s)
 {
@@ -122,7 +158,7 @@ int main(int argc, char **argv)
   kfx::require_device("forwarding");
   const size_t n = (size_t)a.n;
   kfx::Buf<float> x(n), y(n), t_init(n), t1(n), o1(n), t2(n), o2(n), t3(n), o3(n), t4(n), o4(n),
-      t5(n), o5(n);
+      t5(n), o5(n), t6(n), o6(n);
   kfx::fill_uniform(x.h, a.seed, 1, -2.0, 2.0);
   kfx::fill_uniform(y.h, a.seed, 2, -2.0, 2.0);
   kfx::fill_uniform(t_init.h, a.seed, 3, -2.0, 2.0);
@@ -135,7 +171,8 @@ int main(int argc, char **argv)
   /* Every value below is one float operation on float inputs, so the host
    * computes it exactly as the device does: the checks are exact. */
   auto check = [&] {
-    std::vector<double> r1(n), ro1(n), r2(n), ro2(n), r3(n), ro3(n), r4(n), ro4(n);
+    std::vector<double> r1(n), ro1(n), r2(n), ro2(n), r3(n), ro3(n), r4(n), ro4(n), r6(n),
+        ro6(n);
     for (size_t i = 0; i < n; i++) {
       const float v = x.h[i], w = y.h[i], t0 = t_init.h[i];
       float p = t0;
@@ -155,6 +192,9 @@ int main(int argc, char **argv)
       float e = (i & 1) == 0 ? 3.0f * v : t0;
       r4[i] = e;
       ro4[i] = e * 0.5f;
+      const float g = 1.5f * v;
+      r6[i] = g;
+      ro6[i] = g + w;
     }
     bool ok = kfx::check_close("t1", t1.h.data(), r1.data(), n, 0);
     ok = kfx::check_close("o1", o1.h.data(), ro1.data(), n, 0) && ok;
@@ -165,10 +205,12 @@ int main(int argc, char **argv)
     ok = kfx::check_close("t4", t4.h.data(), r4.data(), n, 0) && ok;
     ok = kfx::check_close("o4", o4.h.data(), ro4.data(), n, 0) && ok;
     ok = kfx::check_close("t5", t5.h.data(), r4.data(), n, 0) && ok;
-    return kfx::check_close("o5", o5.h.data(), ro4.data(), n, 0) && ok;
+    ok = kfx::check_close("o5", o5.h.data(), ro4.data(), n, 0) && ok;
+    ok = kfx::check_close("t6", t6.h.data(), r6.data(), n, 0) && ok;
+    return kfx::check_close("o6", o6.h.data(), ro6.data(), n, 0) && ok;
   };
   int rc = kfx::run_and_report(
-      "forwarding", a, s, 17.0 * n * sizeof(float),
+      "forwarding", a, s, 22.0 * n * sizeof(float),
       [&] {
         for (kfx::Buf<float> *t : {&t1, &t2, &t3, &t4, &t5})
           KFX_CHECK(cudaMemcpyAsync(t->d, t_init.d, t_init.bytes(), cudaMemcpyDeviceToDevice, s));
@@ -177,8 +219,9 @@ int main(int argc, char **argv)
         early_exit_seq(x.d, t3.d, o3.d, (int)n, a.block, s);
         even_seq(x.d, t4.d, o4.d, (int)n, a.block, s);
         through_copy_seq(x.d, t5.d, o5.d, (int)n, a.block, s);
+        coarse_seq(x.d, y.d, t6.d, o6.d, (int)n, a.block, s);
       },
-      check, t1, o1, t2, o2, t3, o3, t4, o4, t5, o5);
+      check, t1, o1, t2, o2, t3, o3, t4, o4, t5, o5, t6, o6);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

@@ -5,9 +5,11 @@
 // p_two's two elements per thread read one per thread, fused through
 // shared memory), under the default
 // planner and the greedy one (which fuses every legal run). The host passes
-// t through a pointer cast, `(const U *)t`, which still names t: the last
-// sequence, a plain t[i] read through such a cast, fuses with t in
-// registers.
+// t through a pointer cast, `(const U *)t`, which still names t: sequence
+// 11, a plain t[i] read through such a cast, fuses with t in registers.
+// So does a thread-coarsened pair, four elements per thread a block's
+// width apart, each read by the thread that wrote it; reading the next of
+// them does not.
 // REQUIRES: cuda
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm -Rpass=kfuse -Rpass-missed=kfuse %s -o /dev/null 2>%t.ilp
 // RUN: FileCheck %s < %t.ilp
@@ -30,6 +32,12 @@ KMAP void c_id(const float *t, float *o, int n) { IDX; if (i < n) o[i] = t[i]; }
 KMAP void pd(const double *x, double *t, int n) { IDX; if (i < n) t[i] = 2.0 * x[i]; }
 KMAP void c_lo(const float *t, float *o, int n) { IDX; if (i < n) o[i] = t[2 * i] + 1.0f; }
 KMAP void c_hi(const int *t, int *o, int n) { IDX; if (i < n) o[i] = t[2 * i + 1]; }
+// Thread-coarsened: four elements per thread, a block's width apart.
+#define COARSE(k) int base = blockIdx.x * blockDim.x * 4 + threadIdx.x; \
+  _Pragma("unroll") for (int k = 0; k < 4; k++)
+KMAP void p_coarse(const float *x, float *t, int n) { COARSE(k) { int j = base + k * blockDim.x; if (j < n) t[j] = 2.0f * x[j]; } }
+KMAP void c_coarse(const float *t, float *o, int n) { COARSE(k) { int j = base + k * blockDim.x; if (j < n) o[j] = t[j] + 1.0f; } }
+KMAP void c_coarse_next(const float *t, float *o, int n) { COARSE(k) { int j = base + k * blockDim.x; if (j + (int)blockDim.x < n) o[j] = t[j + blockDim.x]; } }
 
 #define SEQ(name, a, b, T, U) void name(const T *x, T *t, U *o, int n, cudaStream_t s) \
   { a<<<n / 256, 256, 0, s>>>(x, t, n); b<<<n / 256, 256, 0, s>>>((const U *)t, o, n); }
@@ -45,6 +53,8 @@ SEQ(s_two, p_two, c_id, float, float)
 SEQ(s_lo, pd, c_lo, double, float)
 SEQ(s_hi, pd, c_hi, double, int)
 SEQ(s_cast, p, c_id, float, float)
+SEQ(s_coarse, p_coarse, c_coarse, float, float)
+SEQ(s_coarse_next, p_coarse, c_coarse_next, float, float)
 
 // CHECK-NOT: in registers
 // CHECK: (p, c_xor) of sequence 0 {{.*}} not fused: buffer 't': launch 1 (c_xor) reads it at an unknown index (a gather) and launch 0 (p) writes it
@@ -64,3 +74,8 @@ SEQ(s_cast, p, c_id, float, float)
 // CHECK: (pd, c_hi) of sequence 10 {{.*}} not fused: buffer 't': launch 0 (pd) writes it at byte offset 8*blockDim.x*blockIdx.x+8*threadIdx.x
 // CHECK-NOT: in registers
 // CHECK: fused launches 0..1 (p, c_id) of sequence 11 into __kfuse_fused_{{[0-9a-f]+}}_11_0_1: t in registers
+// Each thread reads its four elements, fields a block's width apart: in
+// registers. Reading the next field instead reaches, from the last one,
+// the next block's first.
+// CHECK: fused launches 0..1 (p_coarse, c_coarse) of sequence 12 into __kfuse_fused_{{[0-9a-f]+}}_12_0_1: t in registers
+// CHECK: (p_coarse, c_coarse_next) of sequence 13 {{.*}} not fused: buffer 't': launch 0 (p_coarse) writes it at byte offset {{.*}}; neither the same thread nor the same block
