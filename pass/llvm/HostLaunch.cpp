@@ -8,6 +8,7 @@
 #include "HostLaunch.h"
 #include "RemarkText.h"
 
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -172,6 +173,32 @@ static bool isPrologueInst(const Instruction &I) {
          isa<InsertElementInst>(I) || isa<ShuffleVectorInst>(I);
 }
 
+/// The size of the kernel parameter that \p A, a pointer parameter of
+/// \p Stub stored into the argument array as it is, points to: an argument
+/// passed indirectly (a class that is not trivially copyable, as `__half2`,
+/// goes by address on x86-64, without byval). Its type is in no declaration
+/// the stub keeps; the callers' temporaries have it. Nothing when a call
+/// does not pass a local of a fixed type there, or two disagree.
+static std::optional<uint64_t> indirectArgBytes(const Function &Stub, const Argument &A) {
+  if (!A.getType()->isPointerTy() || A.hasByValAttr())
+    return std::nullopt;
+  const DataLayout &DL = Stub.getDataLayout();
+  std::optional<uint64_t> Bytes;
+  for (const User *U : Stub.users()) {
+    const auto *CB = dyn_cast<CallBase>(U);
+    if (!CB || CB->getCalledOperand() != &Stub)
+      continue;
+    const auto *Tmp = dyn_cast<AllocaInst>(getUnderlyingObject(CB->getArgOperand(A.getArgNo())));
+    if (!Tmp || !Tmp->isStaticAlloca() || !Tmp->getAllocationSize(DL))
+      return std::nullopt;
+    uint64_t Size = Tmp->getAllocationSize(DL)->getFixedValue();
+    if (Bytes && *Bytes != Size)
+      return std::nullopt;
+    Bytes = Size;
+  }
+  return Bytes;
+}
+
 StubLayout StubLayout::analyze(Function &Stub) {
   StubLayout S;
   S.Stub = &Stub;
@@ -251,6 +278,10 @@ StubLayout StubLayout::analyze(Function &Stub) {
     } else if (auto *A = dyn_cast<Argument>(Slot); A && A->hasByValAttr()) {
       S.Sizes.push_back(DL.getTypeAllocSize(A->getParamByValType()));
       S.PointerArg.push_back(-1);
+    } else if (std::optional<uint64_t> Bytes = A ? indirectArgBytes(Stub, *A) : std::nullopt) {
+      S.Sizes.push_back(*Bytes);
+      S.PointerArg.push_back(-1);
+      S.Indirect.push_back(A);
     } else {
       S.WhyNot = "its stub passes a kernel argument that is neither a local "
                  "nor a byval parameter";

@@ -38,10 +38,14 @@ struct StubLayout {
   /// Entry-block instructions that fill the parameter slots, in order
   /// (allocas excluded: they are recreated on demand).
   llvm::SmallVector<llvm::Instruction *, 16> Prologue;
-  /// Per kernel parameter: the stub alloca or byval Argument holding it.
+  /// Per kernel parameter: the stub alloca, byval Argument or indirect
+  /// Argument holding it.
   llvm::SmallVector<llvm::Value *, 8> Slots;
   /// Per kernel parameter: its size in bytes (what the kernel receives).
   llvm::SmallVector<uint32_t, 8> Sizes;
+  /// The stub's parameters that point to a kernel argument passed
+  /// indirectly (the caller's temporary, no byval), each one a slot.
+  llvm::SmallVector<llvm::Argument *, 2> Indirect;
   /// Per kernel parameter: index of the stub parameter that is stored into
   /// the slot unchanged when the kernel parameter is a pointer, else -1.
   llvm::SmallVector<int, 8> PointerArg;

@@ -99,8 +99,10 @@
 ///                   kernel parameter (not of its ABI pieces)
 ///
 /// Records are filled with byte-offset GEPs computed from the DataLayout of
-/// %kfuse.launch. A byval argument is copied into an entry-block slot of its
-/// own, so the record does not depend on the lifetime of clang's temporary.
+/// %kfuse.launch. A byval argument, or one passed by address (a class that
+/// is not trivially copyable, such as `__half2`), is copied into an
+/// entry-block slot of its own, so the record does not depend on the
+/// lifetime of clang's temporary.
 ///
 /// A record's `dead` bit p is set when the pointer passed as parameter p is
 /// provably unused after the run except by cudaFree (HostMemory::isDeadAfter);
@@ -451,6 +453,18 @@ SmallVector<Value *, 8> HostRewriter::materializeArgs(Launch &L,
   ValueToValueMapTy VMap;
   for (Argument &A : S.Stub->args()) {
     Value *Actual = L.StubCall->getArgOperand(A.getArgNo());
+    if (auto It = llvm::find(S.Indirect, &A); It != S.Indirect.end()) {
+      // An argument passed indirectly: the caller's temporary, which ends
+      // with the launch's statement, as a byval one may; the kernel gets
+      // a copy of its bytes either way.
+      unsigned Param = llvm::find(S.Slots, &A) - S.Slots.begin();
+      Align Al = Actual->getPointerAlignment(DL);
+      AllocaInst *Copy =
+          entryAlloca(ArrayType::get(B.getInt8Ty(), S.Sizes[Param]), Al, "kfuse.indirect");
+      B.CreateMemCpy(Copy, Al, Actual, Al, S.Sizes[Param]);
+      VMap[&A] = Copy;
+      continue;
+    }
     if (!A.hasByValAttr()) {
       VMap[&A] = Actual;
       continue;

@@ -9,6 +9,9 @@
  * Sequence `products` (2 launches): p = x·y in half; q = p + y in half: the
  * product crosses the old boundary straight into an add, where a contracted
  * fma would round once instead of twice.
+ * Sequence `pairs` (2 launches): s2 = x2·a in __half2 (a, a __half2 passed
+ * by value, which the host ABI passes by address: the host pass copies its
+ * bytes for the deferred launch); r2 = max(s2, 0) in __half2.
  *
  * Fused and unfused runs must agree bit for bit (tools/gpu-check). The CPU
  * reference rounds each step to half or bfloat16 exactly as the device does
@@ -64,6 +67,20 @@ __global__ KFUSE_MAP void mp_add(const __half *p, const __half *y, __half *q, in
     q[i] = __hadd(p[i], y[i]);
 }
 
+__global__ KFUSE_MAP void mp2_scale(const __half2 *x2, __half2 *s2, __half2 a, int n2)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n2)
+    s2[i] = __hmul2(x2[i], a);
+}
+
+__global__ KFUSE_MAP void mp2_relu(const __half2 *s2, __half2 *r2, int n2)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n2)
+    r2[i] = __hmax2(s2[i], __float2half2_rn(0.0f));
+}
+
 static void chain_seq(const __half *x, const __half *y, const float *w, __half *t, __half *u,
                       __nv_bfloat16 *b, float *o, int n, int block, cudaStream_t s)
 {
@@ -82,6 +99,14 @@ static void products_seq(const __half *x, const __half *y, __half *p, __half *q,
   mp_add<<<grid, block, 0, s>>>(p, y, q, n);
 }
 
+static void pairs_seq(const __half2 *x2, __half2 *s2, __half2 *r2, int n2, int block,
+                      cudaStream_t s)
+{
+  unsigned grid = kfx::grid_for(n2, block);
+  mp2_scale<<<grid, block, 0, s>>>(x2, s2, __float2half2_rn(0.5f), n2);
+  mp2_relu<<<grid, block, 0, s>>>(s2, r2, n2);
+}
+
 /* Round a double to half or bfloat16 on the host, once, through the
  * headers' own conversions (round to nearest even). */
 static float rh(double v) { return __half2float(__double2half(v)); }
@@ -95,6 +120,8 @@ int main(int argc, char **argv)
   kfx::Buf<float> xf(n), yf(n), w(n), o(n);
   kfx::Buf<__half> x(n), y(n), t(n), u(n), p(n), q(n);
   kfx::Buf<__nv_bfloat16> b(n);
+  const size_t n2 = n / 2;
+  kfx::Buf<__half2> s2(n2), r2(n2);
   kfx::fill_uniform(xf.h, a.seed, 1, -4.0, 4.0);
   kfx::fill_uniform(yf.h, a.seed, 2, -4.0, 4.0);
   kfx::fill_uniform(w.h, a.seed, 3, -2.0, 2.0);
@@ -126,7 +153,19 @@ int main(int argc, char **argv)
       rp[i] = rh(xi * yi);
       rq[i] = rh((double)gp[i] + yi);
     }
+    std::vector<float> gs(2 * n2), gr(2 * n2);
+    std::vector<double> rs(2 * n2), rr(2 * n2);
+    for (size_t i = 0; i < n2; i++) {
+      float2 sv = __half22float2(s2.h[i]), rv = __half22float2(r2.h[i]);
+      gs[2 * i] = sv.x, gs[2 * i + 1] = sv.y, gr[2 * i] = rv.x, gr[2 * i + 1] = rv.y;
+    }
+    for (size_t k = 0; k < 2 * n2; k++) {
+      rs[k] = rh(0.5 * __half2float(x.h[k]));
+      rr[k] = rs[k] > 0.0 ? rs[k] : 0.0;
+    }
     bool ok = kfx::check_close("t", gt.data(), rt.data(), n, 1e-3);
+    ok = kfx::check_close("s2", gs.data(), rs.data(), 2 * n2, 0) && ok;
+    ok = kfx::check_close("r2", gr.data(), rr.data(), 2 * n2, 0) && ok;
     ok = kfx::check_close("u", gu.data(), ru.data(), n, 0) && ok;
     ok = kfx::check_close("b", gb.data(), rb_.data(), n, 0) && ok;
     ok = kfx::check_close("o", o.h.data(), ro.data(), n, 1e-6) && ok;
@@ -134,12 +173,13 @@ int main(int argc, char **argv)
     return kfx::check_close("q", gq.data(), rq.data(), n, 0) && ok;
   };
   int rc = kfx::run_and_report(
-      "mixed_precision", a, s, (7.0 * 2 + 2.0 * 4) * n,
+      "mixed_precision", a, s, (7.0 * 2 + 2.0 * 4) * n + 3.0 * 4 * n2,
       [&] {
         chain_seq(x.d, y.d, w.d, t.d, u.d, b.d, o.d, (int)n, a.block, s);
         products_seq(x.d, y.d, p.d, q.d, (int)n, a.block, s);
+        pairs_seq((const __half2 *)x.d, s2.d, r2.d, (int)n2, a.block, s);
       },
-      check, t, u, b, o, p, q);
+      check, t, u, b, o, p, q, s2, r2);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }
