@@ -1044,7 +1044,9 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
                  "optnone");
   for (Argument &A : F.args()) {
     ParamInfo P;
-    P.IsPointer = A.getType()->isPointerTy();
+    // A struct passed by value (`Step p`, `__half2 a`) is a pointer to the
+    // kernel's own copy in the IR: a scalar parameter to fusion.
+    P.IsPointer = A.getType()->isPointerTy() && !A.hasByValAttr();
     P.IsInteger = A.getType()->isIntegerTy();
     K.Params.push_back(P);
     if (User *Bad = P.IsPointer ? nonAddressUse(&A) : nullptr)
@@ -1109,6 +1111,8 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     Value *Obj = getUnderlyingObject(Ptr, 0);
     if (isa<AllocaInst>(Obj))
       continue; // thread-private memory takes no part in fusion
+    if (auto *ByVal = dyn_cast<Argument>(Obj); ByVal && ByVal->hasByValAttr())
+      continue; // a by-value struct: the launch's own copy, read like a scalar
     if (auto *GV = dyn_cast<GlobalVariable>(Obj)) {
       unsigned AS = GV->getAddressSpace();
       if (AS == 3) {

@@ -1,11 +1,14 @@
 // Kernels that take a struct by value. A struct of scalars (a time step, a
-// length) is read as any scalar parameter and fuses. A struct that holds the
+// length) is read as any scalar parameter and fuses; the runtime takes it
+// for no buffer. A struct that holds the
 // buffers' addresses does not: the runtime's guards compare and bound the
 // kernel's pointer parameters, and a field is not one. The remark names the
 // parameter, its struct and the field's byte, and says what to change; a
 // pointer loaded from a buffer keeps the general remark.
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass=kfuse -Rpass-missed=kfuse %s -o /dev/null 2>%t.remarks
 // RUN: FileCheck %s < %t.remarks
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm %s -o - \
+// RUN:   | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=MANIFEST
 
 struct Step { float dt, nu; int n; };
 __global__ __attribute__((kfuse_map)) void advance(const float *x, float *t, Step p)
@@ -17,6 +20,13 @@ void scalars(const float *x, float *t, float *y, Step p) {
   diffuse<<<(p.n + 255) / 256, 256>>>(t, y, p);
 }
 // CHECK-DAG: remark: fused launches 0..1 (advance, diffuse) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t in registers
+// The struct is the launch's own copy (a byval pointer in the IR), which
+// each stage of the fused kernel receives as it would alone: no buffer, so
+// no footprint and no `disjoint` line for it.
+// MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_0_0_1 2
+// MANIFEST: footprint 0.0 r
+// MANIFEST-NOT: {{footprint|disjoint}} {{[01]}}.2
+// MANIFEST: end
 
 struct Fields { float *h, *u; int n; };
 __global__ __attribute__((kfuse_map)) void kick(Fields f, float dt)
