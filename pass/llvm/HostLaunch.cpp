@@ -62,9 +62,6 @@ std::string kernelName(const Function &Stub) {
   return D;
 }
 
-/// Walks the straight-line code that starts at \p From, following
-/// unconditional branches and invoke normal edges into blocks that have no
-/// other predecessor, and returns the first stub call, or null.
 std::optional<unsigned> calleeArgument(const CallBase &Call) {
   const Value *Callee = Call.getCalledOperand()->stripPointerCasts();
   if (isa<Function>(Callee))
@@ -91,9 +88,11 @@ std::optional<unsigned> calleeArgument(const CallBase &Call) {
   return std::nullopt;
 }
 
-/// The call of the launch's stub on the straight path from \p From: a call
-/// of a `__device_stub__`, or with \p ThroughArgument a call through a
-/// parameter of the function (calleeArgument).
+/// Walks the straight-line code that starts at \p From, following
+/// unconditional branches and invoke normal edges into blocks that have no
+/// other predecessor, and returns the first stub call, or null: a call of a
+/// `__device_stub__`, or with \p ThroughArgument a call through a parameter
+/// of the function (calleeArgument).
 static CallBase *findStubCall(BasicBlock *From, bool ThroughArgument) {
   BasicBlock *BB = From;
   for (unsigned Steps = 0; BB && Steps < 64; ++Steps) {

@@ -366,6 +366,10 @@ blockLocalSlots(const FusionCandidate &C, const std::vector<StagedAccess> &Accs,
   return Slots;
 }
 
+static std::optional<std::vector<int64_t>> stridedFields(const FusionCandidate &C,
+                                                        const std::vector<StagedAccess> &Accs,
+                                                        const std::vector<IndexPoly> &Deltas);
+
 /// Thread records: every access is at Offset = sum(Coef * digit) + r0 + d
 /// with one set of digits for all, one base r0 free of the coordinates and
 /// a constant d per access, and distinct threads' records, the bytes each
@@ -374,11 +378,9 @@ blockLocalSlots(const FusionCandidate &C, const std::vector<StagedAccess> &Accs,
 /// small matrix stored instance by instance) and no other thread's: every
 /// hazard between stages is within one thread. Returns d for each access,
 /// or std::nullopt when the buffer is not laid out so; the guards the
-/// layout needs at run time go to \p Guards.
-static std::optional<std::vector<int64_t>> stridedFields(const FusionCandidate &C,
-                                                        const std::vector<StagedAccess> &Accs,
-                                                        const std::vector<IndexPoly> &Deltas);
-
+/// layout needs at run time go to \p Guards. Where the d are not constants
+/// but multiples of one stride only the launch knows, the accesses may be
+/// strided fields (stridedFields).
 static std::optional<std::vector<int64_t>>
 threadRecords(const FusionCandidate &C, const std::vector<StagedAccess> &Accs,
               std::set<std::string> &Guards) {
