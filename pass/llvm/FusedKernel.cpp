@@ -215,6 +215,17 @@ void FusedKernelBuilder::createFunction() {
   for (unsigned S = 0; S < C.size(); ++S)
     for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P)
       Fused->getArg(ArgBase[S] + P)->setName("l" + Twine(S) + ".p" + Twine(P));
+  // A struct passed by value stays one: the launch passes its bytes, not
+  // an address (`.param .align 2 .b8 p[4]` for a `__half2`).
+  for (unsigned S = 0; S < C.size(); ++S)
+    for (Argument &A : C.Stages[S]->F->args()) {
+      if (!A.hasByValAttr())
+        continue;
+      unsigned I = ArgBase[S] + A.getArgNo();
+      Fused->addParamAttr(I, Attribute::getWithByValType(Ctx, A.getParamByValType()));
+      if (MaybeAlign Al = A.getParamAlign())
+        Fused->addParamAttr(I, Attribute::getWithAlignment(Ctx, *Al));
+    }
   if (C.Split)
     for (unsigned S = 0; S < C.size(); ++S)
       Fused->getArg(Params.size() - 1 - C.size() + S)->setName("l" + Twine(S) + ".gx");

@@ -18,6 +18,9 @@
  * apart, as thread-coarsened kernels do (t6 = 1.5x, o6 = t6 + y): each
  * element's value stays in the register of the thread that made it,
  * including the partial last block of elements.
+ * Sequence `by_value`: both kernels take their scale, shift and length in a
+ * struct passed by value (t7 = x·scale, o7 = t7 + shift): the fused kernel
+ * takes each struct by value too.
  *
  * Fused and unfused runs must agree bit for bit (tools/gpu-check), and with
  * the host reference below. */
@@ -112,6 +115,32 @@ static void coarse_seq(const float *x, const float *y, float *t6, float *o6, int
   coarse_add<<<grid, block, 0, s>>>(t6, y, o6, n);
 }
 
+struct Step {
+  float scale, shift;
+  int n;
+};
+
+__global__ KFUSE_MAP void step_scale(const float *x, float *t, Step p)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < p.n)
+    t[i] = x[i] * p.scale;
+}
+
+__global__ KFUSE_MAP void step_shift(const float *t, float *o, Step p)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < p.n)
+    o[i] = t[i] + p.shift;
+}
+
+static void by_value_seq(const float *x, float *t7, float *o7, Step p, int block, cudaStream_t s)
+{
+  unsigned grid = kfx::grid_for(p.n, block);
+  step_scale<<<grid, block, 0, s>>>(x, t7, p);
+  step_shift<<<grid, block, 0, s>>>(t7, o7, p);
+}
+
 static void two_stores_seq(const float *x, const float *y, float *t1, float *o1, int n, int block,
                            cudaStream_t s)
 {
@@ -158,7 +187,7 @@ int main(int argc, char **argv)
   kfx::require_device("forwarding");
   const size_t n = (size_t)a.n;
   kfx::Buf<float> x(n), y(n), t_init(n), t1(n), o1(n), t2(n), o2(n), t3(n), o3(n), t4(n), o4(n),
-      t5(n), o5(n), t6(n), o6(n);
+      t5(n), o5(n), t6(n), o6(n), t7(n), o7(n);
   kfx::fill_uniform(x.h, a.seed, 1, -2.0, 2.0);
   kfx::fill_uniform(y.h, a.seed, 2, -2.0, 2.0);
   kfx::fill_uniform(t_init.h, a.seed, 3, -2.0, 2.0);
@@ -172,7 +201,7 @@ int main(int argc, char **argv)
    * computes it exactly as the device does: the checks are exact. */
   auto check = [&] {
     std::vector<double> r1(n), ro1(n), r2(n), ro2(n), r3(n), ro3(n), r4(n), ro4(n), r6(n),
-        ro6(n);
+        ro6(n), r7(n), ro7(n);
     for (size_t i = 0; i < n; i++) {
       const float v = x.h[i], w = y.h[i], t0 = t_init.h[i];
       float p = t0;
@@ -195,6 +224,9 @@ int main(int argc, char **argv)
       const float g = 1.5f * v;
       r6[i] = g;
       ro6[i] = g + w;
+      const float h = v * 0.75f;
+      r7[i] = h;
+      ro7[i] = h + 0.125f;
     }
     bool ok = kfx::check_close("t1", t1.h.data(), r1.data(), n, 0);
     ok = kfx::check_close("o1", o1.h.data(), ro1.data(), n, 0) && ok;
@@ -207,10 +239,12 @@ int main(int argc, char **argv)
     ok = kfx::check_close("t5", t5.h.data(), r4.data(), n, 0) && ok;
     ok = kfx::check_close("o5", o5.h.data(), ro4.data(), n, 0) && ok;
     ok = kfx::check_close("t6", t6.h.data(), r6.data(), n, 0) && ok;
-    return kfx::check_close("o6", o6.h.data(), ro6.data(), n, 0) && ok;
+    ok = kfx::check_close("o6", o6.h.data(), ro6.data(), n, 0) && ok;
+    ok = kfx::check_close("t7", t7.h.data(), r7.data(), n, 0) && ok;
+    return kfx::check_close("o7", o7.h.data(), ro7.data(), n, 0) && ok;
   };
   int rc = kfx::run_and_report(
-      "forwarding", a, s, 22.0 * n * sizeof(float),
+      "forwarding", a, s, 26.0 * n * sizeof(float),
       [&] {
         for (kfx::Buf<float> *t : {&t1, &t2, &t3, &t4, &t5})
           KFX_CHECK(cudaMemcpyAsync(t->d, t_init.d, t_init.bytes(), cudaMemcpyDeviceToDevice, s));
@@ -220,8 +254,9 @@ int main(int argc, char **argv)
         even_seq(x.d, t4.d, o4.d, (int)n, a.block, s);
         through_copy_seq(x.d, t5.d, o5.d, (int)n, a.block, s);
         coarse_seq(x.d, y.d, t6.d, o6.d, (int)n, a.block, s);
+        by_value_seq(x.d, t7.d, o7.d, Step{0.75f, 0.125f, (int)n}, a.block, s);
       },
-      check, t1, o1, t2, o2, t3, o3, t4, o4, t5, o5, t6, o6);
+      check, t1, o1, t2, o2, t3, o3, t4, o4, t5, o5, t6, o6, t7, o7);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

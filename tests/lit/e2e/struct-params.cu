@@ -9,6 +9,9 @@
 // RUN: FileCheck %s < %t.remarks
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm %s -o - \
 // RUN:   | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=MANIFEST
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S %s -o %t.ptx 2>/dev/null
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
 
 struct Step { float dt, nu; int n; };
 __global__ __attribute__((kfuse_map)) void advance(const float *x, float *t, Step p)
@@ -27,6 +30,15 @@ void scalars(const float *x, float *t, float *y, Step p) {
 // MANIFEST: footprint 0.0 r
 // MANIFEST-NOT: {{footprint|disjoint}} {{[01]}}.2
 // MANIFEST: end
+// The fused kernel takes each struct by value too, as the kernels do: the
+// runtime passes the launches' bytes.
+// PTX-LABEL: .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_1(
+// PTX-NEXT: .param .u64 .ptr .align 1 {{.*}}_param_0,
+// PTX-NEXT: .param .u64 .ptr .align 1 {{.*}}_param_1,
+// PTX-NEXT: .param .align 4 .b8 {{.*}}_param_2[12],
+// PTX-NEXT: .param .u64 .ptr .align 1 {{.*}}_param_3,
+// PTX-NEXT: .param .u64 .ptr .align 1 {{.*}}_param_4,
+// PTX-NEXT: .param .align 4 .b8 {{.*}}_param_5[12],
 
 struct Fields { float *h, *u; int n; };
 __global__ __attribute__((kfuse_map)) void kick(Fields f, float dt)
