@@ -462,14 +462,12 @@ const FunctionDecl *namedMapKernel(const Expr *E) {
   return FD && isMapKernel(FD) ? FD : nullptr;
 }
 
-/// The map kernel that launch \p K runs through a function pointer
-/// variable initialised with it (`auto *f = k; f<<<g, b>>>(...)`), and the
-/// variable; nulls otherwise. Which kernel such a launch runs is the
-/// pointer's value when it runs, which kfuse does not follow.
-std::pair<const FunctionDecl *, const VarDecl *> kernelThroughPointer(const CUDAKernelCallExpr *K) {
-  if (K->getDirectCallee())
-    return {};
-  const Expr *E = K->getCallee()->IgnoreParenImpCasts();
+/// The map kernel that the function pointer variable \p E names was
+/// initialised with (`auto *f = k;`), and the variable; nulls otherwise.
+/// Which kernel a launch through it runs is the pointer's value when it
+/// runs, which kfuse does not follow.
+std::pair<const FunctionDecl *, const VarDecl *> pointerToMapKernel(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
   if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref)
     E = UO->getSubExpr()->IgnoreParenImpCasts();
   const auto *DRE = dyn_cast<DeclRefExpr>(E);
@@ -488,6 +486,25 @@ const ParmVarDecl *launchedParameter(const CUDAKernelCallExpr *K, const Function
   const auto *DRE = dyn_cast<DeclRefExpr>(K->getCallee()->IgnoreParenImpCasts());
   const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
   return P && P->getDeclContext() == static_cast<const DeclContext *>(Helper) ? P : nullptr;
+}
+
+/// What \p Call passes for the parameter that its callee's last statement,
+/// a launch, calls its kernel through (a launch helper given the kernel),
+/// or null.
+const Expr *kernelArgument(const CallExpr *Call) {
+  const FunctionDecl *Def = nullptr;
+  if (isa<CUDAKernelCallExpr>(Call) || !Call->getDirectCallee() ||
+      !Call->getDirectCallee()->hasBody(Def))
+    return nullptr;
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+  const auto *K = Body && Body->size() ? dyn_cast_or_null<CUDAKernelCallExpr>(
+                                             statementExpr(Body->body_back()))
+                                       : nullptr;
+  const ParmVarDecl *P = K ? launchedParameter(K, Def) : nullptr;
+  unsigned Base = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Def) ? 1 : 0;
+  if (!P || P->getFunctionScopeIndex() + Base >= Call->getNumArgs())
+    return nullptr;
+  return Call->getArg(P->getFunctionScopeIndex() + Base);
 }
 
 /// Whether the declarations of a helper's local \p VD and its initialiser
@@ -1053,16 +1070,22 @@ private:
     }
     if (const auto *CS = dyn_cast<CompoundStmt>(S))
       scanCompound(CS, Host);
-    if (const auto *K = dyn_cast<CUDAKernelCallExpr>(S); K && !launchedParameter(K, Host))
-      if (auto [Kernel, Ptr] = kernelThroughPointer(K); Kernel)
-        miss(K->getBeginLoc(), "launch of '" + Kernel->getQualifiedNameAsString() +
-                                   "' through function pointer '" + Ptr->getNameAsString() +
-                                   "' is not fused: kfuse fuses launches that name their "
-                                   "kernel, in place or as the argument of a launch helper");
-    if (const auto *CE = dyn_cast<CallExpr>(S)) {
+    // A launch through a function pointer, in place or by a launch helper
+    // given the pointer.
+    const auto *CE = dyn_cast<CallExpr>(S);
+    const auto *K = dyn_cast_or_null<CUDAKernelCallExpr>(CE);
+    if (const Expr *Through = K && !K->getDirectCallee() ? K->getCallee()
+                              : CE                       ? kernelArgument(CE)
+                                                         : nullptr)
+      if (auto [Kernel, Ptr] = pointerToMapKernel(Through); Kernel)
+        miss(CE->getBeginLoc(), "launch of '" + Kernel->getQualifiedNameAsString() +
+                                    "' through function pointer '" + Ptr->getNameAsString() +
+                                    "' is not fused: kfuse fuses launches that name their "
+                                    "kernel, in place or as the argument of a launch helper");
+    if (CE) {
       std::string API;
-      if (const FunctionDecl *K = runtimeApiLaunch(CE, API))
-        miss(CE->getBeginLoc(), "launch of '" + K->getQualifiedNameAsString() + "' through " +
+      if (const FunctionDecl *Launched = runtimeApiLaunch(CE, API))
+        miss(CE->getBeginLoc(), "launch of '" + Launched->getQualifiedNameAsString() + "' through " +
                                     API + " is not fused: kfuse fuses only <<<...>>> launches "
                                     "of kfuse_map kernels");
     }

@@ -129,6 +129,13 @@ void pointer(float *a, float *b, int n) {
   auto *u = &unmarked;
   u<<<1, 128>>>(b);
 }
+// The same through a launch helper given the pointer.
+template <typename K> void launch_with(K kernel, float *a, float *b, int n) { kernel<<<1, 128>>>(a, b, n); }
+void pointer_to_helper(float *a, float *b, int n) {
+  void (*f)(const float *, float *, int) = k1;
+  launch_with(f, a, b, n); // expected-remark {{launch of 'k1' through function pointer 'f' is not fused}}
+  launch_with(k2, b, a, n);
+}
 
 // The runtime API launches a map kernel without <<<...>>>.
 void runtime_api(float *a, float *b, int n, cudaStream_t s) {
