@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "HostMemory.h"
 #include "HostLaunch.h"
+#include "RemarkText.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -162,7 +163,7 @@ std::string HostMemory::hazard(const Instruction &I) {
   if (auto *CB = dyn_cast<CallBase>(&I)) {
     const Function *Callee = CB->getCalledFunction();
     std::string What =
-        "a call to " + (Callee ? Callee->getName().str() : std::string("a function pointer"));
+        "a call to " + (Callee ? shortName(Callee->getName()) : std::string("a function pointer"));
     if (isa<IntrinsicInst>(CB))
       return CB->doesNotAccessMemory() && CB->doesNotThrow() ? "" : What;
     // Between two launches a thrown exception would skip the first one, so
@@ -249,7 +250,7 @@ std::string HostMemory::calleeHazard(const Function &F, unsigned Depth, unsigned
       if (Why == "too deep" || Why == "too large")
         return Why;
       if (!Why.empty())
-        return Verdict("a call to " + G->getName().str());
+        return Verdict("a call to " + shortName(G->getName()));
       continue;
     }
     if (isa<BinaryOperator>(I) || isa<UnaryOperator>(I) || isa<CastInst>(I) ||

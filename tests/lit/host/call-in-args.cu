@@ -23,8 +23,8 @@ void in_scalar(const float *x, float *t, float *o, int n) {
   p<<<n / 256, 256>>>(x, t, n);
   q<<<n / 256, 256>>>(t, o, count(n));
 }
-// REMARK: call-in-args.cu:[[#@LINE-6]]:{{[0-9]+}}: remark: launch of p not handed to the runtime with the launch of q: a call to _Z4bumpPfi lies between them
-// REMARK: call-in-args.cu:[[#@LINE-3]]:{{[0-9]+}}: remark: launch of p not handed to the runtime with the launch of q: a call to _Z5counti lies between them
+// REMARK: call-in-args.cu:[[#@LINE-6]]:{{[0-9]+}}: remark: launch of p not handed to the runtime with the launch of q: a call to bump lies between them
+// REMARK: call-in-args.cu:[[#@LINE-3]]:{{[0-9]+}}: remark: launch of p not handed to the runtime with the launch of q: a call to count lies between them
 // CHECK-LABEL: define {{.*}} @_Z10in_pointer
 // CHECK-NOT: call void @kf_rt_launch_seq(
 // CHECK-LABEL: define {{.*}} @_Z9in_scalar
@@ -58,4 +58,4 @@ void counted(const float *x, Counted &t, float *o, int n) {
   p<<<n / 256, 256>>>(x, t.p, n);
   q<<<n / 256, 256>>>(t.get(), o, n);
 }
-// REMARK: call-in-args.cu:[[#@LINE-2]]:{{[0-9]+}}: remark: launch of p not handed to the runtime with the launch of q: a call to _ZN7Counted3getEv lies between them
+// REMARK: call-in-args.cu:[[#@LINE-2]]:{{[0-9]+}}: remark: launch of p not handed to the runtime with the launch of q: a call to Counted::get lies between them
