@@ -488,6 +488,20 @@ const ParmVarDecl *launchedParameter(const CUDAKernelCallExpr *K, const Function
   return P && P->getDeclContext() == static_cast<const DeclContext *>(Helper) ? P : nullptr;
 }
 
+/// The launch statement \p Def's body ends in, or null.
+const CUDAKernelCallExpr *endingLaunch(const FunctionDecl *Def) {
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+  return Body && Body->size() ? dyn_cast_or_null<CUDAKernelCallExpr>(statementExpr(Body->body_back()))
+                              : nullptr;
+}
+
+/// Where the callee's parameters start among \p Call's arguments: 1 for
+/// an object's call operator (a lambda called by name), whose argument 0 is
+/// the object; 0 otherwise.
+unsigned argBase(const CallExpr *Call) {
+  return isa<CXXOperatorCallExpr>(Call) && isa_and_nonnull<CXXMethodDecl>(Call->getDirectCallee());
+}
+
 /// What \p Call passes for the parameter that its callee's last statement,
 /// a launch, calls its kernel through (a launch helper given the kernel),
 /// or null.
@@ -496,15 +510,10 @@ const Expr *kernelArgument(const CallExpr *Call) {
   if (isa<CUDAKernelCallExpr>(Call) || !Call->getDirectCallee() ||
       !Call->getDirectCallee()->hasBody(Def))
     return nullptr;
-  const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
-  const auto *K = Body && Body->size() ? dyn_cast_or_null<CUDAKernelCallExpr>(
-                                             statementExpr(Body->body_back()))
-                                       : nullptr;
+  const CUDAKernelCallExpr *K = endingLaunch(Def);
   const ParmVarDecl *P = K ? launchedParameter(K, Def) : nullptr;
-  unsigned Base = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Def) ? 1 : 0;
-  if (!P || P->getFunctionScopeIndex() + Base >= Call->getNumArgs())
-    return nullptr;
-  return Call->getArg(P->getFunctionScopeIndex() + Base);
+  unsigned I = P ? P->getFunctionScopeIndex() + argBase(Call) : 0;
+  return P && I < Call->getNumArgs() ? Call->getArg(I) : nullptr;
 }
 
 /// Whether the declarations of a helper's local \p VD and its initialiser
@@ -547,15 +556,14 @@ std::optional<HelperCall> asHelperCall(const CallExpr *Call, std::string *WhyNot
   // A lambda called by name (`auto run = [&](auto k, auto... a) { k<<<g,
   // b>>>(a...); }; run(scale, x, t);`) is a helper whose first argument is
   // the lambda itself.
-  unsigned ArgBase = 0;
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call)) {
     const auto *MD = dyn_cast<CXXMethodDecl>(Call->getDirectCallee());
     if (OC->getOperator() != OO_Call || !MD || !MD->getParent()->isLambda())
       return Fail("it is an operator");
     if (OC->getArg(0)->HasSideEffects(MD->getASTContext()))
       return Fail("its lambda is computed by a call");
-    ArgBase = 1;
   }
+  const unsigned ArgBase = argBase(Call);
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
     const CXXMethodDecl *MD = MC->getMethodDecl();
     if (!MD || (MD->isVirtual() && !MD->hasAttr<FinalAttr>() &&
@@ -577,9 +585,7 @@ std::optional<HelperCall> asHelperCall(const CallExpr *Call, std::string *WhyNot
     if (P->getType().getNonReferenceType().isVolatileQualified())
       return Fail("it takes a volatile parameter");
   const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
-  const CUDAKernelCallExpr *K =
-      Body && Body->size() >= 1 ? dyn_cast_or_null<CUDAKernelCallExpr>(statementExpr(Body->body_back()))
-                                : nullptr;
+  const CUDAKernelCallExpr *K = endingLaunch(Def);
   if (!K)
     return Fail("its body does not end in a launch");
   // The kernel: the launch's callee, or what the call passes for the

@@ -453,30 +453,26 @@ SmallVector<Value *, 8> HostRewriter::materializeArgs(Launch &L,
   ValueToValueMapTy VMap;
   for (Argument &A : S.Stub->args()) {
     Value *Actual = L.StubCall->getArgOperand(A.getArgNo());
-    if (auto It = llvm::find(S.Indirect, &A); It != S.Indirect.end()) {
-      // An argument passed indirectly: the caller's temporary, which ends
-      // with the launch's statement, as a byval one may; the kernel gets
-      // a copy of its bytes either way.
-      unsigned Param = llvm::find(S.Slots, &A) - S.Slots.begin();
-      Align Al = Actual->getPointerAlignment(DL);
-      AllocaInst *Copy =
-          entryAlloca(ArrayType::get(B.getInt8Ty(), S.Sizes[Param]), Al, "kfuse.indirect");
-      B.CreateMemCpy(Copy, Al, Actual, Al, S.Sizes[Param]);
-      VMap[&A] = Copy;
-      continue;
+    // The caller's temporary of a byval argument, or of one passed by
+    // address, may be reused or end its lifetime (with the launch's
+    // statement) before the run ends; keep a copy that lives as long as the
+    // function. The kernel gets a copy of its bytes either way.
+    Type *T = nullptr;
+    Align To, From;
+    if (A.hasByValAttr()) {
+      T = A.getParamByValType();
+      To = std::max(A.getParamAlign().valueOrOne(), DL.getPrefTypeAlign(T));
+      From = L.StubCall->getParamAlign(A.getArgNo()).valueOrOne();
+    } else if (llvm::is_contained(S.Indirect, &A)) {
+      T = ArrayType::get(B.getInt8Ty(), S.Sizes[llvm::find(S.Slots, &A) - S.Slots.begin()]);
+      To = From = Actual->getPointerAlignment(DL);
     }
-    if (!A.hasByValAttr()) {
+    if (!T) {
       VMap[&A] = Actual;
       continue;
     }
-    // The caller's byval temporary may be reused or end its lifetime before
-    // the run ends; keep a copy that lives as long as the function.
-    Type *T = A.getParamByValType();
-    Align Al = std::max(A.getParamAlign().valueOrOne(), DL.getPrefTypeAlign(T));
-    AllocaInst *Copy = entryAlloca(T, Al, "kfuse.byval");
-    B.CreateMemCpy(Copy, Al, Actual,
-                   L.StubCall->getParamAlign(A.getArgNo()).valueOrOne(),
-                   DL.getTypeAllocSize(T));
+    AllocaInst *Copy = entryAlloca(T, To, A.hasByValAttr() ? "kfuse.byval" : "kfuse.indirect");
+    B.CreateMemCpy(Copy, To, Actual, From, DL.getTypeAllocSize(T));
     VMap[&A] = Copy;
   }
   auto MapAlloca = [&](Value *V) {
