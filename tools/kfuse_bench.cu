@@ -518,6 +518,7 @@ const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
     split_hand_run,            halo_hand_run,             heat2d_hand_run,
     reorder_hand_run,          mapped_f_temps_hand_run,   gran33_hand_run,
     mapped_f_temps_hand_run,   mapped_f_temps_hand_run,   mapped_f_temps_hand_run,
+    mapped_f_temps_hand_run,
 };
 
 /* Instances of w the main table runs for n. */

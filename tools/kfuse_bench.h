@@ -81,7 +81,7 @@ static constexpr unsigned char kb_split_width[6] = {1, 2, 1, 1, 2, 1};
 static constexpr unsigned char kb_gran33_width[4] = {9, 9, 9, 1};
 static constexpr float kb_gran_alpha = 0.75f;
 
-#define KB_NWORKLOADS 30
+#define KB_NWORKLOADS 31
 
 /* The same table of KB_NWORKLOADS entries, compiled twice; the entries
  * differ only in `run`. */

@@ -860,6 +860,8 @@ KB_MFG_KERNEL(KFUSE_IMPL("madd55", 5), mfi_madd55_5, mfg5_madd55_at, float, cons
 KB_MFG_KERNEL(KFUSE_IMPL("madd55", 25), mfi_madd55_25, mfg_madd55_at, float, const float *, float)
 KB_MFG_KERNEL(KFUSE_IMPL("smmul55", 5), mfi_smmul55_5, mfg5_smmul55_at, float, const float *, float)
 KB_MFG_KERNEL(KFUSE_IMPL("smmul55", 25), mfi_smmul55_25, mfg_smmul55_at, float, const float *, float)
+/* kfuse_bench_derived.cu */
+void mapped_f_derived_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s);
 static void mapped_f_impl_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
 {
   const float *const *i = (const float *const *)in;
@@ -937,6 +939,10 @@ const kb_workload *workloads()
        mapped_f_gran5_f32, kb_mapped_f_temps_width, 16, 0},
       {"mapped-f-impl", "mapped_f_impl_f32", "f32", 4, 5, 1, 6, 4 * (71.0 + 25.0),
        mapped_f_impl_f32, kb_mapped_f_temps_width, 16, 0},
+      /* The same with only the one-thread kernels written: the device pass
+       * derives the others (kfuse_bench_derived.cu). */
+      {"mapped-f-derived", "mapped_f_derived_f32", "f32", 4, 5, 1, 6, 4 * (71.0 + 25.0),
+       mapped_f_derived_f32, kb_mapped_f_temps_width, 16, 0},
   };
   return table;
 }

@@ -141,6 +141,7 @@
 /// goes through llvm.arithmetic.fence, so no FMA forms across the boundary.
 //
 //===----------------------------------------------------------------------===//
+#include "DeriveImpl.h"
 #include "FusionCandidate.h"
 #include "HelperInline.h"
 #include "Passes.h"
@@ -237,6 +238,11 @@ static cl::opt<double> ElementsOpt(
     "kfuse-elements", cl::value_desc("N"), cl::init(PlanNominalInstances),
     cl::desc("kfuse: elements each launch is assumed to process in the cost model "
              "(default 16777216)"));
+static cl::opt<bool> DeriveOpt(
+    "kfuse-derive-impls", cl::init(true),
+    cl::desc("kfuse: with -kfuse-psi, derive from each kfuse_impl kernel whose thread writes "
+             "several values of its instance, computed alike, the implementations with more "
+             "threads per instance, for the planner to choose from (default on)"));
 static cl::opt<bool> ReorderOpt(
     "kfuse-reorder", cl::init(true),
     cl::desc("kfuse: let the planner fuse launches that are not consecutive, the launches "
@@ -369,6 +375,8 @@ class DeviceFuser {
   /// Kernels' copies with their pointer-taking helpers inlined
   /// (HelperInline.h), erased when the pass is done.
   std::vector<Function *> Twins;
+  /// The module's launch sequences (run()).
+  const std::vector<SeqRecord> *Seqs = nullptr;
   /// The translation unit's key (ModuleRecords::TuKey): every symbol this
   /// pass adds with external linkage carries it, so the files of a
   /// -fgpu-rdc program link into one device image without a clash.
@@ -433,6 +441,9 @@ private:
   /// ("1,3,1"; "?" for a kernel that is not marked).
   std::string threadsText(const SeqRecord &R, ArrayRef<unsigned> Members,
                           ArrayRef<unsigned> Choice) const;
+  /// Adds to Kernels and Impls the implementations deriveImpls() finds
+  /// for each marked kernel (erased with the twins at the end).
+  void deriveImplementations();
   void fuse(FusionCandidate &C);
   void remarkMissed(const FusionCandidate &C);
   void recordMissed(const SeqRecord &R, unsigned First, unsigned Last, StringRef Reason);
@@ -513,6 +524,23 @@ bool DeviceFuser::substitute(FusionCandidate &C, ArrayRef<unsigned> Choice) {
     const KernelInfo &Impl = Kernels.at(Vs.at(Choice[S]));
     const ImplMark &To = Impls.at(Vs[Choice[S]]);
     C.DeclaredTpi.back() = To.Threads;
+    // A derived implementation's threads share their instance's loads and
+    // stores: a buffer it writes must not be passed to it again.
+    if (!To.DerivedFrom.empty()) {
+      const SeqLaunch &La = R.Launches[C.index(S)];
+      for (unsigned P = 0; P < Impl.Params.size() && P < La.Args.size(); ++P)
+        for (unsigned Q = 0; Q < Impl.Params.size() && Q < La.Args.size(); ++Q)
+          if (P != Q && Impl.Params[P].Written && Impl.Params[Q].IsPointer &&
+              La.Args[P] == La.Args[Q]) {
+            C.invalidate("launch " + std::to_string(C.index(S)) + " passes the buffer its " +
+                             "parameter " + std::to_string(P + 1) + " writes as parameter " +
+                             std::to_string(Q + 1) + " too; the implementation derived from '" +
+                             shortName(Launched) + "' splits its instance's values over " +
+                             "threads, which needs them apart",
+                         "granularity");
+            return false;
+          }
+    }
     C.Name += "_v" + std::to_string(C.index(S)) + "_" + std::to_string(Choice[S]);
     // The size each implementation checks its global index against counts
     // its threads: the launch's argument, scaled by the runtime for this
@@ -548,6 +576,77 @@ bool DeviceFuser::substitute(FusionCandidate &C, ArrayRef<unsigned> Choice) {
   }
   C.Seq = C.OwnSeq.get();
   return true;
+}
+
+void DeviceFuser::deriveImplementations() {
+  // Only the table model can prefer more threads per instance (the
+  // roofline model has no term for coalescing): without a table, nothing
+  // is derived, and nothing is compiled for nothing.
+  if (!DeriveOpt || PsiOpt.empty() || !readProfile() || Psi.Entries.empty())
+    return;
+  std::set<std::string> Launched;
+  for (const SeqRecord &R : *Seqs)
+    if (R.Launches.size() > 1)
+      for (const SeqLaunch &La : R.Launches)
+        Launched.insert(La.Kernel);
+  std::vector<std::pair<std::string, ImplMark>> Marked(Impls.begin(), Impls.end());
+  for (auto &[Name, Mark] : Marked) {
+    auto It = Kernels.find(Name);
+    if (!Launched.count(Name) || It == Kernels.end() || !It->second.isValid() ||
+        !It->second.F || It->second.Body != It->second.F || It->second.Grid)
+      continue;
+    Function &F = *It->second.F;
+    std::optional<unsigned> Bound;
+    for (const Access &A : It->second.Accesses)
+      if (A.GlobalBound[0])
+        Bound = A.GlobalBound[0]->Param;
+    std::string Kernel = "kernel '" + signature(Name) + "'";
+    Derivation D;
+    if (Bound)
+      D = deriveImpls(F, FAM.getResult<ScalarEvolutionAnalysis>(F), *Bound, Mark.Threads,
+                      GranBlock);
+    else
+      D.Why = "it checks its global index against no integer parameter";
+    std::vector<unsigned> Made;
+    for (DerivedImpl &Di : D.Impls) {
+      unsigned T = Mark.Threads * Di.Split;
+      // An implementation the program wrote itself comes first.
+      bool Own = llvm::any_of(Impls, [&](const auto &E) {
+        const Function *G = M.getFunction(E.first);
+        return E.second.Function == Mark.Function && E.second.Threads == T && G &&
+               G->getFunctionType() == F.getFunctionType();
+      });
+      KernelInfo K = Own ? KernelInfo() : analyze(*Di.F);
+      if (Own || !K.isValid()) {
+        if (!Own && D.Why.empty())
+          D.Why = "the kernel analysis cannot read its split over " + std::to_string(T) +
+                  " threads per instance: " + K.Reason;
+        FAM.clear(*Di.F, Di.F->getName());
+        Di.F->eraseFromParent();
+        continue;
+      }
+      K.F = K.Body = Di.F;
+      Twins.push_back(Di.F);
+      Impls[Di.F->getName().str()] = ImplMark{Mark.Function, T, Name};
+      Kernels.emplace(Di.F->getName().str(), std::move(K));
+      Made.push_back(T);
+    }
+    ore(F).emit([&] {
+      OptimizationRemarkAnalysis R(DEBUG_TYPE, Made.empty() ? "ImplNotDerived" : "ImplDerived",
+                                   &F);
+      if (Made.empty())
+        return R << "no implementation of '" << Mark.Function
+                 << "' with more threads per instance derived from " << Kernel << ": "
+                 << D.Why;
+      std::string List;
+      for (size_t I = 0; I < Made.size(); ++I)
+        List += (I ? (I + 1 == Made.size() ? " and " : ", ") : "") + std::to_string(Made[I]);
+      return R << Kernel << " writes " << std::to_string(D.Stores)
+               << " values of its instance per thread, computed alike: derived the "
+               << "implementations of '" << Mark.Function << "' with " << List
+               << " threads per instance, each thread writing some of the values";
+    });
+  }
 }
 
 FusionCandidate DeviceFuser::candidate(const SeqRecord &R, ArrayRef<unsigned> Members,
@@ -1407,12 +1506,19 @@ void DeviceFuser::fuse(FusionCandidate &C) {
                    std::to_string(C.GranThreads) + " threads";
     for (const FusionCandidate::ImplStage &I : C.Impls) {
       const std::string &Launched = C.launch(I.Stage).Kernel;
-      Granularity += "; launch " + std::to_string(C.index(I.Stage)) + " runs '" +
-                     shortName(C.Stages[I.Stage]->F->getName()) + "' (" +
-                     std::to_string(I.To) + (I.To == 1 ? " thread" : " threads") +
-                     " per instance), another implementation of '" +
-                     Impls.at(Launched).Function + "' than '" + shortName(Launched) + "' (" +
-                     std::to_string(I.From) + ")";
+      const ImplMark &Ran = Impls.at(C.Stages[I.Stage]->F->getName().str());
+      std::string Threads =
+          std::to_string(I.To) + (I.To == 1 ? " thread" : " threads") + " per instance";
+      if (Ran.DerivedFrom.empty())
+        Granularity += "; launch " + std::to_string(C.index(I.Stage)) + " runs '" +
+                       shortName(C.Stages[I.Stage]->F->getName()) + "' (" + Threads +
+                       "), another implementation of '" + Impls.at(Launched).Function +
+                       "' than '" + shortName(Launched) + "' (" + std::to_string(I.From) + ")";
+      else
+        Granularity += "; launch " + std::to_string(C.index(I.Stage)) + " runs '" +
+                       shortName(Ran.DerivedFrom) + "' with " + Threads + " (it has " +
+                       std::to_string(I.From) + "), an implementation of '" +
+                       Impls.at(Launched).Function + "' that kfuse derived from it";
     }
     if (!C.GranInputs.empty()) {
       Granularity += "; the block loads the records of ";
@@ -1643,6 +1749,8 @@ bool DeviceFuser::run() {
              << "runs in place of another";
     });
   }
+  Seqs = &Recs.Seqs;
+  deriveImplementations();
   Function *Any = anyDefinition();
   if (Any && !Recs.Seqs.empty())
     ore(*Any).emit([&] {

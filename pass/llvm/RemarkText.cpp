@@ -37,7 +37,18 @@ static StringRef withoutInternSuffix(StringRef Mangled) {
              : Mangled;
 }
 
+/// An implementation the device pass derived, "<kernel>.kfuse.split<d>"
+/// (DeriveImpl.h): the kernel's name and " split d ways".
+static std::pair<StringRef, std::string> splitSuffix(StringRef Mangled) {
+  size_t At = Mangled.rfind(".kfuse.split");
+  if (At == StringRef::npos)
+    return {Mangled, ""};
+  return {Mangled.take_front(At), " split " + Mangled.drop_front(At + 12).str() + " ways"};
+}
+
 std::string kfuse::shortName(StringRef Mangled) {
+  if (auto [Kernel, Split] = splitSuffix(Mangled); !Split.empty())
+    return shortName(Kernel) + Split;
   std::string Name = withoutInternSuffix(Mangled).str();
   ItaniumPartialDemangler D;
   if (D.partialDemangle(Name.c_str()) || !D.isFunction())
@@ -51,7 +62,11 @@ std::string kfuse::shortName(StringRef Mangled) {
   return R;
 }
 
-std::string kfuse::signature(StringRef Mangled) { return demangle(withoutInternSuffix(Mangled)); }
+std::string kfuse::signature(StringRef Mangled) {
+  if (auto [Kernel, Split] = splitSuffix(Mangled); !Split.empty())
+    return signature(Kernel) + Split;
+  return demangle(withoutInternSuffix(Mangled));
+}
 
 std::string kfuse::siteText(StringRef Site) {
   auto [Where, Fn] = Site.rsplit(' ');

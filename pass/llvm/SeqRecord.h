@@ -43,6 +43,9 @@ struct SeqRecord {
 struct ImplMark {
   std::string Function;
   unsigned Threads = 0;
+  /// For an implementation the device pass derived (DeriveImpl.h), the
+  /// kernel it derived it from; empty for a kernel the program marked.
+  std::string DerivedFrom;
 };
 
 /// What the module says: the marked kernels, the well-formed records, and

@@ -12,6 +12,10 @@
  *     runtime's `impl` check fails (KFUSE_STATS: layout), the originals run
  *     and compute what the program asked, the product of the instances its
  *     threads reach;
+ *   - the mapped function again, its routines written with one thread per
+ *     instance alone: the device pass derives their implementations with
+ *     more threads per instance, and the table chooses 9, 3, 1, 5, 25, 25
+ *     for one copy of it and 3, 3, 1, 5, 5, 5 for another;
  *   - a scaling per element, then a transpose per matrix whose 36-byte
  *     records the fused block stores from shared memory with consecutive
  *     threads (the Fused remark's "stores the records of").
@@ -148,6 +152,80 @@ __global__ KFUSE_IMPL("trace33", 1) void i_trace(const float *S, float *t, int n
     t[i] = S[9 * i] + S[9 * i + 4] + S[9 * i + 8];
 }
 
+/* The mapped function again, its routines written with one thread per
+ * instance alone: the device pass derives their implementations with more
+ * threads per instance (kfuse_impl kernels whose thread writes several
+ * values computed alike), and impl.psi makes the planner choose 9, 3, 1,
+ * 5, 25 and 25 for the d_ set and 3, 3, 1, 5, 5 and 5 for the e_ set. */
+#define DERIVED_SET(P)                                                                          \
+  __global__ KFUSE_IMPL(#P "mmul33", 1) void P##_mmul33(const float *A, const float *B,         \
+                                                        float *AB, int n)                       \
+  {                                                                                             \
+    int i = blockIdx.x * blockDim.x + threadIdx.x;                                              \
+    if (i < n)                                                                                  \
+      mf_mmul33_at(A, B, AB, i);                                                                \
+  }                                                                                             \
+  __global__ KFUSE_IMPL(#P "mvmul33", 1) void P##_mvmul33(const float *AB, const float *v,      \
+                                                          float *ABv, int n)                    \
+  {                                                                                             \
+    int i = blockIdx.x * blockDim.x + threadIdx.x;                                              \
+    if (i < n)                                                                                  \
+      mf_mvmul33_at(AB, v, ABv, i);                                                             \
+  }                                                                                             \
+  __global__ KFUSE_IMPL(#P "norm3", 1) void P##_norm3(const float *ABv, float *nrm, int n)      \
+  {                                                                                             \
+    int i = blockIdx.x * blockDim.x + threadIdx.x;                                              \
+    if (i < n)                                                                                  \
+      mf_norm3_at(ABv, nrm, i);                                                                 \
+  }                                                                                             \
+  __global__ KFUSE_IMPL(#P "mmul55", 1) void P##_mmul55(const float *C, const float *D,         \
+                                                        float *CD, int n)                       \
+  {                                                                                             \
+    int i = blockIdx.x * blockDim.x + threadIdx.x;                                              \
+    if (i < n)                                                                                  \
+      mf_mmul55_at(C, D, CD, i);                                                                \
+  }                                                                                             \
+  __global__ KFUSE_IMPL(#P "madd55", 1) void P##_madd55(const float *CD, const float *C,        \
+                                                        float *CDC, int n)                      \
+  {                                                                                             \
+    int i = blockIdx.x * blockDim.x + threadIdx.x;                                              \
+    if (i < n)                                                                                  \
+      mf_madd55_at(CD, C, CDC, i);                                                              \
+  }                                                                                             \
+  __global__ KFUSE_IMPL(#P "smmul55", 1) void P##_smmul55(const float *nrm, const float *CDC,   \
+                                                          float *F, int n)                      \
+  {                                                                                             \
+    int i = blockIdx.x * blockDim.x + threadIdx.x;                                              \
+    if (i < n)                                                                                  \
+      mf_smmul55_at(nrm, CDC, F, i);                                                            \
+  }                                                                                             \
+  static void P##_mapped_f(const float *A, const float *B, const float *v, const float *C,      \
+                           const float *D, float *F, int n, int block, cudaStream_t s)          \
+  {                                                                                             \
+    float *AB, *ABv, *nrm, *CD, *CDC;                                                           \
+    size_t bytes = (size_t)n * sizeof(float);                                                   \
+    KFX_CHECK(cudaMallocAsync(&AB, 9 * bytes, s));                                              \
+    KFX_CHECK(cudaMallocAsync(&ABv, 3 * bytes, s));                                             \
+    KFX_CHECK(cudaMallocAsync(&nrm, bytes, s));                                                 \
+    KFX_CHECK(cudaMallocAsync(&CD, 25 * bytes, s));                                             \
+    KFX_CHECK(cudaMallocAsync(&CDC, 25 * bytes, s));                                            \
+    unsigned g = kfx::grid_for(n, block);                                                       \
+    P##_mmul33<<<g, block, 0, s>>>(A, B, AB, n);                                                \
+    P##_mvmul33<<<g, block, 0, s>>>(AB, v, ABv, n);                                             \
+    P##_norm3<<<g, block, 0, s>>>(ABv, nrm, n);                                                 \
+    P##_mmul55<<<g, block, 0, s>>>(C, D, CD, n);                                                \
+    P##_madd55<<<g, block, 0, s>>>(CD, C, CDC, n);                                              \
+    P##_smmul55<<<g, block, 0, s>>>(nrm, CDC, F, n);                                            \
+    KFX_CHECK(cudaFreeAsync(AB, s));                                                            \
+    KFX_CHECK(cudaFreeAsync(ABv, s));                                                           \
+    KFX_CHECK(cudaFreeAsync(nrm, s));                                                           \
+    KFX_CHECK(cudaFreeAsync(CD, s));                                                            \
+    KFX_CHECK(cudaFreeAsync(CDC, s));                                                           \
+  }
+DERIVED_SET(d)
+DERIVED_SET(e)
+#undef DERIVED_SET
+
 /* U_i = S_i^T, one thread per 3x3 matrix. */
 __global__ KFUSE_MAP void i_transpose(const float *S, float *U, int n)
 {
@@ -206,6 +284,7 @@ int main(int argc, char **argv)
   kfx::require_device("impl");
   const size_t n = (size_t)a.n;
   kfx::Buf<float> A(9 * n), B(9 * n), v(3 * n), C(25 * n), D(25 * n), F(25 * n);
+  kfx::Buf<float> Fd(25 * n), Fe(25 * n);
   kfx::Buf<float> P(9 * n), S(9 * n), T(n), P2(9 * n), S2(9 * n), T2(n), P0(9 * n);
   kfx::Buf<float> SA(9 * n), U(9 * n);
   kfx::fill_uniform(A.h, a.seed, 1, -1.0, 1.0);
@@ -256,6 +335,8 @@ int main(int argc, char **argv)
       rT2[i] = rS2[9 * i] + rS2[9 * i + 4] + rS2[9 * i + 8];
     }
     bool ok = kfx::check_close("F", F.h.data(), rF.data(), 25 * n, 2e-4);
+    ok = kfx::check_close("F derived 9,3,1,5,25,25", Fd.h.data(), rF.data(), 25 * n, 2e-4) && ok;
+    ok = kfx::check_close("F derived 3,3,1,5,5,5", Fe.h.data(), rF.data(), 25 * n, 2e-4) && ok;
     ok = kfx::check_close("S", S.h.data(), rS.data(), 9 * n, 4e-6) && ok;
     ok = kfx::check_close("t", T.h.data(), rT.data(), n, 1e-4) && ok;
     ok = kfx::check_close("S short", S2.h.data(), rS2.data(), 9 * n, 4e-6) && ok;
@@ -264,15 +345,17 @@ int main(int argc, char **argv)
   };
   int rc = kfx::run_and_report(
       "impl", a, s,
-      (18.0 + 3 + 50 + 25 + 18 + 9 + 9 + 1 + 18 + 9 + 9 + 1 + 9 + 9 + 9) * sizeof(float) * n,
+      (3 * (18.0 + 3 + 50 + 25) + 18 + 9 + 9 + 1 + 18 + 9 + 9 + 1 + 9 + 9 + 9) * sizeof(float) * n,
       [&] {
         KFX_CHECK(cudaMemcpyAsync(P2.d, P0.d, P0.bytes(), cudaMemcpyDeviceToDevice, s));
         mapped_f(A.d, B.d, v.d, C.d, D.d, F.d, (int)n, a.block, s);
+        d_mapped_f(A.d, B.d, v.d, C.d, D.d, Fd.d, (int)n, a.block, s);
+        e_mapped_f(A.d, B.d, v.d, C.d, D.d, Fe.d, (int)n, a.block, s);
         chain33(A.d, B.d, P.d, S.d, T.d, (int)n, 9LL * (long long)n, s);
         chain33(A.d, B.d, P2.d, S2.d, T2.d, (int)n, reach, s);
         transposed(A.d, SA.d, U.d, (int)n, s);
       },
-      check, F, S, T, S2, T2, U);
+      check, F, Fd, Fe, S, T, S2, T2, U);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

@@ -1,0 +1,148 @@
+// Implementations the device pass derives (DeriveImpl.cpp): a kfuse_impl
+// kernel whose thread writes several values of its instance, each computed
+// alike from loads at offsets that follow the value's place, gets
+// implementations with more threads per instance, each thread writing some
+// of the values. The psi table (Inputs/derived-impl.psi) makes the planner
+// choose the 3x3 product with nine threads per instance and the
+// matrix-vector product with three, neither of which the program wrote.
+// REQUIRES: ptxas
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-psi=%S/Inputs/derived-impl.psi -Rpass=kfuse -Rpass-missed=kfuse -Rpass-analysis=kfuse %s -o %t.ptx 2>%t.remarks
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm -mllvm -kfuse-psi=%S/Inputs/derived-impl.psi %s -o %t.ll
+// RUN: sed -e 's/\\0A/\n/g' %t.ll | FileCheck %s --check-prefix=MANIFEST
+// Nothing derived is left in the module: the fused kernel holds its copy.
+// RUN: not grep -q 'kfuse.split' %t.ll
+// Without a table, or with -kfuse-derive-impls=0, nothing is derived.
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass=kfuse -Rpass-analysis=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-psi=%S/Inputs/derived-impl.psi -mllvm -kfuse-derive-impls=0 -Rpass=kfuse -Rpass-analysis=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
+// The compiler's output is the same from one run to the next.
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-psi=%S/Inputs/derived-impl.psi %s -o %t.again.ptx
+// RUN: cmp %t.ptx %t.again.ptx
+
+// REMARK-DAG: remark: kernel 'mm1(float const*, float const*, float*, int)' writes 9 values of its instance per thread, computed alike: derived the implementations of 'mm' with 3 and 9 threads per instance, each thread writing some of the values
+// REMARK-DAG: remark: kernel 'mv1(float const*, float const*, float*, int)' writes 3 values of its instance per thread, computed alike: derived the implementations of 'mv' with 3 threads per instance
+// REMARK-DAG: remark: no implementation of 'nrm' with more threads per instance derived from kernel 'nrm1(float const*, float*, int)': each thread stores one value
+// REMARK-DAG: remark: no implementation of 'sp' with more threads per instance derived from kernel 'sp1(float const*, float*, int)': its values are not computed alike: value 1 of each thread differs from value 0 in more than constants
+// REMARK-DAG: remark: no implementation of 'perm' with more threads per instance derived from kernel 'perm1(float const*, float*, int)': a constant of its values' computation does not follow the value's place in the instance (a * (k / q) + b * (k % q) + c)
+// REMARK-DAG: remark: no implementation of 'twice' with more threads per instance derived from kernel 'twice1(float*, int)': it reads a parameter it writes
+// REMARK-DAG: remark: no implementation of 'clip' with more threads per instance derived from kernel 'clip1(float const*, float*, int)': its code is not one block of straight-line code under its bounds check
+// REMARK-DAG: remark: fused launches 0..2 (mm1 split 9 ways, mv1 split 3 ways, nrm1) of sequence 0 into __kfuse_fused_[[KEY:[0-9a-f]+]]_0_0_2_v0_2_v1_1: C through shared memory, y through shared memory, with barriers; across granularities, threads per instance 9, 3, 1, 64 instances per block of 256 threads; launch 0 runs 'mm1' with 9 threads per instance (it has 1), an implementation of 'mm' that kfuse derived from it; launch 1 runs 'mv1' with 3 threads per instance (it has 1), an implementation of 'mv' that kfuse derived from it
+// The product into its own operand keeps one thread per instance.
+// REMARK-DAG: remark: fused launches 0..2 (mm1, mv1 split 3 ways, nrm1) of sequence 2 into __kfuse_fused_[[KEY]]_2_0_2_v1_1: {{.*}}threads per instance 1, 3, 1,
+// OFF-NOT: derived the implementations
+// OFF-NOT: split {{[0-9]+}} ways
+// OFF: remark: fused launches 0..2 (mm1, mv1, nrm1) of sequence 0
+// OFF-NOT: split {{[0-9]+}} ways
+
+// The runtime passes each derived stage its size times its split.
+// MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_0_0_2_v0_2_v1_1 3
+// MANIFEST-NEXT: kernel 0 _Z3mm1PKfS0_Pfi 4
+// MANIFEST-NEXT: kernel 1 _Z3mv1PKfS0_Pfi 4
+// MANIFEST-NEXT: kernel 2 _Z4nrm1PKfPfi 3
+// MANIFEST-NEXT: shape gran 64 9 3 1 256
+// MANIFEST-NEXT: impl 0.3 1 9
+// MANIFEST-NEXT: impl 1.3 1 3
+
+#define KFUSE_IMPL(f, t) __attribute__((kfuse_impl(f, t)))
+
+// One thread per 3x3 matrix: nine values, each a row of A times a column of B.
+__global__ KFUSE_IMPL("mm", 1) void mm1(const float *A, const float *B, float *C, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+#pragma unroll
+    for (int r = 0; r < 3; r++)
+#pragma unroll
+      for (int c = 0; c < 3; c++) {
+        float s = A[9 * i + 3 * r] * B[9 * i + c];
+#pragma unroll
+        for (int k = 1; k < 3; k++)
+          s += A[9 * i + 3 * r + k] * B[9 * i + 3 * k + c];
+        C[9 * i + 3 * r + c] = s;
+      }
+  }
+}
+// Three values per instance: the matrix times a vector.
+__global__ KFUSE_IMPL("mv", 1) void mv1(const float *M, const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+#pragma unroll
+  for (int r = 0; r < 3; r++)
+    y[3 * i + r] = M[9 * i + 3 * r] * x[3 * i] + M[9 * i + 3 * r + 1] * x[3 * i + 1] +
+                   M[9 * i + 3 * r + 2] * x[3 * i + 2];
+}
+// One value per instance (the squared norm): nothing to split.
+__global__ KFUSE_IMPL("nrm", 1) void nrm1(const float *y, float *s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    s[i] = y[3 * i] * y[3 * i] + y[3 * i + 1] * y[3 * i + 1] + y[3 * i + 2] * y[3 * i + 2];
+}
+// Values computed differently: a sum and a product.
+__global__ KFUSE_IMPL("sp", 1) void sp1(const float *a, float *o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    o[2 * i] = a[2 * i] + a[2 * i + 1];
+    o[2 * i + 1] = a[2 * i] * a[2 * i + 1];
+  }
+}
+// A permutation no a * (k / q) + b * (k % q) + c describes.
+__global__ KFUSE_IMPL("perm", 1) void perm1(const float *a, float *o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    o[3 * i] = a[3 * i + 2];
+    o[3 * i + 1] = a[3 * i];
+    o[3 * i + 2] = a[3 * i + 1];
+  }
+}
+// In place: it reads the values it writes.
+__global__ KFUSE_IMPL("twice", 1) void twice1(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    a[2 * i] *= 2.0f;
+    a[2 * i + 1] *= 2.0f;
+  }
+}
+// A loop the compiler keeps.
+__global__ KFUSE_IMPL("rows", 1) void rows1(const float *a, float *o, int m, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    for (int k = 0; k < m; k++)
+      o[i * m + k] = 2.0f * a[i * m + k];
+}
+
+void chain(const float *A, const float *B, const float *x, float *C, float *y, float *s, int n) {
+  int g = (n + 255) / 256;
+  mm1<<<g, 256>>>(A, B, C, n);
+  mv1<<<g, 256>>>(C, x, y, n);
+  nrm1<<<g, 256>>>(y, s, n);
+}
+void others(const float *a, float *o, float *p, float *q, int m, int n) {
+  int g = (n + 255) / 256;
+  sp1<<<g, 256>>>(a, o, n);
+  perm1<<<g, 256>>>(a, p, n);
+  twice1<<<g, 256>>>(q, n);
+  rows1<<<g, 256>>>(a, q, m, n);
+}
+// The product written into its own first operand: its derived
+// implementations would read what other threads of the instance write.
+void inplace(float *A, const float *B, const float *x, float *y, float *s, int n) {
+  int g = (n + 255) / 256;
+  mm1<<<g, 256>>>(A, B, A, n);
+  mv1<<<g, 256>>>(A, x, y, n);
+  nrm1<<<g, 256>>>(y, s, n);
+}
+// A branch in the body.
+__global__ KFUSE_IMPL("clip", 1) void clip1(const float *a, float *o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    if (a[2 * i] > 0.0f)
+      o[2 * i] = a[2 * i];
+    o[2 * i + 1] = a[2 * i + 1];
+  }
+}
+void clipped(const float *a, float *o, float *p, int n) {
+  int g = (n + 255) / 256;
+  clip1<<<g, 256>>>(a, o, n);
+  sp1<<<g, 256>>>(o, p, n);
+}
