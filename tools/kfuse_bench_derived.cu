@@ -10,9 +10,15 @@
  * and fused on its own. */
 #include "kfuse_bench.h"
 #include "kfuse_example.h"
-#include "mapped_f_kernels.h"
 
 namespace KB_NS {
+
+/* The routines' device functions; the header's kernels, which
+ * kfuse_bench_workloads.cu defines too, get a namespace of their own. */
+namespace mfd {
+#include "mapped_f_kernels.h"
+}
+using namespace mfd;
 
 static unsigned grid_for(int n, int block) { return (unsigned)((n + block - 1) / block); }
 

@@ -275,7 +275,7 @@ public:
     } else if (F.Q % Q == 0) {
       // k / Q' = s / r and k % Q' = (g' % r) * q + u, r = Q' / q dividing d.
       unsigned R = F.Q / Q;
-      Terms.push_back({F.A, B.CreateSDiv(rem(D), B.getInt32(R))});
+      Terms.push_back({F.A, R == 1 ? rem(D) : B.CreateSDiv(rem(D), B.getInt32(R))});
       if (R > 1)
         Terms.push_back({F.B * Q, rem(R)});
       Const += F.B * U;

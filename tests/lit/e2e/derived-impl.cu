@@ -16,6 +16,12 @@
 // Without a table, or with -kfuse-derive-impls=0, nothing is derived.
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass=kfuse -Rpass-analysis=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-psi=%S/Inputs/derived-impl.psi -mllvm -kfuse-derive-impls=0 -Rpass=kfuse -Rpass-analysis=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
+// The product split three ways (a row per thread): each thread reads its
+// row of A, 12 bytes, which the block still loads as the instances'
+// 36-byte records with consecutive threads.
+// RUN: sed -e 's/^psi mm_c3 .*/psi mm_c3 64 0 1e-10/' %S/Inputs/derived-impl.psi > %t.rows.psi
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-psi=%t.rows.psi -Rpass=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROWS
+// ROWS: remark: fused launches 0..2 (mm1 split 3 ways, mv1 split 3 ways, nrm1) of sequence 0 {{.*}}threads per instance 3, 3, 1,{{.*}}; the block loads the records of A, B, x into shared memory with consecutive threads
 // The compiler's output is the same from one run to the next.
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-psi=%S/Inputs/derived-impl.psi %s -o %t.again.ptx
 // RUN: cmp %t.ptx %t.again.ptx
