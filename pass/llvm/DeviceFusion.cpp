@@ -608,17 +608,25 @@ void DeviceFuser::deriveImplementations() {
     else
       D.Why = "it checks its global index against no integer parameter";
     std::vector<unsigned> Made;
+    std::vector<std::string> Unpriced;
     for (DerivedImpl &Di : D.Impls) {
       unsigned T = Mark.Threads * Di.Split;
-      // An implementation the program wrote itself comes first.
+      // An implementation the program wrote itself comes first; one the
+      // table has no routine for, the model could only price by the
+      // roofline, which is not comparable with the table's times.
       bool Own = llvm::any_of(Impls, [&](const auto &E) {
         const Function *G = M.getFunction(E.first);
         return E.second.Function == Mark.Function && E.second.Threads == T && G &&
                G->getFunctionType() == F.getFunctionType();
       });
-      KernelInfo K = Own ? KernelInfo() : analyze(*Di.F);
-      if (Own || !K.isValid()) {
-        if (!Own && D.Why.empty())
+      std::string Routine = Mark.Function + "_c" + std::to_string(T);
+      bool Priced = llvm::any_of(Psi.Entries,
+                                 [&](const PsiEntry &E) { return E.Routine == Routine; });
+      if (!Own && !Priced)
+        Unpriced.push_back(Routine);
+      KernelInfo K = Own || !Priced ? KernelInfo() : analyze(*Di.F);
+      if (Own || !Priced || !K.isValid()) {
+        if (!Own && Priced && D.Why.empty())
           D.Why = "the kernel analysis cannot read its split over " + std::to_string(T) +
                   " threads per instance: " + K.Reason;
         FAM.clear(*Di.F, Di.F->getName());
@@ -634,17 +642,23 @@ void DeviceFuser::deriveImplementations() {
     ore(F).emit([&] {
       OptimizationRemarkAnalysis R(DEBUG_TYPE, Made.empty() ? "ImplNotDerived" : "ImplDerived",
                                    &F);
+      std::string Skipped;
+      for (size_t I = 0; I < Unpriced.size(); ++I)
+        Skipped += (I ? ", '" : "'") + Unpriced[I] + "'";
+      if (!Skipped.empty())
+        Skipped = "; not those the psi table has no routine for (" + Skipped + ")";
       if (Made.empty())
         return R << "no implementation of '" << Mark.Function
                  << "' with more threads per instance derived from " << Kernel << ": "
-                 << D.Why;
+                 << (D.Why.empty() ? "the psi table has no routine for any" : D.Why)
+                 << Skipped;
       std::string List;
       for (size_t I = 0; I < Made.size(); ++I)
         List += (I ? (I + 1 == Made.size() ? " and " : ", ") : "") + std::to_string(Made[I]);
       return R << Kernel << " writes " << std::to_string(D.Stores)
                << " values of its instance per thread, computed alike: derived the "
                << "implementations of '" << Mark.Function << "' with " << List
-               << " threads per instance, each thread writing some of the values";
+               << " threads per instance, each thread writing some of the values" << Skipped;
     });
   }
 }
