@@ -347,16 +347,23 @@ Function *deriveOne(Function &F, const Shape &Sh, unsigned BoundParam, unsigned 
   Value *GPrime = B.CreateAdd(B.CreateMul(Ctaid, Ntid), Tid, "kfuse.g");
   SmallPtrSet<const Value *, 4> Fresh{Ctaid, Ntid, Tid};
 
-  // The bounds check, `g < n`, becomes `g' < n'`.
+  // The bounds check, `g < n` (or `g >= n`), becomes `g' < n'`: g'/d < n
+  // exactly where g' < d*n. Any other comparison of g with n (`g <= n`)
+  // keeps g'/d and n'/d, like every other use.
   Argument *N = G->getArg(BoundParam);
   SmallPtrSet<const User *, 2> Checks;
   for (Instruction *Old : Olds)
     for (User *U : make_early_inc_range(Old->users()))
-      if (auto *Cmp = dyn_cast<ICmpInst>(U))
-        if (Cmp->getOperand(0) == N || Cmp->getOperand(1) == N) {
+      if (auto *Cmp = dyn_cast<ICmpInst>(U)) {
+        ICmpInst::Predicate Pred = Cmp->getOperand(0) == Old ? Cmp->getPredicate()
+                                                             : Cmp->getSwappedPredicate();
+        bool Strict = Pred == ICmpInst::ICMP_SLT || Pred == ICmpInst::ICMP_ULT ||
+                      Pred == ICmpInst::ICMP_SGE || Pred == ICmpInst::ICMP_UGE;
+        if (Strict && (Cmp->getOperand(0) == N || Cmp->getOperand(1) == N)) {
           Cmp->replaceUsesOfWith(Old, GPrime);
           Checks.insert(Cmp);
         }
+      }
   if (Checks.empty())
     return Fail("it checks its global index against no integer parameter");
 
@@ -515,6 +522,16 @@ Derivation kfuse::deriveImpls(Function &F, ScalarEvolution &SE, unsigned BoundPa
     if (!Sl.matchStore(K)) {
       Out.Why = "its values are not computed alike: value " + std::to_string(K) +
                 " of each thread differs from value 0 in more than constants";
+      return Out;
+    }
+  // Each value in bytes of its own: two stores to one place would race
+  // once different threads make them.
+  std::vector<int64_t> At = Sl.Values.at({Stores[0], AddrOp});
+  llvm::sort(At);
+  const uint64_t Size = F.getDataLayout().getTypeStoreSize(Stores[0]->getValueOperand()->getType());
+  for (size_t K = 1; K < At.size(); ++K)
+    if (uint64_t(At[K] - At[K - 1]) < Size) {
+      Out.Why = "two of its stores write overlapping bytes";
       return Out;
     }
   Shape Sh;

@@ -37,6 +37,7 @@
 // REMARK-DAG: remark: no implementation of 'sp' with more threads per instance derived from kernel 'sp1(float const*, float*, int)': its values are not computed alike: value 1 of each thread differs from value 0 in more than constants
 // REMARK-DAG: remark: no implementation of 'perm' with more threads per instance derived from kernel 'perm1(float const*, float*, int)': a constant of its values' computation does not follow the value's place in the instance (a * (k / q) + b * (k % q) + c)
 // REMARK-DAG: remark: no implementation of 'twice' with more threads per instance derived from kernel 'twice1(float*, int)': it reads a parameter it writes
+// REMARK-DAG: remark: no implementation of 'dup' with more threads per instance derived from kernel 'dup1(float const*, float*, int)': two of its stores write overlapping bytes
 // REMARK-DAG: remark: no implementation of 'clip' with more threads per instance derived from kernel 'clip1(float const*, float*, int)': its code is not one block of straight-line code under its bounds check
 // REMARK-DAG: remark: fused launches 0..2 (mm1 split 9 ways, mv1 split 3 ways, nrm1) of sequence 0 into __kfuse_fused_[[KEY:[0-9a-f]+]]_0_0_2_v0_2_v1_1: C through shared memory, y through shared memory, with barriers; across granularities, threads per instance 9, 3, 1, 64 instances per block of 256 threads; launch 0 runs 'mm1' with 9 threads per instance (it has 1), an implementation of 'mm' that kfuse derived from it; launch 1 runs 'mv1' with 3 threads per instance (it has 1), an implementation of 'mv' that kfuse derived from it
 // The product into its own operand keeps one thread per instance.
@@ -142,6 +143,20 @@ void inplace(float *A, const float *B, const float *x, float *y, float *s, int n
   mm1<<<g, 256>>>(A, B, A, n);
   mv1<<<g, 256>>>(A, x, y, n);
   nrm1<<<g, 256>>>(y, s, n);
+}
+// Two stores to one place (the load between them may read it, so both
+// stay): split over threads, they would race.
+__global__ KFUSE_IMPL("dup", 1) void dup1(const float *a, float *o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    o[2 * i] = a[2 * i];
+    o[2 * i] = a[2 * i + 1];
+  }
+}
+void duplicated(const float *a, float *o, float *p, int n) {
+  int g = (n + 255) / 256;
+  dup1<<<g, 256>>>(a, o, n);
+  sp1<<<g, 256>>>(o, p, n);
 }
 // A branch in the body.
 __global__ KFUSE_IMPL("clip", 1) void clip1(const float *a, float *o, int n) {
