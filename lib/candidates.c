@@ -10,14 +10,16 @@
 #include <string.h>
 #include "plan_int.h"
 
-/* Nonzero if assignment a is before b: cheaper, then first in the
- * odometer's order below (the variant of the last launch of the linearised
- * order most significant), so that of equal costs the first found stays
- * first. */
+/* Nonzero if assignment a is before b: cheaper, then of the lower tie rank
+ * (kf_variant_t.tie_rank), then first in the odometer's order below (the
+ * variant of the last launch of the linearised order most significant), so
+ * that of equal costs and ranks the first found stays first. */
 static int kf__alt_less(const kf__cand *a, const kf__cand *b)
 {
   if (a->cost != b->cost)
     return a->cost < b->cost;
+  if (a->tie != b->tie)
+    return a->tie < b->tie;
   for (int i = a->n - 1; i >= 0; i--)
     if (a->variants[i] != b->variants[i])
       return a->variants[i] < b->variants[i];
@@ -62,6 +64,9 @@ int kf__cand_eval_alts(const kf_problem *p, const kf__dag *d, const kf_model *m,
       kf__cand x = c[0];
       x.cost = e.time;
       x.est = e;
+      x.tie = 0;
+      for (int i = 0; i < n; i++)
+        x.tie += kf__variant_of(p, c->order[i], var[i])->tie_rank;
       memcpy(x.variants, var, sizeof(int) * (size_t)n);
       if (have < alts || kf__alt_less(&x, &c[have - 1])) {
         int i = have < alts ? have++ : have - 1;

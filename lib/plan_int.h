@@ -48,7 +48,7 @@ typedef struct kf__access {
 
 typedef struct kf__variant {
   char *name;
-  int tpi, ipb, block, regs, smem;
+  int tpi, ipb, block, regs, smem, tie_rank;
   double flops;
   char *psi_compute;
 } kf__variant;
@@ -137,6 +137,7 @@ typedef struct kf__cand {
   int order[KF__MAXK];
   int variants[KF__MAXK];
   double cost;
+  int tie; /* the variants' tie ranks, summed (kf_variant_t.tie_rank) */
   kf_estimate_t est;
 } kf__cand;
 

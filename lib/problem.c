@@ -139,6 +139,7 @@ int kf_problem_add_variant(kf_problem *p, int launch, const kf_variant_t *v)
       v->instances_per_block < 0 || v->instances_per_block > KF_VARIANT_MAX_THREADS ||
       v->block_threads < 0 || v->block_threads > KF_VARIANT_MAX_THREADS ||
       v->registers < 0 || v->registers > KF_VARIANT_MAX_REGS || v->shared_bytes < 0 ||
+      v->tie_rank < 0 || v->tie_rank > KF_VARIANT_MAX_TIE_RANK ||
       !(v->flops >= 0) || !isfinite(v->flops))
     return KF_EINVAL;
   if (v->flops > KF_MAX_FLOPS_PER_INSTANCE)
@@ -164,6 +165,7 @@ int kf_problem_add_variant(kf_problem *p, int launch, const kf_variant_t *v)
     d->ipb = 1;
   d->regs = v->registers ? v->registers : 32;
   d->smem = v->shared_bytes;
+  d->tie_rank = v->tie_rank;
   d->flops = v->flops;
   l->nvar++;
   return 0;
@@ -251,7 +253,7 @@ int kf_problem_set_fused_block(kf_problem *p, int threads)
 }
 
 static const kf__variant kf__default_variant = {
-  (char *)"default", 1, 256, 256, 32, 0, 0.0, NULL
+  (char *)"default", 1, 256, 256, 32, 0, 0, 0.0, NULL
 };
 
 const kf__variant *kf__variant_of(const kf_problem *p, int l, int v)

@@ -198,6 +198,8 @@ static int kf__line(kf_problem *p, kf__rules *rules, kf__pst *s, char **tok,
         bad = kf__num_in(s, what, val, 0, KF_MAX_FLOPS_PER_INSTANCE, 0, &v.flops);
       else if (strcmp(k, "psi") == 0)
         v.psi_compute = val;
+      else if (strcmp(k, "tie") == 0)
+        bad = kf__int_in(s, what, val, 0, KF_VARIANT_MAX_TIE_RANK, &v.tie_rank);
       else
         return kf__fail(s, "unknown variant key '%s'", k);
       if (bad)

@@ -36,6 +36,7 @@ typedef enum kf_dep_kind {
  * largest registers, kf_problem_add_variant accepts. */
 #define KF_VARIANT_MAX_THREADS 32768
 #define KF_VARIANT_MAX_REGS 65536
+#define KF_VARIANT_MAX_TIE_RANK 1000
 
 typedef struct kf_variant_s {
   const char *name;            /* copied; NULL gives "v<index>" */
@@ -46,6 +47,11 @@ typedef struct kf_variant_s {
   int shared_bytes;            /* per block, the kernel's own; default 0 */
   double flops;                /* per instance */
   const char *psi_compute;     /* routine name in the psi tables, or NULL */
+  /* Of a group's assignments of variants predicted alike, the one whose
+   * variants' tie ranks sum lowest comes first (default 0; kfuse gives the
+   * implementations it derives itself 1, so that where the model cannot
+   * tell them from the program's own, the program's run). */
+  int tie_rank;
 } kf_variant_t;
 
 /** Legality callback: @returns nonzero if launches @p group[0..n) (ascending

@@ -1068,7 +1068,7 @@ std::vector<FusionCandidate> DeviceFuser::planSequence(const SeqRecord &R) {
       auto K = Kernels.find(Name);
       const ImplMark &Mark = Impls.at(Name);
       Vars[I].push_back({K != Kernels.end() && K->second.isValid() ? &K->second : nullptr,
-                         Mark.Threads, Mark.Function});
+                         Mark.Threads, Mark.Function, !Mark.DerivedFrom.empty()});
     }
   }
   auto LegalVariants = [&](ArrayRef<unsigned> Members, ArrayRef<unsigned> Choice) {

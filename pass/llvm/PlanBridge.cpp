@@ -278,6 +278,7 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
       kf_variant_t Var = {};
       Var.name = VName.c_str();
       Var.flops = PV.Info ? double(PV.Info->Flops) * (PV.Function.empty() ? 1 : PV.Threads) : 0.0;
+      Var.tie_rank = PV.Derived ? 1 : 0;
       if (!PV.Function.empty()) {
         // The fused kernel's blocks across granularities: GranBlock
         // threads, at least GranInstances instances (the model's fused

@@ -44,6 +44,9 @@ struct PlanVariant {
   const KernelInfo *Info = nullptr; ///< null: not analysable
   unsigned Threads = 1;             ///< per instance; 1 for an unmarked kernel
   std::string Function;             ///< the kfuse_impl function; "" when unmarked
+  /// Derived by the device pass (DeriveImpl.h): where the model predicts
+  /// it alike with the program's own, the program's runs (tie_rank 1).
+  bool Derived = false;
 };
 
 /// One entry of a per-routine timing table (-kfuse-psi, docs/plan.md).

@@ -46,7 +46,7 @@ static inline kf_problem *tl_random_problem(int n, int m, unsigned seed)
     for (int v = 0; v < nv; v++) {
       kf_variant_t var = { NULL, 1 + (int)(tl_rand(&s) % 3), 0, 256,
                            16 + 8 * (int)(tl_rand(&s) % 8), 0,
-                           (double)(tl_rand(&s) % 200), NULL };
+                           (double)(tl_rand(&s) % 200), NULL, 0 };
       kf_problem_add_variant(p, id, &var);
     }
     int na = 1 + tl_rand(&s) % 3;

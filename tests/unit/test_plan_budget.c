@@ -322,7 +322,7 @@ static void test_absurd_sizes(void **state)
   assert_int_equal(kf_problem_add_launch(p, "a", KF_MAX_INSTANCES, &a), 0);
   assert_int_equal(kf_problem_add_access(p, a, x, KF_READ, 1e30, NULL), KF_ERANGE);
   assert_int_equal(kf_problem_add_access(p, a, x, KF_READ, NAN, NULL), KF_EINVAL);
-  kf_variant_t v = { "v", 1, 256, 256, 32, 0, 1e300, NULL };
+  kf_variant_t v = { "v", 1, 256, 256, 32, 0, 1e300, NULL, 0 };
   assert_int_equal(kf_problem_add_variant(p, a, &v), KF_ERANGE);
   assert_int_equal(kf_problem_add_psi(p, "r", 32, 0, 1e30), KF_ERANGE);
   /* each number in range, their product not: 1e15 instances of 1e9 bytes */

@@ -15,7 +15,7 @@ static const char good[] =
   "# comment\n"
   "instances 1000\n"
   "buffer x\nbuffer t dead registers\nbuffer y registers\n"
-  "launch a\n  variant v1 tpi=3 ipb=32 regs=24 flops=10\n  read x bytes=4\n  write t bytes=4\n"
+  "launch a\n  variant v1 tpi=3 ipb=32 regs=24 flops=10 tie=2\n  read x bytes=4\n  write t bytes=4\n"
   "launch b instances=500\n  read t bytes=4 psi=ld halo=2\n  readwrite y bytes=8\n"
   "psi ld 32 0 1e-6\n"
   "forbid a b\n";
@@ -78,6 +78,8 @@ static const struct {
   { "kfuse-plan 1\nlaunch a\nvariant v ipb=1000000000\n", KF_EPARSE, "line 3: bad value for 'ipb'" },
   { "kfuse-plan 1\nlaunch a\nvariant v tpi=32769\n", KF_EPARSE, "line 3: bad value for 'tpi'" },
   { "kfuse-plan 1\nlaunch a\nvariant v regs=65537\n", KF_EPARSE, "line 3: bad value for 'regs'" },
+  { "kfuse-plan 1\nlaunch a\nvariant v tie=1001\n", KF_EPARSE, "line 3: bad value for 'tie'" },
+  { "kfuse-plan 1\nlaunch a\nvariant v tie=-1\n", KF_EPARSE, "line 3: bad value for 'tie'" },
   /* absurd numbers: out of range, with the range, or not numbers at all */
   { "kfuse-plan 1\ninstances 1e32\n", KF_EPARSE, "line 2: instances needs one positive number: 1e32 out of range (1 to 1e+15)" },
   { "kfuse-plan 1\ninstances inf\n", KF_EPARSE, "line 2: instances needs one positive number: 'inf' is not a number" },

@@ -131,9 +131,9 @@ static void test_model_occupancy(void **state)
   kf_problem_add_buffer(p, "x", 0, &x);
   kf_problem_add_buffer(p, "y", 0, &y);
   kf_problem_add_launch(p, "k", 1 << 24, &l);
-  kf_variant_t lean = { "lean", 1, 0, 256, 32, 0, 1, NULL };
-  kf_variant_t fat = { "fat", 1, 0, 256, 255, 0, 1, NULL };
-  kf_variant_t huge = { "huge", 1, 0, 256, 32, 300 * 1024, 1, NULL };
+  kf_variant_t lean = { "lean", 1, 0, 256, 32, 0, 1, NULL, 0 };
+  kf_variant_t fat = { "fat", 1, 0, 256, 255, 0, 1, NULL, 0 };
+  kf_variant_t huge = { "huge", 1, 0, 256, 32, 300 * 1024, 1, NULL, 0 };
   kf_problem_add_variant(p, l, &lean);
   kf_problem_add_variant(p, l, &fat);
   kf_problem_add_variant(p, l, &huge);
@@ -266,7 +266,7 @@ static void test_custom_cost_and_psi(void **state)
   kf_problem_add_buffer(p, "t", 1, &t);
   kf_problem_add_launch(p, "a", 1000, &a);
   kf_problem_add_launch(p, "b", 1000, &b);
-  kf_variant_t va = { "c", 1, 32, 32, 32, 0, 10, "comp" };
+  kf_variant_t va = { "c", 1, 32, 32, 32, 0, 10, "comp", 0 };
   kf_problem_add_variant(p, a, &va);
   kf_problem_add_variant(p, b, &va);
   kf_problem_add_access(p, a, x, KF_READ, 4, "ld");
@@ -327,8 +327,8 @@ static void test_fused_block(void **state)
   kf_problem_add_buffer(p, "y", 0, &y);
   kf_problem_add_launch(p, "a", 1 << 20, &a);
   kf_problem_add_launch(p, "b", 1 << 20, &b);
-  kf_variant_t va = { "one", 1, 64, 0, 32, 0, 100, "ca" };
-  kf_variant_t vb = { "many", 25, 64, 0, 32, 0, 100, "cb" };
+  kf_variant_t va = { "one", 1, 64, 0, 32, 0, 100, "ca", 0 };
+  kf_variant_t vb = { "many", 25, 64, 0, 32, 0, 100, "cb", 0 };
   kf_problem_add_variant(p, a, &va);
   kf_problem_add_variant(p, b, &vb);
   kf_problem_add_access(p, a, x, KF_READ, 4, NULL);

@@ -118,8 +118,8 @@ static void test_variant_legality(void **state)
 {
   (void)state;
   int a, b;
-  const kf_variant_t vs[2] = {{"slow", 1, 0, 256, 32, 0, 20000, NULL},
-                              {"fast", 1, 0, 256, 32, 0, 1, NULL}};
+  const kf_variant_t vs[2] = {{"slow", 1, 0, 256, 32, 0, 20000, NULL, 0},
+                              {"fast", 1, 0, 256, 32, 0, 1, NULL, 0}};
   kf_problem *p = chain_problem("a", "b", vs, 2, &a, &b);
   kf_solve_options_t o = opts(4, 1);
   kf_plan *free_pl, *pl;
@@ -141,6 +141,41 @@ static void test_variant_legality(void **state)
   /* No variant of b alone is legal: infeasible. */
   kf_problem_set_variant_legality(p, forbid_all_variants, NULL);
   assert_int_equal(kf_plan_solve(p, NULL, &o, &pl), KF_EINFEASIBLE);
+  kf_problem_destroy(p);
+}
+
+/* Variants predicted alike: of a group's assignments the one whose tie
+ * ranks sum lowest is chosen, whichever the odometer meets first. */
+static void test_variant_tie_rank(void **state)
+{
+  (void)state;
+  int a, b;
+  kf_variant_t vs[2] = {{"written", 1, 0, 256, 32, 0, 1, NULL, 0},
+                        {"derived", 1, 0, 256, 32, 0, 1, NULL, 0}};
+  kf_solve_options_t o = opts(4, 1);
+  for (int favoured = 0; favoured < 2; favoured++) {
+    vs[0].tie_rank = favoured == 0 ? 0 : 1;
+    vs[1].tie_rank = favoured == 1 ? 0 : 1;
+    kf_problem *p = chain_problem("a", "b", vs, 2, &a, &b);
+    kf_plan *pl;
+    assert_int_equal(kf_plan_solve(p, NULL, &o, &pl), 0);
+    assert_int_equal(kf_plan_group_count(pl, 0), 1);
+    kf_group_info_t g;
+    assert_int_equal(kf_plan_group(pl, 0, 0, &g), 0);
+    assert_int_equal(g.count, 2);
+    for (int i = 0; i < 2; i++)
+      assert_int_equal(g.variants[i], favoured);
+    kf_plan_destroy(pl);
+    kf_problem_destroy(p);
+  }
+  /* Out of range. */
+  kf_problem *p;
+  assert_int_equal(kf_problem_create(&p), 0);
+  kf_problem_add_launch(p, "a", 1, &a);
+  vs[0].tie_rank = -1;
+  assert_int_equal(kf_problem_add_variant(p, a, &vs[0]), KF_EINVAL);
+  vs[0].tie_rank = KF_VARIANT_MAX_TIE_RANK + 1;
+  assert_int_equal(kf_problem_add_variant(p, a, &vs[0]), KF_EINVAL);
   kf_problem_destroy(p);
 }
 
@@ -721,6 +756,7 @@ int main(void)
     cmocka_unit_test(test_chain_fuses),
     cmocka_unit_test(test_legality_callback),
     cmocka_unit_test(test_variant_legality),
+    cmocka_unit_test(test_variant_tie_rank),
     cmocka_unit_test(test_random_vs_brute_force),
     cmocka_unit_test(test_sweep_vs_partitions),
     cmocka_unit_test(test_cbc_vs_sweep),
