@@ -584,15 +584,17 @@ void DeviceFuser::deriveImplementations() {
   // is derived, and nothing is compiled for nothing.
   if (!DeriveOpt || PsiOpt.empty() || !readProfile() || Psi.Entries.empty())
     return;
+  // The functions some sequence launches an implementation of.
   std::set<std::string> Launched;
   for (const SeqRecord &R : *Seqs)
     if (R.Launches.size() > 1)
       for (const SeqLaunch &La : R.Launches)
-        Launched.insert(La.Kernel);
+        if (auto Mark = Impls.find(La.Kernel); Mark != Impls.end())
+          Launched.insert(Mark->second.Function);
   std::vector<std::pair<std::string, ImplMark>> Marked(Impls.begin(), Impls.end());
   for (auto &[Name, Mark] : Marked) {
     auto It = Kernels.find(Name);
-    if (!Launched.count(Name) || It == Kernels.end() || !It->second.isValid() ||
+    if (!Launched.count(Mark.Function) || It == Kernels.end() || !It->second.isValid() ||
         !It->second.F || It->second.Body != It->second.F || It->second.Grid)
       continue;
     Function &F = *It->second.F;
@@ -611,7 +613,8 @@ void DeviceFuser::deriveImplementations() {
     std::vector<std::string> Unpriced;
     for (DerivedImpl &Di : D.Impls) {
       unsigned T = Mark.Threads * Di.Split;
-      // An implementation the program wrote itself comes first; one the
+      // An implementation with as many threads comes first: the program's
+      // own, or one derived from another of its kernels already. One the
       // table has no routine for, the model could only price by the
       // roofline, which is not comparable with the table's times.
       bool Own = llvm::any_of(Impls, [&](const auto &E) {
@@ -1530,9 +1533,13 @@ void DeviceFuser::fuse(FusionCandidate &C) {
                        "' than '" + shortName(Launched) + "' (" + std::to_string(I.From) + ")";
       else
         Granularity += "; launch " + std::to_string(C.index(I.Stage)) + " runs '" +
-                       shortName(Ran.DerivedFrom) + "' with " + Threads + " (it has " +
-                       std::to_string(I.From) + "), an implementation of '" +
-                       Impls.at(Launched).Function + "' that kfuse derived from it";
+                       shortName(Ran.DerivedFrom) + "' with " + Threads +
+                       ", an implementation of '" + Impls.at(Launched).Function +
+                       "' that kfuse derived from it" +
+                       (Ran.DerivedFrom == Launched
+                            ? " (launched with " + std::to_string(I.From) + ")"
+                            : ", in place of '" + shortName(Launched) + "' (" +
+                                  std::to_string(I.From) + ")");
     }
     if (!C.GranInputs.empty()) {
       Granularity += "; the block loads the records of ";

@@ -39,9 +39,13 @@
 // REMARK-DAG: remark: no implementation of 'twice' with more threads per instance derived from kernel 'twice1(float*, int)': it reads a parameter it writes
 // REMARK-DAG: remark: no implementation of 'dup' with more threads per instance derived from kernel 'dup1(float const*, float*, int)': two of its stores write overlapping bytes
 // REMARK-DAG: remark: no implementation of 'clip' with more threads per instance derived from kernel 'clip1(float const*, float*, int)': its code is not one block of straight-line code under its bounds check
-// REMARK-DAG: remark: fused launches 0..2 (mm1 split 9 ways, mv1 split 3 ways, nrm1) of sequence 0 into __kfuse_fused_[[KEY:[0-9a-f]+]]_0_0_2_v0_2_v1_1: C through shared memory, y through shared memory, with barriers; across granularities, threads per instance 9, 3, 1, 64 instances per block of 256 threads; launch 0 runs 'mm1' with 9 threads per instance (it has 1), an implementation of 'mm' that kfuse derived from it; launch 1 runs 'mv1' with 3 threads per instance (it has 1), an implementation of 'mv' that kfuse derived from it
+// REMARK-DAG: remark: fused launches 0..2 (mm1 split 9 ways, mv1 split 3 ways, nrm1) of sequence 0 into __kfuse_fused_[[KEY:[0-9a-f]+]]_0_0_2_v0_2_v1_1: C through shared memory, y through shared memory, with barriers; across granularities, threads per instance 9, 3, 1, 64 instances per block of 256 threads; launch 0 runs 'mm1' with 9 threads per instance, an implementation of 'mm' that kfuse derived from it (launched with 1); launch 1 runs 'mv1' with 3 threads per instance, an implementation of 'mv' that kfuse derived from it (launched with 1)
+// The program's nine-thread product runs as rows derived from its
+// one-thread one; no nine-way split of mq1 is derived, the program wrote one.
+// REMARK-DAG: remark: kernel 'mq1(float const*, float const*, float*, int)' writes 9 values of its instance per thread, computed alike: derived the implementations of 'mq' with 3 threads per instance, each thread writing some of the values
+// REMARK-DAG: remark: fused launches 0..2 (mq1 split 3 ways, mv1 split 3 ways, nrm1) of sequence {{[0-9]+}} into {{.*}}; launch 0 runs 'mq1' with 3 threads per instance, an implementation of 'mq' that kfuse derived from it, in place of 'mq9' (9);
 // The product into its own operand keeps one thread per instance.
-// REMARK-DAG: remark: fused launches 0..2 (mm1, mv1 split 3 ways, nrm1) of sequence 2 into __kfuse_fused_[[KEY]]_2_0_2_v1_1: {{.*}}threads per instance 1, 3, 1,
+// REMARK-DAG: remark: fused launches 0..2 (mm1, mv1 split 3 ways, nrm1) of sequence {{[0-9]+}} into __kfuse_fused_[[KEY]]_{{[0-9]+}}_0_2_v1_1: {{.*}}threads per instance 1, 3, 1,
 // OFF-NOT: derived the implementations
 // OFF-NOT: split {{[0-9]+}} ways
 // OFF: remark: fused launches 0..2 (mm1, mv1, nrm1) of sequence 0
@@ -72,6 +76,37 @@ __global__ KFUSE_IMPL("mm", 1) void mm1(const float *A, const float *B, float *C
           s += A[9 * i + 3 * r + k] * B[9 * i + 3 * k + c];
         C[9 * i + 3 * r + c] = s;
       }
+  }
+}
+// Another function, "mq", of the same product: the program wrote it with
+// one thread per matrix and with nine, one per element (j % 9 of instance
+// j / 9); kfuse derives the rows, three threads per matrix.
+__device__ inline void product33(const float *A, const float *B, float *C, int i) {
+#pragma unroll
+  for (int r = 0; r < 3; r++)
+#pragma unroll
+    for (int c = 0; c < 3; c++) {
+      float s = A[9 * i + 3 * r] * B[9 * i + c];
+#pragma unroll
+      for (int k = 1; k < 3; k++)
+        s += A[9 * i + 3 * r + k] * B[9 * i + 3 * k + c];
+      C[9 * i + 3 * r + c] = s;
+    }
+}
+__global__ KFUSE_IMPL("mq", 1) void mq1(const float *A, const float *B, float *C, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    product33(A, B, C, i);
+}
+__global__ KFUSE_IMPL("mq", 9) void mq9(const float *A, const float *B, float *C, int m) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m) {
+    int i = j / 9, r = j % 9 / 3, c = j % 3;
+    float s = A[9 * i + 3 * r] * B[9 * i + c];
+#pragma unroll
+    for (int k = 1; k < 3; k++)
+      s += A[9 * i + 3 * r + k] * B[9 * i + 3 * k + c];
+    C[j] = s;
   }
 }
 // Three values per instance: the matrix times a vector.
@@ -135,6 +170,13 @@ void others(const float *a, float *o, float *p, float *q, int m, int n) {
   perm1<<<g, 256>>>(a, p, n);
   twice1<<<g, 256>>>(q, n);
   rows1<<<g, 256>>>(a, q, m, n);
+}
+// Launched with nine threads per matrix: the fused kernel runs mq1's rows
+// in its place.
+void nine(const float *A, const float *B, const float *x, float *C, float *y, float *s, int n) {
+  mq9<<<(9 * n + 255) / 256, 256>>>(A, B, C, 9 * n);
+  mv1<<<(n + 255) / 256, 256>>>(C, x, y, n);
+  nrm1<<<(n + 255) / 256, 256>>>(y, s, n);
 }
 // The product written into its own first operand: its derived
 // implementations would read what other threads of the instance write.
