@@ -645,16 +645,17 @@ void DeviceFuser::deriveImplementations() {
     ore(F).emit([&] {
       OptimizationRemarkAnalysis R(DEBUG_TYPE, Made.empty() ? "ImplNotDerived" : "ImplDerived",
                                    &F);
-      std::string Skipped;
+      std::string Routines;
       for (size_t I = 0; I < Unpriced.size(); ++I)
-        Skipped += (I ? ", '" : "'") + Unpriced[I] + "'";
-      if (!Skipped.empty())
-        Skipped = "; not those the psi table has no routine for (" + Skipped + ")";
+        Routines += (I ? ", '" : "'") + Unpriced[I] + "'";
+      std::string Skipped =
+          Routines.empty() ? "" : "; not those the psi table has no routine for (" + Routines + ")";
       if (Made.empty())
         return R << "no implementation of '" << Mark.Function
                  << "' with more threads per instance derived from " << Kernel << ": "
-                 << (D.Why.empty() ? "the psi table has no routine for any" : D.Why)
-                 << Skipped;
+                 << (D.Why.empty()
+                         ? "the psi table has no routine for any of its splits (" + Routines + ")"
+                         : D.Why + Skipped);
       std::string List;
       for (size_t I = 0; I < Made.size(); ++I)
         List += (I ? (I + 1 == Made.size() ? " and " : ", ") : "") + std::to_string(Made[I]);
