@@ -17,7 +17,10 @@
 // A * (k / Q) + B * (k % Q) + C for one divisor Q of S (Q = S: B * k + C);
 // a 3x3 product reads row k / 3 of one matrix and column k % 3 of the
 // other. Then the computation of value k is store 0's with those constants
-// evaluated at k.
+// evaluated at k. A load or store matches its counterpart where their
+// addresses lie a constant apart, whatever instructions compute them (where
+// the parameters may alias, the optimiser computes each value's base again).
+// The stores write bytes of their own: two threads never store to one place.
 //
 // The implementation with d threads per original thread (d dividing S)
 // runs thread g' as thread g'/d of the kernel, with the values (g' % d) *
