@@ -64,24 +64,6 @@
 #define KFUSE_IMPL(f, t) __attribute__((kfuse_impl(f, t)))
 
 // One thread per 3x3 matrix: nine values, each a row of A times a column of B.
-__global__ KFUSE_IMPL("mm", 1) void mm1(const float *A, const float *B, float *C, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) {
-#pragma unroll
-    for (int r = 0; r < 3; r++)
-#pragma unroll
-      for (int c = 0; c < 3; c++) {
-        float s = A[9 * i + 3 * r] * B[9 * i + c];
-#pragma unroll
-        for (int k = 1; k < 3; k++)
-          s += A[9 * i + 3 * r + k] * B[9 * i + 3 * k + c];
-        C[9 * i + 3 * r + c] = s;
-      }
-  }
-}
-// Another function, "mq", of the same product: the program wrote it with
-// one thread per matrix and with nine, one per element (j % 9 of instance
-// j / 9); kfuse derives the rows, three threads per matrix.
 __device__ inline void product33(const float *A, const float *B, float *C, int i) {
 #pragma unroll
   for (int r = 0; r < 3; r++)
@@ -94,6 +76,14 @@ __device__ inline void product33(const float *A, const float *B, float *C, int i
       C[9 * i + 3 * r + c] = s;
     }
 }
+__global__ KFUSE_IMPL("mm", 1) void mm1(const float *A, const float *B, float *C, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    product33(A, B, C, i);
+}
+// Another function, "mq", of the same product: the program wrote it with
+// one thread per matrix and with nine, one per element (j % 9 of instance
+// j / 9); kfuse derives the rows, three threads per matrix.
 __global__ KFUSE_IMPL("mq", 1) void mq1(const float *A, const float *B, float *C, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
