@@ -458,6 +458,16 @@ private:
 } // namespace
 
 /// Launches First..Last.
+/// The integer parameter \p K checks its global x index against (`if (g <
+/// n)`, Access::GlobalBound), if any.
+static std::optional<unsigned> globalBoundParam(const KernelInfo &K) {
+  std::optional<unsigned> Bound;
+  for (const Access &A : K.Accesses)
+    if (A.GlobalBound[0])
+      Bound = A.GlobalBound[0]->Param;
+  return Bound;
+}
+
 static std::vector<unsigned> consecutive(unsigned First, unsigned Last) {
   std::vector<unsigned> Members(Last - First + 1);
   std::iota(Members.begin(), Members.end(), First);
@@ -545,16 +555,10 @@ bool DeviceFuser::substitute(FusionCandidate &C, ArrayRef<unsigned> Choice) {
     // The size each implementation checks its global index against counts
     // its threads: the launch's argument, scaled by the runtime for this
     // stage alone, becomes a value of its own.
-    std::optional<unsigned> Bound;
-    for (const Access &A : Impl.Accesses)
-      if (A.GlobalBound[0])
-        Bound = A.GlobalBound[0]->Param;
+    std::optional<unsigned> Bound = globalBoundParam(Impl);
     const KernelInfo &Own = Kernels.at(Launched);
-    std::optional<unsigned> OwnBound;
-    if (Own.isValid())
-      for (const Access &A : Own.Accesses)
-        if (A.GlobalBound[0])
-          OwnBound = A.GlobalBound[0]->Param;
+    std::optional<unsigned> OwnBound =
+        Own.isValid() ? globalBoundParam(Own) : std::optional<unsigned>();
     if (!Bound || !Impl.Params[*Bound].IsInteger || (OwnBound && OwnBound != Bound)) {
       C.invalidate("'" + shortName(Impl.F->getName()) + "', another implementation of '" +
                        shortName(Launched) + "', " +
@@ -598,10 +602,7 @@ void DeviceFuser::deriveImplementations() {
         !It->second.F || It->second.Body != It->second.F || It->second.Grid)
       continue;
     Function &F = *It->second.F;
-    std::optional<unsigned> Bound;
-    for (const Access &A : It->second.Accesses)
-      if (A.GlobalBound[0])
-        Bound = A.GlobalBound[0]->Param;
+    std::optional<unsigned> Bound = globalBoundParam(It->second);
     std::string Kernel = "kernel '" + signature(Name) + "'";
     Derivation D;
     if (Bound)
@@ -622,9 +623,8 @@ void DeviceFuser::deriveImplementations() {
         return E.second.Function == Mark.Function && E.second.Threads == T && G &&
                G->getFunctionType() == F.getFunctionType();
       });
-      std::string Routine = Mark.Function + "_c" + std::to_string(T);
-      bool Priced = llvm::any_of(Psi.Entries,
-                                 [&](const PsiEntry &E) { return E.Routine == Routine; });
+      std::string Routine = psiRoutine(Mark.Function, T);
+      bool Priced = Psi.has(Routine);
       if (!Own && !Priced)
         Unpriced.push_back(Routine);
       KernelInfo K = Own || !Priced ? KernelInfo() : analyze(*Di.F);

@@ -274,7 +274,7 @@ PlanOutcome kfuse::planWithLibrary(const SeqRecord &R, ArrayRef<const KernelInfo
     for (size_t V = 0; V < Own.size(); ++V) {
       const PlanVariant &PV = Own[V];
       std::string VName = "t" + std::to_string(PV.Threads) + (V ? "." + std::to_string(V) : "");
-      std::string Routine = PV.Function + "_c" + std::to_string(PV.Threads);
+      std::string Routine = psiRoutine(PV.Function, PV.Threads);
       kf_variant_t Var = {};
       Var.name = VName.c_str();
       Var.flops = PV.Info ? double(PV.Info->Flops) * (PV.Function.empty() ? 1 : PV.Threads) : 0.0;

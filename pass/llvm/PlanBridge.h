@@ -71,7 +71,20 @@ struct PsiTable {
   /// prices a group in the blocks its table was measured in
   /// (kf_problem_set_fused_block).
   int FusedBlock = 0;
+  /// Whether some entry times \p Routine.
+  bool has(const std::string &Routine) const {
+    for (const PsiEntry &E : Entries)
+      if (E.Routine == Routine)
+        return true;
+    return false;
+  }
 };
+
+/// The table's routine for \p Function's implementation with \p Threads
+/// threads per instance, "<function>_c<threads>" (`mmul33_c9`).
+inline std::string psiRoutine(const std::string &Function, unsigned Threads) {
+  return Function + "_c" + std::to_string(Threads);
+}
 
 /// Reads a psi table file: `psi <routine> <ipb> <extra-shared> <seconds>`
 /// lines, at most one `fused-block <threads>` line, `#` comments and blank

@@ -44,6 +44,16 @@ static kf_problem *chain_problem(const char *na, const char *nb, const kf_varian
   return p;
 }
 
+/* The best plan of a chain_problem that fuses: one group, both launches. */
+static kf_group_info_t one_group_of_two(const kf_plan *pl)
+{
+  assert_int_equal(kf_plan_group_count(pl, 0), 1);
+  kf_group_info_t g;
+  assert_int_equal(kf_plan_group(pl, 0, 0, &g), 0);
+  assert_int_equal(g.count, 2);
+  return g;
+}
+
 /* producer -> consumer through a dead intermediate: one fused kernel. */
 static void test_chain_fuses(void **state)
 {
@@ -53,10 +63,7 @@ static void test_chain_fuses(void **state)
   kf_solve_options_t o = opts(4, 1);
   kf_plan *pl;
   assert_int_equal(kf_plan_solve(p, NULL, &o, &pl), 0);
-  assert_int_equal(kf_plan_group_count(pl, 0), 1);
-  kf_group_info_t g;
-  assert_int_equal(kf_plan_group(pl, 0, 0, &g), 0);
-  assert_int_equal(g.count, 2);
+  kf_group_info_t g = one_group_of_two(pl);
   assert_int_equal(g.launches[0], a);
   /* unfused: 16 B/elem each + 2 launches; fused: 8 B/elem + 1 launch */
   kf_profile_t d;
@@ -130,10 +137,7 @@ static void test_variant_legality(void **state)
   assert_int_equal(kf_plan_solve(p, NULL, &o, &pl), 0);
   assert_int_equal(calls_bad_order, 0);
   assert_true(kf_plan_unfused_time(pl) > kf_plan_unfused_time(free_pl) * 1.5);
-  assert_int_equal(kf_plan_group_count(pl, 0), 1);
-  kf_group_info_t g;
-  assert_int_equal(kf_plan_group(pl, 0, 0, &g), 0);
-  assert_int_equal(g.count, 2);
+  kf_group_info_t g = one_group_of_two(pl);
   for (int i = 0; i < 2; i++)
     assert_int_equal(g.variants[i], g.launches[i] == a ? 1 : 0);
   kf_plan_destroy(pl);
@@ -159,10 +163,7 @@ static void test_variant_tie_rank(void **state)
     kf_problem *p = chain_problem("a", "b", vs, 2, &a, &b);
     kf_plan *pl;
     assert_int_equal(kf_plan_solve(p, NULL, &o, &pl), 0);
-    assert_int_equal(kf_plan_group_count(pl, 0), 1);
-    kf_group_info_t g;
-    assert_int_equal(kf_plan_group(pl, 0, 0, &g), 0);
-    assert_int_equal(g.count, 2);
+    kf_group_info_t g = one_group_of_two(pl);
     for (int i = 0; i < 2; i++)
       assert_int_equal(g.variants[i], favoured);
     kf_plan_destroy(pl);
