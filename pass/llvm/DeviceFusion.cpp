@@ -597,19 +597,25 @@ void DeviceFuser::deriveImplementations() {
           Launched.insert(Mark->second.Function);
   std::vector<std::pair<std::string, ImplMark>> Marked(Impls.begin(), Impls.end());
   for (auto &[Name, Mark] : Marked) {
+    // A kernel the analysis refused has its remark already.
     auto It = Kernels.find(Name);
     if (!Launched.count(Mark.Function) || It == Kernels.end() || !It->second.isValid() ||
-        !It->second.F || It->second.Body != It->second.F || It->second.Grid)
+        !It->second.F)
       continue;
     Function &F = *It->second.F;
     std::optional<unsigned> Bound = globalBoundParam(It->second);
     std::string Kernel = "kernel '" + signature(Name) + "'";
     Derivation D;
-    if (Bound)
+    if (It->second.Grid)
+      D.Why = "its thread runs a grid-stride loop, whose iterations are its instances";
+    else if (It->second.Body != &F)
+      D.Why = "it is fused through a copy with its out-of-line helpers inlined, which is not "
+              "split";
+    else if (!Bound)
+      D.Why = "it checks its global index against no integer parameter";
+    else
       D = deriveImpls(F, FAM.getResult<ScalarEvolutionAnalysis>(F), *Bound, Mark.Threads,
                       GranBlock);
-    else
-      D.Why = "it checks its global index against no integer parameter";
     std::vector<unsigned> Made;
     std::vector<std::string> Unpriced;
     for (DerivedImpl &Di : D.Impls) {

@@ -39,6 +39,8 @@
 // REMARK-DAG: remark: no implementation of 'perm' with more threads per instance derived from kernel 'perm1(float const*, float*, int)': a constant of its values' computation does not follow the value's place in the instance (a * (k / q) + b * (k % q) + c)
 // REMARK-DAG: remark: no implementation of 'twice' with more threads per instance derived from kernel 'twice1(float*, int)': it reads a parameter it writes
 // REMARK-DAG: remark: no implementation of 'dup' with more threads per instance derived from kernel 'dup1(float const*, float*, int)': two of its stores write overlapping bytes
+// REMARK-DAG: remark: no implementation of 'gs' with more threads per instance derived from kernel 'gs1(float const*, float*, int)': its thread runs a grid-stride loop, whose iterations are its instances
+// REMARK-DAG: remark: no implementation of 'tw' with more threads per instance derived from kernel 'tw1(float const*, float*, int)': it is fused through a copy with its out-of-line helpers inlined, which is not split
 // REMARK-DAG: remark: no implementation of 'clip' with more threads per instance derived from kernel 'clip1(float const*, float*, int)': its code is not one block of straight-line code under its bounds check
 // REMARK-DAG: remark: fused launches 0..2 (mm1 split 9 ways, mv1 split 3 ways, nrm1) of sequence 0 into __kfuse_fused_[[KEY:[0-9a-f]+]]_0_0_2_v0_2_v1_1: C through shared memory, y through shared memory, with barriers; across granularities, threads per instance 9, 3, 1, 64 instances per block of 256 threads; launch 0 runs 'mm1' with 9 threads per instance, an implementation of 'mm' that kfuse derived from it (launched with 1); launch 1 runs 'mv1' with 3 threads per instance, an implementation of 'mv' that kfuse derived from it (launched with 1)
 // The program's nine-thread product runs as rows derived from its
@@ -189,6 +191,32 @@ __global__ KFUSE_IMPL("dup", 1) void dup1(const float *a, float *o, int n) {
 void duplicated(const float *a, float *o, float *p, int n) {
   int g = (n + 255) / 256;
   dup1<<<g, 256>>>(a, o, n);
+  sp1<<<g, 256>>>(o, p, n);
+}
+// A grid-stride loop: each iteration is an instance of its own.
+__global__ KFUSE_IMPL("gs", 1) void gs1(const float *a, float *o, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    o[2 * i] = a[2 * i];
+    o[2 * i + 1] = a[2 * i + 1];
+  }
+}
+void strided(const float *a, float *o, float *p, int n) {
+  gs1<<<132, 256>>>(a, o, n);
+  sp1<<<132, 256>>>(o, p, n);
+}
+// Its stores in a helper kept out of line.
+__device__ __noinline__ void put2(const float *a, float *o, int i) {
+  o[2 * i] = a[2 * i];
+  o[2 * i + 1] = a[2 * i + 1];
+}
+__global__ KFUSE_IMPL("tw", 1) void tw1(const float *a, float *o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    put2(a, o, i);
+}
+void helped(const float *a, float *o, float *p, int n) {
+  int g = (n + 255) / 256;
+  tw1<<<g, 256>>>(a, o, n);
   sp1<<<g, 256>>>(o, p, n);
 }
 // A branch in the body.
