@@ -144,6 +144,7 @@
 #include "DeriveImpl.h"
 #include "FusionCandidate.h"
 #include "HelperInline.h"
+#include "ThreadLoops.h"
 #include "Passes.h"
 #include "PlanBridge.h"
 #include "RemarkText.h"
@@ -243,6 +244,11 @@ static cl::opt<bool> DeriveOpt(
     cl::desc("kfuse: with -kfuse-psi, derive from each kfuse_impl kernel whose thread writes "
              "several values of its instance, computed alike, the implementations with more "
              "threads per instance, for the planner to choose from (default on)"));
+static cl::opt<unsigned> UnrollLimitOpt(
+    "kfuse-unroll-limit", cl::value_desc("N"), cl::init(4096),
+    cl::desc("kfuse: analyse and fuse a kernel whose thread loops a constant number of times "
+             "through a copy with those loops unrolled, where that copy has at most N "
+             "instructions (default 4096; 0: never)"));
 static cl::opt<bool> ReorderOpt(
     "kfuse-reorder", cl::init(true),
     cl::desc("kfuse: let the planner fuse launches that are not consecutive, the launches "
@@ -411,6 +417,7 @@ private:
     return analyzeKernel(F, FAM.getResult<ScalarEvolutionAnalysis>(F),
                          FAM.getResult<DominatorTreeAnalysis>(F), FAM.getResult<LoopAnalysis>(F));
   }
+  unsigned unrollThreadLoops(Function &F, KernelInfo &K);
   OptimizationRemarkEmitter &ore(Function &F) {
     return FAM.getResult<OptimizationRemarkEmitterAnalysis>(F);
   }
@@ -582,6 +589,62 @@ bool DeviceFuser::substitute(FusionCandidate &C, ArrayRef<unsigned> Choice) {
   return true;
 }
 
+/// Gathers: loads whose index is not a polynomial.
+static unsigned gatherCount(const KernelInfo &K) {
+  return unsigned(llvm::count_if(K.Accesses, [](const Access &A) { return A.UnknownIndex; }));
+}
+
+/// Where \p K, the analysis of kernel \p F (or of its twin), is refused or
+/// reads gathers, and the code it read has loops of constant trip count:
+/// analyses a twin with them unrolled (ThreadLoops.h) and takes its verdict
+/// where it is valid with fewer gathers. Returns how many loops the twin
+/// K now reads unrolled, 0 if none. A refusal with loops too large to
+/// unroll, or whose unrolling could change the bits, says so.
+unsigned DeviceFuser::unrollThreadLoops(Function &F, KernelInfo &K) {
+  if (!UnrollLimitOpt || (K.isValid() && !gatherCount(K)) || K.Stat == "call")
+    return 0;
+  Function &From = K.Body ? *K.Body : F;
+  ConstantLoops Loops = constantLoops(From, FAM);
+  if (!Loops.Loops)
+    return 0;
+  if (Loops.Unrolled > UnrollLimitOpt) {
+    if (!K.isValid())
+      K.Reason += "; its loops of constant trip count, which kfuse unrolls in the copy it "
+                  "fuses, would take about " + std::to_string(Loops.Unrolled) +
+                  " instructions unrolled, more than -mllvm -kfuse-unroll-limit=" +
+                  std::to_string(UnrollLimitOpt);
+    return 0;
+  }
+  const Instruction *Crossing = nullptr;
+  Function *Twin = unrolledTwin(From, F.getName(), FAM, Crossing);
+  if (!Twin)
+    return 0;
+  Twins.push_back(Twin);
+  if (Crossing) {
+    if (!K.isValid()) {
+      K.At = Crossing;
+      K.Reason = "a product computed in one trip of its loop is added in the next; kfuse "
+                 "fuses such loops unrolled, and ptxas, given the loop, may contract the two "
+                 "into one FMA or not, so a fused kernel could not promise the same bits: "
+                 "keep each trip's multiply and add in the same trip";
+      K.Stat = "loop";
+    }
+    return 0;
+  }
+  KernelInfo U = analyze(*Twin);
+  U.F = &F;
+  if (U.isValid() && (!K.isValid() || gatherCount(U) < gatherCount(K))) {
+    K = std::move(U);
+    return Loops.Loops;
+  }
+  if (!K.isValid() && !U.isValid()) {
+    // The loops are gone; what blocks the kernel now is in its unrolled code.
+    U.Reason += " (with its loops of constant trip count unrolled)";
+    K = std::move(U);
+  }
+  return 0;
+}
+
 void DeviceFuser::deriveImplementations() {
   // Only the table model can prefer more threads per instance (the
   // roofline model has no term for coalescing): without a table, nothing
@@ -609,8 +672,10 @@ void DeviceFuser::deriveImplementations() {
     if (It->second.Grid)
       D.Why = "its thread runs a grid-stride loop, whose iterations are its instances";
     else if (It->second.Body != &F)
-      D.Why = "it is fused through a copy with its out-of-line helpers inlined, which is not "
-              "split";
+      D.Why = It->second.Body->getName().ends_with(".kfuse.unrolled")
+                  ? "it is fused through a copy with its loops unrolled, which is not split"
+                  : "it is fused through a copy with its out-of-line helpers inlined, which is "
+                    "not split";
     else if (!Bound)
       D.Why = "it checks its global index against no integer parameter";
     else
@@ -1705,6 +1770,10 @@ bool DeviceFuser::run() {
           Twinned = true;
         }
       }
+    // A loop of the thread's own with a constant trip count, which the
+    // compiler kept (ThreadLoops.h): the analysis reads a twin with it
+    // unrolled, and fused kernels clone that twin.
+    unsigned Unrolled = unrollThreadLoops(*F, K);
     std::string Name = "kernel '" + signature(F->getName()) + "'";
     if (!K.isValid()) {
       countKernelRejection(K.Stat);
@@ -1739,7 +1808,13 @@ bool DeviceFuser::run() {
                << " bytes and " << std::to_string(K.Flops) << " flops per element" << Gathers
                << (Twinned ? "; analysed and fused with its out-of-line helpers inlined "
                              "(launched alone, it keeps its calls)"
-                           : "");
+                           : "")
+               << (Unrolled ? "; analysed and fused with its " +
+                                  (Unrolled == 1 ? std::string("loop")
+                                                 : std::to_string(Unrolled) + " loops") +
+                                  " of constant trip count unrolled (launched alone, it keeps " +
+                                  (Unrolled == 1 ? "it)" : "them)")
+                            : "");
       });
     }
     Kernels.emplace(F->getName().str(), std::move(K));

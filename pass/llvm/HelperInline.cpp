@@ -119,17 +119,24 @@ Function *kfuse::inlinedTwin(Function &F) {
     }
   }
   // A value stored on one side of a former call and loaded on the other.
+  fenceFloatLoads(*Twin);
+  return Twin;
+}
+
+void kfuse::fenceValue(Instruction &V, Instruction *InsertBefore) {
+  IRBuilder<> B(InsertBefore);
+  auto *Fence = cast<CallInst>(B.CreateArithmeticFence(UndefValue::get(V.getType()), V.getType()));
+  V.replaceAllUsesWith(Fence);
+  Fence->setArgOperand(0, &V);
+}
+
+void kfuse::fenceFloatLoads(Function &Twin) {
   SmallVector<LoadInst *, 16> Loads;
-  for (Instruction &I : instructions(*Twin))
+  for (Instruction &I : instructions(Twin))
     if (auto *L = dyn_cast<LoadInst>(&I); L && isFloatingValueType(L->getType()))
       Loads.push_back(L);
-  for (LoadInst *L : Loads) {
-    IRBuilder<> B(L->getNextNode());
-    auto *Fence = cast<CallInst>(B.CreateArithmeticFence(UndefValue::get(L->getType()), L->getType()));
-    L->replaceAllUsesWith(Fence);
-    Fence->setArgOperand(0, L);
-  }
-  return Twin;
+  for (LoadInst *L : Loads)
+    fenceValue(*L, L->getNextNode());
 }
 
 /// \p V without the fences and negations around it.

@@ -30,6 +30,15 @@ bool callsPointerHelper(const llvm::Function &F);
 /// deeper. The caller erases the copy when done with it.
 llvm::Function *inlinedTwin(llvm::Function &F);
 
+/// Makes every use of \p V a use of llvm.arithmetic.fence(V), the fence
+/// inserted before \p InsertBefore.
+void fenceValue(llvm::Instruction &V, llvm::Instruction *InsertBefore);
+
+/// Fences every floating-point load of \p Twin (fenceValue): once a store
+/// is forwarded to it, the stored value reaches the load's users through a
+/// fence, so LLVM contracts no product that crossed memory into an add.
+void fenceFloatLoads(llvm::Function &Twin);
+
 /// After \p Twin has been simplified (a store on one side of a former call
 /// forwarded to a load on the other): an addition or subtraction that takes
 /// a product computed on the other side of a former call (a fenced product,

@@ -1182,9 +1182,11 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
                        paramText(F, A.Param) + ")" +
                        (InLoop && !Grid
                             ? "; it varies in a loop that is not a grid-stride loop: "
-                              "write the loop as for (i = blockIdx.x * blockDim.x + "
-                              "threadIdx.x; i < n; i += blockDim.x * gridDim.x), one per "
-                              "kernel"
+                              "write a loop over the elements as for (i = blockIdx.x * "
+                              "blockDim.x + threadIdx.x; i < n; i += blockDim.x * "
+                              "gridDim.x), one per kernel; a loop over a thread's own "
+                              "elements needs a trip count known at compile time (kfuse "
+                              "unrolls such loops in the copy it fuses)"
                             : "; write the index as a polynomial in the thread and block "
                               "indices and extents and integer parameters (t[y * pitch + "
                               "x]); a row and column taken by / and % must be put back "
