@@ -323,11 +323,11 @@ bool readsSreg(const Instruction &I) { return sregSymbol(&I) >= 0; }
 
 /// The implementation of \p F with \p D threads per original thread, or
 /// null with \p Why set.
-Function *deriveOne(Function &F, const Shape &Sh, unsigned BoundParam, unsigned D,
-                    std::string &Why) {
+Function *deriveOne(Function &F, StringRef Name, const Shape &Sh, unsigned BoundParam,
+                    unsigned D, std::string &Why) {
   ValueToValueMapTy VMap;
   Function *G = CloneFunction(&F, VMap);
-  G->setName(F.getName() + ".kfuse.split" + Twine(D));
+  G->setName(Name + ".kfuse.split" + Twine(D));
   G->setLinkage(GlobalValue::InternalLinkage);
   auto Fail = [&](const std::string &Text) {
     Why = Text;
@@ -449,7 +449,7 @@ Function *deriveOne(Function &F, const Shape &Sh, unsigned BoundParam, unsigned 
 } // namespace
 
 Derivation kfuse::deriveImpls(Function &F, ScalarEvolution &SE, unsigned BoundParam,
-                              unsigned Threads, unsigned MaxThreads) {
+                              unsigned Threads, unsigned MaxThreads, StringRef Name) {
   Derivation Out;
   // The entry checks the bound and branches to the body or to the exit;
   // the body runs straight to the exit, which returns.
@@ -555,7 +555,7 @@ Derivation kfuse::deriveImpls(Function &F, ScalarEvolution &SE, unsigned BoundPa
     if (S % D)
       continue;
     std::string Why;
-    if (Function *G = deriveOne(F, Sh, BoundParam, D, Why)) {
+    if (Function *G = deriveOne(F, Name.empty() ? F.getName() : Name, Sh, BoundParam, D, Why)) {
       Out.Impls.push_back({G, D});
     } else {
       Out.Why = Why;

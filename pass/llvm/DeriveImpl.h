@@ -13,6 +13,8 @@
 #ifndef KFUSE_PASS_LLVM_DERIVEIMPL_H
 #define KFUSE_PASS_LLVM_DERIVEIMPL_H
 
+#include "llvm/ADT/StringRef.h"
+
 #include <string>
 #include <vector>
 
@@ -49,9 +51,11 @@ struct Derivation {
 /// Where the parameters may alias, the optimiser computes each value's
 /// addresses again: an access matches store 0's counterpart where
 /// \p SE (of \p F) finds their addresses a constant apart.
+/// Each is named "<Name>.kfuse.split<d>", \p Name F's own name where
+/// empty (F may be a kernel's copy with its loops unrolled, ThreadLoops.h).
 /// The caller analyses each one and erases it when done.
 Derivation deriveImpls(llvm::Function &F, llvm::ScalarEvolution &SE, unsigned BoundParam,
-                       unsigned Threads, unsigned MaxThreads);
+                       unsigned Threads, unsigned MaxThreads, llvm::StringRef Name = "");
 
 } // namespace kfuse
 

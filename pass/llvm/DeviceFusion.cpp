@@ -616,7 +616,7 @@ unsigned DeviceFuser::unrollThreadLoops(Function &F, KernelInfo &K) {
     return 0;
   }
   const Instruction *Crossing = nullptr;
-  Function *Twin = unrolledTwin(From, F.getName(), FAM, Crossing);
+  Function *Twin = unrolledTwin(From, From.getName(), FAM, Crossing);
   if (!Twin)
     return 0;
   Twins.push_back(Twin);
@@ -669,18 +669,19 @@ void DeviceFuser::deriveImplementations() {
     std::optional<unsigned> Bound = globalBoundParam(It->second);
     std::string Kernel = "kernel '" + signature(Name) + "'";
     Derivation D;
+    // The kernel itself, or its copy with its loops unrolled (ThreadLoops.h),
+    // whose straight-line code splits like the kernel's would.
+    Function &Body = *It->second.Body;
     if (It->second.Grid)
       D.Why = "its thread runs a grid-stride loop, whose iterations are its instances";
-    else if (It->second.Body != &F)
-      D.Why = It->second.Body->getName().ends_with(".kfuse.unrolled")
-                  ? "it is fused through a copy with its loops unrolled, which is not split"
-                  : "it is fused through a copy with its out-of-line helpers inlined, which is "
-                    "not split";
+    else if (&Body != &F && Body.getName() != (F.getName() + ".kfuse.unrolled").str())
+      D.Why = "it is fused through a copy with its out-of-line helpers inlined, which is not "
+              "split";
     else if (!Bound)
       D.Why = "it checks its global index against no integer parameter";
     else
-      D = deriveImpls(F, FAM.getResult<ScalarEvolutionAnalysis>(F), *Bound, Mark.Threads,
-                      GranBlock);
+      D = deriveImpls(Body, FAM.getResult<ScalarEvolutionAnalysis>(Body), *Bound, Mark.Threads,
+                      GranBlock, F.getName());
     std::vector<unsigned> Made;
     std::vector<std::string> Unpriced;
     for (DerivedImpl &Di : D.Impls) {

@@ -16,6 +16,9 @@
  *     instance alone: the device pass derives their implementations with
  *     more threads per instance, and the table chooses 9, 3, 1, 5, 25, 25
  *     for one copy of it and 3, 3, 1, 5, 5, 5 for another;
+ *   - the mapped function written with loops the compiler keeps: derived
+ *     from the kernels' copies with their loops unrolled, at 3, 3, 1, 25,
+ *     5 and 25;
  *   - a scaling per element, then a transpose per matrix whose 36-byte
  *     records the fused block stores from shared memory with consecutive
  *     threads (the Fused remark's "stores the records of").
@@ -226,6 +229,99 @@ DERIVED_SET(d)
 DERIVED_SET(e)
 #undef DERIVED_SET
 
+/* The mapped function once more, each routine's thread looping over its
+ * instance's values in a loop the compiler keeps (`#pragma unroll 1`, as
+ * code written to limit its size has it): the device pass reads each
+ * kernel through a copy with its loop unrolled (ThreadLoops.h), derives the
+ * implementations from that copy, and impl.psi chooses 3, 3, 1, 25, 5 and
+ * 25 threads per instance. */
+template <int N>
+__device__ inline void l_product(const float *X, const float *Y, float *Z, int i)
+{
+#pragma unroll 1
+  for (int o = 0; o < N * N; o++) {
+    const int r = o / N, c = o % N;
+    float s = X[N * N * i + N * r] * Y[N * N * i + c];
+#pragma unroll
+    for (int k = 1; k < N; k++)
+      s += X[N * N * i + N * r + k] * Y[N * N * i + N * k + c];
+    Z[N * N * i + o] = s;
+  }
+}
+__global__ KFUSE_IMPL("lmmul33", 1) void l_mmul33(const float *A, const float *B, float *AB, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    l_product<3>(A, B, AB, i);
+}
+__global__ KFUSE_IMPL("lmvmul33", 1) void l_mvmul33(const float *AB, const float *v, float *ABv,
+                                                   int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+#pragma unroll 1
+  for (int r = 0; r < 3; r++)
+    ABv[3 * i + r] = AB[9 * i + 3 * r] * v[3 * i] + AB[9 * i + 3 * r + 1] * v[3 * i + 1] +
+                     AB[9 * i + 3 * r + 2] * v[3 * i + 2];
+}
+__global__ KFUSE_IMPL("lnorm3", 1) void l_norm3(const float *ABv, float *nrm, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    mf_norm3_at(ABv, nrm, i);
+}
+__global__ KFUSE_IMPL("lmmul55", 1) void l_mmul55(const float *C, const float *D, float *CD, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    l_product<5>(C, D, CD, i);
+}
+__global__ KFUSE_IMPL("lmadd55", 1) void l_madd55(const float *CD, const float *C, float *CDC,
+                                                 int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+#pragma unroll 1
+  for (int k = 0; k < 25; k++)
+    CDC[25 * i + k] = CD[25 * i + k] + C[25 * i + k];
+}
+__global__ KFUSE_IMPL("lsmmul55", 1) void l_smmul55(const float *nrm, const float *CDC, float *F,
+                                                   int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  const float a = nrm[i];
+#pragma unroll 1
+  for (int k = 0; k < 25; k++)
+    F[25 * i + k] = a * CDC[25 * i + k];
+}
+static void l_mapped_f(const float *A, const float *B, const float *v, const float *C,
+                       const float *D, float *F, int n, int block, cudaStream_t s)
+{
+  float *AB, *ABv, *nrm, *CD, *CDC;
+  size_t bytes = (size_t)n * sizeof(float);
+  KFX_CHECK(cudaMallocAsync(&AB, 9 * bytes, s));
+  KFX_CHECK(cudaMallocAsync(&ABv, 3 * bytes, s));
+  KFX_CHECK(cudaMallocAsync(&nrm, bytes, s));
+  KFX_CHECK(cudaMallocAsync(&CD, 25 * bytes, s));
+  KFX_CHECK(cudaMallocAsync(&CDC, 25 * bytes, s));
+  unsigned g = kfx::grid_for(n, block);
+  l_mmul33<<<g, block, 0, s>>>(A, B, AB, n);
+  l_mvmul33<<<g, block, 0, s>>>(AB, v, ABv, n);
+  l_norm3<<<g, block, 0, s>>>(ABv, nrm, n);
+  l_mmul55<<<g, block, 0, s>>>(C, D, CD, n);
+  l_madd55<<<g, block, 0, s>>>(CD, C, CDC, n);
+  l_smmul55<<<g, block, 0, s>>>(nrm, CDC, F, n);
+  KFX_CHECK(cudaFreeAsync(AB, s));
+  KFX_CHECK(cudaFreeAsync(ABv, s));
+  KFX_CHECK(cudaFreeAsync(nrm, s));
+  KFX_CHECK(cudaFreeAsync(CD, s));
+  KFX_CHECK(cudaFreeAsync(CDC, s));
+}
+
 /* U_i = S_i^T, one thread per 3x3 matrix. */
 __global__ KFUSE_MAP void i_transpose(const float *S, float *U, int n)
 {
@@ -284,7 +380,7 @@ int main(int argc, char **argv)
   kfx::require_device("impl");
   const size_t n = (size_t)a.n;
   kfx::Buf<float> A(9 * n), B(9 * n), v(3 * n), C(25 * n), D(25 * n), F(25 * n);
-  kfx::Buf<float> Fd(25 * n), Fe(25 * n);
+  kfx::Buf<float> Fd(25 * n), Fe(25 * n), Fl(25 * n);
   kfx::Buf<float> P(9 * n), S(9 * n), T(n), P2(9 * n), S2(9 * n), T2(n), P0(9 * n);
   kfx::Buf<float> SA(9 * n), U(9 * n);
   kfx::fill_uniform(A.h, a.seed, 1, -1.0, 1.0);
@@ -337,6 +433,8 @@ int main(int argc, char **argv)
     bool ok = kfx::check_close("F", F.h.data(), rF.data(), 25 * n, 2e-4);
     ok = kfx::check_close("F derived 9,3,1,5,25,25", Fd.h.data(), rF.data(), 25 * n, 2e-4) && ok;
     ok = kfx::check_close("F derived 3,3,1,5,5,5", Fe.h.data(), rF.data(), 25 * n, 2e-4) && ok;
+    ok = kfx::check_close("F derived from loops 3,3,1,25,5,25", Fl.h.data(), rF.data(), 25 * n,
+                          2e-4) && ok;
     ok = kfx::check_close("S", S.h.data(), rS.data(), 9 * n, 4e-6) && ok;
     ok = kfx::check_close("t", T.h.data(), rT.data(), n, 1e-4) && ok;
     ok = kfx::check_close("S short", S2.h.data(), rS2.data(), 9 * n, 4e-6) && ok;
@@ -351,11 +449,12 @@ int main(int argc, char **argv)
         mapped_f(A.d, B.d, v.d, C.d, D.d, F.d, (int)n, a.block, s);
         d_mapped_f(A.d, B.d, v.d, C.d, D.d, Fd.d, (int)n, a.block, s);
         e_mapped_f(A.d, B.d, v.d, C.d, D.d, Fe.d, (int)n, a.block, s);
+        l_mapped_f(A.d, B.d, v.d, C.d, D.d, Fl.d, (int)n, a.block, s);
         chain33(A.d, B.d, P.d, S.d, T.d, (int)n, 9LL * (long long)n, s);
         chain33(A.d, B.d, P2.d, S2.d, T2.d, (int)n, reach, s);
         transposed(A.d, SA.d, U.d, (int)n, s);
       },
-      check, F, Fd, Fe, S, T, S2, T2, U);
+      check, F, Fd, Fe, Fl, S, T, S2, T2, U);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

@@ -233,3 +233,28 @@ void clipped(const float *a, float *o, float *p, int n) {
   clip1<<<g, 256>>>(a, o, n);
   sp1<<<g, 256>>>(o, p, n);
 }
+// The product in loops the compiler keeps: the implementations derive from
+// the kernel's copy with its loops unrolled (ThreadLoops.h).
+__global__ KFUSE_IMPL("ml", 1) void ml1(const float *A, const float *B, float *C, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+#pragma unroll 1
+    for (int r = 0; r < 3; r++)
+#pragma unroll 1
+      for (int c = 0; c < 3; c++) {
+        float s = A[9 * i + 3 * r] * B[9 * i + c];
+#pragma unroll
+        for (int k = 1; k < 3; k++)
+          s += A[9 * i + 3 * r + k] * B[9 * i + 3 * k + c];
+        C[9 * i + 3 * r + c] = s;
+      }
+}
+// REMARK-DAG: remark: kernel 'ml1(float const*, float const*, float*, int)': 108 bytes and 45 flops per element; analysed and fused with its 2 loops of constant trip count unrolled (launched alone, it keeps them)
+// REMARK-DAG: remark: kernel 'ml1(float const*, float const*, float*, int)' writes 9 values of its instance per thread, computed alike: derived the implementations of 'ml' with 3 and 9 threads per instance
+// REMARK-DAG: remark: fused launches 0..2 (ml1 split 9 ways, mv1 split 3 ways, nrm1) of sequence {{[0-9]+}} into {{.*}}threads per instance 9, 3, 1,
+void looped(const float *A, const float *B, const float *x, float *C, float *y, float *s, int n) {
+  int g = (n + 255) / 256;
+  ml1<<<g, 256>>>(A, B, C, n);
+  mv1<<<g, 256>>>(C, x, y, n);
+  nrm1<<<g, 256>>>(y, s, n);
+}
