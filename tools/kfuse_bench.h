@@ -81,7 +81,12 @@ static constexpr unsigned char kb_split_width[6] = {1, 2, 1, 1, 2, 1};
 static constexpr unsigned char kb_gran33_width[4] = {9, 9, 9, 1};
 static constexpr float kb_gran_alpha = 0.75f;
 
-#define KB_NWORKLOADS 31
+/* The items workload: each thread owns kb_items consecutive values of x, y
+ * and o (a blocked arrangement), in loops the compiler keeps. */
+static constexpr int kb_items = 16;
+static constexpr unsigned char kb_items_width[3] = {kb_items, kb_items, kb_items};
+
+#define KB_NWORKLOADS 32
 
 /* The same table of KB_NWORKLOADS entries, compiled twice; the entries
  * differ only in `run`. */

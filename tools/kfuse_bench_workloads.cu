@@ -880,6 +880,40 @@ static void mapped_f_impl_f32(void *const *in, void *const *out, int n, int bloc
 #undef KB_MF_TEMPS_ALLOC
 #undef KB_MF_TEMPS_FREE
 
+/* Each thread owns kb_items consecutive values and loops over them in a
+ * loop the compiler keeps (`#pragma unroll 1`, as code written to limit its
+ * size has it): t = exp(-x^2 / 2); o = t * y + t; t a temporary. kfuse
+ * fuses the two through copies with the loops unrolled (ThreadLoops.h). */
+__global__ KFUSE_MAP void it_bell(const float *x, float *t, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+#pragma unroll 1
+  for (int k = 0; k < kb_items; k++) {
+    float v = x[kb_items * i + k];
+    t[kb_items * i + k] = expf(-0.5f * v * v);
+  }
+}
+__global__ KFUSE_MAP void it_blend(const float *t, const float *y, float *o, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+#pragma unroll 1
+  for (int k = 0; k < kb_items; k++)
+    o[kb_items * i + k] = t[kb_items * i + k] * y[kb_items * i + k] + t[kb_items * i + k];
+}
+static void items_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  float *t;
+  cudaMallocAsync(&t, (size_t)n * kb_items * sizeof(float), s);
+  unsigned g = grid_for(n, block);
+  it_bell<<<g, block, 0, s>>>((const float *)in[0], t, n);
+  it_blend<<<g, block, 0, s>>>(t, (const float *)in[1], (float *)out[0], n);
+  cudaFreeAsync(t, s);
+}
+
 /* A host function, not a namespace-scope table: clang would also emit a
  * constant-initialised global for the device, where host function addresses
  * do not exist. */
@@ -943,6 +977,9 @@ const kb_workload *workloads()
        * derives the others (kfuse_bench_derived.cu). */
       {"mapped-f-derived", "mapped_f_derived_f32", "f32", 4, 5, 1, 6, 4 * (71.0 + 25.0),
        mapped_f_derived_f32, kb_mapped_f_temps_width, 16, 0},
+      /* x and y read, o written, kb_items values of each per thread; t a temporary. */
+      {"items", "items_f32", "f32", 4, 2, 1, 2, 4 * 3.0 * kb_items, items_f32, kb_items_width,
+       kb_items, 0},
   };
   return table;
 }
