@@ -623,10 +623,11 @@ unsigned DeviceFuser::unrollThreadLoops(Function &F, KernelInfo &K) {
   if (Crossing) {
     if (!K.isValid()) {
       K.At = Crossing;
-      K.Reason = "a product computed in one trip of its loop is added in the next; kfuse "
-                 "fuses such loops unrolled, and ptxas, given the loop, may contract the two "
-                 "into one FMA or not, so a fused kernel could not promise the same bits: "
-                 "keep each trip's multiply and add in the same trip";
+      K.Reason = "a product computed in one trip of a loop is added in another trip or "
+                 "outside the loop (through a variable or an array); kfuse fuses such loops "
+                 "unrolled, and ptxas, given the loop, may contract the two into one FMA or "
+                 "not, so a fused kernel could not promise the same bits: keep each trip's "
+                 "multiply and add in the same trip";
       K.Stat = "loop";
     }
     return 0;

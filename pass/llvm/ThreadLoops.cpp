@@ -20,10 +20,13 @@
 // contract a multiply and an add into one FMA. So, as in a twin with
 // helpers inlined (HelperInline.cpp), every floating-point phi of an
 // unrolled loop and every floating-point load goes through
-// llvm.arithmetic.fence, which LLVM does not contract across. ptxas, given
-// the loop, may unroll it and contract a product of one iteration with an
-// addition of the next, or not; a copy in which a product crosses into an
-// addition so (productAddedAcrossCall) is not used.
+// llvm.arithmetic.fence, which LLVM does not contract across; so do the
+// values a loop uses from before it and those used after it, which
+// unrolling may put into one block with the code on the other side.
+// ptxas, given the loop, may unroll it and contract a product of one
+// iteration with an addition of the next, or of the code around it, or
+// not; a copy in which a product crosses into an addition so
+// (productAddedAcrossCall) is not used.
 //
 //===----------------------------------------------------------------------===//
 #include "ThreadLoops.h"
@@ -33,6 +36,7 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
@@ -70,6 +74,18 @@ ConstantLoops kfuse::constantLoops(Function &F, FunctionAnalysisManager &FAM) {
   return C;
 }
 
+/// Makes use \p U of a floating-point value a use of
+/// llvm.arithmetic.fence(value), the fence just before its user (for a phi,
+/// at the end of the incoming block).
+static void fenceUse(Use &U) {
+  auto *User = cast<Instruction>(U.getUser());
+  Instruction *At = User;
+  if (auto *Phi = dyn_cast<PHINode>(User))
+    At = Phi->getIncomingBlock(U)->getTerminator();
+  IRBuilder<> B(At);
+  U.set(B.CreateArithmeticFence(U.get(), U->getType()));
+}
+
 /// \p L's loop id with every llvm.loop.unroll.* property replaced by
 /// llvm.loop.unroll.full.
 static void forceFullUnroll(Loop &L) {
@@ -101,17 +117,37 @@ Function *kfuse::unrolledTwin(Function &F, StringRef Name, FunctionAnalysisManag
   {
     LoopInfo &LI = FAM.getResult<LoopAnalysis>(*Twin);
     ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(*Twin);
+    SmallVector<Loop *, 8> Unrolled;
+    for (Loop *L : LI.getLoopsInPreorder())
+      if (constantTrips(*L, SE))
+        Unrolled.push_back(L);
+    // What crosses a loop's boundary: its phis (from one trip to the
+    // next), values it uses from before it and values used after it.
     SmallVector<Instruction *, 8> Carried;
-    for (Loop *L : LI.getLoopsInPreorder()) {
-      if (!constantTrips(*L, SE))
-        continue;
+    SmallVector<Use *, 16> In, Out;
+    for (Loop *L : Unrolled) {
       forceFullUnroll(*L);
       for (PHINode &Phi : L->getHeader()->phis())
         if (Phi.getType()->isFPOrFPVectorTy())
           Carried.push_back(&Phi);
+      for (BasicBlock *BB : L->blocks())
+        for (Instruction &I : *BB) {
+          for (Use &U : I.operands())
+            if (auto *D = dyn_cast<Instruction>(U.get());
+                D && D->getType()->isFPOrFPVectorTy() && !L->contains(D))
+              In.push_back(&U);
+          if (I.getType()->isFPOrFPVectorTy())
+            for (Use &U : I.uses())
+              if (!L->contains(cast<Instruction>(U.getUser())))
+                Out.push_back(&U);
+        }
     }
     for (Instruction *Phi : Carried)
       fenceValue(*Phi, &*Phi->getParent()->getFirstInsertionPt());
+    for (Use *U : In)
+      fenceUse(*U);
+    for (Use *U : Out)
+      fenceUse(*U);
   }
   fenceFloatLoads(*Twin);
   FAM.invalidate(*Twin, PreservedAnalyses::none());

@@ -105,10 +105,44 @@ KMAP void carried(const float *x, float *t, int n) {
     }
   }
 }
-// REMARK-DAG: remark: kernel 'carried(float const*, float*, int)' cannot be fused: a product computed in one trip of its loop is added in the next; kfuse fuses such loops unrolled, and ptxas, given the loop, may contract the two into one FMA or not, so a fused kernel could not promise the same bits: keep each trip's multiply and add in the same trip
-void others(const float *x, float *t, float *u, int n, int m) {
+// REMARK-DAG: remark: kernel 'carried(float const*, float*, int)' cannot be fused: a product computed in one trip of a loop is added in another trip or outside the loop (through a variable or an array); kfuse fuses such loops unrolled, and ptxas, given the loop, may contract the two into one FMA or not, so a fused kernel could not promise the same bits: keep each trip's multiply and add in the same trip
+// So through an array, and from before the loop into it.
+KMAP void staged(const float *x, float *t, int n) {
+  IDX;
+  if (i >= n)
+    return;
+  float r[8];
+#pragma unroll 1
+  for (int k = 0; k < 8; k++) r[k] = x[8 * i + k] * 2.f;
+#pragma unroll 1
+  for (int k = 0; k < 8; k++) t[8 * i + k] = r[7 - k] + r[k];
+}
+KMAP void hoisted(const float *x, float *t, float a, float b, int n) {
+  IDX;
+  if (i >= n)
+    return;
+  const float base = a * b;
+#pragma unroll 1
+  for (int k = 0; k < 8; k++) t[8 * i + k] = base + x[8 * i + k];
+}
+// A product used in a multiply of a later trip is no crossing into an add.
+KMAP void weighted(const float *x, float *t, float a, float b, int n) {
+  IDX;
+  if (i >= n)
+    return;
+  const float w = a * b;
+#pragma unroll 1
+  for (int k = 0; k < 8; k++) t[8 * i + k] = w * x[8 * i + k] + 1.f;
+}
+// REMARK-DAG: remark: kernel 'staged(float const*, float*, int)' cannot be fused: a product computed in one trip of a loop is added in another trip or outside the loop
+// REMARK-DAG: remark: kernel 'hoisted(float const*, float*, float, float, int)' cannot be fused: a product computed in one trip of a loop is added in another trip or outside the loop
+// REMARK-DAG: remark: kernel 'weighted(float const*, float*, float, float, int)': 64 bytes and {{[0-9]+}} flops per element; analysed and fused with its loop of constant trip count unrolled
+void others(const float *x, float *t, float *u, float *v, float *w, float *z, int n, int m) {
   runtime_trips<<<(n + 255) / 256, 256>>>(x, t, n, m);
   carried<<<(n + 255) / 256, 256>>>(t, u, n);
+  staged<<<(n + 255) / 256, 256>>>(u, v, n);
+  hoisted<<<(n + 255) / 256, 256>>>(v, w, 2.f, 3.f, n);
+  weighted<<<(n + 255) / 256, 256>>>(w, z, 2.f, 3.f, n);
 }
 
 // The kernels, launched alone, keep their loops; the fused kernel is there.
