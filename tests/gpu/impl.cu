@@ -155,6 +155,34 @@ __global__ KFUSE_IMPL("trace33", 1) void i_trace(const float *S, float *t, int n
     t[i] = S[9 * i] + S[9 * i + 4] + S[9 * i + 8];
 }
 
+/* The mapped function F of its six kernels P_mmul33 ... P_smmul55, each
+ * with one thread per instance, its intermediates temporaries. */
+#define MAPPED_F(P)                                                                             \
+  static void P##_mapped_f(const float *A, const float *B, const float *v, const float *C,      \
+                           const float *D, float *F, int n, int block, cudaStream_t s)          \
+  {                                                                                             \
+    float *AB, *ABv, *nrm, *CD, *CDC;                                                           \
+    size_t bytes = (size_t)n * sizeof(float);                                                   \
+    KFX_CHECK(cudaMallocAsync(&AB, 9 * bytes, s));                                              \
+    KFX_CHECK(cudaMallocAsync(&ABv, 3 * bytes, s));                                             \
+    KFX_CHECK(cudaMallocAsync(&nrm, bytes, s));                                                 \
+    KFX_CHECK(cudaMallocAsync(&CD, 25 * bytes, s));                                             \
+    KFX_CHECK(cudaMallocAsync(&CDC, 25 * bytes, s));                                            \
+    unsigned g = kfx::grid_for(n, block);                                                       \
+    P##_mmul33<<<g, block, 0, s>>>(A, B, AB, n);                                                \
+    P##_mvmul33<<<g, block, 0, s>>>(AB, v, ABv, n);                                             \
+    P##_norm3<<<g, block, 0, s>>>(ABv, nrm, n);                                                 \
+    P##_mmul55<<<g, block, 0, s>>>(C, D, CD, n);                                                \
+    P##_madd55<<<g, block, 0, s>>>(CD, C, CDC, n);                                              \
+    P##_smmul55<<<g, block, 0, s>>>(nrm, CDC, F, n);                                            \
+    KFX_CHECK(cudaFreeAsync(AB, s));                                                            \
+    KFX_CHECK(cudaFreeAsync(ABv, s));                                                           \
+    KFX_CHECK(cudaFreeAsync(nrm, s));                                                           \
+    KFX_CHECK(cudaFreeAsync(CD, s));                                                            \
+    KFX_CHECK(cudaFreeAsync(CDC, s));                                                           \
+  }
+MAPPED_F(i)
+
 /* The mapped function again, its routines written with one thread per
  * instance alone: the device pass derives their implementations with more
  * threads per instance (kfuse_impl kernels whose thread writes several
@@ -202,29 +230,7 @@ __global__ KFUSE_IMPL("trace33", 1) void i_trace(const float *S, float *t, int n
     if (i < n)                                                                                  \
       mf_smmul55_at(nrm, CDC, F, i);                                                            \
   }                                                                                             \
-  static void P##_mapped_f(const float *A, const float *B, const float *v, const float *C,      \
-                           const float *D, float *F, int n, int block, cudaStream_t s)          \
-  {                                                                                             \
-    float *AB, *ABv, *nrm, *CD, *CDC;                                                           \
-    size_t bytes = (size_t)n * sizeof(float);                                                   \
-    KFX_CHECK(cudaMallocAsync(&AB, 9 * bytes, s));                                              \
-    KFX_CHECK(cudaMallocAsync(&ABv, 3 * bytes, s));                                             \
-    KFX_CHECK(cudaMallocAsync(&nrm, bytes, s));                                                 \
-    KFX_CHECK(cudaMallocAsync(&CD, 25 * bytes, s));                                             \
-    KFX_CHECK(cudaMallocAsync(&CDC, 25 * bytes, s));                                            \
-    unsigned g = kfx::grid_for(n, block);                                                       \
-    P##_mmul33<<<g, block, 0, s>>>(A, B, AB, n);                                                \
-    P##_mvmul33<<<g, block, 0, s>>>(AB, v, ABv, n);                                             \
-    P##_norm3<<<g, block, 0, s>>>(ABv, nrm, n);                                                 \
-    P##_mmul55<<<g, block, 0, s>>>(C, D, CD, n);                                                \
-    P##_madd55<<<g, block, 0, s>>>(CD, C, CDC, n);                                              \
-    P##_smmul55<<<g, block, 0, s>>>(nrm, CDC, F, n);                                            \
-    KFX_CHECK(cudaFreeAsync(AB, s));                                                            \
-    KFX_CHECK(cudaFreeAsync(ABv, s));                                                           \
-    KFX_CHECK(cudaFreeAsync(nrm, s));                                                           \
-    KFX_CHECK(cudaFreeAsync(CD, s));                                                            \
-    KFX_CHECK(cudaFreeAsync(CDC, s));                                                           \
-  }
+  MAPPED_F(P)
 DERIVED_SET(d)
 DERIVED_SET(e)
 #undef DERIVED_SET
@@ -298,29 +304,7 @@ __global__ KFUSE_IMPL("lsmmul55", 1) void l_smmul55(const float *nrm, const floa
   for (int k = 0; k < 25; k++)
     F[25 * i + k] = a * CDC[25 * i + k];
 }
-static void l_mapped_f(const float *A, const float *B, const float *v, const float *C,
-                       const float *D, float *F, int n, int block, cudaStream_t s)
-{
-  float *AB, *ABv, *nrm, *CD, *CDC;
-  size_t bytes = (size_t)n * sizeof(float);
-  KFX_CHECK(cudaMallocAsync(&AB, 9 * bytes, s));
-  KFX_CHECK(cudaMallocAsync(&ABv, 3 * bytes, s));
-  KFX_CHECK(cudaMallocAsync(&nrm, bytes, s));
-  KFX_CHECK(cudaMallocAsync(&CD, 25 * bytes, s));
-  KFX_CHECK(cudaMallocAsync(&CDC, 25 * bytes, s));
-  unsigned g = kfx::grid_for(n, block);
-  l_mmul33<<<g, block, 0, s>>>(A, B, AB, n);
-  l_mvmul33<<<g, block, 0, s>>>(AB, v, ABv, n);
-  l_norm3<<<g, block, 0, s>>>(ABv, nrm, n);
-  l_mmul55<<<g, block, 0, s>>>(C, D, CD, n);
-  l_madd55<<<g, block, 0, s>>>(CD, C, CDC, n);
-  l_smmul55<<<g, block, 0, s>>>(nrm, CDC, F, n);
-  KFX_CHECK(cudaFreeAsync(AB, s));
-  KFX_CHECK(cudaFreeAsync(ABv, s));
-  KFX_CHECK(cudaFreeAsync(nrm, s));
-  KFX_CHECK(cudaFreeAsync(CD, s));
-  KFX_CHECK(cudaFreeAsync(CDC, s));
-}
+MAPPED_F(l)
 
 /* U_i = S_i^T, one thread per 3x3 matrix. */
 __global__ KFUSE_MAP void i_transpose(const float *S, float *U, int n)
@@ -339,30 +323,6 @@ static void transposed(const float *A, float *S, float *U, int n, cudaStream_t s
 {
   i_scale<<<kfx::grid_for(9LL * n, 256), 256, 0, s>>>(A, S, 0.5f, 9 * n);
   i_transpose<<<kfx::grid_for(n, 128), 128, 0, s>>>(S, U, n);
-}
-
-static void mapped_f(const float *A, const float *B, const float *v, const float *C,
-                     const float *D, float *F, int n, int block, cudaStream_t s)
-{
-  float *AB, *ABv, *nrm, *CD, *CDC;
-  size_t bytes = (size_t)n * sizeof(float);
-  KFX_CHECK(cudaMallocAsync(&AB, 9 * bytes, s));
-  KFX_CHECK(cudaMallocAsync(&ABv, 3 * bytes, s));
-  KFX_CHECK(cudaMallocAsync(&nrm, bytes, s));
-  KFX_CHECK(cudaMallocAsync(&CD, 25 * bytes, s));
-  KFX_CHECK(cudaMallocAsync(&CDC, 25 * bytes, s));
-  unsigned g = kfx::grid_for(n, block);
-  i_mmul33<<<g, block, 0, s>>>(A, B, AB, n);
-  i_mvmul33<<<g, block, 0, s>>>(AB, v, ABv, n);
-  i_norm3<<<g, block, 0, s>>>(ABv, nrm, n);
-  i_mmul55<<<g, block, 0, s>>>(C, D, CD, n);
-  i_madd55<<<g, block, 0, s>>>(CD, C, CDC, n);
-  i_smmul55<<<g, block, 0, s>>>(nrm, CDC, F, n);
-  KFX_CHECK(cudaFreeAsync(AB, s));
-  KFX_CHECK(cudaFreeAsync(ABv, s));
-  KFX_CHECK(cudaFreeAsync(nrm, s));
-  KFX_CHECK(cudaFreeAsync(CD, s));
-  KFX_CHECK(cudaFreeAsync(CDC, s));
 }
 
 /* The product over `reach` threads of nine per matrix: 9n covers them all. */
@@ -446,7 +406,7 @@ int main(int argc, char **argv)
       (3 * (18.0 + 3 + 50 + 25) + 18 + 9 + 9 + 1 + 18 + 9 + 9 + 1 + 9 + 9 + 9) * sizeof(float) * n,
       [&] {
         KFX_CHECK(cudaMemcpyAsync(P2.d, P0.d, P0.bytes(), cudaMemcpyDeviceToDevice, s));
-        mapped_f(A.d, B.d, v.d, C.d, D.d, F.d, (int)n, a.block, s);
+        i_mapped_f(A.d, B.d, v.d, C.d, D.d, F.d, (int)n, a.block, s);
         d_mapped_f(A.d, B.d, v.d, C.d, D.d, Fd.d, (int)n, a.block, s);
         e_mapped_f(A.d, B.d, v.d, C.d, D.d, Fe.d, (int)n, a.block, s);
         l_mapped_f(A.d, B.d, v.d, C.d, D.d, Fl.d, (int)n, a.block, s);
