@@ -195,6 +195,8 @@ STATISTIC(NumKernelIndirect, "Kernels rejected: indirect addressing");
 STATISTIC(NumKernelIndex, "Kernels rejected: non-affine or unknown index");
 STATISTIC(NumKernelVolatile, "Kernels rejected: volatile access");
 STATISTIC(NumKernelOptNone, "Kernels rejected: optnone (-O0)");
+STATISTIC(NumKernelLoop, "Kernels rejected: a product crosses the trips of a loop to unroll");
+STATISTIC(NumKernelUnrolled, "Kernels analysed through a copy with their loops unrolled");
 STATISTIC(NumRejectKernel, "Pairs rejected: a kernel is unanalysable");
 STATISTIC(NumRejectRecord, "Pairs rejected: record does not match the kernel");
 STATISTIC(NumRejectConfig, "Pairs rejected: launch configuration differs or unknown");
@@ -277,6 +279,7 @@ static void countKernelRejection(StringRef Key) {
   else if (Key == "index") ++NumKernelIndex;
   else if (Key == "volatile") ++NumKernelVolatile;
   else if (Key == "optnone") ++NumKernelOptNone;
+  else if (Key == "loop") ++NumKernelLoop;
 }
 
 static void countGroupRejection(StringRef Key) {
@@ -636,6 +639,7 @@ unsigned DeviceFuser::unrollThreadLoops(Function &F, KernelInfo &K) {
   U.F = &F;
   if (U.isValid() && (!K.isValid() || gatherCount(U) < gatherCount(K))) {
     K = std::move(U);
+    ++NumKernelUnrolled;
     return Loops.Loops;
   }
   if (!K.isValid() && !U.isValid()) {
