@@ -25,6 +25,11 @@
 //    record into the tile and, after a barrier, the block stores the tile
 //    with consecutive threads.
 //
+// In the tile a record of an even number of 4- or 8-byte words takes one
+// word more: each thread copies its own record word by word, and with an
+// odd stride the threads of a warp reach 32 different banks where a stride
+// of 16 words would reach 2.
+//
 // Inputs whose first accesses lie close together (at most 16 instructions
 // of work between them) share a point, and so do outputs whose last stores
 // do. A point's block copy is one loop over all its records, each thread
@@ -118,6 +123,10 @@ struct Record {
   unsigned TileOff = 0;
   AllocaInst *Priv = nullptr;
   unsigned words() const { return Bytes / Unit; }
+  /// Bytes from one record to the next in the tile: an odd number of words
+  /// (an even one padded by one), so that the threads of a warp, each
+  /// copying its own record word by word, hit different banks.
+  unsigned tileStride() const { return Unit >= 4 && words() % 2 == 0 ? Bytes + Unit : Bytes; }
 };
 
 /// Where the body copies records: before instruction At (inputs) or after
@@ -433,7 +442,7 @@ void Stager::placePoints(Body &B) {
     for (;;) {
       unsigned Per = 0;
       for (unsigned R : P.Records)
-        Per += B.Records[R].Bytes;
+        Per += B.Records[R].tileStride();
       if (!Per)
         break;
       for (P.Round = MaxRound; P.Round > MinRound && P.Round * Per > Budget; P.Round /= 2)
@@ -450,7 +459,7 @@ void Stager::placePoints(Body &B) {
     unsigned At = 0;
     for (unsigned R : P.Records) {
       B.Records[R].TileOff = At;
-      At += B.Records[R].Bytes * P.Round; // a multiple of 32: Round is
+      At += B.Records[R].tileStride() * P.Round; // a multiple of 32: Round is
     }
   }
   llvm::erase_if(B.Points, [](const Point &P) { return P.Records.empty(); });
@@ -523,7 +532,7 @@ void Stager::emitRounds(Body &B, const Point &P, BasicBlock *From, const Coords 
     for (unsigned Idx : P.Records) {
       const Record &R = B.Records[Idx];
       Type *WordTy = IB.getIntNTy(8 * R.Unit);
-      Value *Own = TileAt(R, IB.CreateMul(Mine, IB.getInt32(R.Bytes)));
+      Value *Own = TileAt(R, IB.CreateMul(Mine, IB.getInt32(R.tileStride())));
       for (unsigned K = 0; K < R.words(); ++K) {
         Value *T = IB.CreateConstInBoundsGEP1_32(IB.getInt8Ty(), Own, K * R.Unit);
         Value *Pv = IB.CreateConstInBoundsGEP1_32(WordTy, R.Priv, K);
@@ -613,7 +622,12 @@ void Stager::emitRounds(Body &B, const Point &P, BasicBlock *From, const Coords 
       BasicBlock *Next = BasicBlock::Create(Ctx, Twine(Tag) + ".word.done", &F);
       IB.CreateCondBr(IB.CreateICmpULT(W.E, W.C->Lim), Do, Next);
       IB.SetInsertPoint(Do);
-      Value *T = TileAt(R, IB.CreateMul(W.E, IB.getInt32(R.Unit)));
+      // Word E of the round's records is word E % words of record E / words,
+      // which starts E / words units further in a padded tile.
+      Value *InTile = R.tileStride() == R.Bytes
+                          ? W.E
+                          : IB.CreateAdd(W.E, IB.CreateUDiv(W.E, IB.getInt32(R.words())));
+      Value *T = TileAt(R, IB.CreateMul(InTile, IB.getInt32(R.Unit)));
       if (Out) {
         Value *G = IB.CreateGEP(IB.getInt8Ty(), W.C->G,
                                 IB.CreateMul(IB.CreateZExt(W.E, I64), IB.getInt64(R.Unit)));
@@ -802,7 +816,8 @@ std::vector<StagedRecord> Stager::run() {
   for (const Body &B : Bodies)
     for (const Point &P : B.Points)
       for (unsigned R : P.Records)
-        TileBytes = std::max(TileBytes, B.Records[R].TileOff + B.Records[R].Bytes * P.Round);
+        TileBytes =
+            std::max(TileBytes, B.Records[R].TileOff + B.Records[R].tileStride() * P.Round);
 
   auto *TileTy = ArrayType::get(Type::getInt8Ty(F.getContext()), TileBytes);
   Tile = new GlobalVariable(*F.getParent(), TileTy, false, GlobalValue::InternalLinkage,

@@ -36,6 +36,10 @@ KMAP void blend(const float *t, const float *y, float *o, int n) {
 // REMARK-DAG: remark: kernel 'bell(float const*, float*, int)': 128 bytes and {{[0-9]+}} flops per element; analysed and fused with its loop of constant trip count unrolled (launched alone, it keeps it)
 // REMARK-DAG: remark: kernel 'blend(float const*, float const*, float*, int)': 192 bytes and 32 flops per element; analysed and fused with its loop of constant trip count unrolled
 // REMARK-DAG: remark: fused launches 0..1 (bell, blend) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t in registers
+// The block moves the 64-byte records through shared memory, each in 68
+// bytes of the tile (an odd number of words: no bank conflicts when each
+// thread copies its own): 256 instances, 17408 bytes.
+// REMARK-DAG: remark: __kfuse_fused_{{[0-9a-f]+}}_0_0_1: records of x (64 bytes), y (64 bytes) loaded and of t (64 bytes), o (64 bytes) stored by consecutive threads through shared memory (17408 bytes per block)
 void blocked(const float *x, float *t, const float *y, float *o, int n) {
   bell<<<(n + 255) / 256, 256>>>(x, t, n);
   blend<<<(n + 255) / 256, 256>>>(t, y, o, n);
@@ -60,6 +64,7 @@ KMAP void integrate(const float *u, const float *w, float *s, int n) {
 KMAP void scale(const float *s, float *r, int n) { IDX; if (i < n) r[i] = 0.5f * s[i]; }
 // REMARK-DAG: remark: kernel 'integrate(float const*, float const*, float*, int)': {{[0-9]+}} bytes and {{[0-9]+}} flops per element; analysed and fused with its 2 loops of constant trip count unrolled (launched alone, it keeps them)
 // REMARK-DAG: remark: fused launches 0..1 (integrate, scale) of sequence 1 into {{.*}}: s in registers
+// REMARK-DAG: remark: __kfuse_fused_{{[0-9a-f]+}}_1_0_1: records of u (32 bytes) loaded by consecutive threads through shared memory (9216 bytes per block)
 void element(const float *u, const float *w, float *s, float *r, int n) {
   integrate<<<(n + 127) / 128, 128>>>(u, w, s, n);
   scale<<<(n + 127) / 128, 128>>>(s, r, n);
