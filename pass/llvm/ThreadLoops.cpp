@@ -53,7 +53,7 @@ using namespace kfuse;
 
 /// The trip count of \p L where it is a constant, else 0.
 static unsigned constantTrips(Loop &L, ScalarEvolution &SE) {
-  return L.isLoopSimplifyForm() || L.getExitingBlock() ? SE.getSmallConstantTripCount(&L) : 0;
+  return SE.getSmallConstantTripCount(&L);
 }
 
 ConstantLoops kfuse::constantLoops(Function &F, FunctionAnalysisManager &FAM) {
