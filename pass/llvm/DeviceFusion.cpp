@@ -619,7 +619,7 @@ unsigned DeviceFuser::unrollThreadLoops(Function &F, KernelInfo &K) {
     return 0;
   }
   const Instruction *Crossing = nullptr;
-  Function *Twin = unrolledTwin(From, From.getName(), FAM, Crossing);
+  Function *Twin = unrolledTwin(From, FAM, Crossing);
   if (!Twin)
     return 0;
   Twins.push_back(Twin);
@@ -679,7 +679,7 @@ void DeviceFuser::deriveImplementations() {
     Function &Body = *It->second.Body;
     if (It->second.Grid)
       D.Why = "its thread runs a grid-stride loop, whose iterations are its instances";
-    else if (&Body != &F && Body.getName() != (F.getName() + ".kfuse.unrolled").str())
+    else if (&Body != &F && !isUnrolledTwinOf(Body, F))
       D.Why = "it is fused through a copy with its out-of-line helpers inlined, which is not "
               "split";
     else if (!Bound)
@@ -1762,7 +1762,7 @@ bool DeviceFuser::run() {
         FPM.addPass(InstCombinePass());
         FPM.addPass(SimplifyCFGPass());
         FPM.run(*Twin, FAM);
-        if (const Instruction *Add = productAddedAcrossCall(*Twin)) {
+        if (const Instruction *Add = productAddedAcrossFence(*Twin)) {
           K.At = Add;
           K.Reason = "a product crosses its call of a function kept out of line into an "
                      "addition or subtraction; in the kernel alone ptxas may contract the two "

@@ -22,7 +22,7 @@
 // other, or not; GPU runs 25 and 28 saw both, in one program. No copy can
 // promise the bits of that choice, so a twin in which a product crosses a
 // former call into an addition or subtraction is not used
-// (productAddedAcrossCall) and the kernel stays unfused. Otherwise nothing
+// (productAddedAcrossFence) and the kernel stays unfused. Otherwise nothing
 // changes a value: without fast-math flags the optimiser only rewrites
 // floating-point code into code that computes the same bits.
 //
@@ -151,7 +151,7 @@ static const Value *throughFences(const Value *V) {
   }
 }
 
-const Instruction *kfuse::productAddedAcrossCall(const Function &Twin) {
+const Instruction *kfuse::productAddedAcrossFence(const Function &Twin) {
   for (const Instruction &I : instructions(Twin)) {
     const auto *Fence = dyn_cast<IntrinsicInst>(&I);
     if (!Fence || Fence->getIntrinsicID() != Intrinsic::arithmetic_fence)

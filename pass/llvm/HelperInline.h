@@ -25,7 +25,7 @@ bool callsPointerHelper(const llvm::Function &F);
 /// (at most 8 levels). Every floating-point value that crosses such a call
 /// goes through llvm.arithmetic.fence: the arguments, the result and every
 /// floating-point load, so LLVM forms no FMA across what was a call
-/// boundary (ptxas may: see productAddedAcrossCall). Returns nullptr (and
+/// boundary (ptxas may: see productAddedAcrossFence). Returns nullptr (and
 /// creates nothing) when a call cannot be inlined or the helpers nest
 /// deeper. The caller erases the copy when done with it.
 llvm::Function *inlinedTwin(llvm::Function &F);
@@ -39,13 +39,14 @@ void fenceValue(llvm::Instruction &V, llvm::Instruction *InsertBefore);
 /// fence, so LLVM contracts no product that crossed memory into an add.
 void fenceFloatLoads(llvm::Function &Twin);
 
-/// After \p Twin has been simplified (a store on one side of a former call
-/// forwarded to a load on the other): an addition or subtraction that takes
-/// a product computed on the other side of a former call (a fenced product,
-/// through negations, fences, phis and selects), or null. In the kernel
-/// alone ptxas may inline the helper and contract the two into one FMA, or
-/// not; a copy whose bits depend on that choice must not be fused.
-const llvm::Instruction *productAddedAcrossCall(const llvm::Function &Twin);
+/// After \p Twin has been simplified (a store on one side of a former call,
+/// or in one trip of an unrolled loop, forwarded to a load on the other): an
+/// addition or subtraction that takes a product computed on the other side
+/// of such a boundary (a fenced product, through negations, fences, phis and
+/// selects), or null. In the kernel alone ptxas may inline the helper or
+/// unroll the loop and contract the two into one FMA, or not; a copy whose
+/// bits depend on that choice must not be fused.
+const llvm::Instruction *productAddedAcrossFence(const llvm::Function &Twin);
 
 /// Whether \p F copies or sets memory of one of its pointer parameters with
 /// llvm.memcpy, llvm.memmove or llvm.memset of a constant length (a struct

@@ -26,7 +26,7 @@
 // ptxas, given the loop, may unroll it and contract a product of one
 // iteration with an addition of the next, or of the code around it, or
 // not; a copy in which a product crosses into an addition so
-// (productAddedAcrossCall) is not used.
+// (productAddedAcrossFence) is not used.
 //
 //===----------------------------------------------------------------------===//
 #include "ThreadLoops.h"
@@ -105,14 +105,18 @@ static void forceFullUnroll(Loop &L) {
   L.setLoopID(New);
 }
 
-Function *kfuse::unrolledTwin(Function &F, StringRef Name, FunctionAnalysisManager &FAM,
+static constexpr const char *UnrolledSuffix = ".kfuse.unrolled";
+
+bool kfuse::isUnrolledTwinOf(const Function &Body, const Function &F) {
+  return Body.getName() == (F.getName() + UnrolledSuffix).str();
+}
+
+Function *kfuse::unrolledTwin(Function &F, FunctionAnalysisManager &FAM,
                               const Instruction *&Crossing) {
   Crossing = nullptr;
-  if (!constantLoops(F, FAM).Loops)
-    return nullptr;
   ValueToValueMapTy VMap;
   Function *Twin = CloneFunction(&F, VMap);
-  Twin->setName(Name + ".kfuse.unrolled");
+  Twin->setName(F.getName() + UnrolledSuffix);
   Twin->setLinkage(GlobalValue::InternalLinkage);
   {
     LoopInfo &LI = FAM.getResult<LoopAnalysis>(*Twin);
@@ -121,6 +125,11 @@ Function *kfuse::unrolledTwin(Function &F, StringRef Name, FunctionAnalysisManag
     for (Loop *L : LI.getLoopsInPreorder())
       if (constantTrips(*L, SE))
         Unrolled.push_back(L);
+    if (Unrolled.empty()) {
+      FAM.clear(*Twin, Twin->getName());
+      Twin->eraseFromParent();
+      return nullptr;
+    }
     // What crosses a loop's boundary: its phis (from one trip to the
     // next), values it uses from before it and values used after it.
     SmallVector<Instruction *, 8> Carried;
@@ -159,6 +168,6 @@ Function *kfuse::unrolledTwin(Function &F, StringRef Name, FunctionAnalysisManag
   FPM.addPass(InstCombinePass());
   FPM.addPass(SimplifyCFGPass());
   FPM.run(*Twin, FAM);
-  Crossing = productAddedAcrossCall(*Twin);
+  Crossing = productAddedAcrossFence(*Twin);
   return Twin;
 }

@@ -11,7 +11,6 @@
 #ifndef KFUSE_PASS_LLVM_THREADLOOPS_H
 #define KFUSE_PASS_LLVM_THREADLOOPS_H
 
-#include "llvm/ADT/StringRef.h"
 #include "llvm/IR/PassManager.h"
 
 #include <cstdint>
@@ -34,7 +33,7 @@ struct ConstantLoops {
 };
 ConstantLoops constantLoops(llvm::Function &F, llvm::FunctionAnalysisManager &FAM);
 
-/// A private copy of \p F named "<Name>.kfuse.unrolled" in which every loop
+/// A private copy of \p F named "<F>.kfuse.unrolled" in which every loop
 /// of constant trip count is unrolled, or nullptr (nothing created) when F
 /// has no such loop. Floating-point values that crossed from one iteration
 /// to the next (the loop's phis) and every floating-point load go through
@@ -43,9 +42,12 @@ ConstantLoops constantLoops(llvm::Function &F, llvm::FunctionAnalysisManager &FA
 /// product computed in an earlier iteration, if any, and the copy must not
 /// be used (ptxas, given the loop, may contract the two or not). The caller
 /// erases the copy when done with it.
-llvm::Function *unrolledTwin(llvm::Function &F, llvm::StringRef Name,
-                             llvm::FunctionAnalysisManager &FAM,
+llvm::Function *unrolledTwin(llvm::Function &F, llvm::FunctionAnalysisManager &FAM,
                              const llvm::Instruction *&Crossing);
+
+/// Whether \p Body is unrolledTwin's copy of kernel \p F itself (not of a
+/// copy with its helpers inlined).
+bool isUnrolledTwinOf(const llvm::Function &Body, const llvm::Function &F);
 
 } // namespace kfuse
 
