@@ -159,6 +159,7 @@ static void kf__group_clear(kf__group_t *g)
   free(g->dead);
   free(g->gran_tpi);
   free(g->impl);
+  free(g->align);
   memset(g, 0, sizeof *g);
 }
 
@@ -202,6 +203,9 @@ static int kf__group_derive(kf__group_t *g)
       return KF_EPARSE;
   for (uint32_t i = 0; i < g->ndead; i++)
     if (kf__group_rider(g, g->dead[i].ref.launch))
+      return KF_EPARSE;
+  for (uint32_t i = 0; i < g->nalign; i++)
+    if (kf__group_rider(g, g->align[i].ref.launch))
       return KF_EPARSE;
   /* Under `shape gran` a rider has no granularity and every member has
    * one: the `rider` lines may come after the `shape` line. */
@@ -557,6 +561,18 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
       kf__expr_free(le.rhs);
     }
     return rc;
+  }
+  if (kf__field_is(f[0], "align")) {
+    kf__align_t a;
+    if (nf != 3)
+      return KF_EPARSE;
+    if ((rc = kf__parse_ref(f[1], g, &a.ref)) != 0)
+      return rc;
+    if ((rc = kf__parse_u32(f[2], 4096, &a.bytes)) != 0)
+      return rc == KF_ERANGE ? KF_EPARSE : rc;
+    if (a.bytes < 2 || (a.bytes & (a.bytes - 1)) != 0)
+      return KF_EPARSE;
+    return kf__append(&g->align, &g->nalign, sizeof a, &a);
   }
   if (kf__field_is(f[0], "impl")) {
     kf__impl_t m;

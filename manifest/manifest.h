@@ -86,6 +86,14 @@ typedef struct kf__impl {
   uint32_t from, to;
 } kf__impl_t;
 
+/** `align <a>.<p> <bytes>`: the pointer in parameter p of launch a is a
+ * multiple of @c bytes (a power of two, 2 to 4096): the fused kernel moves
+ * the buffer's records from its start in words of that size. */
+typedef struct kf__align {
+  kf__param_ref_t ref;
+  uint32_t bytes;
+} kf__align_t;
+
 typedef struct kf__group {
   char *name;            /**< the fused kernel */
   uint32_t nlaunches;
@@ -146,8 +154,9 @@ typedef struct kf__group {
   uint32_t grid_launch;
   uint32_t block_launch;
   uint32_t shared_bytes;
-  uint32_t nequal, ndisjoint, nfootprints, ndead, nle, nimpl;
+  uint32_t nequal, ndisjoint, nfootprints, ndead, nle, nimpl, nalign;
   kf__impl_t *impl;
+  kf__align_t *align;
   kf__le_t *le;
   kf__pair_t *equal;
   kf__pair_t *disjoint;

@@ -379,6 +379,12 @@ static kf_fallback_t kf__guards_check_view(const kf__group_t *g, const kf_launch
         kf__expr_eval(le->rhs, &l[le->rhs_launch], &b) != 0 || a > b)
       return KF_FALLBACK_LAYOUT;
   }
+  for (uint32_t i = 0; i < g->nalign; i++) {
+    uint64_t ptr;
+    const kf__align_t *a = &g->align[i];
+    if (kf__arg_pointer(&l[a->ref.launch], a->ref.param, &ptr) != 0 || ptr % a->bytes != 0)
+      return KF_FALLBACK_LAYOUT;
+  }
   for (uint32_t i = 0; i < g->nequal; i++)
     if (!kf__args_equal(l, g->equal[i]))
       return kf__param_is_pointer(g, l, g->equal[i].a) || kf__param_is_pointer(g, l, g->equal[i].b)

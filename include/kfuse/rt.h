@@ -24,7 +24,7 @@ extern "C" {
   XX(SHAPE, "shape")               /* grid or block differ between launches */\
   XX(STREAM, "stream")             /* launches on different streams */        \
   XX(SHMEM, "shmem")               /* dynamic shared memory differs */        \
-  XX(LAYOUT, "layout")             /* an `le` guard fails (rows overlap) */   \
+  XX(LAYOUT, "layout")             /* an `le` or `align` guard fails */        \
   XX(LAUNCH, "launch-failed")      /* the fused launch itself failed */       \
   XX(MISMATCH, "verify-mismatch")  /* KFUSE_VERIFY found different bits */   \
   XX(CAPTURE, "capture")           /* discovery failed in a capture: retry */

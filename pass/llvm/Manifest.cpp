@@ -387,6 +387,19 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
       report_fatal_error("kfuse: malformed layout guard '" + Twine(L) + "'");
     Out += "le " + std::to_string(C.spanPos(C.index(S))) + Rest.str() + "\n";
   }
+  // `align`: a staged record's block copy moves 16-byte words from the
+  // buffer's start (RecordStaging.cpp), fused argument R.Arg being stage
+  // S's parameter R.Arg - (the stages' parameters before S).
+  for (const StagedRecord &R : C.Staged) {
+    if (!R.BaseAlign)
+      continue;
+    unsigned Base = 0, S = 0;
+    while (S < C.size() && R.Arg >= Base + C.Stages[S]->F->arg_size())
+      Base += C.Stages[S++]->F->arg_size();
+    if (S == C.size())
+      report_fatal_error("kfuse: staged record of no stage's parameter");
+    Out += "align " + Ref(S, R.Arg - Base) + " " + std::to_string(R.BaseAlign) + "\n";
+  }
   Out += "launch 0 0 " + std::to_string(C.DynShmem) + "\n";
 
   // Wiring and scalar equalities: every later occurrence of a pointer or

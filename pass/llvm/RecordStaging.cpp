@@ -60,7 +60,13 @@
 //    the kernel through it lies in a body that stages it (the private array
 //    holds the whole record, and no store is left behind a staged one).
 // The copy word is the largest of 8, 4, 2, 1 bytes that divides R and that
-// an access proves the record aligned to. T is the largest of 256, 128, 64,
+// an access proves the record aligned to; for a record of a multiple of 16
+// bytes with words of at least 4, a 16-byte vector (-kfuse-record-vector-
+// copy), which needs the buffer's start 16-byte aligned: the runtime checks
+// that (manifest `align`) and runs the original launches where it is not,
+// as cudaMalloc's allocations always are. In a block copy a 16-byte word
+// counts as two against -kfuse-record-copy-batch, so that a trip holds as
+// many bytes in registers as with 8-byte words. T is the largest of 256, 128, 64,
 // 32 whose tile fits the budget; records that do not fit at 32 are left as
 // they are, the largest first.
 //
@@ -104,6 +110,12 @@ cl::opt<unsigned> CopyBatch(
     "kfuse-record-copy-batch", cl::init(16),
     cl::desc("kfuse: words of staged records that each thread of a block copy loads "
              "before it stores any, per trip of the copy loop (1 to 16, default 16)"));
+cl::opt<bool> VectorCopy(
+    "kfuse-record-vector-copy", cl::init(true),
+    cl::desc("kfuse: copy staged records of a multiple of 16 bytes in 16-byte words, "
+             "the runtime checking each such buffer 16-byte aligned (default on)"));
+/// The vector word, and the base alignment it needs.
+constexpr unsigned VectorUnit = 16;
 /// Instructions of work between the accesses of records that share a point.
 constexpr unsigned MaxBetween = 16;
 
@@ -118,11 +130,19 @@ struct Record {
   Argument *Arg = nullptr;
   bool Store = false;
   unsigned Bytes = 0, Unit = 0;
+  /// The base alignment the copy assumes beyond what the accesses prove,
+  /// checked by the runtime (StagedRecord::BaseAlign); 0 for none.
+  unsigned BaseAlign = 0;
   bool Invariant = true; ///< every load was !invariant.load
   SmallVector<RecordAccess, 32> Accesses;
   unsigned TileOff = 0;
   AllocaInst *Priv = nullptr;
   unsigned words() const { return Bytes / Unit; }
+  /// The type of one word: an integer of Unit bytes, or four i32.
+  Type *wordType(LLVMContext &Ctx) const {
+    return Unit == VectorUnit ? static_cast<Type *>(FixedVectorType::get(Type::getInt32Ty(Ctx), 4))
+                              : Type::getIntNTy(Ctx, 8 * Unit);
+  }
   /// Bytes from one record to the next in the tile: an odd number of words
   /// (an even one padded by one), so that the threads of a warp, each
   /// copying its own record word by word, hit different banks.
@@ -358,6 +378,10 @@ std::optional<Record> Stager::recordOf(const Body &B, Argument *A, const ParamUs
   R.Unit = 8;
   while (R.Unit > 1 && (R.Bytes % R.Unit || Aligned < R.Unit))
     R.Unit /= 2;
+  if (VectorCopy && R.Unit >= 4 && R.Bytes % VectorUnit == 0) {
+    R.BaseAlign = Aligned < VectorUnit ? VectorUnit : 0;
+    R.Unit = VectorUnit;
+  }
   if (R.words() > MaxWords)
     return std::nullopt;
   // The bytes every thread of the body reads or writes.
@@ -531,7 +555,7 @@ void Stager::emitRounds(Body &B, const Point &P, BasicBlock *From, const Coords 
     IB.SetInsertPoint(Copy);
     for (unsigned Idx : P.Records) {
       const Record &R = B.Records[Idx];
-      Type *WordTy = IB.getIntNTy(8 * R.Unit);
+      Type *WordTy = R.wordType(Ctx);
       Value *Own = TileAt(R, IB.CreateMul(Mine, IB.getInt32(R.tileStride())));
       for (unsigned K = 0; K < R.words(); ++K) {
         Value *T = IB.CreateConstInBoundsGEP1_32(IB.getInt8Ty(), Own, K * R.Unit);
@@ -558,10 +582,11 @@ void Stager::emitRounds(Body &B, const Point &P, BasicBlock *From, const Coords 
   // byte the kernel does not read; Lim_R >= 1 since Cnt >= 1), then the
   // stores into the tile of the words below Lim_R.
   auto BlockCopy = [&] {
+    // A 16-byte word counts as two.
     const unsigned Batch = std::clamp(unsigned(CopyBatch), 1u, MaxCopyBatch);
     unsigned Words = 0;
     for (unsigned Idx : P.Records)
-      Words += B.Records[Idx].words();
+      Words += B.Records[Idx].words() * (B.Records[Idx].Unit == VectorUnit ? 2 : 1);
     const unsigned Trips = (Words + Batch - 1) / Batch;
     struct Copy {
       const Record *R = nullptr;
@@ -575,7 +600,7 @@ void Stager::emitRounds(Body &B, const Point &P, BasicBlock *From, const Coords 
       const Record &R = B.Records[Idx];
       Copy C;
       C.R = &R;
-      C.WordTy = IB.getIntNTy(8 * R.Unit);
+      C.WordTy = R.wordType(Ctx);
       C.U = (R.words() + Trips - 1) / Trips;
       C.Lim = IB.CreateMul(Cnt, IB.getInt32(R.words()), "kfuse.rec.words");
       C.Last = IB.CreateSub(C.Lim, IB.getInt32(1));
@@ -697,7 +722,7 @@ void Stager::transform(Body &B) {
   // The private arrays, and the body's accesses of records on them.
   IRBuilder<> Entry(&*F.getEntryBlock().getFirstInsertionPt());
   for (Record &R : B.Records) {
-    Type *WordTy = Entry.getIntNTy(8 * R.Unit);
+    Type *WordTy = R.wordType(F.getContext());
     R.Priv = Entry.CreateAlloca(ArrayType::get(WordTy, R.words()), nullptr,
                                 R.Store ? "kfuse.rec.out" : "kfuse.rec.in");
     R.Priv->setAlignment(Align(std::max(R.Unit, 4u)));
@@ -826,8 +851,10 @@ std::vector<StagedRecord> Stager::run() {
   Tile->setAlignment(Align(16));
   std::map<unsigned, StagedRecord> Staged;
   for (Body &B : Bodies) {
-    for (const Record &R : B.Records)
-      Staged[R.Arg->getArgNo()] = StagedRecord{R.Arg->getArgNo(), R.Bytes, R.Store};
+    for (const Record &R : B.Records) {
+      StagedRecord &S = Staged[R.Arg->getArgNo()];
+      S = StagedRecord{R.Arg->getArgNo(), R.Bytes, R.Store, std::max(S.BaseAlign, R.BaseAlign)};
+    }
     transform(B);
   }
   std::vector<StagedRecord> Out;

@@ -25,8 +25,11 @@ struct StagedRecord {
   unsigned Arg = 0;   ///< the fused kernel's argument number
   unsigned Bytes = 0; ///< bytes per instance (the record's stride)
   bool Store = false; ///< an output (its stores staged), else an input
+  /// The alignment of the buffer's start that the block copy assumes and
+  /// the runtime checks (manifest `align`), 0 for none.
+  unsigned BaseAlign = 0;
   bool operator==(const StagedRecord &O) const {
-    return Arg == O.Arg && Bytes == O.Bytes && Store == O.Store;
+    return Arg == O.Arg && Bytes == O.Bytes && Store == O.Store && BaseAlign == O.BaseAlign;
   }
 };
 

@@ -155,6 +155,48 @@ KFG_CASE kfg_shape(const float *x, float *t, const float *y, float *o, float a, 
   return line;
 }
 
+/* records: each thread scales and adds the 16 consecutive floats of its
+ * own (64-byte records), which the fused kernel moves through shared memory
+ * in 16-byte words, the `align` guard checking every staged buffer's start
+ * 16-byte aligned. kfg_records runs fused on cudaMalloc's buffers;
+ * kfg_records_align is the same code, called with x one float past a
+ * 16-byte boundary: the guard must refuse it (layout). */
+enum { REC = 16 };
+__global__ KFUSE_MAP void rec_scale(const float *x, float *t, float a, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    for (int k = 0; k < REC; k++)
+      t[REC * i + k] = a * x[REC * i + k];
+}
+__global__ KFUSE_MAP void rec_add(const float *t, const float *y, float *o, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    for (int k = 0; k < REC; k++)
+      o[REC * i + k] = t[REC * i + k] + y[REC * i + k];
+}
+
+KFG_CASE kfg_records(const float *x, float *t, const float *y, float *o, float a, int n,
+                     int block, cudaStream_t s)
+{
+  unsigned grid = kfx::grid_for(n, block);
+  const int line = __LINE__ + 1;
+  rec_scale<<<grid, block, 0, s>>>(x, t, a, n);
+  rec_add<<<grid, block, 0, s>>>(t, y, o, n);
+  return line;
+}
+
+KFG_CASE kfg_records_align(const float *x, float *t, const float *y, float *o, float a, int n,
+                           int block, cudaStream_t s)
+{
+  unsigned grid = kfx::grid_for(n, block);
+  const int line = __LINE__ + 1;
+  rec_scale<<<grid, block, 0, s>>>(x, t, a, n);
+  rec_add<<<grid, block, 0, s>>>(t, y, o, n);
+  return line;
+}
+
 namespace {
 
 /* One case: its name, its function, and what KFUSE_STATS must report for its
@@ -359,6 +401,35 @@ int main(int argc, char **argv)
   suite.run({"shape", "kfg_shape", "plain"}, setup_to,
             [&] { return kfg_shape(x.d, t.d, y.d, o.d, alpha, n, block, b2, s); },
             [&] { return check_to(n); }, t, o);
+
+  /* records: n / REC instances of REC floats, elementwise the control's
+   * results; records_align reads x from buf + 1, 4 bytes past cudaMalloc's
+   * alignment. */
+  const int nrec = n / REC;
+  const size_t urec = (size_t)nrec * REC;
+  /* t = a*x and o = t + y on the first urec elements, o's tail as it was. */
+  auto check_rec = [&](const float *xh) {
+    std::vector<double> wt(urec), wo(un);
+    for (size_t i = 0; i < un; i++) {
+      if (i < urec)
+        wt[i] = (double)alpha * xh[i];
+      wo[i] = i < urec ? wt[i] + y.h[i] : (double)o_init.h[i];
+    }
+    bool ok = kfx::check_close("t", t.h.data(), wt.data(), urec, 1e-6);
+    return kfx::check_close("o", o.h.data(), wo.data(), un, 1e-6) && ok;
+  };
+  suite.run({"records", "kfg_records", "fused"}, setup_to,
+            [&] { return kfg_records(x.d, t.d, y.d, o.d, alpha, nrec, block, s); },
+            [&] { return check_rec(x.h.data()); }, t, o);
+  suite.run(
+      {"records_align", "kfg_records_align", "layout"},
+      [&] {
+        setup_to();
+        buf.h = buf0;
+        buf.upload();
+      },
+      [&] { return kfg_records_align(buf.d + 1, t.d, y.d, o.d, alpha, nrec, block, s); },
+      [&] { return check_rec(buf0.data() + 1); }, t, o);
 
   if (suite.out && fclose(suite.out) != 0) {
     fprintf(stderr, "cannot write %s\n", a.out);

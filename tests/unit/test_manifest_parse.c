@@ -572,6 +572,37 @@ static void test_impl(void **state)
   }
 }
 
+/* `align <a>.<p> <bytes>`: a pointer parameter that must be a multiple of
+ * a power of two. */
+static void test_align(void **state)
+{
+  static const char text[] = HDR G2 "align 0.0 16\nalign 1.1 8\nlaunch 0 0 0\nend\n";
+  static const char *const bad[] = {
+    "align 0.0\n", "align 0.0 16 16\n", "align 0.3 16\n", "align 2.0 16\n", "align 0 16\n",
+    "align 0.0 0\n", "align 0.0 1\n", "align 0.0 12\n", "align 0.0 8192\n", "align 0.0 x\n",
+  };
+  kf__manifest_t *m = NULL;
+  const kf__group_t *g;
+  (void)state;
+  assert_int_equal(kf__manifest_parse(text, sizeof text, &m, NULL), 0);
+  g = &m->groups[0];
+  assert_int_equal(g->nalign, 2);
+  assert_int_equal(g->align[0].ref.launch, 0);
+  assert_int_equal(g->align[0].ref.param, 0);
+  assert_int_equal(g->align[0].bytes, 16);
+  assert_int_equal(g->align[1].ref.launch, 1);
+  assert_int_equal(g->align[1].ref.param, 1);
+  assert_int_equal(g->align[1].bytes, 8);
+  kf__manifest_free(m);
+  /* A rider's buffer is not the fused kernel's. */
+  expect_error(HDR G3 "rider 1\nalign 1.0 16\nlaunch 0 0 0\nend\n", KF_EPARSE, 9);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char line[256];
+    snprintf(line, sizeof line, HDR G2 "launch 0 0 0\n%send\n", bad[i]);
+    expect_error(line, KF_EPARSE, 6);
+  }
+}
+
 /* A pair (`part`): two groups whose spans overlap, found together; `other`
  * riders are the other part's launches. */
 #define PAIR_A "group pa 3\nkernel 0 _Z1aPKfPff 3\nkernel 1 _Z1bPKfPf 2\nkernel 2 _Z1cPf 1\n" \
@@ -757,6 +788,7 @@ int main(void)
     cmocka_unit_test(test_shape_gran),
     cmocka_unit_test(test_shape_gran_malformed),
     cmocka_unit_test(test_impl),
+    cmocka_unit_test(test_align),
     cmocka_unit_test(test_pair),
     cmocka_unit_test(test_set),
     cmocka_unit_test(test_missed),

@@ -40,7 +40,7 @@ static const char guard_text[] =
     "end\n";
 
 enum { N = 64 };
-static float xbuf[N], tbuf[N], ybuf[N], obuf[N], big[4 * N];
+static _Alignas(16) float xbuf[N], tbuf[N], ybuf[N], obuf[N], big[4 * N];
 
 typedef struct two {
   const float *x;
@@ -247,6 +247,32 @@ static void test_layout(void **state)
       assert_int_equal(line, 5);
     }
   }
+}
+
+/* `align` lines: the fused kernel moves the records of x (launch 0) and o
+ * (launch 1) in 16-byte words from each buffer's start. */
+static void test_align(void **state)
+{
+  static const char text[] = MHDR "group f 2\nkernel 0 scale 4\nkernel 1 axpy 4\nshape same\n"
+                                  "align 0.0 16\nalign 1.2 16\nlaunch 0 0 0\nend\n";
+  kf__manifest_t *m = parse_ok(text);
+  two_t w;
+  (void)state;
+  assert_int_equal(m->groups[0].nalign, 2);
+  assert_int_equal(m->groups[0].align[1].ref.launch, 1);
+  assert_int_equal(m->groups[0].align[1].ref.param, 2);
+  assert_int_equal(m->groups[0].align[1].bytes, 16);
+  two_init(&w); /* every buffer 16-byte aligned */
+  assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_COUNT);
+  w.x = xbuf + 1; /* 4 bytes past a 16-byte boundary */
+  assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_LAYOUT);
+  two_init(&w);
+  w.o = obuf + 2;
+  assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_LAYOUT);
+  two_init(&w);
+  w.y = ybuf + 1; /* no line for y */
+  assert_int_equal(kf__guards_check(&m->groups[0], w.l), KF_FALLBACK_COUNT);
+  kf__manifest_free(m);
 }
 
 /* `shape gran`: 28 instances per block, launch 0 with one thread each,
@@ -573,6 +599,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_dynshmem, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_overlap, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_layout, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_align, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_gran_grid, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_gran_shape, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_footprint_errors_fail_safe, guard_setup, guard_teardown),

@@ -13,6 +13,10 @@
 // No unrolled copy is left in the module.
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm %s -o %t.ll
 // RUN: not grep -q 'kfuse.unrolled' %t.ll
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t.ll
+// -kfuse-record-vector-copy=0: 4-byte words, no alignment guard.
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm -mllvm -kfuse-record-vector-copy=0 -Rpass=kfuse %s -o %t.scalar.ll 2>%t.scalar.remarks
+// RUN: cat %t.scalar.remarks %t.scalar.ll | FileCheck %s --check-prefix=SCALAR
 // -kfuse-unroll-limit=0 unrolls nothing; a small limit refuses the larger loops.
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-unroll-limit=0 -Rpass-missed=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-unroll-limit=40 -Rpass-missed=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=LIMIT
@@ -36,10 +40,16 @@ KMAP void blend(const float *t, const float *y, float *o, int n) {
 // REMARK-DAG: remark: kernel 'bell(float const*, float*, int)': 128 bytes and {{[0-9]+}} flops per element; analysed and fused with its loop of constant trip count unrolled (launched alone, it keeps it)
 // REMARK-DAG: remark: kernel 'blend(float const*, float const*, float*, int)': 192 bytes and 32 flops per element; analysed and fused with its loop of constant trip count unrolled
 // REMARK-DAG: remark: fused launches 0..1 (bell, blend) of sequence 0 into __kfuse_fused_{{[0-9a-f]+}}_0_0_1: t in registers
-// The block moves the 64-byte records through shared memory, each in 68
-// bytes of the tile (an odd number of words: no bank conflicts when each
-// thread copies its own): 256 instances, 17408 bytes.
-// REMARK-DAG: remark: __kfuse_fused_{{[0-9a-f]+}}_0_0_1: records of x (64 bytes), y (64 bytes) loaded and of t (64 bytes), o (64 bytes) stored by consecutive threads through shared memory (17408 bytes per block)
+// The block moves the 64-byte records through shared memory in 16-byte
+// words, each record in 80 bytes of the tile (an odd number of words: no
+// bank conflicts when each thread copies its own): 256 instances, 20480
+// bytes. The words need each buffer's start 16-byte aligned, which the
+// runtime checks (`align`); without the vector copy, 4-byte words and 68
+// bytes a record.
+// REMARK-DAG: remark: __kfuse_fused_{{[0-9a-f]+}}_0_0_1: records of x (64 bytes), y (64 bytes) loaded and of t (64 bytes), o (64 bytes) stored by consecutive threads through shared memory (20480 bytes per block)
+// MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_0_0_1 2\0Akernel 0 _Z4bellPKfPfi 3\0Akernel 1 _Z5blendPKfS0_Pfi 4\0Ashape same\0Astream same\0Adynshmem 0\0Aalign 0.0 16\0Aalign 0.1 16\0Aalign 1.1 16\0Aalign 1.2 16\0Alaunch 0 0 0\0A
+// SCALAR: remark: __kfuse_fused_{{[0-9a-f]+}}_0_0_1: records of x (64 bytes), y (64 bytes) loaded and of t (64 bytes), o (64 bytes) stored by consecutive threads through shared memory (17408 bytes per block)
+// SCALAR-NOT: align 0.0
 void blocked(const float *x, float *t, const float *y, float *o, int n) {
   bell<<<(n + 255) / 256, 256>>>(x, t, n);
   blend<<<(n + 255) / 256, 256>>>(t, y, o, n);
@@ -64,7 +74,8 @@ KMAP void integrate(const float *u, const float *w, float *s, int n) {
 KMAP void scale(const float *s, float *r, int n) { IDX; if (i < n) r[i] = 0.5f * s[i]; }
 // REMARK-DAG: remark: kernel 'integrate(float const*, float const*, float*, int)': {{[0-9]+}} bytes and {{[0-9]+}} flops per element; analysed and fused with its 2 loops of constant trip count unrolled (launched alone, it keeps them)
 // REMARK-DAG: remark: fused launches 0..1 (integrate, scale) of sequence 1 into {{.*}}: s in registers
-// REMARK-DAG: remark: __kfuse_fused_{{[0-9a-f]+}}_1_0_1: records of u (32 bytes) loaded by consecutive threads through shared memory (9216 bytes per block)
+// Two 16-byte words a record, padded to three in the tile (48 bytes).
+// REMARK-DAG: remark: __kfuse_fused_{{[0-9a-f]+}}_1_0_1: records of u (32 bytes) loaded by consecutive threads through shared memory (12288 bytes per block)
 void element(const float *u, const float *w, float *s, float *r, int n) {
   integrate<<<(n + 127) / 128, 128>>>(u, w, s, n);
   scale<<<(n + 127) / 128, 128>>>(s, r, n);
@@ -154,6 +165,12 @@ void others(const float *x, float *t, float *u, float *v, float *w, float *z, in
 // PTX: .entry _Z4bellPKfPfi(
 // PTX: .entry _Z5blendPKfS0_Pfi(
 // PTX: .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_1(
+// Its block copies move 16-byte words, and so does each thread's copy of
+// its own record out of the tile.
+// PTX: ld.global.nc.v4.b32
+// PTX: st.shared.v4.b32
+// PTX: ld.shared.v4.b32
+// PTX: st.global.v4.b32
 
 // OFF: remark: kernel 'bell(float const*, float*, int)' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('t')); it varies in a loop that is not a grid-stride loop
 // LIMIT: remark: kernel 'bell(float const*, float*, int)' cannot be fused: {{.*}}; its loops of constant trip count, which kfuse unrolls in the copy it fuses, would take about {{[0-9]+}} instructions unrolled, more than -mllvm -kfuse-unroll-limit=40
