@@ -157,6 +157,8 @@ private:
   bool copyInputs(IRBuilder<> &B);
   void createOutputs(IRBuilder<> &B);
   void copyOutputs(IRBuilder<> &B);
+  void copyTail(IRBuilder<> &B, Value *Tid, Value *BlockOff, uint64_t Bytes, Value *Lim16,
+                Value *Lim, unsigned Word, function_ref<void(Value *)> Copy);
   void rewriteOutputStore(StoreInst *SI, unsigned Stage, const Access &A, const OutputTile &T);
   GlobalVariable *blockTile(uint64_t Bytes, const Twine &Name);
   Value *recordOffset(IRBuilder<> &B, Value *Ptr, unsigned Stage, const Access &A,
@@ -507,24 +509,56 @@ void FusedKernelBuilder::copyOutputs(IRBuilder<> &B) {
                              B.getInt64(Out.Bytes), "kfuse.out.lim");
     Value *Global = B.CreateAddrSpaceCast(Fused->getArg(ArgBase[Out.Stage] + Out.Param),
                                           PointerType::get(Ctx, 1));
-    Type *WordTy = B.getIntNTy(Out.Word * 8);
-    for (uint64_t Off = 0; Off < T.Bytes; Off += uint64_t(Threads) * Out.Word) {
-      Value *At = B.CreateAdd(B.CreateMul(Tid, B.getInt64(Out.Word)), B.getInt64(Off));
-      Value *To = B.CreateAdd(T.BlockOff, At);
-      Value *Mine = B.CreateICmpULT(To, Lim);
-      if (Off + uint64_t(Threads) * Out.Word > T.Bytes)
-        Mine = B.CreateAnd(Mine, B.CreateICmpULT(At, B.getInt64(T.Bytes)));
+    // In 16-byte words below Lim16, Lim rounded down to one, then the
+    // tail [Lim16, Lim) in Word ones (Out.Vector); else Word ones below Lim.
+    const unsigned U = Out.Vector ? 16 : Out.Word;
+    Value *Below = Out.Vector ? B.CreateAnd(Lim, B.getInt64(~uint64_t(15)), "kfuse.out.lim16") : Lim;
+    Type *WordTy = U == 16 ? static_cast<Type *>(FixedVectorType::get(B.getInt32Ty(), 4))
+                           : B.getIntNTy(U * 8);
+    auto StoreWord = [&](Value *Mine, Value *At, Type *Ty, unsigned Al) {
       BasicBlock *Store = BasicBlock::Create(Ctx, "kfuse.out.store", Fused);
       BasicBlock *Next = BasicBlock::Create(Ctx, "kfuse.out.next", Fused);
       B.CreateCondBr(Mine, Store, Next);
       B.SetInsertPoint(Store);
-      Value *W = B.CreateAlignedLoad(WordTy, B.CreateInBoundsGEP(B.getInt8Ty(), T.Tile, At),
-                                     Align(Out.Word), "kfuse.out.word");
-      B.CreateAlignedStore(W, B.CreateInBoundsGEP(B.getInt8Ty(), Global, To), Align(Out.Word));
+      Value *W = B.CreateAlignedLoad(Ty, B.CreateInBoundsGEP(B.getInt8Ty(), T.Tile, At),
+                                     Align(Al), "kfuse.out.word");
+      B.CreateAlignedStore(W, B.CreateInBoundsGEP(B.getInt8Ty(), Global, B.CreateAdd(T.BlockOff, At)),
+                           Align(Al));
       B.CreateBr(Next);
       B.SetInsertPoint(Next);
+    };
+    for (uint64_t Off = 0; Off < T.Bytes; Off += uint64_t(Threads) * U) {
+      Value *At = B.CreateAdd(B.CreateMul(Tid, B.getInt64(U)), B.getInt64(Off));
+      Value *Mine = B.CreateICmpULT(B.CreateAdd(T.BlockOff, At), Below);
+      if (Off + uint64_t(Threads) * U > T.Bytes)
+        Mine = B.CreateAnd(Mine, B.CreateICmpULT(At, B.getInt64(T.Bytes)));
+      StoreWord(Mine, At, WordTy, U);
     }
+    if (Out.Vector)
+      copyTail(B, Tid, T.BlockOff, T.Bytes, Below, Lim, Out.Word, [&](Value *At) {
+        StoreWord(B.getTrue(), At, B.getIntNTy(Out.Word * 8), Out.Word);
+      });
   }
+}
+
+/// The words of a 16-byte block copy past its last whole word: bytes
+/// [max(Lim16, BlockOff), min(Lim, BlockOff + Bytes)) of the buffer, fewer
+/// than 16, one Word a thread, each handed to \p Copy as its offset in the
+/// block's tile, under a branch on the thread's word being one of them.
+void FusedKernelBuilder::copyTail(IRBuilder<> &B, Value *Tid, Value *BlockOff, uint64_t Bytes,
+                                  Value *Lim16, Value *Lim, unsigned Word,
+                                  function_ref<void(Value *)> Copy) {
+  Value *Lo = B.CreateBinaryIntrinsic(Intrinsic::umax, Lim16, BlockOff);
+  Value *Hi = B.CreateBinaryIntrinsic(Intrinsic::umin, Lim,
+                                      B.CreateAdd(BlockOff, B.getInt64(Bytes)));
+  Value *Idx = B.CreateAdd(Lo, B.CreateMul(Tid, B.getInt64(Word)), "kfuse.tail");
+  BasicBlock *Do = BasicBlock::Create(Ctx, "kfuse.tail.copy", Fused);
+  BasicBlock *Next = BasicBlock::Create(Ctx, "kfuse.tail.next", Fused);
+  B.CreateCondBr(B.CreateICmpULT(Idx, Hi), Do, Next);
+  B.SetInsertPoint(Do);
+  Copy(B.CreateSub(Idx, BlockOff));
+  B.CreateBr(Next);
+  B.SetInsertPoint(Next);
 }
 
 /// Across granularities: the block copies the records of its instances of
@@ -567,44 +601,77 @@ bool FusedKernelBuilder::copyInputs(IRBuilder<> &B) {
   B.SetInsertPoint(Copy);
   // Every load first, then the stores: a thread's words are in flight
   // together.
+  // An input copied in 16-byte words (GranInput::Vector) reads them below
+  // Lim16, Lim rounded down to one (at least 16: Lim >= Record > 16), each
+  // at min(its offset, Lim16 - 16), and stores those below Lim16; its tail
+  // [Lim16, Lim) follows in Word ones.
   struct Word {
     const InputTile *T;
     Value *At, *V;
     bool Partial;
+    Value *Below; ///< a 16-byte word's store only below Lim16
   };
   std::vector<Word> Words;
+  std::vector<Value *> Lim16(C.GranInputs.size(), nullptr);
   for (size_t K = 0; K < C.GranInputs.size(); ++K) {
     const FusionCandidate::GranInput &In = C.GranInputs[K];
     const InputTile &T = Inputs[In.Value];
     uint64_t Bytes = uint64_t(In.Record) * C.GranIpb;
-    Type *WordTy = B.getIntNTy(In.Word * 8);
+    const unsigned U = In.Vector ? 16 : In.Word;
+    Type *WordTy = U == 16 ? static_cast<Type *>(FixedVectorType::get(B.getInt32Ty(), 4))
+                           : B.getIntNTy(U * 8);
     Value *Base = Fused->getArg(ArgBase[In.Stage] + In.Param);
     Value *Global = B.CreateAddrSpaceCast(Base, PointerType::get(Ctx, 1));
-    Value *Last = B.CreateSub(Lim[K], B.getInt64(In.Word));
-    for (uint64_t Off = 0; Off < Bytes; Off += uint64_t(Threads) * In.Word) {
-      Value *At = B.CreateAdd(B.CreateMul(Tid, B.getInt64(In.Word)), B.getInt64(Off));
+    if (In.Vector)
+      Lim16[K] = B.CreateAnd(Lim[K], B.getInt64(~uint64_t(15)), "kfuse.in.lim16");
+    Value *Last = B.CreateSub(In.Vector ? Lim16[K] : Lim[K], B.getInt64(U));
+    for (uint64_t Off = 0; Off < Bytes; Off += uint64_t(Threads) * U) {
+      Value *At = B.CreateAdd(B.CreateMul(Tid, B.getInt64(U)), B.getInt64(Off));
       Value *From = B.CreateBinaryIntrinsic(Intrinsic::umin, B.CreateAdd(T.BlockOff, At), Last);
       LoadInst *L = B.CreateAlignedLoad(WordTy, B.CreateInBoundsGEP(B.getInt8Ty(), Global, From),
-                                        Align(In.Word), "kfuse.in.word");
+                                        Align(U), "kfuse.in.word");
       L->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
-      Words.push_back({&T, At, L, Off + uint64_t(Threads) * In.Word > Bytes});
+      Words.push_back({&T, At, L, Off + uint64_t(Threads) * U > Bytes,
+                       In.Vector ? B.CreateICmpULT(B.CreateAdd(T.BlockOff, At), Lim16[K])
+                                 : nullptr});
     }
   }
   for (const Word &W : Words) {
     uint64_t Bytes = uint64_t(W.T->In->Record) * C.GranIpb;
     BasicBlock *Next = nullptr;
-    if (W.Partial) {
+    Value *Mine = W.Partial ? B.CreateICmpULT(W.At, B.getInt64(Bytes)) : nullptr;
+    if (W.Below)
+      Mine = Mine ? B.CreateAnd(Mine, W.Below) : W.Below;
+    if (Mine) {
       BasicBlock *Store = BasicBlock::Create(Ctx, "kfuse.in.store", Fused);
       Next = BasicBlock::Create(Ctx, "kfuse.in.next", Fused);
-      B.CreateCondBr(B.CreateICmpULT(W.At, B.getInt64(Bytes)), Store, Next);
+      B.CreateCondBr(Mine, Store, Next);
       B.SetInsertPoint(Store);
     }
     B.CreateAlignedStore(W.V, B.CreateInBoundsGEP(B.getInt8Ty(), W.T->Tile, W.At),
-                         Align(W.T->In->Word));
+                         Align(W.T->In->Vector ? 16 : W.T->In->Word));
     if (Next) {
       B.CreateBr(Next);
       B.SetInsertPoint(Next);
     }
+  }
+  for (size_t K = 0; K < C.GranInputs.size(); ++K) {
+    const FusionCandidate::GranInput &In = C.GranInputs[K];
+    if (!In.Vector)
+      continue;
+    const InputTile &T = Inputs[In.Value];
+    Value *Global = B.CreateAddrSpaceCast(Fused->getArg(ArgBase[In.Stage] + In.Param),
+                                          PointerType::get(Ctx, 1));
+    copyTail(B, Tid, T.BlockOff, uint64_t(In.Record) * C.GranIpb, Lim16[K], Lim[K], In.Word,
+             [&](Value *At) {
+               Type *Ty = B.getIntNTy(In.Word * 8);
+               LoadInst *L = B.CreateAlignedLoad(
+                   Ty, B.CreateInBoundsGEP(B.getInt8Ty(), Global, B.CreateAdd(T.BlockOff, At)),
+                   Align(In.Word), "kfuse.in.tail");
+               L->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
+               B.CreateAlignedStore(L, B.CreateInBoundsGEP(B.getInt8Ty(), T.Tile, At),
+                                    Align(In.Word));
+             });
   }
   B.CreateBr(Join);
   B.SetInsertPoint(Join);

@@ -173,6 +173,10 @@ struct FusionCandidate : Verdict {
     unsigned Stage = 0, Param = 0, BoundParam = 0;
     int64_t Record = 0; ///< bytes per instance
     unsigned Word = 0;  ///< bytes each thread copies at a time: 4 or 8
+    /// The block copies the records in 16-byte words, its tail in Word
+    /// ones (FusedKernel.cpp copyInputs), which needs the buffer's start
+    /// 16-byte aligned (manifest `align` where BaseAlign is less).
+    bool Vector = false;
     /// The buffer's start is a multiple of this (its loads' alignment), a
     /// power of two.
     unsigned BaseAlign = 0;
@@ -193,6 +197,10 @@ struct FusionCandidate : Verdict {
     unsigned Value = 0, Stage = 0, Param = 0, BoundParam = 0;
     unsigned Bytes = 0; ///< per thread of the stage
     unsigned Word = 0;  ///< bytes each thread stores at a time: 4 or 8
+    /// The block stores its range in 16-byte words, the tail in Word ones
+    /// (FusedKernel.cpp copyOutputs), which needs the buffer's start
+    /// 16-byte aligned (manifest `align`).
+    bool Vector = false;
     std::set<const Access *> Stores;
   };
   std::vector<GranOutput> GranOutputs;

@@ -1586,6 +1586,9 @@ static void granularityInputs(FusionCandidate &C,
       In.Record = W;
       In.Word = Word;
       In.BaseAlign = unsigned(std::min<uint64_t>(BaseAlign, 16));
+      // 16-byte words: a block's range starts at a multiple of 16 from the
+      // buffer's, and at least one whole word is read (Lim >= W > 16).
+      In.Vector = recordVectorCopy() && W > 16 && Tile % 16 == 0;
       In.Direct = Direct;
       std::set<unsigned> Readers;
       for (const StagedAccess &X : Accs)
@@ -1663,6 +1666,7 @@ static void granularityOutputs(FusionCandidate &C,
     Out.BoundParam = *N;
     Out.Bytes = unsigned(Own);
     Out.Word = Word;
+    Out.Vector = recordVectorCopy() && uint64_t(Own) * C.Tpi[P] * C.GranIpb % 16 == 0;
     for (const StagedAccess &X : Accs)
       Out.Stores.insert(X.A);
     Found.push_back({uint64_t(Own) * C.Tpi[P] * C.GranIpb, std::move(Out)});

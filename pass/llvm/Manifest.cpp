@@ -400,6 +400,23 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
       report_fatal_error("kfuse: staged record of no stage's parameter");
     Out += "align " + Ref(S, R.Arg - Base) + " " + std::to_string(R.BaseAlign) + "\n";
   }
+  // Across granularities: inputs and outputs the block copies in 16-byte
+  // words from their start.
+  for (const FusionCandidate::GranInput &In : C.GranInputs)
+    if (In.Vector && In.BaseAlign < 16)
+      Out += "align " + Ref(In.Stage, In.Param) + " 16\n";
+  for (const FusionCandidate::GranOutput &O : C.GranOutputs)
+    if (O.Vector)
+      Out += "align " + Ref(O.Stage, O.Param) + " 16\n";
+  // A contiguous block copy in 16-byte words: ntid.x a multiple of M, for
+  // every round to start aligned (bx - bx/M*M <= 0).
+  unsigned Multiple = 0;
+  for (const StagedRecord &R : C.Staged)
+    Multiple = std::max(Multiple, R.BlockMultiple);
+  if (Multiple > 1) {
+    std::string M = std::to_string(Multiple);
+    Out += "le 0 bx-(bx/" + M + ")*" + M + " 0\n";
+  }
   Out += "launch 0 0 " + std::to_string(C.DynShmem) + "\n";
 
   // Wiring and scalar equalities: every later occurrence of a pointer or

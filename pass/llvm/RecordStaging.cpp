@@ -93,6 +93,7 @@
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
 #include <algorithm>
+#include <numeric>
 #include <map>
 #include <set>
 
@@ -130,19 +131,29 @@ struct Record {
   Argument *Arg = nullptr;
   bool Store = false;
   unsigned Bytes = 0, Unit = 0;
+  /// The block copy's word: Unit, or 16 where it moves a round's records
+  /// as one contiguous range of 16-byte words and a tail of Unit words
+  /// (contiguous()).
+  unsigned CopyUnit = 0;
   /// The base alignment the copy assumes beyond what the accesses prove,
-  /// checked by the runtime (StagedRecord::BaseAlign); 0 for none.
-  unsigned BaseAlign = 0;
+  /// and the multiple of 16 / gcd(Bytes, 16) that the block's threads must
+  /// be for every round to start 16-byte aligned; both checked by the
+  /// runtime (StagedRecord); 0 for none.
+  unsigned BaseAlign = 0, BlockMultiple = 0;
   bool Invariant = true; ///< every load was !invariant.load
   SmallVector<RecordAccess, 32> Accesses;
   unsigned TileOff = 0;
   AllocaInst *Priv = nullptr;
   unsigned words() const { return Bytes / Unit; }
-  /// The type of one word: an integer of Unit bytes, or four i32.
-  Type *wordType(LLVMContext &Ctx) const {
-    return Unit == VectorUnit ? static_cast<Type *>(FixedVectorType::get(Type::getInt32Ty(Ctx), 4))
-                              : Type::getIntNTy(Ctx, 8 * Unit);
+  bool contiguous() const { return CopyUnit != Unit; }
+  /// The block copy's words per instance (of a contiguous copy, rounded up).
+  unsigned copyWords() const { return (Bytes + CopyUnit - 1) / CopyUnit; }
+  /// The type of a word of \p U bytes: an integer, or four i32 for 16.
+  static Type *wordType(LLVMContext &Ctx, unsigned U) {
+    return U == VectorUnit ? static_cast<Type *>(FixedVectorType::get(Type::getInt32Ty(Ctx), 4))
+                           : Type::getIntNTy(Ctx, 8 * U);
   }
+  Type *wordType(LLVMContext &Ctx) const { return wordType(Ctx, Unit); }
   /// Bytes from one record to the next in the tile: an odd number of words
   /// (an even one padded by one), so that the threads of a warp, each
   /// copying its own record word by word, hit different banks.
@@ -378,9 +389,17 @@ std::optional<Record> Stager::recordOf(const Body &B, Argument *A, const ParamUs
   R.Unit = 8;
   while (R.Unit > 1 && (R.Bytes % R.Unit || Aligned < R.Unit))
     R.Unit /= 2;
+  R.CopyUnit = R.Unit;
   if (VectorCopy && R.Unit >= 4 && R.Bytes % VectorUnit == 0) {
     R.BaseAlign = Aligned < VectorUnit ? VectorUnit : 0;
-    R.Unit = VectorUnit;
+    R.Unit = R.CopyUnit = VectorUnit;
+  } else if (VectorCopy && R.Unit >= 4 && R.Bytes > VectorUnit && R.tileStride() == R.Bytes) {
+    // Records laid out in the tile as in memory (an odd number of words):
+    // a round's records are one range, copied in 16-byte words where it
+    // starts 16-byte aligned, which needs ntid.x * Bytes a multiple of 16.
+    R.CopyUnit = VectorUnit;
+    R.BaseAlign = Aligned < VectorUnit ? VectorUnit : 0;
+    R.BlockMultiple = VectorUnit / std::gcd(R.Bytes, VectorUnit);
   }
   if (R.words() > MaxWords)
     return std::nullopt;
@@ -586,13 +605,14 @@ void Stager::emitRounds(Body &B, const Point &P, BasicBlock *From, const Coords 
     const unsigned Batch = std::clamp(unsigned(CopyBatch), 1u, MaxCopyBatch);
     unsigned Words = 0;
     for (unsigned Idx : P.Records)
-      Words += B.Records[Idx].words() * (B.Records[Idx].Unit == VectorUnit ? 2 : 1);
+      Words += B.Records[Idx].copyWords() * (B.Records[Idx].CopyUnit == VectorUnit ? 2 : 1);
     const unsigned Trips = (Words + Batch - 1) / Batch;
     struct Copy {
       const Record *R = nullptr;
       Type *WordTy = nullptr;
       unsigned U = 0;
       Value *Lim = nullptr, *Last = nullptr, *G = nullptr, *Stride = nullptr;
+      Value *Bytes = nullptr; ///< a contiguous copy's bytes: Cnt * R.Bytes
       SmallVector<Value *, MaxCopyBatch> Step; // u * NLin, u < U
     };
     SmallVector<Copy, 8> Copies;
@@ -600,9 +620,15 @@ void Stager::emitRounds(Body &B, const Point &P, BasicBlock *From, const Coords 
       const Record &R = B.Records[Idx];
       Copy C;
       C.R = &R;
-      C.WordTy = R.wordType(Ctx);
-      C.U = (R.words() + Trips - 1) / Trips;
-      C.Lim = IB.CreateMul(Cnt, IB.getInt32(R.words()), "kfuse.rec.words");
+      C.WordTy = Record::wordType(Ctx, R.CopyUnit);
+      C.U = (R.copyWords() + Trips - 1) / Trips;
+      if (R.contiguous()) {
+        // The round's bytes in whole words (at least one: Bytes > 16).
+        C.Bytes = IB.CreateMul(Cnt, IB.getInt32(R.Bytes), "kfuse.rec.bytes");
+        C.Lim = IB.CreateUDiv(C.Bytes, IB.getInt32(R.CopyUnit), "kfuse.rec.words");
+      } else {
+        C.Lim = IB.CreateMul(Cnt, IB.getInt32(R.words()), "kfuse.rec.words");
+      }
       C.Last = IB.CreateSub(C.Lim, IB.getInt32(1));
       C.G = IB.CreateGEP(IB.getInt8Ty(),
                          IB.CreateAddrSpaceCast(R.Arg, PointerType::get(Ctx, GlobalAS)),
@@ -631,9 +657,10 @@ void Stager::emitRounds(Body &B, const Point &P, BasicBlock *From, const Coords 
         Value *V = nullptr;
         if (!Out) {
           Value *Ec = IB.CreateSelect(IB.CreateICmpULT(E, C.Lim), E, C.Last);
-          Value *At = IB.CreateGEP(IB.getInt8Ty(), C.G,
-                                   IB.CreateMul(IB.CreateZExt(Ec, I64), IB.getInt64(C.R->Unit)));
-          auto *L = IB.CreateAlignedLoad(C.WordTy, At, Align(C.R->Unit));
+          Value *At =
+              IB.CreateGEP(IB.getInt8Ty(), C.G,
+                           IB.CreateMul(IB.CreateZExt(Ec, I64), IB.getInt64(C.R->CopyUnit)));
+          auto *L = IB.CreateAlignedLoad(C.WordTy, At, Align(C.R->CopyUnit));
           if (C.R->Invariant)
             L->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
           V = L;
@@ -649,17 +676,17 @@ void Stager::emitRounds(Body &B, const Point &P, BasicBlock *From, const Coords 
       IB.SetInsertPoint(Do);
       // Word E of the round's records is word E % words of record E / words,
       // which starts E / words units further in a padded tile.
+      const unsigned U = R.CopyUnit;
       Value *InTile = R.tileStride() == R.Bytes
                           ? W.E
                           : IB.CreateAdd(W.E, IB.CreateUDiv(W.E, IB.getInt32(R.words())));
-      Value *T = TileAt(R, IB.CreateMul(InTile, IB.getInt32(R.Unit)));
+      Value *T = TileAt(R, IB.CreateMul(InTile, IB.getInt32(U)));
       if (Out) {
         Value *G = IB.CreateGEP(IB.getInt8Ty(), W.C->G,
-                                IB.CreateMul(IB.CreateZExt(W.E, I64), IB.getInt64(R.Unit)));
-        IB.CreateAlignedStore(IB.CreateAlignedLoad(W.C->WordTy, T, Align(R.Unit)), G,
-                              Align(R.Unit));
+                                IB.CreateMul(IB.CreateZExt(W.E, I64), IB.getInt64(U)));
+        IB.CreateAlignedStore(IB.CreateAlignedLoad(W.C->WordTy, T, Align(U)), G, Align(U));
       } else {
-        IB.CreateAlignedStore(W.V, T, Align(R.Unit));
+        IB.CreateAlignedStore(W.V, T, Align(U));
       }
       IB.CreateBr(Next);
       IB.SetInsertPoint(Next);
@@ -673,6 +700,34 @@ void Stager::emitRounds(Body &B, const Point &P, BasicBlock *From, const Coords 
     Id->replaceOperandWith(0, Id); // a loop ID names itself first
     Back->setMetadata(LLVMContext::MD_loop, Id);
     IB.SetInsertPoint(Done);
+    // A contiguous copy's tail, the round's bytes past its last whole
+    // 16-byte word: fewer than 16 / Unit words, one a thread (the block's
+    // threads are a multiple of 16 / gcd(Bytes, 16) >= 16 / Unit).
+    for (const Copy &C : Copies) {
+      if (!C.R->contiguous())
+        continue;
+      const Record &R = *C.R;
+      Value *Head = IB.CreateMul(C.Lim, IB.getInt32(R.CopyUnit));
+      Value *Tail = IB.CreateUDiv(IB.CreateSub(C.Bytes, Head), IB.getInt32(R.Unit));
+      BasicBlock *Do = BasicBlock::Create(Ctx, Twine(Tag) + ".tail", &F);
+      BasicBlock *Next = BasicBlock::Create(Ctx, Twine(Tag) + ".tail.done", &F);
+      IB.CreateCondBr(IB.CreateICmpULT(X.Lin, Tail), Do, Next);
+      IB.SetInsertPoint(Do);
+      Type *WordTy = R.wordType(Ctx);
+      Value *Off = IB.CreateAdd(Head, IB.CreateMul(X.Lin, IB.getInt32(R.Unit)));
+      Value *T = TileAt(R, Off);
+      Value *G = IB.CreateGEP(IB.getInt8Ty(), C.G, IB.CreateZExt(Off, I64));
+      if (Out) {
+        IB.CreateAlignedStore(IB.CreateAlignedLoad(WordTy, T, Align(R.Unit)), G, Align(R.Unit));
+      } else {
+        auto *L = IB.CreateAlignedLoad(WordTy, G, Align(R.Unit));
+        if (R.Invariant)
+          L->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
+        IB.CreateAlignedStore(L, T, Align(R.Unit));
+      }
+      IB.CreateBr(Next);
+      IB.SetInsertPoint(Next);
+    }
   };
   auto Barrier = [&] {
     IB.CreateIntrinsic(Intrinsic::nvvm_barrier_cta_sync_aligned_all, ArrayRef<Type *>{},
@@ -853,7 +908,8 @@ std::vector<StagedRecord> Stager::run() {
   for (Body &B : Bodies) {
     for (const Record &R : B.Records) {
       StagedRecord &S = Staged[R.Arg->getArgNo()];
-      S = StagedRecord{R.Arg->getArgNo(), R.Bytes, R.Store, std::max(S.BaseAlign, R.BaseAlign)};
+      S = StagedRecord{R.Arg->getArgNo(), R.Bytes, R.Store, std::max(S.BaseAlign, R.BaseAlign),
+                       std::max(S.BlockMultiple, R.BlockMultiple)};
     }
     transform(B);
   }
@@ -864,6 +920,8 @@ std::vector<StagedRecord> Stager::run() {
 }
 
 } // namespace
+
+bool kfuse::recordVectorCopy() { return VectorCopy; }
 
 std::vector<StagedRecord> kfuse::stageRecords(Function &F, FunctionAnalysisManager &FAM,
                                               unsigned SharedBudget, unsigned &TileBytes) {

@@ -28,10 +28,22 @@ struct StagedRecord {
   /// The alignment of the buffer's start that the block copy assumes and
   /// the runtime checks (manifest `align`), 0 for none.
   unsigned BaseAlign = 0;
+  /// The number the block's threads (ntid.x) must be a multiple of, so
+  /// that each round of records starts 16-byte aligned (a contiguous block
+  /// copy in 16-byte words), which the runtime checks (manifest `le`); 0
+  /// for none.
+  unsigned BlockMultiple = 0;
   bool operator==(const StagedRecord &O) const {
-    return Arg == O.Arg && Bytes == O.Bytes && Store == O.Store && BaseAlign == O.BaseAlign;
+    return Arg == O.Arg && Bytes == O.Bytes && Store == O.Store && BaseAlign == O.BaseAlign &&
+           BlockMultiple == O.BlockMultiple;
   }
 };
+
+/// Whether block copies of records may move 16-byte words where the
+/// runtime checks the buffer's start 16-byte aligned
+/// (-kfuse-record-vector-copy): record staging's, and the copies of the
+/// fused kernels across granularities (FusionCandidate::GranInput).
+bool recordVectorCopy();
 
 /// Stages the records of \p F's guarded bodies through one shared tile of
 /// at most \p SharedBudget bytes, whose size it adds to \p TileBytes;

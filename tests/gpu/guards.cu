@@ -197,6 +197,48 @@ KFG_CASE kfg_records_align(const float *x, float *t, const float *y, float *o, f
   return line;
 }
 
+/* records9: 36-byte records (9 floats), which the block copies as one range
+ * of 16-byte words per round; every round starts 16-byte aligned only where
+ * the block's threads are a multiple of 4 (manifest `le 0 bx-(bx/4)*4 0`).
+ * kfg_records9 runs fused with the program's block size; kfg_records9_block
+ * is the same code launched with blocks of 30 threads: the guard must refuse
+ * it (layout). */
+enum { REC9 = 9 };
+__global__ KFUSE_MAP void rec9_scale(const float *x, float *t, float a, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    for (int k = 0; k < REC9; k++)
+      t[REC9 * i + k] = a * x[REC9 * i + k];
+}
+__global__ KFUSE_MAP void rec9_add(const float *t, const float *y, float *o, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    for (int k = 0; k < REC9; k++)
+      o[REC9 * i + k] = t[REC9 * i + k] + y[REC9 * i + k];
+}
+
+KFG_CASE kfg_records9(const float *x, float *t, const float *y, float *o, float a, int n,
+                      int block, cudaStream_t s)
+{
+  unsigned grid = kfx::grid_for(n, block);
+  const int line = __LINE__ + 1;
+  rec9_scale<<<grid, block, 0, s>>>(x, t, a, n);
+  rec9_add<<<grid, block, 0, s>>>(t, y, o, n);
+  return line;
+}
+
+KFG_CASE kfg_records9_block(const float *x, float *t, const float *y, float *o, float a, int n,
+                            int block, cudaStream_t s)
+{
+  unsigned grid = kfx::grid_for(n, block);
+  const int line = __LINE__ + 1;
+  rec9_scale<<<grid, block, 0, s>>>(x, t, a, n);
+  rec9_add<<<grid, block, 0, s>>>(t, y, o, n);
+  return line;
+}
+
 namespace {
 
 /* One case: its name, its function, and what KFUSE_STATS must report for its
@@ -430,6 +472,27 @@ int main(int argc, char **argv)
       },
       [&] { return kfg_records_align(buf.d + 1, t.d, y.d, o.d, alpha, nrec, block, s); },
       [&] { return check_rec(buf0.data() + 1); }, t, o);
+
+  /* records9: n / REC9 instances of 9 floats; records9_block with blocks
+   * of 30 threads. */
+  const int nrec9 = n / REC9;
+  const size_t urec9 = (size_t)nrec9 * REC9;
+  auto check_rec9 = [&] {
+    std::vector<double> wt(urec9), wo(un);
+    for (size_t i = 0; i < un; i++) {
+      if (i < urec9)
+        wt[i] = (double)alpha * x.h[i];
+      wo[i] = i < urec9 ? wt[i] + y.h[i] : (double)o_init.h[i];
+    }
+    bool ok = kfx::check_close("t", t.h.data(), wt.data(), urec9, 1e-6);
+    return kfx::check_close("o", o.h.data(), wo.data(), un, 1e-6) && ok;
+  };
+  suite.run({"records9", "kfg_records9", "fused"}, setup_to,
+            [&] { return kfg_records9(x.d, t.d, y.d, o.d, alpha, nrec9, block, s); },
+            check_rec9, t, o);
+  suite.run({"records9_block", "kfg_records9_block", "layout"}, setup_to,
+            [&] { return kfg_records9_block(x.d, t.d, y.d, o.d, alpha, nrec9, 30, s); },
+            check_rec9, t, o);
 
   if (suite.out && fclose(suite.out) != 0) {
     fprintf(stderr, "cannot write %s\n", a.out);

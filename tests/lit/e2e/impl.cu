@@ -49,13 +49,14 @@
 // Sequence 2: the transposes go to the tile, then the block stores it.
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_2_0_1(
 // CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_2_0_1_{{\$}}_v{{[0-9]+}}_{{\$}}_out[2304];
-// After the last barrier, word k of the tile to word k of the block's
-// records, 256 threads a word each at a time.
+// After the last barrier, the tile's 2304 bytes to the block's records in
+// 16-byte words, 144 of the 256 threads a word each (the buffer's start
+// 16-byte aligned: manifest `align`), then the words of the last whole
+// record past the last whole 16-byte word, 4 bytes a thread.
 // CHECK: bar.sync 0;
-// CHECK: ld.shared.b32 [[W:%r[0-9]+]], {{\[}}[[T:%rd[0-9]+]]+1024];
-// CHECK-NEXT: st.global.b32 {{\[}}[[G:%rd[0-9]+]]+1024], [[W]];
-// CHECK: ld.shared.b32 [[W2:%r[0-9]+]], {{\[}}[[T]]+2048];
-// CHECK-NEXT: st.global.b32 {{\[}}[[G]]+2048], [[W2]];
+// CHECK: ld.shared.v4.b32 [[W:{%r[0-9]+, %r[0-9]+, %r[0-9]+, %r[0-9]+}]], [{{%rd[0-9]+}}];
+// CHECK-NEXT: st.global.v4.b32 [{{%rd[0-9]+}}], [[W]];
+// CHECK: st.global.b32
 // CHECK: ret;
 
 // MANIFEST: c"kfuse-manifest 1\0Agroup __kfuse_fused_{{[0-9a-f]+}}_0_0_2_v0_1 3\0Akernel 0 _Z3mm1PKfS0_Pfi 4\0Akernel 1 _Z3sc9PKfPffi 4\0Akernel 2 _Z3tr1PKfPfi 3\0Ashape gran 64 9 9 1 256\0Aimpl 0.3 1 9\0Astream same\0A

@@ -16,6 +16,10 @@
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-record-copy-batch=2 %s -o %t.b2.ptx
 // RUN: FileCheck %s --check-prefix=BATCH2 < %t.b2.ptx
 // RUN: %ptxas -arch=sm_90 %t.b2.ptx -o %t.b2.cubin
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -emit-llvm %s -o %t.ll
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t.ll
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -mllvm -kfuse-record-vector-copy=0 %s -o %t.words.ptx
+// RUN: FileCheck %s --check-prefix=WORDS < %t.words.ptx
 
 // The particles (28-byte records) and forces (12 bytes) are loaded, the
 // new particles stored, q in registers and stored too (nothing says it is
@@ -35,26 +39,40 @@
 // REMARK-NOT: [[K4]]: records
 
 // The tile, the block's copies and the barriers around them; every global
-// load of the staged kernel is a word of a block copy (read-only path).
+// load of the staged kernel is a word of a block copy (read-only path). The
+// 28-byte records lie in the tile as in memory (7 words, an odd number), so
+// a round's records are one range, copied in 16-byte words and a tail of
+// 4-byte words; each thread then copies its own record in 4-byte words.
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_1(
 // CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_0_0_1_{{\$}}_records[14336];
-// CHECK: ld.global.nc.b32
-// CHECK: st.shared.b32
+// CHECK: ld.global.nc.v4.b32
+// CHECK: st.shared.v4.b32
 // CHECK: bar.sync 0;
 // CHECK: ld.shared.b32
 // CHECK: bar.sync 0;
 // CHECK: st.shared.b32
 // CHECK: bar.sync 0;
-// CHECK: st.global.b32
+// CHECK: st.global.v4.b32
 // CHECK: ret;
+// Those copies assume each staged buffer's start 16-byte aligned and the
+// block's threads a multiple of 4 (28 * 4 bytes, a multiple of 16, so that
+// every round starts aligned): the runtime checks both.
+// MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_0_0_1 2\0A
+// MANIFEST-SAME: \0Aalign 0.0 16\0Aalign 0.2 16\0Aalign 1.1 16\0Ale 0 bx-(bx/4)*4 0\0Alaunch 0 0 0\0A
+// Without the vector copy, 4-byte words and no such guards.
+// WORDS-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_1(
+// WORDS-NOT: .v4.
+// WORDS: ret;
 
 // The block copies the records of a point in one loop, at most
-// -kfuse-record-copy-batch words a trip: at 2, p's 7 words and f's 3 in 5
-// trips of 2 + 1, so each of the kernel's two bodies (the dead mask's
-// versions) holds 3 loads where straight-line copies would hold 7 + 3;
-// every one is a word of a copy (read-only path).
+// -kfuse-record-copy-batch words a trip, a 16-byte word counting as two:
+// at 2, p's 28 bytes (two 16-byte words, the second cut short) and f's 3
+// words in 4 trips of 1 + 1, and p's tail of three 4-byte words once, so
+// each of the kernel's two bodies (the dead mask's versions) holds 3 loads
+// where straight-line copies would hold 7 + 3; every one is a word of a
+// copy (read-only path).
 // BATCH2-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_1(
-// BATCH2-COUNT-6: ld.global.nc.b32
+// BATCH2-COUNT-6: ld.global.nc.{{b32|v4.b32}}
 // BATCH2-NOT: ld.global
 // BATCH2: ret;
 

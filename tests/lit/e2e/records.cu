@@ -37,16 +37,19 @@
 // reloads v for every row), and never AB or ABv. The stages come twice: for
 // AB and ABv both dead, storing the norm alone, and for any other mask,
 // storing all three results. The block copies the records of a point in
-// one loop of at most 16 words a trip (-kfuse-record-copy-batch): A and B,
-// 18 words, in two trips of 5 + 5, v in one of 3, so each copy holds 13
-// loads, twice 13; the three results, 9 + 3 + 1 words, go in one trip, and
-// the norm alone in one word: 14 stores.
+// one loop of at most 16 words a trip (-kfuse-record-copy-batch), a 16-byte
+// word counting as two: A and B, a block's 36-byte records each one range
+// of 16-byte words (3 a thread) and a tail of 4-byte words, in one trip,
+// v (12 bytes, three 4-byte words) in another, so each copy holds 6 + 2
+// + 3 loads, twice 11; the three results go in one trip (AB's range in
+// 16-byte words and its tail, ABv's and the norm's words), and the norm
+// alone in one word: 9 stores.
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2(
-// CHECK-COUNT-26: ld.global.nc.b32
+// CHECK-COUNT-22: ld.global.nc.{{v4.b32|b32}}
 // CHECK-NOT: ld.global
 // CHECK: ret;
 // STORES-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2(
-// STORES-COUNT-14: st.global
+// STORES-COUNT-9: st.global
 // STORES-NOT: st.global
 // STORES: ret;
 
