@@ -18,14 +18,7 @@
 #include <vector>
 #include <cuda_runtime.h>
 
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));            \
-      exit(1);                                                                                 \
-    }                                                                                          \
-  } while (0)
+#include "experiment.h"
 
 constexpr int K = 16, B = 256;
 
@@ -125,7 +118,7 @@ template <int W> __global__ void staged(const float *x, const float *y, float *o
 
 int main(int argc, char **argv)
 {
-  int n = argc > 1 ? atoi(argv[1]) : 1 << 21, reps = 30;
+  int n = argc > 1 ? atoi(argv[1]) : 1 << 21;
   size_t bytes = (size_t)n * K * sizeof(float);
   float *x, *y, *o, *r;
   CK(cudaMalloc(&x, bytes));
@@ -139,28 +132,8 @@ int main(int argc, char **argv)
   for (size_t i = 0; i < h.size(); i++)
     h[i] = (float)((i * 40503u) % 997) / 500.0f;
   CK(cudaMemcpy(y, h.data(), bytes, cudaMemcpyHostToDevice));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  auto time = [&](auto launch) {
-    for (int i = 0; i < 5; i++)
-      launch();
-    std::vector<float> ms;
-    for (int i = 0; i < reps; i++) {
-      CK(cudaEventRecord(e0));
-      launch();
-      CK(cudaEventRecord(e1));
-      CK(cudaEventSynchronize(e1));
-      float m;
-      CK(cudaEventElapsedTime(&m, e0, e1));
-      ms.push_back(m);
-    }
-    CK(cudaGetLastError());
-    std::sort(ms.begin(), ms.end());
-    return (double)ms[reps / 2];
-  };
   int g = (n + B - 1) / B;
-  double copy = time([&] { CK(cudaMemcpyAsync(o, x, bytes, cudaMemcpyDeviceToDevice)); });
+  double copy = median_ms([&] { CK(cudaMemcpyAsync(o, x, bytes, cudaMemcpyDeviceToDevice)); });
   double copy_gbps = 2.0 * bytes / copy / 1e6;
   CK(cudaDeviceSynchronize());
   scalar<<<g, B>>>(x, y, r, n);
@@ -171,7 +144,7 @@ int main(int argc, char **argv)
          bytes / 1048576.0, copy, copy_gbps);
   auto row = [&](const char *name, auto launch) {
     CK(cudaMemset(o, 0, bytes));
-    double ms = time(launch);
+    double ms = median_ms(launch);
     CK(cudaMemcpy(out.data(), o, bytes, cudaMemcpyDeviceToHost));
     bool same = memcmp(out.data(), ref.data(), bytes) == 0;
     double gbps = 3.0 * bytes / ms / 1e6;

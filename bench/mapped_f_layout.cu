@@ -16,16 +16,9 @@
 #include <vector>
 #include <cuda_runtime.h>
 
-#include "mapped_f_kernels.h"
+#include "experiment.h"
 
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));            \
-      exit(1);                                                                                 \
-    }                                                                                          \
-  } while (0)
+#include "mapped_f_kernels.h"
 
 constexpr int B = 128;
 
@@ -101,7 +94,7 @@ __global__ void __launch_bounds__(B) mf(const float *A, const float *Bm, const f
 
 int main(int argc, char **argv)
 {
-  const int n = argc > 1 ? atoi(argv[1]) : 1 << 21, reps = 30;
+  const int n = argc > 1 ? atoi(argv[1]) : 1 << 21;
   const size_t floats_in = (size_t)n * (9 + 9 + 3 + 25 + 25), floats_out = (size_t)n * 25;
   float *in, *out, *ref, *copy;
   CK(cudaMalloc(&in, floats_in * 4));
@@ -114,30 +107,10 @@ int main(int argc, char **argv)
   CK(cudaMemcpy(in, h.data(), floats_in * 4, cudaMemcpyHostToDevice));
   const float *A = in, *Bm = A + 9 * (size_t)n, *v = Bm + 9 * (size_t)n, *C = v + 3 * (size_t)n,
               *D = C + 25 * (size_t)n;
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  auto time = [&](auto launch) {
-    for (int i = 0; i < 5; i++)
-      launch();
-    std::vector<float> ms;
-    for (int i = 0; i < reps; i++) {
-      CK(cudaEventRecord(e0));
-      launch();
-      CK(cudaEventRecord(e1));
-      CK(cudaEventSynchronize(e1));
-      float m;
-      CK(cudaEventElapsedTime(&m, e0, e1));
-      ms.push_back(m);
-    }
-    CK(cudaGetLastError());
-    std::sort(ms.begin(), ms.end());
-    return (double)ms[reps / 2];
-  };
   const size_t bytes = (floats_in + floats_out) * 4; // read once + written once
   const int g = (n + B - 1) / B;
   // A copy of half the bytes reads and writes them all.
-  double cms = time([&] {
+  double cms = median_ms([&] {
     CK(cudaMemcpyAsync(copy, copy + (floats_in + floats_out) / 2, bytes / 2,
                        cudaMemcpyDeviceToDevice));
   });
@@ -150,7 +123,7 @@ int main(int argc, char **argv)
          copy_gbps);
   auto row = [&](const char *name, auto launch) {
     CK(cudaMemset(out, 0, floats_out * 4));
-    double ms = time(launch);
+    double ms = median_ms(launch);
     CK(cudaMemcpy(o.data(), out, floats_out * 4, cudaMemcpyDeviceToHost));
     double gbps = (double)bytes / ms / 1e6;
     printf("%-8s %.4f ms  %7.1f GB/s  %.3f of copy  %s\n", name, ms, gbps, gbps / copy_gbps,
