@@ -512,9 +512,9 @@ void FusedKernelBuilder::copyOutputs(IRBuilder<> &B) {
     // In 16-byte words below Lim16, Lim rounded down to one, then the
     // tail [Lim16, Lim) in Word ones (Out.Vector); else Word ones below Lim.
     const unsigned U = Out.Vector ? 16 : Out.Word;
-    Value *Below = Out.Vector ? B.CreateAnd(Lim, B.getInt64(~uint64_t(15)), "kfuse.out.lim16") : Lim;
-    Type *WordTy = U == 16 ? static_cast<Type *>(FixedVectorType::get(B.getInt32Ty(), 4))
-                           : B.getIntNTy(U * 8);
+    Value *Below =
+        Out.Vector ? B.CreateAnd(Lim, B.getInt64(~uint64_t(15)), "kfuse.out.lim16") : Lim;
+    Type *WordTy = copyWordType(Ctx, U);
     auto StoreWord = [&](Value *Mine, Value *At, Type *Ty, unsigned Al) {
       BasicBlock *Store = BasicBlock::Create(Ctx, "kfuse.out.store", Fused);
       BasicBlock *Next = BasicBlock::Create(Ctx, "kfuse.out.next", Fused);
@@ -522,8 +522,8 @@ void FusedKernelBuilder::copyOutputs(IRBuilder<> &B) {
       B.SetInsertPoint(Store);
       Value *W = B.CreateAlignedLoad(Ty, B.CreateInBoundsGEP(B.getInt8Ty(), T.Tile, At),
                                      Align(Al), "kfuse.out.word");
-      B.CreateAlignedStore(W, B.CreateInBoundsGEP(B.getInt8Ty(), Global, B.CreateAdd(T.BlockOff, At)),
-                           Align(Al));
+      Value *To = B.CreateAdd(T.BlockOff, At);
+      B.CreateAlignedStore(W, B.CreateInBoundsGEP(B.getInt8Ty(), Global, To), Align(Al));
       B.CreateBr(Next);
       B.SetInsertPoint(Next);
     };
@@ -536,7 +536,7 @@ void FusedKernelBuilder::copyOutputs(IRBuilder<> &B) {
     }
     if (Out.Vector)
       copyTail(B, Tid, T.BlockOff, T.Bytes, Below, Lim, Out.Word, [&](Value *At) {
-        StoreWord(B.getTrue(), At, B.getIntNTy(Out.Word * 8), Out.Word);
+        StoreWord(B.getTrue(), At, copyWordType(Ctx, Out.Word), Out.Word);
       });
   }
 }
@@ -618,8 +618,7 @@ bool FusedKernelBuilder::copyInputs(IRBuilder<> &B) {
     const InputTile &T = Inputs[In.Value];
     uint64_t Bytes = uint64_t(In.Record) * C.GranIpb;
     const unsigned U = In.Vector ? 16 : In.Word;
-    Type *WordTy = U == 16 ? static_cast<Type *>(FixedVectorType::get(B.getInt32Ty(), 4))
-                           : B.getIntNTy(U * 8);
+    Type *WordTy = copyWordType(Ctx, U);
     Value *Base = Fused->getArg(ArgBase[In.Stage] + In.Param);
     Value *Global = B.CreateAddrSpaceCast(Base, PointerType::get(Ctx, 1));
     if (In.Vector)
@@ -664,7 +663,7 @@ bool FusedKernelBuilder::copyInputs(IRBuilder<> &B) {
                                           PointerType::get(Ctx, 1));
     copyTail(B, Tid, T.BlockOff, uint64_t(In.Record) * C.GranIpb, Lim16[K], Lim[K], In.Word,
              [&](Value *At) {
-               Type *Ty = B.getIntNTy(In.Word * 8);
+               Type *Ty = copyWordType(Ctx, In.Word);
                LoadInst *L = B.CreateAlignedLoad(
                    Ty, B.CreateInBoundsGEP(B.getInt8Ty(), Global, B.CreateAdd(T.BlockOff, At)),
                    Align(In.Word), "kfuse.in.tail");

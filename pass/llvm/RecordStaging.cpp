@@ -60,13 +60,18 @@
 //    the kernel through it lies in a body that stages it (the private array
 //    holds the whole record, and no store is left behind a staged one).
 // The copy word is the largest of 8, 4, 2, 1 bytes that divides R and that
-// an access proves the record aligned to; for a record of a multiple of 16
-// bytes with words of at least 4, a 16-byte vector (-kfuse-record-vector-
-// copy), which needs the buffer's start 16-byte aligned: the runtime checks
-// that (manifest `align`) and runs the original launches where it is not,
-// as cudaMalloc's allocations always are. In a block copy a 16-byte word
-// counts as two against -kfuse-record-copy-batch, so that a trip holds as
-// many bytes in registers as with 8-byte words. T is the largest of 256, 128, 64,
+// an access proves the record aligned to. With words of at least 4 bytes
+// (-kfuse-record-vector-copy), the block copies move 16-byte vectors
+// instead: a record of a multiple of 16 bytes word by word; a record of
+// more than 16 bytes that lies in the tile as in memory (an odd number of
+// words, no padding) as one range per round, its tail of fewer than 16
+// bytes in the record's own words. Either needs the buffer's start 16-byte
+// aligned, and a range every round's start too, so ntid.x a multiple of
+// 16 / gcd(R, 16): the runtime checks both (manifest `align` and `le`) and
+// runs the original launches where either fails; cudaMalloc's allocations
+// are always aligned. In a block copy a 16-byte word counts as two against
+// -kfuse-record-copy-batch, so that a trip holds as many bytes in
+// registers as with 8-byte words. T is the largest of 256, 128, 64,
 // 32 whose tile fits the budget; records that do not fit at 32 are left as
 // they are, the largest first.
 //
@@ -93,8 +98,8 @@
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
 #include <algorithm>
-#include <numeric>
 #include <map>
+#include <numeric>
 #include <set>
 
 using namespace llvm;
@@ -113,8 +118,8 @@ cl::opt<unsigned> CopyBatch(
              "before it stores any, per trip of the copy loop (1 to 16, default 16)"));
 cl::opt<bool> VectorCopy(
     "kfuse-record-vector-copy", cl::init(true),
-    cl::desc("kfuse: copy staged records of a multiple of 16 bytes in 16-byte words, "
-             "the runtime checking each such buffer 16-byte aligned (default on)"));
+    cl::desc("kfuse: block copies of records in 16-byte words where the records allow, "
+             "the runtime checking the alignment they need (default on)"));
 /// The vector word, and the base alignment it needs.
 constexpr unsigned VectorUnit = 16;
 /// Instructions of work between the accesses of records that share a point.
@@ -148,12 +153,7 @@ struct Record {
   bool contiguous() const { return CopyUnit != Unit; }
   /// The block copy's words per instance (of a contiguous copy, rounded up).
   unsigned copyWords() const { return (Bytes + CopyUnit - 1) / CopyUnit; }
-  /// The type of a word of \p U bytes: an integer, or four i32 for 16.
-  static Type *wordType(LLVMContext &Ctx, unsigned U) {
-    return U == VectorUnit ? static_cast<Type *>(FixedVectorType::get(Type::getInt32Ty(Ctx), 4))
-                           : Type::getIntNTy(Ctx, 8 * U);
-  }
-  Type *wordType(LLVMContext &Ctx) const { return wordType(Ctx, Unit); }
+  Type *wordType(LLVMContext &Ctx) const { return copyWordType(Ctx, Unit); }
   /// Bytes from one record to the next in the tile: an odd number of words
   /// (an even one padded by one), so that the threads of a warp, each
   /// copying its own record word by word, hit different banks.
@@ -620,7 +620,7 @@ void Stager::emitRounds(Body &B, const Point &P, BasicBlock *From, const Coords 
       const Record &R = B.Records[Idx];
       Copy C;
       C.R = &R;
-      C.WordTy = Record::wordType(Ctx, R.CopyUnit);
+      C.WordTy = copyWordType(Ctx, R.CopyUnit);
       C.U = (R.copyWords() + Trips - 1) / Trips;
       if (R.contiguous()) {
         // The round's bytes in whole words (at least one: Bytes > 16).
@@ -922,6 +922,12 @@ std::vector<StagedRecord> Stager::run() {
 } // namespace
 
 bool kfuse::recordVectorCopy() { return VectorCopy; }
+
+Type *kfuse::copyWordType(LLVMContext &Ctx, unsigned Bytes) {
+  if (Bytes == VectorUnit)
+    return FixedVectorType::get(Type::getInt32Ty(Ctx), 4);
+  return Type::getIntNTy(Ctx, 8 * Bytes);
+}
 
 std::vector<StagedRecord> kfuse::stageRecords(Function &F, FunctionAnalysisManager &FAM,
                                               unsigned SharedBudget, unsigned &TileBytes) {

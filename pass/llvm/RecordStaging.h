@@ -16,6 +16,8 @@
 
 namespace llvm {
 class Function;
+class LLVMContext;
+class Type;
 }
 
 namespace kfuse {
@@ -44,6 +46,10 @@ struct StagedRecord {
 /// (-kfuse-record-vector-copy): record staging's, and the copies of the
 /// fused kernels across granularities (FusionCandidate::GranInput).
 bool recordVectorCopy();
+
+/// The type a block copy moves a word of \p Bytes in: an integer of that
+/// size, or four i32 for 16 (one vector access).
+llvm::Type *copyWordType(llvm::LLVMContext &Ctx, unsigned Bytes);
 
 /// Stages the records of \p F's guarded bodies through one shared tile of
 /// at most \p SharedBudget bytes, whose size it adds to \p TileBytes;
