@@ -42,17 +42,25 @@
 // Every element a stage reads is one an earlier stage wrote (the manifest's
 // `le` guards say the launches' instances correspond): no written flags.
 // A block holds 64 instances in 256 threads: the block copies A and B
-// (576 words each, consecutive threads), the product reads them from
-// shared memory only, on the first 64 threads; the scaling, 576 threads'
-// work, loops over the block's threads, 256 at a time.
+// (2304 bytes each, consecutive threads, 16-byte words below the last
+// whole one and the rest in 4-byte words: the buffers' starts 16-byte
+// aligned, manifest `align`), the product reads them from shared memory
+// only, on the first 64 threads; the scaling, 576 threads' work, loops over
+// the block's threads, 256 at a time.
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2(
 // CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_0_0_2_{{\$}}_v{{[0-9]+}}_{{\$}}_tile[2304];
 // CHECK-NOT: _written
 // CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_0_0_2_{{\$}}_v{{[0-9]+}}_{{\$}}_in[2304];
 // CHECK: .shared .align 16 .b8 __kfuse_fused_{{[0-9a-f]+}}_0_0_2_{{\$}}_v{{[0-9]+}}_{{\$}}_in[2304];
 // CHECK-NOT: _written
+// CHECK: ld.global.nc.v4.b32
+// CHECK: ld.global.nc.v4.b32
+// CHECK: st.shared.v4.b32
+// CHECK: st.shared.v4.b32
 // CHECK: ld.global.nc.b32
+// CHECK: st.shared.b32
 // CHECK: ld.global.nc.b32
+// CHECK: st.shared.b32
 // CHECK: bar.sync 0;
 // CHECK-NOT: ld.global
 // CHECK: st.shared.b32
@@ -88,6 +96,7 @@
 // elements the scaling completes (n <= floor(m / 9)), the product at least
 // one matrix for the copy of A and B to read.
 // MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_0_0_2 3\0Akernel 0 _Z6mmul33PKfS0_Pfi 4\0Akernel 1 _Z5scalePKfPffi 4\0Akernel 2 _Z5tracePKfPfi 3\0Ashape gran 64 1 9 1 256\0Astream same\0Adynshmem 0\0Ale 0 0 s3\0Ale 0 1 s3\0Ale 0 s3 bx*gx\0Ale 1 (s3+8)/9 0 s3\0Ale 1 0 s3\0Ale 1 s3 bx*gx\0Ale 2 0 s2\0Ale 2 s2 1 s3/9\0Ale 2 s2 bx*gx\0A
+// MANIFEST-SAME: \0Aalign 0.0 16\0Aalign 0.1 16\0Alaunch 0 0 0\0A
 // MANIFEST-SAME: \0Ashape gran 128 2 1\0A
 // MANIFEST-SAME: \0Ashape gran 64 1 25 256\0A
 // The instance's scalar s[j / 25] has a footprint: the records of the
