@@ -1506,9 +1506,18 @@ void DeviceFuser::remarkMissed(const FusionCandidate &C) {
   });
 }
 
+/// "a", "a and b", "a, b and c".
+static std::string listed(ArrayRef<std::string> Names) {
+  std::string Out;
+  for (size_t K = 0; K < Names.size(); ++K)
+    Out += (K ? (K + 1 == Names.size() ? " and " : ", ") : "") + Names[K];
+  return Out;
+}
+
 /// The remark that says which records the fused kernel moves through
 /// shared memory: "records of A (36 bytes), B (36 bytes) loaded and of F
-/// (100 bytes) stored by consecutive threads through shared memory".
+/// (100 bytes) stored by consecutive threads through shared memory", and
+/// what its 16-byte words need of the launches (RecordStaging.h).
 static OptimizationRemark recordsRemark(const FusionCandidate &C, const Function &Fused,
                                         const Function &F0) {
   // The fused argument of each stage's parameter: the stages' parameters,
@@ -1527,10 +1536,23 @@ static OptimizationRemark recordsRemark(const FusionCandidate &C, const Function
   std::string What = !Text[0].empty() && !Text[1].empty()
                          ? Text[0] + " loaded and of " + Text[1] + " stored"
                          : Text[0].empty() ? Text[1] + " stored" : Text[0] + " loaded";
+  std::vector<std::string> Aligned;
+  unsigned Multiple = 0;
+  for (const StagedRecord &R : C.Staged) {
+    if (R.BaseAlign)
+      Aligned.push_back(Name[R.Arg]);
+    Multiple = std::max(Multiple, R.BlockMultiple);
+  }
+  std::string Words;
+  if (!Aligned.empty())
+    Words = ", in 16-byte words: the runtime checks " + listed(Aligned) + " 16-byte aligned" +
+            (Multiple > 1 ? " and the block's threads a multiple of " + std::to_string(Multiple)
+                          : std::string()) +
+            ", and runs the original launches where they are not";
   return OptimizationRemark(DEBUG_TYPE, "RecordsStaged", &F0)
          << Fused.getName() << ": records of " << What
          << " by consecutive threads through shared memory ("
-         << std::to_string(C.RecordTileBytes) << " bytes per block)";
+         << std::to_string(C.RecordTileBytes) << " bytes per block)" << Words;
 }
 
 void DeviceFuser::fuse(FusionCandidate &C) {
@@ -1619,18 +1641,33 @@ void DeviceFuser::fuse(FusionCandidate &C) {
                             : ", in place of '" + shortName(Launched) + "' (" +
                                   std::to_string(I.From) + ")");
     }
+    // Buffers the block copies in 16-byte words, whose starts the runtime
+    // checks 16-byte aligned (manifest `align`).
+    std::vector<std::string> Aligned;
     if (!C.GranInputs.empty()) {
       Granularity += "; the block loads the records of ";
-      for (size_t K = 0; K < C.GranInputs.size(); ++K)
-        Granularity += (K ? ", " : "") + C.Seq->Values.at(C.GranInputs[K].Value).Text;
+      for (size_t K = 0; K < C.GranInputs.size(); ++K) {
+        const FusionCandidate::GranInput &In = C.GranInputs[K];
+        const std::string &Text = C.Seq->Values.at(In.Value).Text;
+        Granularity += (K ? ", " : "") + Text;
+        if (In.Vector && In.BaseAlign < 16 && !llvm::is_contained(Aligned, Text))
+          Aligned.push_back(Text);
+      }
       Granularity += " into shared memory with consecutive threads";
     }
     if (!C.GranOutputs.empty()) {
       Granularity += "; the block stores the records of ";
-      for (size_t K = 0; K < C.GranOutputs.size(); ++K)
-        Granularity += (K ? ", " : "") + C.Seq->Values.at(C.GranOutputs[K].Value).Text;
+      for (size_t K = 0; K < C.GranOutputs.size(); ++K) {
+        const std::string &Text = C.Seq->Values.at(C.GranOutputs[K].Value).Text;
+        Granularity += (K ? ", " : "") + Text;
+        if (C.GranOutputs[K].Vector && !llvm::is_contained(Aligned, Text))
+          Aligned.push_back(Text);
+      }
       Granularity += " from shared memory with consecutive threads";
     }
+    if (!Aligned.empty())
+      Granularity += ", in 16-byte words where " + listed(Aligned) +
+                     " start 16-byte aligned (the runtime checks)";
   }
   std::string Riders;
   for (bool Before : {true, false}) {

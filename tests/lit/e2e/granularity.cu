@@ -24,7 +24,7 @@
 // over which the nine-thread stage loops. The inputs A and B, read in
 // records of 36 bytes by the product, are copied a block of 64 matrices at
 // a time by consecutive threads.
-// REMARK: remark: fused launches 0..2 (mmul33, scale, trace) of sequence 0 into [[K0:__kfuse_fused_[0-9a-f]+_0_0_2]]: C through shared memory, S through shared memory, with barriers; across granularities, threads per instance 1, 9, 1, 64 instances per block of 256 threads; the block loads the records of A, B into shared memory with consecutive threads
+// REMARK: remark: fused launches 0..2 (mmul33, scale, trace) of sequence 0 into [[K0:__kfuse_fused_[0-9a-f]+_0_0_2]]: C through shared memory, S through shared memory, with barriers; across granularities, threads per instance 1, 9, 1, 64 instances per block of 256 threads; the block loads the records of A, B into shared memory with consecutive threads, in 16-byte words where A and B start 16-byte aligned (the runtime checks); saves
 // The same kernels launched with one grid over 9n threads fuse the same way.
 // REMARK: remark: fused launches 0..2 (mmul33, scale, trace) of sequence 1 into {{.*}}; across granularities, threads per instance 1, 9, 1, 64 instances per block of 256 threads
 // Two threads per pair, then one.

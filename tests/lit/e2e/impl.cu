@@ -39,7 +39,7 @@
 // Across granularities an output a one-thread stage writes whole, 36
 // bytes per thread, goes through shared memory: the block stores it with
 // consecutive threads after the last stage.
-// REMARK-DAG: remark: fused launches 0..1 (sc9, tp1) of sequence 2 into __kfuse_fused_[[KEY]]_2_0_1: S through shared memory, with barriers; across granularities, threads per instance 9, 1, 64 instances per block of 256 threads; the block loads the records of C into shared memory with consecutive threads; the block stores the records of T from shared memory with consecutive threads
+// REMARK-DAG: remark: fused launches 0..1 (sc9, tp1) of sequence 2 into __kfuse_fused_[[KEY]]_2_0_1: S through shared memory, with barriers; across granularities, threads per instance 9, 1, 64 instances per block of 256 threads; the block loads the records of C into shared memory with consecutive threads; the block stores the records of T from shared memory with consecutive threads, in 16-byte words where C and T start 16-byte aligned (the runtime checks)
 
 // The stage runs mm9's body: one product of a row and a column per thread.
 // CHECK-LABEL: .visible .entry __kfuse_fused_{{[0-9a-f]+}}_0_0_2_v0_1(

@@ -25,12 +25,12 @@
 // new particles stored, q in registers and stored too (nothing says it is
 // dead), all through a tile of 256 instances. records.
 // REMARK: remark: fused launches 0..1 (kick, drift) of sequence 0 into [[K0:__kfuse_fused_[0-9a-f]+_0_0_1]]: q in registers
-// REMARK: remark: [[K0]]: records of p (28 bytes), f (12 bytes) loaded and of q (28 bytes), r (28 bytes) stored by consecutive threads through shared memory (14336 bytes per block)
+// REMARK: remark: [[K0]]: records of p (28 bytes), f (12 bytes) loaded and of q (28 bytes), r (28 bytes) stored by consecutive threads through shared memory (14336 bytes per block), in 16-byte words: the runtime checks p, q and r 16-byte aligned and the block's threads a multiple of 4, and runs the original launches where they are not [-Rpass=kfuse]
 // A float4 is one access a warp reads whole: no staging.
 // REMARK: remark: fused launches 0..1 (brighten4, dim4) of sequence 1 into [[K1:__kfuse_fused_[0-9a-f]+_1_0_1]]
 // REMARK-NOT: [[K1]]: records
 // Written in part (x and z of three floats): u staged, w not.
-// REMARK: remark: [[K2:__kfuse_fused_[0-9a-f]+_2_0_1]]: records of u (12 bytes) loaded by consecutive threads through shared memory (3072 bytes per block)
+// REMARK: remark: [[K2:__kfuse_fused_[0-9a-f]+_2_0_1]]: records of u (12 bytes) loaded by consecutive threads through shared memory (3072 bytes per block) [-Rpass=kfuse]
 // A division by a parameter could trap in a thread past n: no staging.
 // REMARK: remark: fused launches 0..1 (divide, triple) of sequence 3 into [[K3:__kfuse_fused_[0-9a-f]+_3_0_1]]
 // REMARK-NOT: [[K3]]: records

@@ -46,9 +46,9 @@ KMAP void blend(const float *t, const float *y, float *o, int n) {
 // bytes. The words need each buffer's start 16-byte aligned, which the
 // runtime checks (`align`); without the vector copy, 4-byte words and 68
 // bytes a record.
-// REMARK-DAG: remark: __kfuse_fused_{{[0-9a-f]+}}_0_0_1: records of x (64 bytes), y (64 bytes) loaded and of t (64 bytes), o (64 bytes) stored by consecutive threads through shared memory (20480 bytes per block)
+// REMARK-DAG: remark: __kfuse_fused_{{[0-9a-f]+}}_0_0_1: records of x (64 bytes), y (64 bytes) loaded and of t (64 bytes), o (64 bytes) stored by consecutive threads through shared memory (20480 bytes per block), in 16-byte words: the runtime checks x, t, y and o 16-byte aligned, and runs the original launches where they are not [-Rpass=kfuse]
 // MANIFEST: group __kfuse_fused_{{[0-9a-f]+}}_0_0_1 2\0Akernel 0 _Z4bellPKfPfi 3\0Akernel 1 _Z5blendPKfS0_Pfi 4\0Ashape same\0Astream same\0Adynshmem 0\0Aalign 0.0 16\0Aalign 0.1 16\0Aalign 1.1 16\0Aalign 1.2 16\0Alaunch 0 0 0\0A
-// SCALAR: remark: __kfuse_fused_{{[0-9a-f]+}}_0_0_1: records of x (64 bytes), y (64 bytes) loaded and of t (64 bytes), o (64 bytes) stored by consecutive threads through shared memory (17408 bytes per block)
+// SCALAR: remark: __kfuse_fused_{{[0-9a-f]+}}_0_0_1: records of x (64 bytes), y (64 bytes) loaded and of t (64 bytes), o (64 bytes) stored by consecutive threads through shared memory (17408 bytes per block) [-Rpass=kfuse]
 // SCALAR-NOT: align 0.0
 void blocked(const float *x, float *t, const float *y, float *o, int n) {
   bell<<<(n + 255) / 256, 256>>>(x, t, n);
