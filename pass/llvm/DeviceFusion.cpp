@@ -1543,11 +1543,14 @@ static OptimizationRemark recordsRemark(const FusionCandidate &C, const Function
       Aligned.push_back(Name[R.Arg]);
     Multiple = std::max(Multiple, R.BlockMultiple);
   }
-  std::string Words;
+  std::vector<std::string> Checks;
   if (!Aligned.empty())
-    Words = ", in 16-byte words: the runtime checks " + listed(Aligned) + " 16-byte aligned" +
-            (Multiple > 1 ? " and the block's threads a multiple of " + std::to_string(Multiple)
-                          : std::string()) +
+    Checks.push_back(listed(Aligned) + " 16-byte aligned");
+  if (Multiple > 1)
+    Checks.push_back("the block's threads a multiple of " + std::to_string(Multiple));
+  std::string Words;
+  if (!Checks.empty())
+    Words = ", in 16-byte words: the runtime checks " + listed(Checks) +
             ", and runs the original launches where they are not";
   return OptimizationRemark(DEBUG_TYPE, "RecordsStaged", &F0)
          << Fused.getName() << ": records of " << What
