@@ -313,6 +313,14 @@ static std::string membersText(ArrayRef<unsigned> Members) {
   return Out;
 }
 static std::string membersText(const FusionCandidate &C) { return membersText(C.Members); }
+/// "a", "a and b", "a, b and c".
+static std::string listed(ArrayRef<std::string> Names) {
+  std::string Out;
+  for (size_t K = 0; K < Names.size(); ++K)
+    Out += (K ? (K + 1 == Names.size() ? " and " : ", ") : "") + Names[K];
+  return Out;
+}
+
 /// A set's groups: "A and B", or "A; B; and C" (a group's own list uses
 /// commas).
 static std::string setText(ArrayRef<FusionCandidate> Parts) {
@@ -733,9 +741,10 @@ void DeviceFuser::deriveImplementations() {
                  << (D.Why.empty()
                          ? "the psi table has no routine for any of its splits (" + Routines + ")"
                          : D.Why + Skipped);
-      std::string List;
-      for (size_t I = 0; I < Made.size(); ++I)
-        List += (I ? (I + 1 == Made.size() ? " and " : ", ") : "") + std::to_string(Made[I]);
+      std::vector<std::string> Threads;
+      for (unsigned M : Made)
+        Threads.push_back(std::to_string(M));
+      std::string List = listed(Threads);
       return R << Kernel << " writes " << std::to_string(D.Stores)
                << " values of its instance per thread, computed alike: derived the "
                << "implementations of '" << Mark.Function << "' with " << List
@@ -1506,14 +1515,6 @@ void DeviceFuser::remarkMissed(const FusionCandidate &C) {
   });
 }
 
-/// "a", "a and b", "a, b and c".
-static std::string listed(ArrayRef<std::string> Names) {
-  std::string Out;
-  for (size_t K = 0; K < Names.size(); ++K)
-    Out += (K ? (K + 1 == Names.size() ? " and " : ", ") : "") + Names[K];
-  return Out;
-}
-
 /// The remark that says which records the fused kernel moves through
 /// shared memory: "records of A (36 bytes), B (36 bytes) loaded and of F
 /// (100 bytes) stored by consecutive threads through shared memory", and
@@ -1653,7 +1654,7 @@ void DeviceFuser::fuse(FusionCandidate &C) {
         const FusionCandidate::GranInput &In = C.GranInputs[K];
         const std::string &Text = C.Seq->Values.at(In.Value).Text;
         Granularity += (K ? ", " : "") + Text;
-        if (In.Vector && In.BaseAlign < 16 && !llvm::is_contained(Aligned, Text))
+        if (In.checksAlign() && !llvm::is_contained(Aligned, Text))
           Aligned.push_back(Text);
       }
       Granularity += " into shared memory with consecutive threads";
@@ -1663,7 +1664,7 @@ void DeviceFuser::fuse(FusionCandidate &C) {
       for (size_t K = 0; K < C.GranOutputs.size(); ++K) {
         const std::string &Text = C.Seq->Values.at(C.GranOutputs[K].Value).Text;
         Granularity += (K ? ", " : "") + Text;
-        if (C.GranOutputs[K].Vector && !llvm::is_contained(Aligned, Text))
+        if (C.GranOutputs[K].checksAlign() && !llvm::is_contained(Aligned, Text))
           Aligned.push_back(Text);
       }
       Granularity += " from shared memory with consecutive threads";

@@ -177,6 +177,8 @@ struct FusionCandidate : Verdict {
     /// ones (FusedKernel.cpp copyInputs), which needs the buffer's start
     /// 16-byte aligned (manifest `align` where BaseAlign is less).
     bool Vector = false;
+    /// Whether the runtime checks the buffer's start 16-byte aligned.
+    bool checksAlign() const { return Vector && BaseAlign < 16; }
     /// The buffer's start is a multiple of this (its loads' alignment), a
     /// power of two.
     unsigned BaseAlign = 0;
@@ -201,6 +203,8 @@ struct FusionCandidate : Verdict {
     /// (FusedKernel.cpp copyOutputs), which needs the buffer's start
     /// 16-byte aligned (manifest `align`).
     bool Vector = false;
+    /// Whether the runtime checks the buffer's start 16-byte aligned.
+    bool checksAlign() const { return Vector; }
     std::set<const Access *> Stores;
   };
   std::vector<GranOutput> GranOutputs;

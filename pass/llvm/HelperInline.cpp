@@ -72,11 +72,6 @@ static SmallVector<CallBase *, 4> pointerHelperCalls(const Function &F) {
 bool kfuse::callsPointerHelper(const Function &F) { return !pointerHelperCalls(F).empty(); }
 
 /// Makes operand \p U of \p CB a fence of its value.
-static void fenceOperand(CallBase &CB, Use &U) {
-  IRBuilder<> B(&CB);
-  U.set(B.CreateArithmeticFence(U.get(), U->getType()));
-}
-
 Function *kfuse::inlinedTwin(Function &F) {
   if (!callsPointerHelper(F))
     return nullptr;
@@ -104,13 +99,9 @@ Function *kfuse::inlinedTwin(Function &F) {
       }
       for (Use &U : CB->args())
         if (isFloatingValueType(U->getType()))
-          fenceOperand(*CB, U);
-      if (isFloatingValueType(CB->getType()) && !CB->use_empty()) {
-        IRBuilder<> B(CB->getNextNode());
-        Value *Fenced = B.CreateArithmeticFence(UndefValue::get(CB->getType()), CB->getType());
-        CB->replaceAllUsesWith(Fenced);
-        cast<CallInst>(Fenced)->setArgOperand(0, CB);
-      }
+          fenceUse(U);
+      if (isFloatingValueType(CB->getType()) && !CB->use_empty())
+        fenceValue(*CB, CB->getNextNode());
       InlineFunctionInfo IFI;
       if (!InlineFunction(*CB, IFI).isSuccess()) {
         Twin->eraseFromParent();
@@ -121,6 +112,15 @@ Function *kfuse::inlinedTwin(Function &F) {
   // A value stored on one side of a former call and loaded on the other.
   fenceFloatLoads(*Twin);
   return Twin;
+}
+
+void kfuse::fenceUse(Use &U) {
+  auto *User = cast<Instruction>(U.getUser());
+  Instruction *At = User;
+  if (auto *Phi = dyn_cast<PHINode>(User))
+    At = Phi->getIncomingBlock(U)->getTerminator();
+  IRBuilder<> B(At);
+  U.set(B.CreateArithmeticFence(U.get(), U->getType()));
 }
 
 void kfuse::fenceValue(Instruction &V, Instruction *InsertBefore) {

@@ -12,6 +12,7 @@
 namespace llvm {
 class Function;
 class Instruction;
+class Use;
 } // namespace llvm
 
 namespace kfuse {
@@ -29,6 +30,11 @@ bool callsPointerHelper(const llvm::Function &F);
 /// creates nothing) when a call cannot be inlined or the helpers nest
 /// deeper. The caller erases the copy when done with it.
 llvm::Function *inlinedTwin(llvm::Function &F);
+
+/// Makes use \p U of a floating-point value a use of
+/// llvm.arithmetic.fence(value), the fence just before its user (for a phi,
+/// at the end of the incoming block).
+void fenceUse(llvm::Use &U);
 
 /// Makes every use of \p V a use of llvm.arithmetic.fence(V), the fence
 /// inserted before \p InsertBefore.

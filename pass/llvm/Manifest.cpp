@@ -403,10 +403,10 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
   // Across granularities: inputs and outputs the block copies in 16-byte
   // words from their start.
   for (const FusionCandidate::GranInput &In : C.GranInputs)
-    if (In.Vector && In.BaseAlign < 16)
+    if (In.checksAlign())
       Out += "align " + Ref(In.Stage, In.Param) + " 16\n";
   for (const FusionCandidate::GranOutput &O : C.GranOutputs)
-    if (O.Vector)
+    if (O.checksAlign())
       Out += "align " + Ref(O.Stage, O.Param) + " 16\n";
   // A contiguous block copy in 16-byte words: ntid.x a multiple of M, for
   // every round to start aligned (bx - bx/M*M <= 0).

@@ -36,7 +36,6 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/Constants.h"
-#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
@@ -72,18 +71,6 @@ ConstantLoops kfuse::constantLoops(Function &F, FunctionAnalysisManager &FAM) {
     C.Unrolled += Times * BB.size();
   }
   return C;
-}
-
-/// Makes use \p U of a floating-point value a use of
-/// llvm.arithmetic.fence(value), the fence just before its user (for a phi,
-/// at the end of the incoming block).
-static void fenceUse(Use &U) {
-  auto *User = cast<Instruction>(U.getUser());
-  Instruction *At = User;
-  if (auto *Phi = dyn_cast<PHINode>(User))
-    At = Phi->getIncomingBlock(U)->getTerminator();
-  IRBuilder<> B(At);
-  U.set(B.CreateArithmeticFence(U.get(), U->getType()));
 }
 
 /// \p L's loop id with every llvm.loop.unroll.* property replaced by
