@@ -137,7 +137,13 @@ bool matchLaunch(CallBase &Push, Launch &L, bool ThroughArgument) {
       !isa<ConstantInt>(Cmp->getOperand(1)) ||
       !cast<ConstantInt>(Cmp->getOperand(1))->isZero() || !Cmp->isEquality())
     return false;
-  auto *Br = dyn_cast_or_null<BranchInst>(Cmp->getNextNode());
+  // Clang starts the lifetime of a temporary that the arguments create (a
+  // struct a function returns through sret, `k<<<g, b>>>(f(a).x)`) between
+  // the test and its branch.
+  Instruction *Next = Cmp->getNextNode();
+  while (Next && (Next->isLifetimeStartOrEnd() || Next->isDebugOrPseudoInst()))
+    Next = Next->getNextNode();
+  auto *Br = dyn_cast_or_null<BranchInst>(Next);
   if (!Br || !Br->isConditional() || Br->getCondition() != Cmp)
     return false;
   bool NE = Cmp->getPredicate() == ICmpInst::ICMP_NE;

@@ -11,6 +11,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Analysis/CFG.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -82,14 +83,12 @@ bool isPtrAnnotation(const Instruction &I) {
   return II && II->getIntrinsicID() == Intrinsic::ptr_annotation;
 }
 
-bool HostMemory::isPrivateSlot(const Value *Base) {
-  if (auto *A = dyn_cast<Argument>(Base); !(A && A->hasByValAttr()) &&
-                                          !isa<AllocaInst>(Base))
-    return false;
-  auto [It, Inserted] = PrivateSlots.try_emplace(Base, false);
-  if (!Inserted)
-    return It->second;
-
+/// Whether the stack slot \p Base (an alloca or a byval argument) stays the
+/// function's own: its address is only loaded from, stored to, copied with
+/// memcpy/memset, handed to a dim3 constructor, to a CUDA out-parameter
+/// API or to a stub's byval argument, or, where \p Handed is given, passed
+/// to that call.
+static bool staysLocal(const Value *Base, const CallBase *Handed) {
   SmallVector<const Value *, 8> Work{Base};
   SmallPtrSet<const Value *, 8> Seen{Base};
   while (!Work.empty()) {
@@ -115,6 +114,8 @@ bool HostMemory::isPrivateSlot(const Value *Base) {
         const Function *Callee = CB->getCalledFunction();
         if (!CB->isArgOperand(&U))
           return false;
+        if (CB == Handed)
+          continue;
         unsigned ArgNo = CB->getArgOperandNo(&U);
         if (isDim3Constructor(Callee) && ArgNo == 0)
           continue;
@@ -127,8 +128,72 @@ bool HostMemory::isPrivateSlot(const Value *Base) {
       return false;
     }
   }
-  PrivateSlots[Base] = true;
   return true;
+}
+
+/// An alloca, or a byval argument: a slot of the function's stack frame.
+static bool isStackSlot(const Value *Base) {
+  const auto *A = dyn_cast<Argument>(Base);
+  return (A && A->hasByValAttr()) || isa<AllocaInst>(Base);
+}
+
+bool HostMemory::isPrivateSlot(const Value *Base) {
+  if (!isStackSlot(Base))
+    return false;
+  auto [It, Inserted] = PrivateSlots.try_emplace(Base, false);
+  if (!Inserted)
+    return It->second;
+  bool Local = staysLocal(Base, nullptr);
+  PrivateSlots[Base] = Local;
+  return Local;
+}
+
+/// Whether \p Ptr points to stack memory in a callee: its own slots (byval
+/// arguments among them), an argument that \p StackArgs marks, or a
+/// pointer loaded from a slot of its own that only ever holds such pointers
+/// and stays its own (every argument is kept so at -O0 and where the host
+/// pass runs, at the start of the -O2 pipeline).
+static bool onStack(const Value *Ptr, uint64_t StackArgs, unsigned Depth = 0) {
+  const Value *U = getUnderlyingObject(Ptr);
+  if (isa<AllocaInst>(U))
+    return true;
+  if (const auto *A = dyn_cast<Argument>(U))
+    return A->hasByValAttr() || (A->getArgNo() < 64 && (StackArgs >> A->getArgNo() & 1));
+  const auto *L = dyn_cast<LoadInst>(U);
+  const auto *Slot = L ? dyn_cast<AllocaInst>(getUnderlyingObject(L->getPointerOperand()))
+                       : nullptr;
+  if (!Slot || Depth >= 2 || !L->isSimple())
+    return false;
+  for (const Use &SU : Slot->uses()) {
+    const auto *UI = cast<Instruction>(SU.getUser());
+    if (isa<LoadInst>(UI) || UI->isLifetimeStartOrEnd() || UI->isDebugOrPseudoInst())
+      continue;
+    const auto *SI = dyn_cast<StoreInst>(UI);
+    if (!SI || SU.getOperandNo() != SI->getPointerOperandIndex() ||
+        !onStack(SI->getValueOperand(), StackArgs, Depth + 1))
+      return false;
+  }
+  return true;
+}
+
+/// The arguments of \p CB that point to stack memory, as \p OnStack tells.
+template <class Pred> static uint64_t stackArgsOf(const CallBase &CB, Pred OnStack) {
+  uint64_t Mask = 0;
+  for (unsigned K = 0; K < CB.arg_size() && K < 64; ++K)
+    if (CB.getArgOperand(K)->getType()->isPointerTy() && OnStack(CB.getArgOperand(K)))
+      Mask |= uint64_t(1) << K;
+  return Mask;
+}
+
+/// A call of a C library function (TargetLibraryInfo knows it, the call
+/// does not forbid builtins) whose only effect is on errno, as the
+/// pipeline's InferFunctionAttrs states for expf, sqrtf or pow under
+/// -fmath-errno; it cannot throw and returns.
+bool HostMemory::errnoOnlyLibCall(const CallBase &CB) {
+  const TargetLibraryInfo *TLI = GetTLI ? GetTLI(*CB.getFunction()) : nullptr;
+  LibFunc LF;
+  return TLI && TLI->getLibFunc(CB, LF) && CB.getMemoryEffects().onlyAccessesErrnoMem() &&
+         CB.doesNotThrow() && CB.willReturn();
 }
 
 std::string HostMemory::hazard(const Instruction &I) {
@@ -173,8 +238,17 @@ std::string HostMemory::hazard(const Instruction &I) {
       return IsPrivate(CB->getArgOperand(0)) ? "" : What;
     if (CB->doesNotAccessMemory() && CB->doesNotThrow() && CB->willReturn())
       return "";
+    if (errnoOnlyLibCall(*CB))
+      return "";
+    // The callee may write the slots it is handed where nothing but this
+    // call and the function's own code reaches them (a struct it returns
+    // through sret, an out-parameter): stack memory, which no kernel reads.
+    uint64_t StackArgs = stackArgsOf(*CB, [&](const Value *Arg) {
+      const Value *Base = getUnderlyingObject(Arg);
+      return isStackSlot(Base) && staysLocal(Base, CB);
+    });
     unsigned Budget = MaxCalleeInstructions;
-    if (Callee && calleeHazard(*Callee, 0, Budget).empty())
+    if (Callee && calleeHazard(*Callee, StackArgs, 0, Budget).empty())
       return "";
     return What;
   }
@@ -188,13 +262,14 @@ std::string HostMemory::hazard(const Instruction &I) {
   return std::string("a '") + I.getOpcodeName() + "' instruction";
 }
 
-std::string HostMemory::calleeHazard(const Function &F, unsigned Depth, unsigned &Budget) {
-  if (auto It = Callees.find(&F); It != Callees.end())
+std::string HostMemory::calleeHazard(const Function &F, uint64_t StackArgs, unsigned Depth,
+                                     unsigned &Budget) {
+  if (auto It = Callees.find({&F, StackArgs}); It != Callees.end())
     return It->second;
   auto Verdict = [&](std::string Why) {
     // A verdict cut short by the budget or the depth is not the callee's.
     if (Why != "too deep" && Why != "too large")
-      Callees[&F] = Why;
+      Callees[{&F, StackArgs}] = Why;
     return Why;
   };
   // The definition must be the one that runs (not interposable), and must
@@ -222,16 +297,14 @@ std::string HostMemory::calleeHazard(const Function &F, unsigned Depth, unsigned
         return Verdict("a volatile or atomic load");
       continue;
     }
-    auto OwnLocal = [&](const Value *Ptr) {
-      return isa<AllocaInst>(getUnderlyingObject(Ptr));
-    };
+    auto OnStack = [&](const Value *Ptr) { return onStack(Ptr, StackArgs); };
     if (auto *SI = dyn_cast<StoreInst>(&I)) {
-      if (!SI->isSimple() || !OwnLocal(SI->getPointerOperand()))
+      if (!SI->isSimple() || !OnStack(SI->getPointerOperand()))
         return Verdict("a store to non-local memory");
       continue;
     }
     if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
-      if (MI->isVolatile() || !OwnLocal(MI->getDest()))
+      if (MI->isVolatile() || !OnStack(MI->getDest()))
         return Verdict("a memory copy to non-local memory");
       continue;
     }
@@ -244,9 +317,10 @@ std::string HostMemory::calleeHazard(const Function &F, unsigned Depth, unsigned
       const Function *G = CB->getCalledFunction();
       if (!G)
         return Verdict("a call through a pointer");
-      if (CB->doesNotAccessMemory() && CB->doesNotThrow() && CB->willReturn())
+      if ((CB->doesNotAccessMemory() && CB->doesNotThrow() && CB->willReturn()) ||
+          errnoOnlyLibCall(*CB))
         continue;
-      std::string Why = calleeHazard(*G, Depth + 1, Budget);
+      std::string Why = calleeHazard(*G, stackArgsOf(*CB, OnStack), Depth + 1, Budget);
       if (Why == "too deep" || Why == "too large")
         return Why;
       if (!Why.empty())

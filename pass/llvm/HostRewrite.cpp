@@ -124,12 +124,14 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/BuildLibCalls.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
@@ -181,9 +183,14 @@ struct LaunchRun {
 class HostRewriter {
 public:
   HostRewriter(Function &F, AnnotatedStubs &Stubs, const DevicePlan &Plan,
-               bool &ToldUnknown, OptimizationRemarkEmitter &ORE)
+               bool &ToldUnknown, OptimizationRemarkEmitter &ORE,
+               FunctionAnalysisManager &FAM)
       : F(F), M(*F.getParent()), DL(M.getDataLayout()), Stubs(Stubs), Plan(Plan),
-        ToldUnknown(ToldUnknown), ORE(ORE) {}
+        ToldUnknown(ToldUnknown), ORE(ORE), Mem([&FAM](const Function &G) {
+          // The analysis manager takes IR it may hand to passes; this one
+          // only reads G's attributes.
+          return &FAM.getResult<TargetLibraryAnalysis>(const_cast<Function &>(G));
+        }) {}
 
   bool run();
 
@@ -1070,6 +1077,13 @@ static bool rewriteLaunchRuns(Module &M, ModuleAnalysisManager &AM) {
       Changed = true;
       FAM.invalidate(F, PreservedAnalyses::none());
     }
+  // The C library's declarations get the attributes that the pipeline's
+  // InferFunctionAttrs gives them a few passes later (expf: it writes errno
+  // and nothing else), so that such a call between launches is known
+  // harmless (HostMemory::hazard).
+  for (Function &F : M)
+    if (F.isDeclaration() && !F.hasFnAttribute(Attribute::NoBuiltin))
+      Changed |= inferNonMandatoryLibFuncAttrs(F, FAM.getResult<TargetLibraryAnalysis>(F));
   // The translation unit's key names this file's manifest; its carrier
   // variable has done its job.
   DevicePlan Plan(M, readTuKey(M));
@@ -1079,7 +1093,7 @@ static bool rewriteLaunchRuns(Module &M, ModuleAnalysisManager &AM) {
     if (F.isDeclaration())
       continue;
     auto &ORE = FAM.getResult<OptimizationRemarkEmitterAnalysis>(F);
-    if (HostRewriter(F, Stubs, Plan, ToldUnknown, ORE).run()) {
+    if (HostRewriter(F, Stubs, Plan, ToldUnknown, ORE, FAM).run()) {
       Changed = true;
       FAM.invalidate(F, PreservedAnalyses::none());
     }

@@ -12,6 +12,14 @@
  * Sequence `pairs` (2 launches): s2 = x2·a in __half2 (a, a __half2 passed
  * by value, which the host ABI passes by address: the host pass copies its
  * bytes for the deferred launch); r2 = max(s2, 0) in __half2.
+ * Sequence `scaled` (2 launches): v = x·half(k) in half, then z = v +
+ * half(e^k): the scalars are converted in the launches' own arguments, so
+ * __float2half and expf run between the two launches, as in code that
+ * passes a float coefficient to a half kernel; the host pass looks into the
+ * conversion (it writes only its own and its caller's locals) and knows
+ * expf writes errno and nothing else, and hands both launches over. The
+ * program prints `SITES all-fused count=4`: each of the four sequences
+ * must run fused on every call (tools/gpu-check).
  *
  * Fused and unfused runs must agree bit for bit (tools/gpu-check). The CPU
  * reference rounds each step to half or bfloat16 exactly as the device does
@@ -24,6 +32,9 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdio>
 
 __global__ KFUSE_MAP void mp_square_add(const __half *x, const __half *y, __half *t, int n)
 {
@@ -81,6 +92,20 @@ __global__ KFUSE_MAP void mp2_relu(const __half2 *s2, __half2 *r2, int n2)
     r2[i] = __hmax2(s2[i], __float2half2_rn(0.0f));
 }
 
+__global__ KFUSE_MAP void mp_scale(const __half *x, __half *v, __half k, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    v[i] = __hmul(x[i], k);
+}
+
+__global__ KFUSE_MAP void mp_shift(const __half *v, __half *z, __half c, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    z[i] = __hadd(v[i], c);
+}
+
 static void chain_seq(const __half *x, const __half *y, const float *w, __half *t, __half *u,
                       __nv_bfloat16 *b, float *o, int n, int block, cudaStream_t s)
 {
@@ -107,6 +132,14 @@ static void pairs_seq(const __half2 *x2, __half2 *s2, __half2 *r2, int n2, int b
   mp2_relu<<<grid, block, 0, s>>>(s2, r2, n2);
 }
 
+static void scaled_seq(const __half *x, __half *v, __half *z, float k, int n, int block,
+                       cudaStream_t s)
+{
+  unsigned grid = kfx::grid_for(n, block);
+  mp_scale<<<grid, block, 0, s>>>(x, v, __float2half(k), n);
+  mp_shift<<<grid, block, 0, s>>>(v, z, __float2half(expf(k)), n);
+}
+
 /* Round a double to half or bfloat16 on the host, once, through the
  * headers' own conversions (round to nearest even). */
 static float rh(double v) { return __half2float(__double2half(v)); }
@@ -118,7 +151,7 @@ int main(int argc, char **argv)
   kfx::require_device("mixed_precision");
   const size_t n = (size_t)a.n;
   kfx::Buf<float> xf(n), yf(n), w(n), o(n);
-  kfx::Buf<__half> x(n), y(n), t(n), u(n), p(n), q(n);
+  kfx::Buf<__half> x(n), y(n), t(n), u(n), p(n), q(n), v(n), z(n);
   kfx::Buf<__nv_bfloat16> b(n);
   const size_t n2 = n / 2;
   kfx::Buf<__half2> s2(n2), r2(n2);
@@ -134,6 +167,9 @@ int main(int argc, char **argv)
   w.upload();
   cudaStream_t s;
   KFX_CHECK(cudaStreamCreate(&s));
+  const float k = 0.75f;
+  /* For tools/gpu-check: every sequence of this program runs fused on every call. */
+  std::printf("SITES all-fused count=4\n");
 
   auto check = [&] {
     std::vector<float> gt(n), gu(n), gb(n), gp(n), gq(n);
@@ -163,7 +199,19 @@ int main(int argc, char **argv)
       rs[k] = rh(0.5 * __half2float(x.h[k]));
       rr[k] = rs[k] > 0.0 ? rs[k] : 0.0;
     }
+    /* v and z: a product and a sum of two halves, exact in double. */
+    const double hk = __half2float(__float2half(k)), hc = __half2float(__float2half(expf(k)));
+    std::vector<float> gv(n), gz(n);
+    std::vector<double> rv(n), rz(n);
+    for (size_t i = 0; i < n; i++) {
+      gv[i] = __half2float(v.h[i]);
+      gz[i] = __half2float(z.h[i]);
+      rv[i] = rh(__half2float(x.h[i]) * hk);
+      rz[i] = rh((double)gv[i] + hc);
+    }
     bool ok = kfx::check_close("t", gt.data(), rt.data(), n, 1e-3);
+    ok = kfx::check_close("v", gv.data(), rv.data(), n, 0) && ok;
+    ok = kfx::check_close("z", gz.data(), rz.data(), n, 0) && ok;
     ok = kfx::check_close("s2", gs.data(), rs.data(), 2 * n2, 0) && ok;
     ok = kfx::check_close("r2", gr.data(), rr.data(), 2 * n2, 0) && ok;
     ok = kfx::check_close("u", gu.data(), ru.data(), n, 0) && ok;
@@ -173,13 +221,14 @@ int main(int argc, char **argv)
     return kfx::check_close("q", gq.data(), rq.data(), n, 0) && ok;
   };
   int rc = kfx::run_and_report(
-      "mixed_precision", a, s, (7.0 * 2 + 2.0 * 4) * n + 3.0 * 4 * n2,
+      "mixed_precision", a, s, (7.0 * 2 + 2.0 * 4) * n + 3.0 * 4 * n2 + 4.0 * 2 * n,
       [&] {
         chain_seq(x.d, y.d, w.d, t.d, u.d, b.d, o.d, (int)n, a.block, s);
         products_seq(x.d, y.d, p.d, q.d, (int)n, a.block, s);
         pairs_seq((const __half2 *)x.d, s2.d, r2.d, (int)n2, a.block, s);
+        scaled_seq(x.d, v.d, z.d, k, (int)n, a.block, s);
       },
-      check, t, u, b, o, p, q, s2, r2);
+      check, t, u, b, o, p, q, s2, r2, v, z);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }
