@@ -84,6 +84,31 @@ std::string kfuse::fromMacro(SourceLocation Loc, const ASTContext &Ctx) {
   return Name.empty() ? "" : " from macro '" + Name.str() + "'";
 }
 
+/// Whether \p S asks the CUDA runtime for its last error.
+static bool queriesLastError(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *CE = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *FD = CE->getDirectCallee())
+      if (FD->getIdentifier() &&
+          (FD->getName() == "cudaGetLastError" || FD->getName() == "cudaPeekAtLastError"))
+        return true;
+  for (const Stmt *Child : S->children())
+    if (queriesLastError(Child))
+      return true;
+  return false;
+}
+
+std::string kfuse::endAdvice(const Stmt *S) {
+  // The launches before the check and after it would run as one, so the
+  // check cannot stand between them; after the last, cudaGetLastError()
+  // returns an error of any launch before it (an error stays until read).
+  if (queriesLastError(S))
+    return "; check errors once after the sequence's last launch instead, where "
+           "cudaGetLastError() returns an error of any launch before it";
+  return "";
+}
+
 const FunctionDecl *kfuse::runtimeApiLaunch(const CallExpr *CE, std::string &API) {
   const FunctionDecl *FD = CE->getDirectCallee();
   if (!FD || !FD->getIdentifier() || isa<CUDAKernelCallExpr>(CE))

@@ -32,6 +32,13 @@ std::string describeCall(const clang::CallExpr *CE);
 /// (the outermost one), "" otherwise.
 std::string fromMacro(clang::SourceLocation Loc, const clang::ASTContext &Ctx);
 
+/// What a user can do about \p S, a statement that ends a launch sequence,
+/// as a clause to append to the remark ("; check errors ..."), or "": an
+/// error check (a call of cudaGetLastError or cudaPeekAtLastError) can
+/// move after the sequence's last launch, where it sees the errors of
+/// every launch before it.
+std::string endAdvice(const clang::Stmt *S);
+
 /// The map kernel that \p CE launches through the runtime API
 /// (cudaLaunchKernel, cudaLaunchKernelEx, cudaLaunchKernelExC,
 /// cudaLaunchCooperativeKernel, and their per-thread-stream forms), or null.

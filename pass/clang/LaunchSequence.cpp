@@ -1217,7 +1217,7 @@ private:
       Versions.clear();
       if (!Broken)
         Broken.emplace(S->getBeginLoc(), Purity.why() + fromMacro(S->getBeginLoc(), Ctx) +
-                                             " ends the launch sequence");
+                                             " ends the launch sequence" + endAdvice(S));
     }
     flush(Seq, Host);
   }

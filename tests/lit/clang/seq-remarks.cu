@@ -73,6 +73,20 @@ void macro_if(float *a, float *b, int n) {
   LAUNCH_CHECKED(k2, b, a, n);
 }
 
+// The usual error check after each launch, a do/while(0) macro around
+// cudaGetLastError(): the remark says where the check can go instead.
+#define CHECK(call)                                                            \
+  do {                                                                         \
+    if ((call) != cudaSuccess)                                                 \
+      abort();                                                                 \
+  } while (0)
+void error_checks(float *a, float *b, int n) {
+  k1<<<1, 128>>>(a, b, n);
+  CHECK(cudaGetLastError()); // expected-remark {{launch of 'k2' is not fused with the launch of 'k1' before it: a 'do' loop from macro 'CHECK' ends the launch sequence; check errors once after the sequence's last launch instead, where cudaGetLastError() returns an error of any launch before it}}
+  k2<<<1, 128>>>(b, a, n);
+  CHECK(cudaGetLastError());
+}
+
 // A launch macro in a do/while(0): each launch is in a block of its own.
 #define LAUNCH_DO(k, ...) do { k<<<1, 128>>>(__VA_ARGS__); } while (0)
 void macro_do(float *a, float *b, int n) {
