@@ -192,6 +192,7 @@ private:
   void rewriteLoad(Instruction *LI, unsigned Stage, const Access &A, CarriedStorage &S,
                    unsigned K);
   void cleanup(FunctionAnalysisManager &FAM);
+  void keepLaunchBounds();
 };
 } // namespace
 
@@ -214,6 +215,8 @@ void FusedKernelBuilder::createFunction() {
     if (F0->hasFnAttribute(Attr))
       Fused->addFnAttr(F0->getFnAttribute(Attr));
   Fused->addFnAttr(Attribute::NoUnwind);
+  if (C.Tpi.empty())
+    keepLaunchBounds();
   for (unsigned S = 0; S < C.size(); ++S)
     for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P)
       Fused->getArg(ArgBase[S] + P)->setName("l" + Twine(S) + ".p" + Twine(P));
@@ -232,6 +235,44 @@ void FusedKernelBuilder::createFunction() {
     for (unsigned S = 0; S < C.size(); ++S)
       Fused->getArg(Params.size() - 1 - C.size() + S)->setName("l" + Twine(S) + ".gx");
   Fused->getArg(Params.size() - 1)->setName("dead");
+}
+
+/// The members' launch bounds (`__launch_bounds__(T, B)`, `__maxnreg__(R)`:
+/// nvvm.maxntid, nvvm.minctasm, nvvm.maxnreg), called at one granularity,
+/// where the fused kernel runs in the members' own block, which meets every
+/// member's bounds: it keeps the tightest of each, the fewest threads per
+/// block and registers a member allows and the most blocks per SM a member
+/// asks for, as a kernel fused by hand would. A bound of more than one
+/// dimension (`"16,16"`) stays where every member that has it has the same.
+/// Across granularities the fused block is a block of its own, which the
+/// members' bounds do not describe: it keeps none.
+void FusedKernelBuilder::keepLaunchBounds() {
+  auto Merge = [&](StringRef Name, bool Most) {
+    std::optional<unsigned> Value;
+    std::string First;
+    bool Scalar = true, Same = true;
+    for (const auto &Stage : C.Stages) {
+      if (!Stage->F->hasFnAttribute(Name))
+        continue;
+      StringRef Text = Stage->F->getFnAttribute(Name).getValueAsString();
+      unsigned V;
+      if (Text.getAsInteger(10, V))
+        Scalar = false;
+      else
+        Value = !Value ? V : Most ? std::max(*Value, V) : std::min(*Value, V);
+      if (First.empty())
+        First = Text.str();
+      else
+        Same = Same && First == Text;
+    }
+    if (Scalar && Value)
+      Fused->addFnAttr(Name, std::to_string(*Value));
+    else if (!First.empty() && Same)
+      Fused->addFnAttr(Name, First);
+  };
+  Merge("nvvm.maxntid", /*Most=*/false);
+  Merge("nvvm.maxnreg", /*Most=*/false);
+  Merge("nvvm.minctasm", /*Most=*/true);
 }
 
 /// An internal copy of \p From named \p Name that takes \p Extra parameters
