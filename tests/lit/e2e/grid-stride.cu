@@ -67,8 +67,14 @@ KMAP void by_block(const float *x, float *t, size_t n)
 KMAP void with_tail(const float *x, float *t, size_t n)
 { GRID_STRIDE(size_t, i, n) t[i] = x[i]; if (threadIdx.x == 0) t[0] = 0.f; }
 // REMARK-DAG: kernel 'with_tail(float const*, float*, unsigned long)' cannot be fused: accesses parameter 2 ('t') outside its grid-stride loop
-void refused(const float *x, float *t, float *u, size_t n)
+// An int variable against a size_t bound: the loop tests sext(i), and the
+// remark says to declare i with n's type.
+KMAP void narrow(const float *x, float *t, size_t n)
+{ for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) t[i] = x[i]; }
+// REMARK-DAG: kernel 'narrow(float const*, float*, unsigned long)' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('t')); it varies in a loop whose variable is narrower than the bound it is compared with (an int or unsigned i against a size_t n): declare the loop variable with the bound's type
+void refused(const float *x, float *t, float *u, float *v, size_t n)
 {
   by_block<<<1, 256>>>(x, t, n);
   with_tail<<<1, 256>>>(t, u, n);
+  narrow<<<1, 256>>>(u, v, n);
 }
