@@ -992,6 +992,14 @@ static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridSt
       std::swap(Next, Final);
       P = ICmpInst::getSwappedPredicate(P);
     }
+    // An int or unsigned variable against a size_t n tests the widened
+    // variable, sext(i) or zext(i) < n. Its indices are read through the
+    // widening as every index is (polyOfImpl), and the fused kernel runs
+    // each iteration's test and indices as the kernel wrote them, so a
+    // variable that would wrap does so there alike.
+    if (auto *Widen = dyn_cast<CastInst>(Next);
+        Widen && (isa<SExtInst>(Widen) || isa<ZExtInst>(Widen)))
+      Next = Widen->getOperand(0);
     if ((P != ICmpInst::ICMP_ULT && P != ICmpInst::ICMP_SLT) || !L->isLoopInvariant(Final) ||
         !SE.isSCEVable(Next->getType()))
       continue;
@@ -1029,30 +1037,6 @@ static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridSt
     G = GridStride{IV, *Start, *Step, N->getArgNo(), P == ICmpInst::ICMP_ULT};
   }
   return Found;
-}
-
-/// Whether a top-level loop of the kernel tests its variable widened (`int
-/// i` or `unsigned i` against a `size_t n`, `i < n` comparing sext(i) or
-/// zext(i)): findGridLoop matches the variable itself, so such a loop is no
-/// grid-stride loop to it, and the remark says what to declare instead.
-static bool narrowLoopVariable(ScalarEvolution &SE, LoopInfo &LI) {
-  for (Loop *L : LI) {
-    BasicBlock *Latch = L->getLoopLatch();
-    auto *Br = Latch ? dyn_cast<BranchInst>(Latch->getTerminator()) : nullptr;
-    auto *Cmp = Br && Br->isConditional() ? dyn_cast<ICmpInst>(Br->getCondition()) : nullptr;
-    if (!Cmp)
-      continue;
-    for (Value *Op : Cmp->operands()) {
-      auto *Ext = dyn_cast<CastInst>(Op);
-      if (!Ext || !(isa<SExtInst>(Ext) || isa<ZExtInst>(Ext)) ||
-          !SE.isSCEVable(Ext->getOperand(0)->getType()))
-        continue;
-      auto *AR = dyn_cast<SCEVAddRecExpr>(SE.getSCEV(Ext->getOperand(0)));
-      if (AR && AR->getLoop() == L)
-        return true;
-    }
-  }
-  return false;
 }
 
 KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree &DT,
@@ -1204,11 +1188,7 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
       bool InLoop = D && SCEVExprContains(D, [](const SCEV *X) { return isa<SCEVAddRecExpr>(X); });
       K.invalidate("has a non-affine or unknown index (store through " +
                        paramText(F, A.Param) + ")" +
-                       (InLoop && !Grid && narrowLoopVariable(SE, LI)
-                            ? "; it varies in a loop whose variable is narrower than the "
-                              "bound it is compared with (an int or unsigned i against a "
-                              "size_t n): declare the loop variable with the bound's type"
-                        : InLoop && !Grid
+                       (InLoop && !Grid
                             ? "; it varies in a loop that is not a grid-stride loop: "
                               "write a loop over the elements as for (i = blockIdx.x * "
                               "blockDim.x + threadIdx.x; i < n; i += blockDim.x * "

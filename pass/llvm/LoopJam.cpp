@@ -10,8 +10,10 @@
 //
 // Two adjacent loops L0 (earlier) and L1 are jammed when:
 //  1. both are top-level, in simplified form, with one latch that is their
-//     only exiting block, one exit block, and one header phi: the induction
-//     variable, an affine recurrence with the same start and step in both;
+//     only exiting block and one exit block; the induction variable is an
+//     affine recurrence with the same start and step in both, and so is
+//     every other header phi, each the twin of one of the other loop's (the
+//     64-bit copy of an `int i` that the optimiser keeps for sext(i));
 //  2. both latches continue while `next <pred> n`, next the incremented
 //     variable, with the same predicate and the same n;
 //  3. both loops are guarded by `start <pred'> n` with the same predicate
@@ -89,6 +91,34 @@ comparison(ScalarEvolution &SE, ICmpInst::Predicate P, Value *A, Value *B) {
   return {P, SA, SB};
 }
 
+/// \p Phi, a header phi of \p L, as an affine recurrence of L or a sign or
+/// zero extension of one ((sext i32 {s,+,t}) to i64), or null.
+const SCEV *recurrenceOf(ScalarEvolution &SE, const Loop *L, PHINode &Phi) {
+  if (!SE.isSCEVable(Phi.getType()))
+    return nullptr;
+  const SCEV *S = SE.getSCEV(&Phi), *R = S;
+  if (auto *Ext = dyn_cast<SCEVSignExtendExpr>(S))
+    R = Ext->getOperand();
+  else if (auto *Ext = dyn_cast<SCEVZeroExtendExpr>(S))
+    R = Ext->getOperand();
+  auto *AR = dyn_cast<SCEVAddRecExpr>(R);
+  return AR && AR->getLoop() == L && AR->isAffine() ? S : nullptr;
+}
+
+/// Whether recurrences \p X of one loop and \p Y of another run the same
+/// values: the same start and step, widened alike.
+bool sameRecurrence(ScalarEvolution &SE, const SCEV *X, const SCEV *Y) {
+  if (X->getSCEVType() != Y->getSCEVType() || X->getType() != Y->getType())
+    return false;
+  if (auto *CX = dyn_cast<SCEVCastExpr>(X)) {
+    X = CX->getOperand(0);
+    Y = cast<SCEVCastExpr>(Y)->getOperand(0);
+  }
+  auto *AX = cast<SCEVAddRecExpr>(X), *AY = cast<SCEVAddRecExpr>(Y);
+  return AX->getType() == AY->getType() && AX->getStart() == AY->getStart() &&
+         AX->getStepRecurrence(SE) == AY->getStepRecurrence(SE);
+}
+
 std::optional<LoopShape> shapeOf(Analyses &A, PHINode *IV) {
   LoopShape S;
   S.IV = IV;
@@ -98,10 +128,14 @@ std::optional<LoopShape> shapeOf(Analyses &A, PHINode *IV) {
   S.Preheader = S.L->getLoopPreheader();
   S.Latch = S.L->getLoopLatch();
   S.Exit = S.L->getExitBlock();
-  if (!S.Preheader || !S.Latch || !S.Exit || S.L->getExitingBlock() != S.Latch ||
-      &*S.L->getHeader()->phis().begin() != IV || std::next(S.L->getHeader()->phis().begin()) !=
-                                                      S.L->getHeader()->phis().end())
+  if (!S.Preheader || !S.Latch || !S.Exit || S.L->getExitingBlock() != S.Latch)
     return std::nullopt;
+  // Every header phi is an affine recurrence: the variable, and a widened
+  // twin that the optimiser keeps for its 64-bit uses (`int i` indexing
+  // with sext(i)), which jam() pairs with the other loop's.
+  for (PHINode &Phi : S.L->getHeader()->phis())
+    if (!recurrenceOf(A.SE, S.L, Phi))
+      return std::nullopt;
   S.LatchBr = dyn_cast<BranchInst>(S.Latch->getTerminator());
   if (!S.LatchBr || !S.LatchBr->isConditional() || !A.SE.isSCEVable(IV->getType()))
     return std::nullopt;
@@ -116,6 +150,11 @@ std::optional<LoopShape> shapeOf(Analyses &A, PHINode *IV) {
     std::swap(Next, Bound);
     S.Pred = ICmpInst::getSwappedPredicate(S.Pred);
   }
+  // `int i` against a `size_t n` tests sext(i) (KernelAnalysis.cpp,
+  // findGridLoop).
+  if (auto *Widen = dyn_cast<CastInst>(Next);
+      Widen && (isa<SExtInst>(Widen) || isa<ZExtInst>(Widen)))
+    Next = Widen->getOperand(0);
   if (!S.L->isLoopInvariant(Bound) || A.SE.getSCEV(Next) != AR->getPostIncExpr(A.SE))
     return std::nullopt;
   S.Bound = A.SE.getSCEV(Bound);
@@ -202,6 +241,25 @@ bool jam(Function &F, PHINode *IV0, PHINode *IV1) {
     return false;
   if (S0->Guard && guardOf(A, *S0) != guardOf(A, *S1))
     return false;
+  // L1's header phis, each with the twin of L0's that runs the same
+  // recurrence (the variables first).
+  SmallVector<std::pair<PHINode *, PHINode *>, 2> Pairs{{IV0, IV1}};
+  for (PHINode &P1 : S1->L->getHeader()->phis()) {
+    if (&P1 == IV1)
+      continue;
+    const SCEV *R1 = A.SE.getSCEV(&P1);
+    PHINode *Twin = nullptr;
+    for (PHINode &P0 : S0->L->getHeader()->phis()) {
+      if (&P0 != IV0 && sameRecurrence(A.SE, A.SE.getSCEV(&P0), R1) &&
+          llvm::none_of(Pairs, [&](auto &Pr) { return Pr.first == &P0; })) {
+        Twin = &P0;
+        break;
+      }
+    }
+    if (!Twin)
+      return false;
+    Pairs.push_back({Twin, &P1});
+  }
   SetVector<Instruction *> Clones;
   if (!pureBetween(*S0, *S1) || !collectClones(A, *S0, *S1, Clones))
     return false;
@@ -224,12 +282,18 @@ bool jam(Function &F, PHINode *IV0, PHINode *IV1) {
   S0->Exit->removePredecessor(S0->Latch);
   BranchInst::Create(H1, S0->LatchBr->getIterator());
   S0->LatchBr->eraseFromParent();
-  Value *Next0 = IV0->getIncomingValueForBlock(S0->Latch);
-  IV0->setIncomingBlock(IV0->getBasicBlockIndex(S0->Latch), S1->Latch);
-  IV0->setIncomingValue(IV0->getBasicBlockIndex(S1->Latch), Next0);
+  // Each of L0's header phis takes its next value from L0's latch still,
+  // now on the way in from L1's; L1's phis are L0's twins.
+  for (auto [P0, P1] : Pairs) {
+    Value *Next0 = P0->getIncomingValueForBlock(S0->Latch);
+    P0->setIncomingBlock(P0->getBasicBlockIndex(S0->Latch), S1->Latch);
+    P0->setIncomingValue(P0->getBasicBlockIndex(S1->Latch), Next0);
+  }
   S1->LatchBr->replaceSuccessorWith(H1, H0);
-  IV1->replaceAllUsesWith(IV0);
-  IV1->eraseFromParent();
+  for (auto [P0, P1] : Pairs) {
+    P1->replaceAllUsesWith(P0);
+    P1->eraseFromParent();
+  }
   // L1's guard is reached only where L0's failed, and it is the same test.
   if (S1->Guard) {
     BasicBlock *Skip = S1->Guard->getSuccessor(0) == S1->Preheader ? S1->Guard->getSuccessor(1)

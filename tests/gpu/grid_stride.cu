@@ -10,9 +10,16 @@
  * i < n; i += blockDim.x * gridDim.x)` on a grid of 4 blocks per SM. The
  * three launches of a step fuse into one kernel with one loop, r and u in
  * registers within an iteration. Each timed run starts again from u0, v0.
+ *
+ * A second sequence writes the loop as many codes do, with an int variable
+ * against the size_t n (the loop tests sext(i) < n): w = 2 u0 + 1, z = w w.
+ * Its two loops fuse into one, w in a register. The program prints `SITES
+ * all-fused count=2`: both sequences must run fused on every call.
  * Fused and unfused must agree bit for bit (tools/gpu-check). */
 #include "common.h"
 #include "kfuse_example.h"
+
+#include <cstdio>
 
 #define GRID_STRIDE(i, n)                                                                    \
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n);                    \
@@ -34,6 +41,28 @@ __global__ KFUSE_MAP void update_v(const double *u, double *v, size_t n, double 
   GRID_STRIDE(i, n) v[i] = v[i] + dt * (u[i] - v[i]) * k3;
 }
 
+/* The int against the size_t is the point: the warning it draws is known. */
+#pragma clang diagnostic ignored "-Wsign-compare"
+#define GRID_STRIDE_INT(i, n)                                                                \
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
+
+__global__ KFUSE_MAP void affine(const double *x, double *w, size_t n)
+{
+  GRID_STRIDE_INT(i, n) w[i] = 2.0 * x[i] + 1.0;
+}
+
+__global__ KFUSE_MAP void square(const double *w, double *z, size_t n)
+{
+  GRID_STRIDE_INT(i, n) z[i] = w[i] * w[i];
+}
+
+static void narrow(const double *x, double *w, double *z, size_t n, unsigned grid, int block,
+                   cudaStream_t s)
+{
+  affine<<<grid, block, 0, s>>>(x, w, n);
+  square<<<grid, block, 0, s>>>(w, z, n);
+}
+
 static void step(double *u, double *v, double *r, size_t n, unsigned grid, int block,
                  cudaStream_t s)
 {
@@ -53,13 +82,15 @@ int main(int argc, char **argv)
   KFX_CHECK(cudaGetDevice(&dev));
   KFX_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   const unsigned grid = 4u * (unsigned)sms;
-  kfx::Buf<double> u0(n), v0(n), u(n), v(n), r(n);
+  kfx::Buf<double> u0(n), v0(n), u(n), v(n), r(n), w(n), z(n);
   kfx::fill_uniform(u0.h, a.seed, 1, 0.0, 1.0);
   kfx::fill_uniform(v0.h, a.seed, 2, 0.0, 1.0);
   u0.upload();
   v0.upload();
   cudaStream_t s;
   KFX_CHECK(cudaStreamCreate(&s));
+  /* For tools/gpu-check: both sequences run fused on every call. */
+  std::printf("SITES all-fused count=2\n");
 
   auto check = [&] {
     std::vector<long double> ru(n), rv(n), rr(n);
@@ -72,19 +103,27 @@ int main(int argc, char **argv)
       }
       ru[i] = x, rv[i] = y, rr[i] = q;
     }
+    std::vector<long double> rw(n), rz(n);
+    for (size_t i = 0; i < n; i++) {
+      rw[i] = 2.0L * u0.h[i] + 1.0L;
+      rz[i] = rw[i] * rw[i];
+    }
     bool ok = kfx::check_close("u", u.h.data(), ru.data(), n, 1e-13);
+    ok = kfx::check_close("w", w.h.data(), rw.data(), n, 1e-15) && ok;
+    ok = kfx::check_close("z", z.h.data(), rz.data(), n, 1e-15) && ok;
     ok = kfx::check_close("v", v.h.data(), rv.data(), n, 1e-13) && ok;
     return kfx::check_close("r", r.h.data(), rr.data(), n, 1e-13) && ok;
   };
   int rc = kfx::run_and_report(
-      "grid_stride", a, s, (2.0 + steps * 5.0) * n * sizeof(double),
+      "grid_stride", a, s, (2.0 + steps * 5.0 + 3.0) * n * sizeof(double),
       [&] {
         KFX_CHECK(cudaMemcpyAsync(u.d, u0.d, u0.bytes(), cudaMemcpyDeviceToDevice, s));
         KFX_CHECK(cudaMemcpyAsync(v.d, v0.d, v0.bytes(), cudaMemcpyDeviceToDevice, s));
         for (int t = 0; t < steps; t++)
           step(u.d, v.d, r.d, n, grid, a.block, s);
+        narrow(u0.d, w.d, z.d, n, grid, a.block, s);
       },
-      check, u, v, r);
+      check, u, v, r, w, z);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }
