@@ -282,12 +282,13 @@ bool jam(Function &F, PHINode *IV0, PHINode *IV1) {
   S0->Exit->removePredecessor(S0->Latch);
   BranchInst::Create(H1, S0->LatchBr->getIterator());
   S0->LatchBr->eraseFromParent();
-  // Each of L0's header phis takes its next value from L0's latch still,
-  // now on the way in from L1's; L1's phis are L0's twins.
-  for (auto [P0, P1] : Pairs) {
-    Value *Next0 = P0->getIncomingValueForBlock(S0->Latch);
-    P0->setIncomingBlock(P0->getBasicBlockIndex(S0->Latch), S1->Latch);
-    P0->setIncomingValue(P0->getBasicBlockIndex(S1->Latch), Next0);
+  // Each of L0's header phis (a twin of L1's or not) takes its next value
+  // from L0's latch still, now on the way in from L1's; L1's phis are L0's
+  // twins.
+  for (PHINode &P0 : H0->phis()) {
+    Value *Next0 = P0.getIncomingValueForBlock(S0->Latch);
+    P0.setIncomingBlock(P0.getBasicBlockIndex(S0->Latch), S1->Latch);
+    P0.setIncomingValue(P0.getBasicBlockIndex(S1->Latch), Next0);
   }
   S1->LatchBr->replaceSuccessorWith(H1, H0);
   for (auto [P0, P1] : Pairs) {
