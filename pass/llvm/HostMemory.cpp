@@ -86,9 +86,9 @@ bool isPtrAnnotation(const Instruction &I) {
 /// Whether the stack slot \p Base (an alloca or a byval argument) stays the
 /// function's own: its address is only loaded from, stored to, copied with
 /// memcpy/memset, handed to a dim3 constructor, to a CUDA out-parameter
-/// API or to a stub's byval argument, or, where \p Handed is given, passed
-/// to that call.
-static bool staysLocal(const Value *Base, const CallBase *Handed) {
+/// API or to a stub's byval argument, or passed to a call that \p Handed
+/// accepts.
+static bool staysLocal(const Value *Base, function_ref<bool(const CallBase &)> Handed) {
   SmallVector<const Value *, 8> Work{Base};
   SmallPtrSet<const Value *, 8> Seen{Base};
   while (!Work.empty()) {
@@ -114,8 +114,6 @@ static bool staysLocal(const Value *Base, const CallBase *Handed) {
         const Function *Callee = CB->getCalledFunction();
         if (!CB->isArgOperand(&U))
           return false;
-        if (CB == Handed)
-          continue;
         unsigned ArgNo = CB->getArgOperandNo(&U);
         if (isDim3Constructor(Callee) && ArgNo == 0)
           continue;
@@ -123,6 +121,9 @@ static bool staysLocal(const Value *Base, const CallBase *Handed) {
           continue;
         // A byval argument is copied at the call; the callee sees the copy.
         if (isStubCall(*CB) && CB->isByValArgument(ArgNo))
+          continue;
+        // Asked last: the question may look at the slot's other uses again.
+        if (Handed(*CB))
           continue;
       }
       return false;
@@ -143,7 +144,7 @@ bool HostMemory::isPrivateSlot(const Value *Base) {
   auto [It, Inserted] = PrivateSlots.try_emplace(Base, false);
   if (!Inserted)
     return It->second;
-  bool Local = staysLocal(Base, nullptr);
+  bool Local = staysLocal(Base, [](const CallBase &) { return false; });
   PrivateSlots[Base] = Local;
   return Local;
 }
@@ -202,8 +203,14 @@ std::string HostMemory::hazard(const Instruction &I) {
   if (I.isDebugOrPseudoInst() || I.isLifetimeStartOrEnd() || isVarAnnotation(I) ||
       isPtrAnnotation(I))
     return "";
+  // A slot of the function's own, or a temporary that only calls harmless
+  // here receive (`std::min(a, b)` takes its operands' temporaries by
+  // reference): no kernel can reach it.
   auto IsPrivate = [&](const Value *Ptr) {
-    return isPrivateSlot(getUnderlyingObject(Ptr));
+    const Value *Base = getUnderlyingObject(Ptr);
+    return isPrivateSlot(Base) ||
+           (isStackSlot(Base) &&
+            staysLocal(Base, [&](const CallBase &C) { return hazard(C).empty(); }));
   };
   // A plain load may read any host memory (t[k], this->buf, a global): the
   // rewrite moves it before the launches' kernels run, and no kernel can
@@ -245,7 +252,8 @@ std::string HostMemory::hazard(const Instruction &I) {
     // through sret, an out-parameter): stack memory, which no kernel reads.
     uint64_t StackArgs = stackArgsOf(*CB, [&](const Value *Arg) {
       const Value *Base = getUnderlyingObject(Arg);
-      return isStackSlot(Base) && staysLocal(Base, CB);
+      return isStackSlot(Base) &&
+             staysLocal(Base, [&](const CallBase &Other) { return &Other == CB; });
     });
     unsigned Budget = MaxCalleeInstructions;
     if (Callee && calleeHazard(*Callee, StackArgs, 0, Budget).empty())

@@ -16,6 +16,8 @@
  *   returned  return (void)k2<<<>>>()
  *   helpers   a helper with a local, one with a reference parameter
  *   member    member functions that do not read their object
+ *   capped    each grid written std::min(blocks, cap) in the launch
+ *             itself: a temporary handed by reference between the launches
  *   bounded   kernels with launch bounds, __launch_bounds__(256) and
  *             (256, 4), launched in blocks of 256 whatever --block says:
  *             the fused kernel keeps .maxntid 256 and .minnctapersm 4
@@ -25,6 +27,7 @@
 #include "kfuse_example.h"
 #include "map_kernels.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #define GRID(n, b) ((n) + (b) - 1) / (b)
@@ -130,6 +133,12 @@ __global__ KFUSE_MAP __launch_bounds__(256, 4) void add_lb(const float *u, const
   if (i < n)
     o[i] = u[i] + v[i];
 }
+static void capped(const float *x, float *t, const float *y, float *o, int n, int b)
+{
+  scale<<<std::min(GRID(n, b), 1 << 30), b>>>(x, t, 2.0f, n);
+  add<<<std::min(GRID(n, b), 1 << 30), b>>>(t, y, o, n);
+}
+
 static void bounded(const float *x, float *t, const float *y, float *o, int n)
 {
   scale_lb<<<GRID(n, 256), 256>>>(x, t, 2.0f, n);
@@ -144,7 +153,7 @@ int main(int argc, char **argv)
   const size_t un = (size_t)n;
   kfx::Buf<float> x(un), y(un), t(un), u(un);
   kfx::Buf<float> o0(un), o1(un), o2(un), o3(un), o4(un), o5(un), o6(un), o7(un), o8(un), o9(un), o10(un),
-      o11(un), o12(un), o13(un), o14(un);
+      o11(un), o12(un), o13(un), o14(un), o15(un);
   kfx::fill_uniform(x.h, a.seed, 1, -2.0, 2.0);
   kfx::fill_uniform(y.h, a.seed, 2, -2.0, 2.0);
   x.upload();
@@ -152,7 +161,7 @@ int main(int argc, char **argv)
   Stages st;
   cudaStream_t s = nullptr; /* every site launches on the legacy default stream */
   /* For tools/gpu-check: every site of this program runs fused on every call. */
-  std::printf("SITES all-fused count=14\n");
+  std::printf("SITES all-fused count=15\n");
 
   auto check = [&] {
     std::vector<float> r(un), rs(un);
@@ -162,7 +171,7 @@ int main(int argc, char **argv)
       rs[i] = y.h[i] + v;
     }
     bool ok = true;
-    kfx::Buf<float> *outs[] = {&o0, &o1, &o3, &o4, &o5, &o6, &o9, &o10, &o11, &o12, &o13, &o14};
+    kfx::Buf<float> *outs[] = {&o0, &o1, &o3, &o4, &o5, &o6, &o9, &o10, &o11, &o12, &o13, &o14, &o15};
     for (kfx::Buf<float> *o : outs)
       ok = kfx::check_close("o", o->h.data(), r.data(), un, 0) && ok;
     ok = kfx::check_close("o2 (swapped)", o2.h.data(), rs.data(), un, 0) && ok;
@@ -171,7 +180,7 @@ int main(int argc, char **argv)
     return ok;
   };
   int rc = kfx::run_and_report(
-      "sites", a, s, 15.0 * 4.0 * un * sizeof(float),
+      "sites", a, s, 16.0 * 4.0 * un * sizeof(float),
       [&] {
         two(x.d, t.d, u.d, y.d, o0.d, o1.d, n, b);
         swapped(x.d, t.d, y.d, o2.d, n, b);
@@ -187,7 +196,8 @@ int main(int argc, char **argv)
         member(st, x.d, u.d, y.d, o12.d, n, b);
         tmpl<128>(x.d, u.d, y.d, o13.d, n);
         bounded(x.d, t.d, y.d, o14.d, n);
+        capped(x.d, u.d, y.d, o15.d, n, b);
       },
-      check, o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11, o12, o13, o14);
+      check, o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11, o12, o13, o14, o15);
   return rc;
 }

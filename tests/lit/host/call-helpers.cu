@@ -1,9 +1,10 @@
 // Calls between two launches that only compute a value: the scalar
 // conversions of cuda_fp16.h and cuda_bf16.h (whose host versions write
 // through pointers to their own locals and their caller's), a struct
-// returned through sret, an out-parameter on the stack, and C library
-// functions that write errno and nothing else. The host pass looks into
-// them and hands both launches to the runtime. A call that writes memory
+// returned through sret, an out-parameter on the stack, temporaries taken
+// by reference (std::min's operands), and C library functions that write
+// errno and nothing else. The host pass looks into them and hands both
+// launches to the runtime. A call that writes memory
 // off the stack, or a library function the compilation forbids as a
 // builtin, still ends the run, and the remark names it. (The calls are in
 // the launches' arguments: the Clang plugin ends a device sequence at a
@@ -64,6 +65,15 @@ void out_param(const float *x, float *t, float *y, int n, float a) {
   fs<<<n / 256, 256>>>(t, y, next_scale(&s), n);
 }
 
+// std::min takes its operands by reference: the grid's temporary is stored
+// and handed to it, and it only reads it.
+template <class T> const T &smaller(const T &a, const T &b) { return b < a ? b : a; }
+// REMARK: call-helpers.cu:[[#@LINE+2]]:{{[0-9]+}}: remark: handed 2 launches (fs, fs) to the runtime
+void min_grid(const float *x, float *t, float *y, int n, int cap) {
+  fs<<<smaller((n + 255) / 256, cap), 256>>>(x, t, 2.0f, n);
+  fs<<<smaller((n + 255) / 256, cap), 256>>>(t, y, 3.0f, n);
+}
+
 // Memory off the stack: a global, and a pointer the caller was given.
 float last_scale;
 __attribute__((noinline)) float remember(float a) { last_scale = a; return a; }
@@ -98,6 +108,8 @@ void escaped(const float *x, float *t, float *y, int n, float a) {
 // CHECK-LABEL: define {{.*}} @_Z11sret_scalar
 // CHECK: call void @kf_rt_launch_seq(
 // CHECK-LABEL: define {{.*}} @_Z9out_param
+// CHECK: call void @kf_rt_launch_seq(
+// CHECK-LABEL: define {{.*}} @_Z8min_grid
 // CHECK: call void @kf_rt_launch_seq(
 // CHECK-LABEL: define {{.*}} @_Z12global_write
 // CHECK-NOT: call void @kf_rt_launch_seq(
