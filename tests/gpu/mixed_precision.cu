@@ -17,8 +17,11 @@
  * __float2half and expf run between the two launches, as in code that
  * passes a float coefficient to a half kernel; the host pass looks into the
  * conversion (it writes only its own and its caller's locals) and knows
- * expf writes errno and nothing else, and hands both launches over. The
- * program prints `SITES all-fused count=4`: each of the four sequences
+ * expf writes errno and nothing else, and hands both launches over.
+ * Sequence `shifted` (2 launches): v2 = x + half(k), z2 = v2 + c with
+ * `const __half c = __float2half(2k)` a statement between the launches (a
+ * call of a function defined in the file, its argument by value). The
+ * program prints `SITES all-fused count=5`: each of the five sequences
  * must run fused on every call (tools/gpu-check).
  *
  * Fused and unfused runs must agree bit for bit (tools/gpu-check). The CPU
@@ -140,6 +143,15 @@ static void scaled_seq(const __half *x, __half *v, __half *z, float k, int n, in
   mp_shift<<<grid, block, 0, s>>>(v, z, __float2half(expf(k)), n);
 }
 
+static void shifted_seq(const __half *x, __half *v2, __half *z2, float k, int n, int block,
+                        cudaStream_t s)
+{
+  unsigned grid = kfx::grid_for(n, block);
+  mp_shift<<<grid, block, 0, s>>>(x, v2, __float2half(k), n);
+  const __half c = __float2half(2.0f * k);
+  mp_shift<<<grid, block, 0, s>>>(v2, z2, c, n);
+}
+
 /* Round a double to half or bfloat16 on the host, once, through the
  * headers' own conversions (round to nearest even). */
 static float rh(double v) { return __half2float(__double2half(v)); }
@@ -151,7 +163,7 @@ int main(int argc, char **argv)
   kfx::require_device("mixed_precision");
   const size_t n = (size_t)a.n;
   kfx::Buf<float> xf(n), yf(n), w(n), o(n);
-  kfx::Buf<__half> x(n), y(n), t(n), u(n), p(n), q(n), v(n), z(n);
+  kfx::Buf<__half> x(n), y(n), t(n), u(n), p(n), q(n), v(n), z(n), v2(n), z2(n);
   kfx::Buf<__nv_bfloat16> b(n);
   const size_t n2 = n / 2;
   kfx::Buf<__half2> s2(n2), r2(n2);
@@ -169,7 +181,7 @@ int main(int argc, char **argv)
   KFX_CHECK(cudaStreamCreate(&s));
   const float k = 0.75f;
   /* For tools/gpu-check: every sequence of this program runs fused on every call. */
-  std::printf("SITES all-fused count=4\n");
+  std::printf("SITES all-fused count=5\n");
 
   auto check = [&] {
     std::vector<float> gt(n), gu(n), gb(n), gp(n), gq(n);
@@ -209,7 +221,19 @@ int main(int argc, char **argv)
       rv[i] = rh(__half2float(x.h[i]) * hk);
       rz[i] = rh((double)gv[i] + hc);
     }
+    /* v2 and z2: sums of two halves, exact in double. */
+    const double h2k = __half2float(__float2half(2.0f * k));
+    std::vector<float> gv2(n), gz2(n);
+    std::vector<double> rv2(n), rz2(n);
+    for (size_t i = 0; i < n; i++) {
+      gv2[i] = __half2float(v2.h[i]);
+      gz2[i] = __half2float(z2.h[i]);
+      rv2[i] = rh(__half2float(x.h[i]) + hk);
+      rz2[i] = rh((double)gv2[i] + h2k);
+    }
     bool ok = kfx::check_close("t", gt.data(), rt.data(), n, 1e-3);
+    ok = kfx::check_close("v2", gv2.data(), rv2.data(), n, 0) && ok;
+    ok = kfx::check_close("z2", gz2.data(), rz2.data(), n, 0) && ok;
     ok = kfx::check_close("v", gv.data(), rv.data(), n, 0) && ok;
     ok = kfx::check_close("z", gz.data(), rz.data(), n, 0) && ok;
     ok = kfx::check_close("s2", gs.data(), rs.data(), 2 * n2, 0) && ok;
@@ -221,14 +245,15 @@ int main(int argc, char **argv)
     return kfx::check_close("q", gq.data(), rq.data(), n, 0) && ok;
   };
   int rc = kfx::run_and_report(
-      "mixed_precision", a, s, (7.0 * 2 + 2.0 * 4) * n + 3.0 * 4 * n2 + 4.0 * 2 * n,
+      "mixed_precision", a, s, (7.0 * 2 + 2.0 * 4) * n + 3.0 * 4 * n2 + 8.0 * 2 * n,
       [&] {
         chain_seq(x.d, y.d, w.d, t.d, u.d, b.d, o.d, (int)n, a.block, s);
         products_seq(x.d, y.d, p.d, q.d, (int)n, a.block, s);
         pairs_seq((const __half2 *)x.d, s2.d, r2.d, (int)n2, a.block, s);
         scaled_seq(x.d, v.d, z.d, k, (int)n, a.block, s);
+        shifted_seq(x.d, v2.d, z2.d, k, (int)n, a.block, s);
       },
-      check, t, u, b, o, p, q, s2, r2, v, z);
+      check, t, u, b, o, p, q, s2, r2, v, z, v2, z2);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

@@ -87,6 +87,24 @@ void error_checks(float *a, float *b, int n) {
   CHECK(cudaGetLastError());
 }
 
+// A call of a function defined here that takes its arguments by value
+// cannot write the caller's variables: the sequence goes on, and the host
+// pass judges the body (no remark). One handed an address may write the
+// local, and ends the sequence.
+float halved(float v) { return v * 0.5f; }
+void bump(int *m) { ++*m; }
+void by_value(float *a, float *b, int n) {
+  k1<<<1, 128>>>(a, b, n);
+  float h = halved(2.0f);
+  (void)h;
+  k2<<<1, 128>>>(b, a, n);
+}
+void by_address(float *a, float *b, int n) {
+  k1<<<1, 128>>>(a, b, n);
+  bump(&n); // expected-remark {{launch of 'k2' is not fused with the launch of 'k1' before it: a call to 'bump' ends the launch sequence}}
+  k2<<<1, 128>>>(b, a, n);
+}
+
 // A launch macro in a do/while(0): each launch is in a block of its own.
 #define LAUNCH_DO(k, ...) do { k<<<1, 128>>>(__VA_ARGS__); } while (0)
 void macro_do(float *a, float *b, int n) {
