@@ -1580,7 +1580,11 @@ void DeviceFuser::fuse(FusionCandidate &C) {
     bool Fwd = I.Mech == Mechanism::Forward;
     Fwd ? ++NumForwarded : ++NumStaged;
     Mechs += (Mechs.empty() ? "" : ", ") + C.Seq->Values.at(I.Value).Text +
-             (Fwd ? " in registers" : " through shared memory");
+             (C.ThroughMemory.count(I.Value)
+                  ? " through memory (the grid-stride loops that write and read it could "
+                    "not be made one loop)"
+              : Fwd ? " in registers"
+                    : " through shared memory");
     if (I.Mech == Mechanism::Halo && I.HaloGrid) {
       std::string Box;
       for (unsigned D = 0; D < 3; ++D)

@@ -140,8 +140,12 @@ class FusedKernelBuilder {
     uint64_t Bytes = 0;
   };
   std::map<unsigned, OutputTile> Outputs;
+  /// Carried buffers that move through memory after all (their grid-stride
+  /// loops were not jammed into one; see build()).
+  std::set<unsigned> ThroughMemory;
 
 public:
+  const std::set<unsigned> &throughMemory() const { return ThroughMemory; }
   FusedKernelBuilder(Module &M, const FusionCandidate &C,
                      std::vector<std::pair<unsigned, unsigned>> &Overwritten)
       : M(M), C(C), Ctx(M.getContext()), AccessKind(Ctx.getMDKindID("kfuse.access")),
@@ -1642,7 +1646,6 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
   // within one jammed loop, whose iterations then reset its forward flags;
   // elsewhere a thread reads what it stored itself, through memory, and
   // every store stays.
-  std::set<unsigned> ThroughMemory;
   std::map<unsigned, int> LoopOf; // carried value -> first stage of its loop
   for (const Intermediate &I : C.Carried)
     for (unsigned S = 0; S < C.size(); ++S)
@@ -1756,8 +1759,10 @@ Function *kfuse::buildFusedKernel(Module &M, FusionCandidate &C,
   C.Staged.clear();
   C.RecordTileBytes = 0;
   std::vector<std::pair<unsigned, unsigned>> Overwritten;
-  Function *F = FusedKernelBuilder(M, C, Overwritten).build(FAM);
+  FusedKernelBuilder Builder(M, C, Overwritten);
+  Function *F = Builder.build(FAM);
   C.Overwritten = std::move(Overwritten);
+  C.ThroughMemory = Builder.throughMemory();
   // Across granularities the stages run on different threads, so no
   // record's accesses are reached by every thread of the block.
   if (RecordStagingOpt && C.Tpi.empty())

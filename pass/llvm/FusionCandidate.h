@@ -251,6 +251,10 @@ struct FusionCandidate : Verdict {
   /// The fused kernel's parameters whose per-instance records it moves
   /// through shared memory (RecordStaging.h); filled by buildFusedKernel.
   std::vector<StagedRecord> Staged;
+  /// Carried buffers whose values the fused kernel still moves through
+  /// memory, every store kept (grid-stride loops that could not be jammed
+  /// into one); filled by buildFusedKernel.
+  std::set<unsigned> ThroughMemory;
   unsigned RecordTileBytes = 0; ///< their tile's static shared memory per block
 
   /// The number of stages (members).

@@ -290,6 +290,12 @@ GroupBytes kfuse::groupBytes(const FusionCandidate &C) {
         B.FusedDead += A.Bytes;
         continue;
       }
+      // A buffer that still moves through memory is read and written there.
+      if (C.ThroughMemory.count(V)) {
+        B.Fused += A.Bytes;
+        B.FusedDead += A.Bytes;
+        continue;
+      }
       IndexPoly O = C.valueOffset(S, A);
       bool Before = Find(Seen, V, O);
       if (A.IsStore ? Find(Stored, V, O) : Before)

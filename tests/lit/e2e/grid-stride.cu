@@ -72,6 +72,18 @@ void narrow_loops(const float *a, float *b, float *c, size_t n)
 // IR-NOT: !llvm.loop
 // IR: {{^}$}}
 
+// An int loop and a size_t loop over the same n run the same iterations but
+// with variables of two widths: they stay two loops, t moves through memory
+// with every store kept, and the remark says so.
+KMAP void twice_i(const float *a, float *b, size_t n)
+{ for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) b[i] = a[i] * 2.f; }
+void mixed_widths(const float *a, float *t, float *c, size_t n)
+{
+  twice_i<<<528, 256>>>(a, t, n);
+  square_pos<<<528, 256>>>(t, c, n);
+}
+// REMARK-DAG: fused launches 0..1 (twice_i, square_pos) of sequence 3 into __kfuse_fused_{{[0-9a-f]+}}_3_0_1: t through memory (the grid-stride loops that write and read it could not be made one loop); saves 0 bytes per element
+
 // Two bounds: a thread's later iterations are not the same elements.
 void two_bounds(const float *x, float *t, const float *y, float *o, size_t n, size_t m)
 {
