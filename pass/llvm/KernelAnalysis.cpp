@@ -966,6 +966,12 @@ static User *nonAddressUse(Value *V) {
   return nullptr;
 }
 
+Value *kfuse::unwidened(Value *V) {
+  if (isa<SExtInst>(V) || isa<ZExtInst>(V))
+    return cast<CastInst>(V)->getOperand(0);
+  return V;
+}
+
 /// The kernel's grid-stride loop: the one top-level loop whose induction
 /// variable starts at the global x coordinate ctaid.x*ntid.x + tid.x, grows by
 /// a product of extents (blockDim.x*gridDim.x), runs while below an integer
@@ -997,9 +1003,7 @@ static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridSt
     // widening as every index is (polyOfImpl), and the fused kernel runs
     // each iteration's test and indices as the kernel wrote them, so a
     // variable that would wrap does so there alike.
-    if (auto *Widen = dyn_cast<CastInst>(Next);
-        Widen && (isa<SExtInst>(Widen) || isa<ZExtInst>(Widen)))
-      Next = Widen->getOperand(0);
+    Next = unwidened(Next);
     if ((P != ICmpInst::ICMP_ULT && P != ICmpInst::ICMP_SLT) || !L->isLoopInvariant(Final) ||
         !SE.isSCEVable(Next->getType()))
       continue;

@@ -326,6 +326,11 @@ int sregSymbol(const llvm::Value *V);
 /// inverse), an llvm::Intrinsic::ID.
 unsigned sregIntrinsic(int Sym);
 
+/// The value a grid-stride loop's latch tests, read through a widening: an
+/// `int i` or `unsigned i` against a `size_t n` tests sext(i) or zext(i),
+/// and findGridLoop and the loop jam match the variable itself.
+llvm::Value *unwidened(llvm::Value *V);
+
 /// Manifest expression for min(H, K * p), p the unsigned integer parameter
 /// \p Param: the manifest reads s<p> sign-extended, so a value of 2^31 or
 /// more (4 bytes) reads negative, and then the bound is H alone:

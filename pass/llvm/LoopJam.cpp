@@ -29,6 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LoopJam.h"
+#include "KernelAnalysis.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Analysis/AssumptionCache.h"
@@ -150,11 +151,7 @@ std::optional<LoopShape> shapeOf(Analyses &A, PHINode *IV) {
     std::swap(Next, Bound);
     S.Pred = ICmpInst::getSwappedPredicate(S.Pred);
   }
-  // `int i` against a `size_t n` tests sext(i) (KernelAnalysis.cpp,
-  // findGridLoop).
-  if (auto *Widen = dyn_cast<CastInst>(Next);
-      Widen && (isa<SExtInst>(Widen) || isa<ZExtInst>(Widen)))
-    Next = Widen->getOperand(0);
+  Next = unwidened(Next);
   if (!S.L->isLoopInvariant(Bound) || A.SE.getSCEV(Next) != AR->getPostIncExpr(A.SE))
     return std::nullopt;
   S.Bound = A.SE.getSCEV(Bound);
