@@ -84,8 +84,7 @@ std::string kfuse::fromMacro(SourceLocation Loc, const ASTContext &Ctx) {
   return Name.empty() ? "" : " from macro '" + Name.str() + "'";
 }
 
-/// Whether \p S asks the CUDA runtime for its last error.
-static bool queriesLastError(const Stmt *S) {
+bool kfuse::queriesLastError(const Stmt *S) {
   if (!S)
     return false;
   if (const auto *CE = dyn_cast<CallExpr>(S))
@@ -100,12 +99,15 @@ static bool queriesLastError(const Stmt *S) {
 }
 
 std::string kfuse::endAdvice(const Stmt *S) {
-  // The launches before the check and after it would run as one, so the
-  // check cannot stand between them; after the last, cudaGetLastError()
-  // returns an error of any launch before it (an error stays until read).
+  // The launches before the check and after it would run as one, at the
+  // last launch: only a check that ends the program on an error, with
+  // another after the last launch, reports the same errors then
+  // (pass/llvm/HostChecks.h).
   if (queriesLastError(S))
-    return "; check errors once after the sequence's last launch instead, where "
-           "cudaGetLastError() returns an error of any launch before it";
+    return "; an error check may stand between launches where it ends the program on an "
+           "error (exit, abort, assert) and another follows the sequence's last launch, or "
+           "check once after the last launch, where cudaGetLastError() returns an error of "
+           "any launch before it";
   return "";
 }
 

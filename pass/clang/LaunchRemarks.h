@@ -39,6 +39,9 @@ std::string fromMacro(clang::SourceLocation Loc, const clang::ASTContext &Ctx);
 /// every launch before it.
 std::string endAdvice(const clang::Stmt *S);
 
+/// Whether \p S calls cudaGetLastError() or cudaPeekAtLastError().
+bool queriesLastError(const clang::Stmt *S);
+
 /// The map kernel that \p CE launches through the runtime API
 /// (cudaLaunchKernel, cudaLaunchKernelEx, cudaLaunchKernelExC,
 /// cudaLaunchCooperativeKernel, and their per-thread-stream forms), or null.

@@ -865,6 +865,41 @@ public:
 
   bool isPureStmt(const Stmt *S) {
     Why.clear();
+    return pureStmt(S);
+  }
+
+  /// Whether \p S is (part of) an error check that may stand between two
+  /// launches of a sequence (HostChecks.h has the host pass's exact rule):
+  /// it asks for the last error, may end the program (an exit, an abort, an
+  /// assert, or a function of this file that is handed the error or asks
+  /// for it), and otherwise only tests, prints and assigns locals: `CHECK(
+  /// cudaGetLastError());`, `gpuErrchk(cudaPeekAtLastError());`,
+  /// `getLastCudaError("k");`. A return, a throw or a loop in it, or any
+  /// other call, makes it an ordinary statement. why() is left as it was.
+  enum class Check {
+    None,
+    /// Asks for the last error and may end the program.
+    Whole,
+    /// Only asks: `err = cudaGetLastError();`, whole with a Test after it.
+    Query,
+    /// Only may end the program: `if (err != cudaSuccess) { ...; exit(1); }`.
+    Test,
+  };
+  Check errorCheck(const Stmt *S) {
+    std::string Was = std::move(Why);
+    Why.clear();
+    InCheck = true;
+    Asks = Ends = false;
+    bool Ok = checkStmt(S);
+    InCheck = false;
+    Why = std::move(Was);
+    if (!Ok || (!Asks && !Ends))
+      return Check::None;
+    return Asks && Ends ? Check::Whole : Asks ? Check::Query : Check::Test;
+  }
+
+private:
+  bool pureStmt(const Stmt *S) {
     if (isa<NullStmt>(S))
       return true;
     if (const auto *DS = dyn_cast<DeclStmt>(S)) {
@@ -886,6 +921,74 @@ public:
     return fail(describeStmt(S));
   }
 
+  bool checkStmt(const Stmt *S) {
+    if (!S || isa<NullStmt>(S))
+      return true;
+    if (const auto *CS = dyn_cast<CompoundStmt>(S))
+      return llvm::all_of(CS->body(), [&](const Stmt *C) { return checkStmt(C); });
+    if (const auto *DS = dyn_cast<DoStmt>(S)) {
+      // `do { ... } while (0)`, a macro's statement.
+      bool Again = true;
+      if (!DS->getCond()->EvaluateAsBooleanCondition(Again, Ctx) || Again)
+        return fail("a 'do' loop");
+      return checkStmt(DS->getBody());
+    }
+    if (const auto *IS = dyn_cast<IfStmt>(S)) {
+      if (IS->isConsteval())
+        return fail("an 'if consteval'");
+      return checkStmt(IS->getInit()) && checkStmt(IS->getConditionVariableDeclStmt()) &&
+             isPureExpr(IS->getCond()) && checkStmt(IS->getThen()) &&
+             checkStmt(IS->getElse());
+    }
+    if (isa<DeclStmt>(S) || isa<Expr>(S))
+      return pureStmt(S);
+    return fail(describeStmt(S));
+  }
+
+  /// A call an error check may make; notes whether it asks for the error
+  /// and whether it may end the program.
+  bool isCheckCall(const CallExpr *CE) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD || !FD->getIdentifier())
+      return false;
+    StringRef Name = FD->getName();
+    if (Name == "cudaGetLastError" || Name == "cudaPeekAtLastError") {
+      Asks = true;
+      return true;
+    }
+    if (llvm::is_contained({"cudaGetErrorString", "cudaGetErrorName", "cudaDeviceReset", "fprintf",
+                            "printf", "puts", "fputs", "fputc", "putc", "putchar", "fwrite",
+                            "fflush", "perror"},
+                           Name))
+      return true;
+    if (llvm::is_contained({"exit", "_Exit", "quick_exit", "abort", "__assert_fail",
+                            "__assert_rtn", "__assert_perror_fail", "__builtin_trap",
+                            "__builtin_abort"},
+                           Name)) {
+      Ends = true;
+      return true;
+    }
+    // A check of this file's own (`gpuAssert(code, __FILE__, __LINE__)`):
+    // values and strings in, handed the error or asking for it.
+    const FunctionDecl *Def = nullptr;
+    if (!FD->hasBody(Def) || FD->isVariadic() || isa<CXXMethodDecl>(FD))
+      return false;
+    for (const ParmVarDecl *P : FD->parameters()) {
+      QualType T = P->getType();
+      bool String = T->isPointerType() && T->getPointeeType().isConstQualified() &&
+                    T->getPointeeType()->isCharType();
+      if (!String && (T->isPointerType() || T->isReferenceType() || T->isMemberPointerType() ||
+                      (T->isRecordType() && !T.isTriviallyCopyableType(Ctx))))
+        return false;
+    }
+    bool Handed = llvm::any_of(CE->arguments(), [](const Expr *A) { return queriesLastError(A); });
+    if (!Handed && !queriesLastError(Def->getBody()))
+      return false;
+    Asks = Ends = true;
+    return true;
+  }
+
+public:
   /// What made the last statement impure: "a call to 'opaque'".
   const std::string &why() const { return Why; }
 
@@ -978,7 +1081,8 @@ private:
       if (!isAllowedCallee(OC->getDirectCallee()))
         return fail(describeCall(OC));
     } else if (const auto *CE = dyn_cast<CallExpr>(S)) {
-      if (!isAllowedCallee(CE->getDirectCallee()) && !isValueCall(CE))
+      if (!isAllowedCallee(CE->getDirectCallee()) && !isValueCall(CE) &&
+          !(InCheck && isCheckCall(CE)))
         return fail(describeCall(CE));
     } else if (const auto *CCE = dyn_cast<CXXConstructExpr>(S)) {
       const CXXConstructorDecl *CD = CCE->getConstructor();
@@ -995,6 +1099,9 @@ private:
   ASTContext &Ctx;
   VersionMap &Versions;
   std::string Why;
+  /// While isErrorCheck() reads a statement: whether it asks for the last
+  /// error, and whether it may end the program.
+  bool InCheck = false, Asks = false, Ends = false;
 };
 
 /// One step of a block: a statement, an operand of a comma expression
@@ -1169,7 +1276,36 @@ private:
     auto &Copies = CopiesOf[Host];
     if (!Copies)
       Copies = std::make_unique<LocalCopies>(Ctx, Host);
-    SequenceBuilder Seq(Ctx, Names, Zero, *Copies);
+    // A statement of the block is read as the steps it is made of: a
+    // label, then the statement it labels; a comma expression's operands
+    // in turn, and a cast to void's operand; a return's value, then the
+    // return.
+    SmallVector<BlockStep, 16> Steps;
+    for (const Stmt *S : CS->body())
+      blockSteps(S, Steps);
+    // An error check between launches stands only where one follows the
+    // sequence's last launch (the host pass's rule, HostChecks.h); where
+    // none does, the last check crossed ends the sequence instead, and the
+    // block is read again.
+    std::set<size_t> Ending;
+    const size_t Sequences = Found.Sequences.size(), Missed = Found.Missed.size();
+    std::vector<std::pair<unsigned, std::string>> Journal;
+    Reporting = &Journal;
+    while (!scanSteps(Steps, Host, *Copies, Ending)) {
+      Found.Sequences.erase(Found.Sequences.begin() + Sequences, Found.Sequences.end());
+      Found.Missed.erase(Found.Missed.begin() + Missed, Found.Missed.end());
+      for (const auto &Key : Journal)
+        Reported.erase(Key);
+      Journal.clear();
+    }
+    Reporting = nullptr;
+  }
+
+  /// Reads one block's steps into sequences; false when an error check was
+  /// crossed that must end its sequence, now in \p Ending.
+  bool scanSteps(ArrayRef<BlockStep> Steps, const FunctionDecl *Host, const LocalCopies &Copies,
+                 std::set<size_t> &Ending) {
+    SequenceBuilder Seq(Ctx, Names, Zero, Copies);
     VersionMap Versions;
     PurityCheck Purity(Ctx, Versions);
     // The last map launch of this block so far, and where and why the
@@ -1186,19 +1322,34 @@ private:
       Broken.reset();
       Prev = Next;
     };
-    // A statement of the block is read as the steps it is made of: a
-    // label, then the statement it labels; a comma expression's operands
-    // in turn, and a cast to void's operand; a return's value, then the
-    // return.
-    SmallVector<BlockStep, 16> Steps;
-    for (const Stmt *S : CS->body())
-      blockSteps(S, Steps);
-    for (const BlockStep &Step : Steps) {
+    // The error checks of the sequence: the first since its last launch,
+    // and the last crossed between two of its launches.
+    std::optional<size_t> CheckSinceLaunch, LastCrossed;
+    auto AddLaunch = [&]() {
+      if (CheckSinceLaunch)
+        LastCrossed = CheckSinceLaunch;
+      CheckSinceLaunch.reset();
+    };
+    // Ends the sequence; false where a check crossed in it is not backed by
+    // one after its last launch.
+    auto End = [&]() {
+      if (LastCrossed && !CheckSinceLaunch) {
+        Ending.insert(*LastCrossed);
+        return false;
+      }
+      flush(Seq, Host);
+      LastCrossed.reset();
+      CheckSinceLaunch.reset();
+      return true;
+    };
+    for (size_t Index = 0; Index < Steps.size(); ++Index) {
+      const BlockStep &Step = Steps[Index];
       const Stmt *S = Step.S;
       if (Step.K != BlockStep::Plain) {
         // A label is a way in from elsewhere, a return a way out: the
         // launches before it and those after it are two sequences.
-        flush(Seq, Host);
+        if (!End())
+          return false;
         Versions.clear();
         if (!Broken)
           Broken.emplace(S->getBeginLoc(), describeStmt(S) + fromMacro(S->getBeginLoc(), Ctx) +
@@ -1207,12 +1358,14 @@ private:
       }
       if (const CUDAKernelCallExpr *K = asMapLaunch(S)) {
         Arrive(K->getDirectCallee());
+        AddLaunch();
         Seq.addLaunch(K, Versions);
         bumpAssigned(S, Versions);
         continue;
       }
       if (std::optional<HelperCall> H = asHelperCall(S)) {
         Arrive(H->Kernel);
+        AddLaunch();
         Seq.addLaunch(H->Launch, Versions, &*H);
         bumpAssigned(S, Versions);
         continue;
@@ -1225,19 +1378,43 @@ private:
         Arrive(N.First);
         Prev = N.Last;
         Broken.emplace(S->getBeginLoc(), N.LastWhere);
-        flush(Seq, Host);
+        if (!End())
+          return false;
         Versions.clear();
         continue;
       }
       if (Seq.empty() || Purity.isPureStmt(S))
         continue;
-      flush(Seq, Host);
+      // An error check, or a query followed by its test.
+      PurityCheck::Check Kind = Purity.errorCheck(S);
+      bool Check = Kind == PurityCheck::Check::Whole;
+      if (Kind == PurityCheck::Check::Query && Index + 1 < Steps.size() &&
+          Steps[Index + 1].K == BlockStep::Plain &&
+          Purity.errorCheck(Steps[Index + 1].S) == PurityCheck::Check::Test) {
+        Check = true;
+        ++Index;
+      }
+      if (Check && !Ending.count(Index)) {
+        if (!CheckSinceLaunch)
+          CheckSinceLaunch = Index;
+        continue;
+      }
+      // A check that ends the sequence is still one after its last launch.
+      if (Check && !CheckSinceLaunch)
+        CheckSinceLaunch = Index;
+      if (!End())
+        return false;
       Versions.clear();
       if (!Broken)
-        Broken.emplace(S->getBeginLoc(), Purity.why() + fromMacro(S->getBeginLoc(), Ctx) +
-                                             " ends the launch sequence" + endAdvice(S));
+        Broken.emplace(S->getBeginLoc(),
+                       Check ? "an error check" + fromMacro(S->getBeginLoc(), Ctx) +
+                                   " ends the launch sequence, since no error check follows "
+                                   "the last launch after it; check errors after that launch "
+                                   "too"
+                             : Purity.why() + fromMacro(S->getBeginLoc(), Ctx) +
+                                   " ends the launch sequence" + endAdvice(S));
     }
-    flush(Seq, Host);
+    return End();
   }
 
   void flush(SequenceBuilder &Seq, const FunctionDecl *Host) {
@@ -1247,8 +1424,11 @@ private:
 
   /// Adds a remark, once: a template instantiated twice is scanned twice.
   void miss(SourceLocation Loc, std::string Message) {
-    if (Reported.insert({Loc.getRawEncoding(), Message}).second)
+    if (Reported.insert({Loc.getRawEncoding(), Message}).second) {
+      if (Reporting)
+        Reporting->push_back({Loc.getRawEncoding(), Message});
       Found.Missed.push_back({Loc, std::move(Message)});
+    }
   }
 
   ASTContext &Ctx;
@@ -1256,6 +1436,8 @@ private:
   const Expr *Zero;
   HostLaunches Found;
   std::set<std::pair<unsigned, std::string>> Reported;
+  /// Where miss() notes what it reports while a block may be read again.
+  std::vector<std::pair<unsigned, std::string>> *Reporting = nullptr;
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<LocalCopies>> CopiesOf;
 };
 

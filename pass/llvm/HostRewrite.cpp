@@ -114,6 +114,7 @@
 /// DEBUG_TYPE "kfuse".
 //===----------------------------------------------------------------------===//
 #include "DevicePlan.h"
+#include "HostChecks.h"
 #include "HostLaunch.h"
 #include "HostMemory.h"
 #include "Passes.h"
@@ -125,6 +126,7 @@
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -150,6 +152,8 @@ STATISTIC(NumBrokenByHazard,
           "Runs ended by an instruction that may touch device memory");
 STATISTIC(NumBrokenByControlFlow, "Runs ended by a branch or a join");
 STATISTIC(NumBrokenByOtherLaunch, "Runs ended by a launch of another kernel");
+STATISTIC(NumBrokenUnchecked,
+          "Runs cut back to their last launch followed by an error check");
 STATISTIC(NumStubNotUnderstood,
           "kfuse_map launches whose stub prologue could not be read");
 STATISTIC(NumDeadParams, "Launch parameters marked dead after their run");
@@ -157,7 +161,7 @@ STATISTIC(NumDeadParams, "Launch parameters marked dead after their run");
 namespace {
 
 /// Why a run stopped growing.
-enum class BreakKind { None, Hazard, ControlFlow, OtherLaunch };
+enum class BreakKind { None, Hazard, ControlFlow, OtherLaunch, Unchecked };
 
 /// A maximal run of launches and what ended it.
 struct LaunchRun {
@@ -166,11 +170,20 @@ struct LaunchRun {
   BreakKind Kind = BreakKind::None;
   std::string Why;
   /// The launch whose own argument evaluation holds the breaker (a call in
-  /// an argument, `k<<<g, b>>>(f(t))`), or null when the breaker lies
-  /// between launches.
+  /// an argument, `k<<<g, b>>>(f(t))`), or the first launch cut off by
+  /// BreakKind::Unchecked; null when the breaker lies between launches.
   Launch *BrokenIn = nullptr;
   /// Per launch: the dead mask of its record.
   SmallVector<uint64_t, 4> Dead;
+  /// Per launch: the first error query between it and the next launch (or,
+  /// for the last, after it), or null (HostChecks.h).
+  SmallVector<Instruction *, 4> QueryAfter;
+  /// Where the code after the breaker goes on, when the breaker lies on an
+  /// error check's failure path (null: after the breaker).
+  BasicBlock *ResumeAt = nullptr;
+  /// For BreakKind::Unchecked: the last launch of the run before it was cut
+  /// back to its last checked launch.
+  Launch *Unchecked = nullptr;
 
   void breakAt(Instruction *I, BreakKind K, std::string Reason) {
     Breaker = I;
@@ -251,13 +264,20 @@ Instruction *HostRewriter::after(CallBase &Call) {
   return Call.getNextNode();
 }
 
+/// True for a block nothing branches to but the entry block: clang leaves
+/// one after a call that does not return (`assert`'s failure), branching
+/// on to the code after it.
+static bool neverEntered(const BasicBlock &BB) {
+  return pred_empty(&BB) && !BB.isEntryBlock();
+}
+
 /// True when every predecessor of \p Next is \p From or the push block of a
 /// launch of \p R that skips to \p Next: after the rewrite, \p From is then
 /// the only way in.
 bool HostRewriter::joinsOnlyRun(BasicBlock &Next, BasicBlock &From,
                                 const LaunchRun &R) {
   for (BasicBlock *Pred : predecessors(&Next)) {
-    if (Pred == &From)
+    if (Pred == &From || neverEntered(*Pred))
       continue;
     if (none_of(R.Launches, [&](Launch *L) {
           return L->Branch->getParent() == Pred && L->Skip == &Next;
@@ -298,13 +318,47 @@ Instruction *HostRewriter::firstHazard(Launch &L, std::string &Why) {
 LaunchRun HostRewriter::growRun(Launch &First) {
   LaunchRun R;
   R.Launches.push_back(&First);
+  R.QueryAfter.push_back(nullptr);
   SmallPtrSet<BasicBlock *, 8> Visited{First.StubCall->getParent()};
+  // Error checks (HostChecks.h): queries of the last error not yet tested by
+  // a check, and what the path last stored to each slot, for the variable a
+  // check tests.
+  SmallVector<Instruction *, 2> Untested;
+  DenseMap<const Value *, Value *> Stored;
+  auto Read = [&](const LoadInst &LI) { return Stored.lookup(LI.getPointerOperand()); };
+  auto Track = [&](Instruction &At) {
+    if (auto *SI = dyn_cast<StoreInst>(&At)) {
+      if (isa<AllocaInst>(SI->getPointerOperand()))
+        Stored[SI->getPointerOperand()] = SI->getValueOperand();
+      return;
+    }
+    // Anything else that may write a slot forgets it.
+    if (auto *CB = dyn_cast<CallBase>(&At))
+      for (const Value *Arg : CB->args())
+        if (Arg->getType()->isPointerTy())
+          Stored.erase(getUnderlyingObject(Arg));
+  };
+  auto Crossable = [&](Instruction &At, const std::string &Why) {
+    Track(At);
+    if (Why.empty())
+      return true;
+    auto *CB = dyn_cast<CallBase>(&At);
+    CheckCall K = CB ? classifyCheckCall(*CB) : CheckCall::Other;
+    if (K == CheckCall::Query)
+      Untested.push_back(&At);
+    return K == CheckCall::Query || K == CheckCall::Report;
+  };
   Instruction *I = after(*First.StubCall);
   if (!I)
     R.breakAt(First.StubCall, BreakKind::ControlFlow,
               "the stub call's normal destination is a join");
   while (I) {
     if (Launch *Next = ByPush.lookup(I)) {
+      if (!Untested.empty()) {
+        R.breakAt(Untested.front(), BreakKind::Hazard,
+                  "a query of the last error that no check ending the program tests");
+        break;
+      }
       if (!Next->isAnnotated() || !Next->Layout->isValid() ||
           Taken.count(Next)) {
         R.breakAt(I, BreakKind::OtherLaunch,
@@ -318,6 +372,7 @@ LaunchRun HostRewriter::growRun(Launch &First) {
         break;
       }
       R.Launches.push_back(Next);
+      R.QueryAfter.push_back(nullptr);
       Visited.insert(Next->StubCall->getParent());
       I = after(*Next->StubCall);
       if (!I)
@@ -327,7 +382,7 @@ LaunchRun HostRewriter::growRun(Launch &First) {
     }
     if (!I->isTerminator()) {
       std::string Why = Mem.hazard(*I);
-      if (!Why.empty()) {
+      if (!Crossable(*I, Why)) {
         R.breakAt(I, BreakKind::Hazard, Why);
         break;
       }
@@ -335,19 +390,43 @@ LaunchRun HostRewriter::growRun(Launch &First) {
       continue;
     }
     BasicBlock *Succ = nullptr;
-    if (auto *Br = dyn_cast<BranchInst>(I); Br && Br->isUnconditional())
+    if (auto *Br = dyn_cast<BranchInst>(I); Br && Br->isUnconditional()) {
       Succ = Br->getSuccessor(0);
-    else if (auto *II = dyn_cast<InvokeInst>(I)) {
+    } else if (auto *II = dyn_cast<InvokeInst>(I)) {
       std::string Why = Mem.hazard(*II);
-      if (!Why.empty()) {
+      if (!Crossable(*II, Why)) {
         R.breakAt(I, BreakKind::Hazard, Why);
         break;
       }
       Succ = II->getNormalDest();
-    }
-    if (!Succ) {
-      R.breakAt(I, BreakKind::ControlFlow, "a branch");
-      break;
+    } else {
+      // An error check: its failure path ends the program, and control goes
+      // on at its success side.
+      CheckBranch Check = checkBranch(*I, Mem, Read);
+      if (!Check.Join) {
+        R.breakAt(Check.Bad, Check.Why == "a branch" ? BreakKind::ControlFlow : BreakKind::Hazard,
+                  Check.Why);
+        R.ResumeAt = Check.Success;
+        break;
+      }
+      erase(Untested, Check.Query);
+      if (!R.QueryAfter.back())
+        R.QueryAfter.back() = Check.Query;
+      bool Fresh = true;
+      for (BasicBlock *BB : concat<BasicBlock *>(Check.Blocks, Check.Dead))
+        Fresh &= Visited.insert(BB).second;
+      Succ = Check.Join;
+      // The success side is entered from the check's branch, or from
+      // blocks that never run.
+      if (!Fresh || !Visited.insert(Succ).second ||
+          any_of(predecessors(Succ), [&](BasicBlock *P) {
+            return P != I->getParent() && !is_contained(Check.Dead, P) && !neverEntered(*P);
+          })) {
+        R.breakAt(I, BreakKind::ControlFlow, "a control-flow join");
+        break;
+      }
+      I = &Succ->front();
+      continue;
     }
     if (!Visited.insert(Succ).second ||
         !joinsOnlyRun(*Succ, *I->getParent(), R)) {
@@ -355,6 +434,23 @@ LaunchRun HostRewriter::growRun(Launch &First) {
       break;
     }
     I = &Succ->front();
+  }
+  // Launches run late, at the run's last one, so a check between them sees
+  // none of their errors; those are reported by a check after the last
+  // launch, and without one the run ends at its last checked launch.
+  unsigned LastChecked = 0;
+  bool CheckedWithin = false;
+  for (unsigned K = 0; K + 1 < R.Launches.size(); ++K)
+    if (R.QueryAfter[K]) {
+      CheckedWithin = true;
+      LastChecked = K;
+    }
+  if (CheckedWithin && !R.QueryAfter.back()) {
+    R.Unchecked = R.Launches.back();
+    R.breakAt(R.QueryAfter[LastChecked], BreakKind::Unchecked, "");
+    R.BrokenIn = R.Launches[LastChecked + 1];
+    R.Launches.truncate(LastChecked + 1);
+    R.QueryAfter.truncate(LastChecked + 1);
   }
   return R;
 }
@@ -374,11 +470,14 @@ void HostRewriter::reportBreak(Launch &Last, const LaunchRun &R) {
   case BreakKind::OtherLaunch:
     ++NumBrokenByOtherLaunch;
     break;
+  case BreakKind::Unchecked:
+    ++NumBrokenUnchecked;
+    break;
   }
   // The launch the run could have reached: the one whose arguments hold
   // the breaker, else the next one past it.
   Launch *Missed = R.BrokenIn;
-  Instruction *I = Missed ? nullptr : R.Breaker;
+  Instruction *I = Missed ? nullptr : R.ResumeAt ? &R.ResumeAt->front() : R.Breaker;
   for (unsigned Steps = 0; I && Steps < 4096 && !Missed; ++Steps) {
     if (Launch *L = ByPush.lookup(I); L && L != &Last) {
       if (L->isAnnotated() && L->Layout->isValid()) {
@@ -396,10 +495,25 @@ void HostRewriter::reportBreak(Launch &Last, const LaunchRun &R) {
     BasicBlock *Succ = I->getNumSuccessors() == 1 ? I->getSuccessor(0) : nullptr;
     if (auto *II = dyn_cast<InvokeInst>(I))
       Succ = II->getNormalDest();
+    else if (!Succ) // an error check's success side
+      Succ = checkBranch(*I, Mem, [](const LoadInst &) -> Value * { return nullptr; }).Success;
     I = Succ ? &Succ->front() : nullptr;
   }
   if (!Missed)
     return;
+  if (R.Kind == BreakKind::Unchecked) {
+    ORE.emit([&] {
+      return OptimizationRemarkMissed(DEBUG_TYPE, "RunUnchecked", R.Breaker)
+             << "launch of " << ore::NV("Kernel", kernelName(*Last.stub()))
+             << " not handed to the runtime with the launch of "
+             << ore::NV("Next", kernelName(*Missed->stub()))
+             << ": an error check lies between them and none follows the launch of "
+             << ore::NV("Unchecked", kernelName(*R.Unchecked->stub()))
+             << ", where run together their launch errors would be reported; check "
+                "errors after that launch too";
+    });
+    return;
+  }
   ORE.emit([&] {
     return OptimizationRemarkMissed(DEBUG_TYPE, "RunBroken", R.Breaker)
            << "launch of " << ore::NV("Kernel", kernelName(*Last.stub()))
@@ -1013,21 +1127,31 @@ HelperKind launchHelperKind(Function &F, AnnotatedStubs &Stubs) {
 /// plugin reads such calls the same way, docs/annotations.md). A helper that
 /// launches through a parameter counts where the call passes a kfuse_map
 /// kernel's stub for it; once inlined, its launch calls that stub directly,
-/// which is what the parameter's slot holds there. Returns whether anything
-/// was inlined.
+/// which is what the parameter's slot holds there. Where two kfuse_map
+/// launches or more could run together, the error checks it calls
+/// (isCheckHelperCall: `gpuAssert(cudaPeekAtLastError(), ...)`) are inlined
+/// too, so that their branches can be crossed (HostChecks.h). Returns
+/// whether anything was inlined.
 bool inlineLaunchHelpers(Function &F, AnnotatedStubs &Stubs,
                          DenseMap<Function *, HelperKind> &Helpers) {
   SmallVector<std::pair<CallBase *, Function *>, 8> Calls;
-  unsigned Launches = 0;
+  unsigned Launches = 0, Mapped = 0;
   for (Instruction &I : instructions(F)) {
     if (isPushCall(I)) {
       ++Launches;
+      Launch L;
+      if (matchLaunch(cast<CallBase>(I), L) && Stubs.lookup(L.stub()))
+        ++Mapped;
       continue;
     }
     auto *CB = dyn_cast<CallBase>(&I);
     Function *Callee = CB ? CB->getCalledFunction() : nullptr;
     if (!Callee || Callee == &F)
       continue;
+    if (isCheckHelperCall(*CB)) {
+      Calls.push_back({CB, nullptr});
+      continue;
+    }
     auto [It, New] = Helpers.try_emplace(Callee);
     if (New)
       It->second = launchHelperKind(*Callee, Stubs);
@@ -1041,7 +1165,13 @@ bool inlineLaunchHelpers(Function &F, AnnotatedStubs &Stubs,
     }
     Calls.push_back({CB, Stub});
     ++Launches;
+    ++Mapped;
   }
+  // Error checks only where kfuse_map launches could run together.
+  if (Mapped < 2)
+    erase_if(Calls, [](const std::pair<CallBase *, Function *> &C) {
+      return isCheckHelperCall(*C.first);
+    });
   if (Launches < 2 || Calls.empty())
     return false;
   bool Changed = false;

@@ -9,9 +9,10 @@
 // RUN: %clang_cuda --cuda-host-only -fsyntax-only -fplugin=%kfuse_clang_plugin -Rpass-missed=kfuse -Xclang -verify=quiet %s
 // The remark names its flag.
 // RUN: %clang_cuda --cuda-device-only -fsyntax-only %kfuse_cuda_sdk -fplugin=%kfuse_clang_plugin -Rpass-missed=kfuse %s 2>&1 | FileCheck %s
-// CHECK: seq-remarks.cu:[[#@LINE+14]]:3: remark: launch of 'k2' is not fused with the launch of 'k1' before it: a call to 'opaque' ends the launch sequence [-Rpass-missed=kfuse]
+// CHECK: seq-remarks.cu:[[#@LINE+15]]:3: remark: launch of 'k2' is not fused with the launch of 'k1' before it: a call to 'opaque' ends the launch sequence [-Rpass-missed=kfuse]
 // quiet-no-diagnostics
 
+#include <cstdio>
 #include <cstdlib>
 
 __global__ __attribute__((kfuse_map)) void k1(const float *x, float *y, int n) {}
@@ -62,19 +63,23 @@ void first_only(float *a, float *b, int n) {
   opaque();
 }
 
-// A launch macro with an error check after the launch: the check's 'if'
-// ends the sequence, in the macro.
+// A launch macro with an error check after the launch: the check ends the
+// program on an error, and another follows the last launch, so the check
+// stands between the launches (pass/llvm/HostChecks.h): one sequence.
 #define LAUNCH_CHECKED(k, ...)                                                 \
   k<<<1, 128>>>(__VA_ARGS__);                                                  \
   if (cudaPeekAtLastError() != cudaSuccess)                                    \
     abort()
 void macro_if(float *a, float *b, int n) {
-  LAUNCH_CHECKED(k1, a, b, n); // expected-remark {{launch of 'k2' is not fused with the launch of 'k1' before it: an 'if' statement from macro 'LAUNCH_CHECKED' ends the launch sequence}}
+  LAUNCH_CHECKED(k1, a, b, n);
   LAUNCH_CHECKED(k2, b, a, n);
 }
 
 // The usual error check after each launch, a do/while(0) macro around
-// cudaGetLastError(): the remark says where the check can go instead.
+// cudaGetLastError(), and the forms of the CUDA samples' helpers: each
+// stands between launches. Without a check after the last launch, the last
+// check crossed ends the sequence instead; a check that returns, one that
+// only prints, and a bare query end it with the advice.
 #define CHECK(call)                                                            \
   do {                                                                         \
     if ((call) != cudaSuccess)                                                 \
@@ -82,7 +87,64 @@ void macro_if(float *a, float *b, int n) {
   } while (0)
 void error_checks(float *a, float *b, int n) {
   k1<<<1, 128>>>(a, b, n);
-  CHECK(cudaGetLastError()); // expected-remark {{launch of 'k2' is not fused with the launch of 'k1' before it: a 'do' loop from macro 'CHECK' ends the launch sequence; check errors once after the sequence's last launch instead, where cudaGetLastError() returns an error of any launch before it}}
+  CHECK(cudaGetLastError());
+  k2<<<1, 128>>>(b, a, n);
+  CHECK(cudaGetLastError());
+}
+
+inline void gpu_assert(cudaError_t code, const char *file, int line, bool stop = true) {
+  if (code != cudaSuccess) {
+    fprintf(stderr, "%s:%d: %s\n", file, line, cudaGetErrorString(code));
+    if (stop)
+      exit(code);
+  }
+}
+inline void last_error(const char *what) {
+  if (cudaGetLastError() != cudaSuccess) {
+    fprintf(stderr, "%s failed\n", what);
+    exit(1);
+  }
+}
+void helper_checks(float *a, float *b, int n) {
+  k1<<<1, 128>>>(a, b, n);
+  gpu_assert(cudaPeekAtLastError(), __FILE__, __LINE__);
+  k2<<<1, 128>>>(b, a, n);
+  last_error("k2");
+  k1<<<1, 128>>>(a, b, n);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) {
+    fprintf(stderr, "k1: %s\n", cudaGetErrorString(err));
+    exit(1);
+  }
+}
+
+void unchecked_last(float *a, float *b, int n) {
+  k1<<<1, 128>>>(a, b, n);
+  CHECK(cudaGetLastError());
+  k2<<<1, 128>>>(b, a, n);
+  CHECK(cudaGetLastError()); // expected-remark {{launch of 'k1' is not fused with the launch of 'k2' before it: an error check from macro 'CHECK' ends the launch sequence, since no error check follows the last launch after it; check errors after that launch too}}
+  k1<<<1, 128>>>(a, b, n);
+}
+
+int returning_check(float *a, float *b, int n) {
+  k1<<<1, 128>>>(a, b, n);
+  if (cudaGetLastError() != cudaSuccess) // expected-remark {{launch of 'k2' is not fused with the launch of 'k1' before it: an 'if' statement ends the launch sequence; an error check may stand between launches where it ends the program on an error (exit, abort, assert) and another follows the sequence's last launch, or check once after the last launch, where cudaGetLastError() returns an error of any launch before it}}
+    return 1;
+  k2<<<1, 128>>>(b, a, n);
+  return cudaGetLastError() != cudaSuccess;
+}
+
+void printing_check(float *a, float *b, int n) {
+  k1<<<1, 128>>>(a, b, n);
+  if (cudaGetLastError() != cudaSuccess) // expected-remark {{launch of 'k2' is not fused with the launch of 'k1' before it: an 'if' statement ends the launch sequence; an error check may stand}}
+    printf("k1 failed\n");
+  k2<<<1, 128>>>(b, a, n);
+  CHECK(cudaGetLastError());
+}
+
+void bare_query(float *a, float *b, int n) {
+  k1<<<1, 128>>>(a, b, n);
+  (void)cudaGetLastError(); // expected-remark {{launch of 'k2' is not fused with the launch of 'k1' before it: a call to 'cudaGetLastError' ends the launch sequence; an error check may stand}}
   k2<<<1, 128>>>(b, a, n);
   CHECK(cudaGetLastError());
 }
