@@ -20,8 +20,8 @@
  *
  * `error_checks --bad-launch` runs `macro` with blocks of 2048 threads: the
  * first launch fails, and the program must end with exit status 1 and the
- * runtime's "invalid configuration argument", fused or not (unfused, from
- * the check after the first launch; fused, the runtime falls back to the
+ * same runtime error, fused or not (unfused, from the check after the
+ * first launch; fused, the fused launch fails, the runtime falls back to the
  * original launches and the check after the last reports the first one's
  * error). tools/gpu-check runs it. */
 #include "common.h"
