@@ -409,9 +409,14 @@ LaunchRun HostRewriter::growRun(Launch &First) {
         R.ResumeAt = Check.Success;
         break;
       }
-      erase(Untested, Check.Query);
-      if (!R.QueryAfter.back())
-        R.QueryAfter.back() = Check.Query;
+      // A check of a query made since the last launch is one after it; a
+      // test of an older answer (`e` asked before the launch) checks
+      // nothing of the launch's.
+      if (auto *It = find(Untested, Check.Query); It != Untested.end()) {
+        Untested.erase(It);
+        if (!R.QueryAfter.back())
+          R.QueryAfter.back() = Check.Query;
+      }
       bool Fresh = true;
       for (BasicBlock *BB : concat<BasicBlock *>(Check.Blocks, Check.Dead))
         Fresh &= Visited.insert(BB).second;
