@@ -308,6 +308,34 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
                                            const SCEV *S, QuotientTable &Q, const Loop *Grid,
                                            unsigned Depth);
 
+/// "the integer at byte 8 of by-value parameter 1 ('p'), a Params" when
+/// \p S reads an integer field of a by-value aggregate parameter (`p.nx`),
+/// which an index polynomial cannot name; "" otherwise.
+static std::string byValFieldText(const Function &F, const SCEV *S) {
+  std::string Text;
+  SCEVExprContains(S, [&](const SCEV *X) {
+    const auto *U = dyn_cast<SCEVUnknown>(X);
+    const auto *LI = U ? dyn_cast<LoadInst>(U->getValue()) : nullptr;
+    if (!LI || !LI->getType()->isIntegerTy() || !Text.empty())
+      return false;
+    const DataLayout &DL = F.getDataLayout();
+    const Value *Src = LI->getPointerOperand();
+    APInt Off(DL.getIndexTypeSizeInBits(Src->getType()), 0);
+    const auto *A = dyn_cast<Argument>(Src->stripAndAccumulateConstantOffsets(DL, Off, true));
+    if (!A || A->getParent() != &F || !A->hasByValAttr())
+      return false;
+    Text = "the integer at byte " + std::to_string(Off.getSExtValue()) + " of by-value " +
+           paramText(F, A->getArgNo());
+    if (auto *ST = dyn_cast<StructType>(A->getParamByValType()); ST && ST->hasName()) {
+      StringRef Name = ST->getName();
+      Name.consume_front("struct.") || Name.consume_front("class.");
+      Text += ", a " + Name.str();
+    }
+    return true;
+  });
+  return Text;
+}
+
 /// The symbol of quotient (\p A / \p B); every index that names the same
 /// quotient gets the same symbol, so `(a / b) * b + a % b` cancels to a.
 static IndexPoly quotient(QuotientTable &Q, bool Signed, const SCEV *A, const SCEV *B) {
@@ -1190,9 +1218,15 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     }
     if (!Off && IsStore) {
       bool InLoop = D && SCEVExprContains(D, [](const SCEV *X) { return isa<SCEVAddRecExpr>(X); });
+      std::string Field = D ? byValFieldText(F, D) : "";
       K.invalidate("has a non-affine or unknown index (store through " +
                        paramText(F, A.Param) + ")" +
-                       (InLoop && !Grid
+                       (!Field.empty()
+                            ? "; the index reads " + Field +
+                                  ", and kfuse reads the integers of an index from integer "
+                                  "parameters, not from fields of a struct: pass that value "
+                                  "as an integer parameter of its own"
+                        : InLoop && !Grid
                             ? "; it varies in a loop that is not a grid-stride loop: "
                               "write a loop over the elements as for (i = blockIdx.x * "
                               "blockDim.x + threadIdx.x; i < n; i += blockDim.x * "

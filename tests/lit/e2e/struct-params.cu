@@ -51,3 +51,20 @@ void pointers(Fields f, float *const *rows, float *o, float dt) {
 }
 // CHECK-DAG: struct-params.cu:[[#@LINE-7]]:{{[0-9]+}}: remark: kernel 'kick(Fields, float)' cannot be fused: accesses a buffer whose address is a field of by-value parameter 1 ('f'), a Fields, at byte {{0|8}}; pass each buffer the kernel accesses as a pointer parameter of its own
 // CHECK-DAG: remark: kernel 'gather(float* const*, float*, int)' cannot be fused: has an indirect access (address not derived from a pointer parameter)
+
+// A row length in a struct of scalars, in a 2-D index: an index polynomial
+// names integer parameters, not fields, and the remark says which integer
+// of which parameter the index reads, and what to change.
+struct Grid2 { int nx, ny; float dt; };
+__global__ __attribute__((kfuse_map)) void rows2d(Grid2 g, const float *u, float *v)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y;
+  if (i < g.nx && j < g.ny) v[j * g.nx + i] = g.dt * u[j * g.nx + i]; }
+__global__ __attribute__((kfuse_map)) void rows2d_b(Grid2 g, const float *v, float *w)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y;
+  if (i < g.nx && j < g.ny) w[j * g.nx + i] = v[j * g.nx + i] + 1.0f; }
+void fields2d(Grid2 g, const float *u, float *v, float *w) {
+  dim3 grid((g.nx + 127) / 128, g.ny);
+  rows2d<<<grid, 128>>>(g, u, v);
+  rows2d_b<<<grid, 128>>>(g, v, w);
+}
+// CHECK-DAG: remark: kernel 'rows2d(Grid2, float const*, float*)' cannot be fused: has a non-affine or unknown index (store through parameter 3 ('v')); the index reads the integer at byte 0 of by-value parameter 1 ('g'), a Grid2, and kfuse reads the integers of an index from integer parameters, not from fields of a struct: pass that value as an integer parameter of its own
