@@ -27,6 +27,7 @@ enum { KF__SYM_SCALAR = 6 };
 #define KF__EXPR_MAX_DEPTH 64
 #define KF__EXPR_MAX_STACK 64
 #define KF__EXPR_MAX_PARAM 4096
+#define KF__EXPR_MAX_FIELD_OFFSET 65535
 
 typedef struct kf__expr_op {
   uint8_t kind;
@@ -175,6 +176,20 @@ static void kf__expr_primary(kf__expr_parser_t *ps)
       }
       op.sym = KF__SYM_SCALAR;
       op.param = (uint32_t)param;
+      /* s<p>.<off>.<bytes>: an integer field of a by-value aggregate. */
+      if (kf__expr_accept(ps, '.')) {
+        uint64_t off = 0, bytes = 0;
+        kf__expr_number(ps, KF__EXPR_MAX_FIELD_OFFSET, &off);
+        if (!ps->err && !kf__expr_accept(ps, '.'))
+          ps->err = KF_EPARSE;
+        if (!ps->err)
+          kf__expr_number(ps, 8, &bytes);
+        if (!ps->err && bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
+          ps->err = KF_EPARSE;
+        if (ps->err)
+          goto out;
+        op.value = (int64_t)(off << 8 | bytes);
+      }
       kf__expr_emit(ps, op);
       goto out;
     }
@@ -245,13 +260,24 @@ int kf__expr_compile(const char *text, size_t len, kf__expr_t **out)
   return 0;
 }
 
-static int kf__expr_scalar(const kf_launch_t *l, uint32_t p, kf__i128 *v)
+/* Argument @p p of @p l, sign-extended; with @p field (offset << 8 | bytes,
+ * nonzero) the integer of that many bytes at that offset of it. */
+static int kf__expr_scalar(const kf_launch_t *l, uint32_t p, int64_t field, kf__i128 *v)
 {
-  const void *a;
+  const unsigned char *a;
+  uint64_t size;
   if (p >= l->nargs || l->args == NULL || l->arg_sizes == NULL || l->args[p] == NULL)
     return KF_EINVAL;
-  a = l->args[p];
-  switch (l->arg_sizes[p]) {
+  a = (const unsigned char *)l->args[p];
+  size = l->arg_sizes[p];
+  if (field != 0) {
+    uint64_t off = (uint64_t)field >> 8;
+    size = (uint64_t)field & 0xff;
+    if (off + size > l->arg_sizes[p])
+      return KF_EINVAL;
+    a += off;
+  }
+  switch (size) {
   case 1: { int8_t x; memcpy(&x, a, 1); *v = x; return 0; }
   case 2: { int16_t x; memcpy(&x, a, 2); *v = x; return 0; }
   case 4: { int32_t x; memcpy(&x, a, 4); *v = x; return 0; }

@@ -16,7 +16,10 @@ typedef struct kf__expr kf__expr_t;
 
 /**
  * Compiles the @p len bytes at @p text (no NUL needed). Grammar: decimal
- * constants, symbols gx gy gz bx by bz s<p>, binary + - * /, unary -,
+ * constants, symbols gx gy gz bx by bz s<p> (kernel argument p, an integer
+ * read sign-extended) and s<p>.<off>.<bytes> (the integer of 1, 2, 4 or 8
+ * bytes at byte off of argument p, a by-value aggregate, sign-extended),
+ * binary + - * /, unary -,
  * parentheses, min(a,b), max(a,b); no spaces. a/b rounds toward minus
  * infinity; a divisor that is not positive fails the evaluation.
  * @param out receives the program; free it with kf__expr_free().

@@ -481,7 +481,7 @@ private:
 static std::optional<unsigned> globalBoundParam(const KernelInfo &K) {
   std::optional<unsigned> Bound;
   for (const Access &A : K.Accesses)
-    if (A.GlobalBound[0])
+    if (A.GlobalBound[0] && !A.GlobalBound[0]->Field)
       Bound = A.GlobalBound[0]->Param;
   return Bound;
 }

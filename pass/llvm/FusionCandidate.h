@@ -275,6 +275,10 @@ struct FusionCandidate : Verdict {
   }
   /// \p A's byte offset with scalar params renamed to the record's values.
   IndexPoly valueOffset(unsigned Stage, const Access &A) const;
+  /// Symbol \p S of stage \p Stage (an integer parameter, or a field of a
+  /// by-value one) as the value its launch passes: SymValue0 + v, or that
+  /// field of value v (SymValueField0); any other symbol as it is.
+  int valueSymbol(unsigned Stage, int S) const;
   /// The forward slot of \p I that an access at \p Offset uses, or -1.
   static int slotOf(const Intermediate &I, const IndexPoly &Offset) {
     for (size_t S = 0; S < I.Slots.size(); ++S)

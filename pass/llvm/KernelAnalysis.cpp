@@ -140,6 +140,9 @@ static std::string symbolName(int S) {
     return "iter";
   if (S >= SymQuot0)
     return "q" + std::to_string(S - SymQuot0);
+  if (isFieldSymbol(S) || isValueFieldSymbol(S))
+    return (isFieldSymbol(S) ? "s" : "v") + std::to_string(fieldParam(S)) + "." +
+           std::to_string(fieldOffset(S)) + "." + std::to_string(1u << fieldLogWidth(S));
   if (S >= SymValue0)
     return "v" + std::to_string(S - SymValue0);
   if (S >= SymParam0)
@@ -308,9 +311,12 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
                                            const SCEV *S, QuotientTable &Q, const Loop *Grid,
                                            unsigned Depth);
 
-/// "the integer at byte 8 of by-value parameter 1 ('p'), a Params" when
-/// \p S reads an integer field of a by-value aggregate parameter (`p.nx`),
-/// which an index polynomial cannot name; "" otherwise.
+static bool readOnlyByVal(const Argument &A);
+
+/// "the integer at byte 8 of by-value parameter 1 ('p'), a Params, which the
+/// kernel changes" when \p S reads an integer field of a by-value aggregate
+/// parameter that the kernel writes (`p.nx += 1`), which an index
+/// polynomial cannot name (fieldSymbol); "" otherwise.
 static std::string byValFieldText(const Function &F, const SCEV *S) {
   std::string Text;
   SCEVExprContains(S, [&](const SCEV *X) {
@@ -322,7 +328,7 @@ static std::string byValFieldText(const Function &F, const SCEV *S) {
     const Value *Src = LI->getPointerOperand();
     APInt Off(DL.getIndexTypeSizeInBits(Src->getType()), 0);
     const auto *A = dyn_cast<Argument>(Src->stripAndAccumulateConstantOffsets(DL, Off, true));
-    if (!A || A->getParent() != &F || !A->hasByValAttr())
+    if (!A || A->getParent() != &F || !A->hasByValAttr() || readOnlyByVal(*A))
       return false;
     Text = "the integer at byte " + std::to_string(Off.getSExtValue()) + " of by-value " +
            paramText(F, A->getArgNo());
@@ -331,9 +337,54 @@ static std::string byValFieldText(const Function &F, const SCEV *S) {
       Name.consume_front("struct.") || Name.consume_front("class.");
       Text += ", a " + Name.str();
     }
+    Text += ", which the kernel changes";
     return true;
   });
   return Text;
+}
+
+/// Whether nothing writes by-value parameter \p A: every use, through
+/// constant-offset addresses, is a load.
+static bool readOnlyByVal(const Argument &A) {
+  SmallVector<const Value *, 8> Work{&A};
+  SmallPtrSet<const Value *, 8> Seen;
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    if (!Seen.insert(V).second)
+      continue;
+    for (const User *U : V->users()) {
+      if (auto *LI = dyn_cast<LoadInst>(U)) {
+        if (!LI->isSimple())
+          return false;
+        continue;
+      }
+      if (auto *GEP = dyn_cast<GetElementPtrInst>(U); GEP && GEP->hasAllConstantIndices()) {
+        Work.push_back(GEP);
+        continue;
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
+std::optional<int> kfuse::fieldSymbol(const Function &F, const Value *V) {
+  const auto *LI = dyn_cast<LoadInst>(V);
+  if (!LI || !LI->isSimple() || !LI->getType()->isIntegerTy())
+    return std::nullopt;
+  unsigned Bits = LI->getType()->getIntegerBitWidth();
+  if (Bits != 8 && Bits != 16 && Bits != 32 && Bits != 64)
+    return std::nullopt;
+  const DataLayout &DL = F.getDataLayout();
+  const Value *Src = LI->getPointerOperand();
+  APInt Off(DL.getIndexTypeSizeInBits(Src->getType()), 0);
+  const auto *A = dyn_cast<Argument>(Src->stripAndAccumulateConstantOffsets(DL, Off, true));
+  if (!A || A->getParent() != &F || !A->hasByValAttr() || A->getArgNo() >= MaxFieldParam ||
+      Off.isNegative() || Off.getZExtValue() + Bits / 8 > MaxFieldOffset ||
+      Off.getZExtValue() + Bits / 8 > DL.getTypeAllocSize(A->getParamByValType()) ||
+      !readOnlyByVal(*A))
+    return std::nullopt;
+  return SymField0 + fieldCode(A->getArgNo(), unsigned(Off.getZExtValue()), Log2_32(Bits / 8));
 }
 
 /// The symbol of quotient (\p A / \p B); every index that names the same
@@ -373,6 +424,8 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
     if (auto *A = dyn_cast<Argument>(V))
       if (A->getParent() == &F && A->getType()->isIntegerTy())
         return IndexPoly::symbol(SymParam0 + A->getArgNo());
+    if (std::optional<int> Field = fieldSymbol(F, V))
+      return IndexPoly::symbol(*Field);
     // A join of one index computed on each path (`sext i` on one side of a
     // boundary test and `zext nneg i` on the other, where the stores of
     // both sides became one): the polynomial they all have. Each phi is
@@ -617,6 +670,8 @@ static std::string timesExpr(uint64_t K, const std::string &A) {
   return std::to_string(K) + "*" + (Sum ? "(" + A + ")" : A);
 }
 
+std::string Access::CoordBound::text() const { return IndexPoly::symbol(symbol()).toExpr(); }
+
 std::string kfuse::minUnsignedParam(const std::string &H, unsigned K, unsigned Param) {
   return minUnsignedExpr(H, K, "s" + std::to_string(Param));
 }
@@ -820,8 +875,7 @@ const SCEV *kfuse::offsetFromParam(ScalarEvolution &SE, Value *Ptr, const Argume
 static std::optional<std::pair<unsigned, int64_t>> paramPlusConst(const IndexPoly &P) {
   IndexPoly Param = P - IndexPoly::constant(P.constantTerm());
   if (Param.Terms.size() != 1 || Param.Terms.begin()->second != 1 ||
-      Param.Terms.begin()->first.size() != 1 || Param.Terms.begin()->first[0] < SymParam0 ||
-      Param.Terms.begin()->first[0] >= SymValue0)
+      Param.Terms.begin()->first.size() != 1 || !isParamSymbol(Param.Terms.begin()->first[0]))
     return std::nullopt;
   return std::make_pair(unsigned(Param.Terms.begin()->first[0] - SymParam0), P.constantTerm());
 }
@@ -925,19 +979,23 @@ static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT,
       if (P != ICmpInst::ICMP_SLT && P != ICmpInst::ICMP_ULT)
         continue;
       auto *Bound = dyn_cast<Argument>(R);
-      if (!Bound || Bound->getParent() != &F || !SE.isSCEVable(L->getType()))
+      // Or a field of a by-value struct (`x < p.nx`), for the coordinates.
+      std::optional<int> Field = Bound ? std::nullopt : fieldSymbol(F, R);
+      if ((!Bound && !Field) || (Bound && Bound->getParent() != &F) ||
+          !SE.isSCEVable(L->getType()))
         continue;
       auto Idx = polyOf(F, SE, SE.getSCEV(L));
       if (!Idx)
         continue;
       bool Unsigned = P == ICmpInst::ICMP_ULT;
-      if (!A.BoundParam && *Idx * IndexPoly::constant(A.Bytes) == A.Offset) {
+      if (Bound && !A.BoundParam && *Idx * IndexPoly::constant(A.Bytes) == A.Offset) {
         A.BoundParam = Bound->getArgNo();
         A.BoundUnsigned = Unsigned;
       }
       for (unsigned Dim = 0; Dim < 3; ++Dim)
         if (!A.GlobalBound[Dim] && *Idx == G[Dim])
-          A.GlobalBound[Dim] = Access::CoordBound{Bound->getArgNo(), Unsigned};
+          A.GlobalBound[Dim] = Bound ? Access::CoordBound{Bound->getArgNo(), Unsigned}
+                                     : Access::CoordBound{0, Unsigned, *Field};
     }
     // The whole condition of a check every thread reaches, with nothing
     // between it and the access: the access's only condition.
@@ -1088,6 +1146,7 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     // kernel's own copy in the IR: a scalar parameter to fusion.
     P.IsPointer = A.getType()->isPointerTy() && !A.hasByValAttr();
     P.IsInteger = A.getType()->isIntegerTy();
+    P.IsByVal = A.hasByValAttr();
     K.Params.push_back(P);
     if (User *Bad = P.IsPointer ? nonAddressUse(&A) : nullptr)
       K.invalidate("pointer " + paramText(F, A.getArgNo()) +
@@ -1223,9 +1282,9 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
                        paramText(F, A.Param) + ")" +
                        (!Field.empty()
                             ? "; the index reads " + Field +
-                                  ", and kfuse reads the integers of an index from integer "
-                                  "parameters, not from fields of a struct: pass that value "
-                                  "as an integer parameter of its own"
+                                  ": an index may read parameters and fields of by-value "
+                                  "structs that the kernel does not change; compute the "
+                                  "changed value in a local instead"
                         : InLoop && !Grid
                             ? "; it varies in a loop that is not a grid-stride loop: "
                               "write a loop over the elements as for (i = blockIdx.x * "
@@ -1271,7 +1330,7 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
       const auto &GB = A.GlobalBound[0];
       if (A.Record && GB && !GB->Unsigned && A.Record->Lo >= 0 &&
           A.Record->Hi + A.Bytes <= A.Record->Coef) {
-        std::string Last = "((max(min(bx*gx,s" + std::to_string(GB->Param) + "),1)-1)/" +
+        std::string Last = "((max(min(bx*gx," + GB->text() + "),1)-1)/" +
                            std::to_string(A.Record->Div) + ")";
         A.GatherLo = "0";
         A.GatherHi = plusExpr(timesExpr(uint64_t(A.Record->Coef), Last),

@@ -49,12 +49,33 @@ enum Symbol : int {
   /// (KernelInfo::Grid): its induction variable is Start + Step * k.
   SymIter = 15,
   SymParam0 = 16, ///< SymParam0 + p: integer scalar parameter p of the launch
+  /// SymField0 + fieldCode(p, off, w): the integer in bytes [off, off + 2^w)
+  /// of by-value aggregate parameter p (`Params p`'s `p.nx`), read
+  /// sign-extended as an integer parameter is (manifest `s<p>.<off>.<bytes>`).
+  SymField0 = 1 << 17,
   SymValue0 = 1 << 20, ///< SymValue0 + v: value number v of a sequence record
+  /// SymValueField0 + fieldCode(v, off, w): that field of value number v.
+  SymValueField0 = 1 << 24,
   /// SymQuot0 + k: the k-th distinct quotient `a / b` of a kernel's indices.
   /// Only inside polyOf: a quotient that does not cancel (`(a / b) * b + a % b`
   /// is a) leaves the index without a polynomial.
   SymQuot0 = 1 << 28,
 };
+
+/// Parameters and offsets a field symbol can name.
+constexpr unsigned MaxFieldParam = 224, MaxFieldOffset = 1024;
+constexpr int fieldCode(unsigned P, unsigned Off, unsigned W) {
+  return int(P << 12 | Off << 2 | W);
+}
+constexpr bool isFieldSymbol(int S) { return S >= SymField0 && S < SymValue0; }
+constexpr bool isValueFieldSymbol(int S) { return S >= SymValueField0 && S < SymQuot0; }
+/// Whether \p S is an integer parameter itself (not a field of one).
+constexpr bool isParamSymbol(int S) { return S >= SymParam0 && S < SymField0; }
+/// The parameter (or value), byte offset and log2 width of a field symbol.
+constexpr int fieldBase(int S) { return isValueFieldSymbol(S) ? SymValueField0 : SymField0; }
+constexpr unsigned fieldParam(int S) { return unsigned((S - fieldBase(S)) >> 12); }
+constexpr unsigned fieldOffset(int S) { return unsigned((S - fieldBase(S)) >> 2 & 1023); }
+constexpr unsigned fieldLogWidth(int S) { return unsigned((S - fieldBase(S)) & 3); }
 
 constexpr int symTid(unsigned D) { return SymTid + SymDimStride * int(D); }
 constexpr int symNtid(unsigned D) { return SymNtid + SymDimStride * int(D); }
@@ -245,9 +266,17 @@ struct Access {
   struct CoordBound {
     unsigned Param = 0;
     bool Unsigned = false;
+    /// Where the bound is a field of a by-value struct parameter instead
+    /// (`x < p.nx`): its symbol (SymField0; Param is then meaningless),
+    /// else 0.
+    int Field = 0;
     bool operator==(const CoordBound &O) const {
-      return Param == O.Param && Unsigned == O.Unsigned;
+      return Param == O.Param && Unsigned == O.Unsigned && Field == O.Field;
     }
+    /// The bound's symbol, SymParam0 + Param or Field.
+    int symbol() const { return Field ? Field : SymParam0 + int(Param); }
+    /// Its manifest spelling: s<p>, or s<p>.<off>.<bytes> for a field.
+    std::string text() const;
   };
   std::optional<CoordBound> GlobalBound[3];
   /// What the kernel's own signed checks on the way to the access say of
@@ -266,6 +295,7 @@ struct Access {
 struct ParamInfo {
   bool IsPointer = false;
   bool IsInteger = false;
+  bool IsByVal = false; ///< a struct by value, whose integer fields indices may name
   bool Read = false;
   bool Written = false;
   bool Gathered = false; ///< some load through it has an unknown index
@@ -332,6 +362,11 @@ unsigned sregIntrinsic(int Sym);
 llvm::Value *unwidened(llvm::Value *V);
 
 /// Manifest expression for min(H, K * p), p the unsigned integer parameter
+/// The field symbol (SymField0) of \p V when it loads an integer from a
+/// constant offset of a by-value aggregate parameter of \p F that the
+/// kernel never writes (`p.nx` of `Params p`).
+std::optional<int> fieldSymbol(const llvm::Function &F, const llvm::Value *V);
+
 /// \p Param: the manifest reads s<p> sign-extended, so a value of 2^31 or
 /// more (4 bytes) reads negative, and then the bound is H alone:
 /// max(min(H,K*s),min(H,-s*(H))).

@@ -34,11 +34,26 @@ static constexpr unsigned MaxStaticShared = 48 * 1024;
 /// holds a block's share of a buffer.
 static constexpr unsigned TileElements = 1024;
 
+int FusionCandidate::valueSymbol(unsigned Stage, int S) const {
+  const SeqLaunch &La = launch(Stage);
+  if (isParamSymbol(S) && unsigned(S - SymParam0) < La.Args.size())
+    return SymValue0 + int(La.Args[S - SymParam0]);
+  if (isFieldSymbol(S) && fieldParam(S) < La.Args.size())
+    return SymValueField0 +
+           fieldCode(La.Args[fieldParam(S)], fieldOffset(S), fieldLogWidth(S));
+  return S;
+}
+
 IndexPoly FusionCandidate::valueOffset(unsigned Stage, const Access &A) const {
   std::map<int, int> Rename;
   const SeqLaunch &La = launch(Stage);
   for (unsigned P = 0; P < La.Args.size(); ++P)
     Rename[SymParam0 + P] = SymValue0 + La.Args[P];
+  // A field of a by-value aggregate: that field of the argument's value.
+  for (auto &[M, C] : A.Offset.Terms)
+    for (int S : M)
+      if (isFieldSymbol(S))
+        Rename[S] = valueSymbol(Stage, S);
   return A.Offset.rename(Rename);
 }
 
@@ -135,10 +150,10 @@ static std::string extentExpr(const FusionCandidate &C, const std::vector<Staged
   for (const StagedAccess &X : Accs) {
     const auto &B = X.A->GlobalBound[D.Dim];
     if (!B0 || !B || B->Unsigned != B0->Unsigned ||
-        C.arg(X.Stage, B->Param) != C.arg(Accs[0].Stage, B0->Param))
+        C.valueSymbol(X.Stage, B->symbol()) != C.valueSymbol(Accs[0].Stage, B0->symbol()))
       return Ext;
   }
-  std::string W = IndexPoly::symbol(SymValue0 + C.arg(Accs[0].Stage, B0->Param)).toExpr();
+  std::string W = IndexPoly::symbol(C.valueSymbol(Accs[0].Stage, B0->symbol())).toExpr();
   if (B0->Unsigned)
     return minUnsignedExpr(Ext, 1, W);
   return "max(min(" + Ext + "," + W + "),1)";
@@ -154,9 +169,15 @@ static std::string launchExpr(const FusionCandidate &C, const std::string &Guard
        It != std::sregex_iterator(); ++It)
     Values.insert(std::stoul((*It)[1]));
   for (unsigned S = 0; S < C.size(); ++S) {
+    // Integer parameters, and by-value structs, whose fields a guard may
+    // name (`v3.8.4`, the integer at byte 8 of value 3: `s<p>.8.4`).
+    // (The planner's whole-sequence candidate holds no analysis of a
+    // kernel that could not be analysed.)
+    if (!C.Stages[S] || C.Stages[S]->Params.size() != C.launch(S).Args.size())
+      continue;
     std::map<unsigned, unsigned> ParamOf;
     for (unsigned P = C.Stages[S]->Params.size(); P-- > 0;)
-      if (C.Stages[S]->Params[P].IsInteger)
+      if (C.Stages[S]->Params[P].IsInteger || C.Stages[S]->Params[P].IsByVal)
         ParamOf[C.arg(S, P)] = P;
     if (llvm::any_of(Values, [&](unsigned V) { return !ParamOf.count(V); }))
       continue;
@@ -1341,7 +1362,7 @@ static bool checkGranularity(FusionCandidate &C) {
     }
     if (!Bound)
       continue;
-    std::string N = "s" + std::to_string(Bound->Param);
+    std::string N = Bound->text();
     C.Layout.insert("le " + std::to_string(S) + " 0 " + N);
     C.Layout.insert("le " + std::to_string(S) + " " + N + " bx*gx");
   }
@@ -1360,7 +1381,7 @@ static bool checkGranularity(FusionCandidate &C) {
 static std::optional<unsigned> stageBound(const FusionCandidate &C, unsigned S) {
   for (const Access &A : C.Stages[S]->Accesses)
     if (A.GlobalBound[0])
-      return A.GlobalBound[0]->Param;
+      return A.GlobalBound[0]->Field ? std::nullopt : std::optional<unsigned>(A.GlobalBound[0]->Param);
   return std::nullopt;
 }
 
@@ -1563,7 +1584,7 @@ static void granularityInputs(FusionCandidate &C,
                                     cast<LoadInst>(X.A->Inst)->getAlign().value()));
       Direct.insert(X.A);
       const auto &Bound = X.A->GlobalBound[0];
-      if (!X.A->EveryBelow[0] || !Bound || Bound->Param != *X.A->EveryBelow[0])
+      if (!X.A->EveryBelow[0] || !Bound || Bound->Field || Bound->Param != *X.A->EveryBelow[0])
         continue;
       auto &[First, Last] = Ends[X.Stage];
       if (Rec->First == 0)

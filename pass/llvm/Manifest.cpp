@@ -95,9 +95,9 @@ static std::optional<DigitRange> digitRange(const Access &A) {
         if (C < -1 && (!Tight || (P == Tight->first && C < Tight->second)))
           Tight = std::make_pair(P, C);
       const Access::CoordBound *B = A.GlobalBound[D.Dim] ? &*A.GlobalBound[D.Dim] : nullptr;
-      if (B && (!Tight || Tight->first != B->Param))
-        Ext = B->Unsigned ? minUnsignedParam(Ext, 1, B->Param)
-                          : "max(min(" + Ext + ",s" + std::to_string(B->Param) + "),1)";
+      if (B && (!Tight || B->Field || Tight->first != B->Param))
+        Ext = B->Unsigned ? minUnsignedExpr(Ext, 1, B->text())
+                          : "max(min(" + Ext + "," + B->text() + "),1)";
       int64_t Low = A.MinG[D.Dim];
       if (Tight)
         Ext = "min(" + Ext + ",s" + std::to_string(Tight->first) + std::to_string(Tight->second + 1) +

@@ -133,6 +133,12 @@ static std::string symbolText(int S, const Function *F,
                               function_ref<std::string(unsigned)> Value) {
   if (S >= SymQuot0)
     return "q" + std::to_string(S - SymQuot0);
+  if (isFieldSymbol(S) || isValueFieldSymbol(S)) {
+    // `p.(byte 8)`: the field's name is not in the IR.
+    std::string Of = isFieldSymbol(S) ? symbolText(SymParam0 + int(fieldParam(S)), F, Value)
+                                      : symbolText(SymValue0 + int(fieldParam(S)), F, Value);
+    return Of + ".(byte " + std::to_string(fieldOffset(S)) + ")";
+  }
   if (S >= SymValue0) {
     std::string T = Value ? Value(unsigned(S - SymValue0)) : "";
     bool Simple = !T.empty() && llvm::all_of(T, [](char C) {

@@ -163,6 +163,39 @@ static void test_bad_scalars(void **state)
   }
 }
 
+/* s<p>.<off>.<bytes>: an integer field of a by-value struct, read
+ * sign-extended at its offset; out of the argument, or of another width, it
+ * does not evaluate or does not compile. */
+static void test_fields(void **state)
+{
+  int64_t v;
+  int32_t nx = 3000, ny = -7;
+  int64_t big = -123456789012LL;
+  int16_t h = -2;
+  (void)state;
+  memcpy(big_val + 0, &h, 2);
+  memcpy(big_val + 4, &nx, 4);
+  memcpy(big_val + 8, &big, 8);
+  assert_int_equal(ev("s5.4.4"), 3000);
+  assert_int_equal(ev("s5.8.8"), -123456789012LL);
+  assert_int_equal(ev("s5.0.2"), -2);
+  assert_int_equal(ev("4*s5.4.4*(gy-1)+max(min(bx*gx,s5.4.4),1)"), 12000 + 2560);
+  assert_int_equal(ev("-s5.4.4"), -3000);
+  memcpy(big_val + 12, &ny, 4);
+  assert_int_equal(ev("s5.12.4"), -7);
+  assert_int_equal(eval_text("s5.13.4", &launch, &v), KF_EINVAL); /* past the 16 bytes */
+  assert_int_equal(eval_text("s0.2.4", &launch, &v), KF_EINVAL);  /* past int n's 4 */
+  assert_int_equal(eval_text("s9.0.4", &launch, &v), KF_EINVAL);  /* no such param */
+  static const char *const bad[] = {"s5.4", "s5.4.3", "s5.4.16", "s5..4", "s5.4.4.4", "s5.x.4",
+                                    "s5.99999999.4"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    int rc = eval_text(bad[i], &launch, &v);
+    if (rc != KF_EPARSE && rc != KF_ERANGE)
+      fail_msg("\"%s\" compiled (rc %d)", bad[i], rc);
+  }
+  memset(big_val, 0, sizeof big_val);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -172,6 +205,7 @@ int main(void)
     cmocka_unit_test(test_malformed),
     cmocka_unit_test(test_overflow),
     cmocka_unit_test(test_bad_scalars),
+    cmocka_unit_test(test_fields),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,9 +52,10 @@ void pointers(Fields f, float *const *rows, float *o, float dt) {
 // CHECK-DAG: struct-params.cu:[[#@LINE-7]]:{{[0-9]+}}: remark: kernel 'kick(Fields, float)' cannot be fused: accesses a buffer whose address is a field of by-value parameter 1 ('f'), a Fields, at byte {{0|8}}; pass each buffer the kernel accesses as a pointer parameter of its own
 // CHECK-DAG: remark: kernel 'gather(float* const*, float*, int)' cannot be fused: has an indirect access (address not derived from a pointer parameter)
 
-// A row length in a struct of scalars, in a 2-D index: an index polynomial
-// names integer parameters, not fields, and the remark says which integer
-// of which parameter the index reads, and what to change.
+// A row length in a struct of scalars, in a 2-D index and its bound: the
+// index polynomial names the field (s<p>.<byte>.<bytes> in the manifest, read
+// from the launch's argument bytes), and the two launches fuse in registers,
+// with the row guard and footprints over the field.
 struct Grid2 { int nx, ny; float dt; };
 __global__ __attribute__((kfuse_map)) void rows2d(Grid2 g, const float *u, float *v)
 { int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y;
@@ -67,4 +68,20 @@ void fields2d(Grid2 g, const float *u, float *v, float *w) {
   rows2d<<<grid, 128>>>(g, u, v);
   rows2d_b<<<grid, 128>>>(g, v, w);
 }
-// CHECK-DAG: remark: kernel 'rows2d(Grid2, float const*, float*)' cannot be fused: has a non-affine or unknown index (store through parameter 3 ('v')); the index reads the integer at byte 0 of by-value parameter 1 ('g'), a Grid2, and kfuse reads the integers of an index from integer parameters, not from fields of a struct: pass that value as an integer parameter of its own
+// CHECK-DAG: remark: fused launches 0..1 (rows2d, rows2d_b) of sequence {{[0-9]+}} into __kfuse_fused_{{[0-9a-f]+}}_{{[0-9]+}}_0_1: v in registers
+// MANIFEST: kernel 0 _Z6rows2d5Grid2PKfPf 3
+// MANIFEST: le 0 4+4*(max(min(bx*gx,s0.0.4),1)-1) max(4*s0.0.4,-(4*s0.0.4))
+// MANIFEST: footprint 0.1 r min(0,4*s0.0.4*(gy-1)) 4*(max(min(bx*gx,s0.0.4),1)-1)+max(0,4*s0.0.4*(gy-1))+4
+
+// A field the kernel changes (its address handed to a helper) is no longer
+// the launch's value: the index cannot name it, and the remark says why.
+__device__ __noinline__ void widen(Grid2 *g) { g->nx += 1; }
+__global__ __attribute__((kfuse_map)) void widened(Grid2 g, const float *u, float *v)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y;
+  widen(&g);
+  if (i < g.nx && j < g.ny) v[j * g.nx + i] = u[i]; }
+void changed(Grid2 g, const float *u, float *v, float *w) {
+  widened<<<dim3(4, 4), 128>>>(g, u, v);
+  rows2d_b<<<dim3(4, 4), 128>>>(g, v, w);
+}
+// CHECK-DAG: remark: kernel 'widened(Grid2, float const*, float*)' cannot be fused: has a non-affine or unknown index (store through parameter 3{{.*}}); the index reads the integer at byte 0 of by-value parameter 1{{.*}}, a Grid2, which the kernel changes: an index may read parameters and fields of by-value structs that the kernel does not change; compute the changed value in a local instead
