@@ -154,6 +154,22 @@ int kf__param_range(const kf__group_t *g, const kf_launch_t *l, kf__param_ref_t 
   return 0;
 }
 
+int kf__param_bytes(const kf__group_t *g, const kf_launch_t *l, kf__param_ref_t ref,
+                    uint64_t *lo, uint64_t *hi)
+{
+  uint64_t ptr, base, size;
+  int rc = kf__param_range(g, l, ref, lo, hi);
+  if (rc != 0)
+    return rc;
+  if (kf__arg_pointer(&l[ref.launch], ref.param, &ptr) != 0 || kf__alloc_range(ptr, &base, &size) != 0)
+    return KF_ECUDA;
+  if (*lo < base)
+    *lo = base;
+  if (*hi > base + size)
+    *hi = base + size;
+  return 0;
+}
+
 static int kf__ranges_overlap(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi)
 {
   return alo < ahi && blo < bhi && alo < bhi && blo < ahi;

@@ -70,6 +70,17 @@ int kf__param_range(const kf__group_t *g, const kf_launch_t *l, kf__param_ref_t 
                     uint64_t *lo, uint64_t *hi);
 
 /**
+ * kf__param_range() within the pointer's allocation: the bytes that exist
+ * of it (a footprint is a superset of what the launch touches, and may
+ * reach past the allocation where the kernel's bound is not one the
+ * device pass reads: `i < a * b`). For copies of what a launch may write
+ * (KFUSE_VERIFY). @returns as kf__param_range(), KF_ECUDA when the
+ * allocation cannot be found.
+ */
+int kf__param_bytes(const kf__group_t *g, const kf_launch_t *l, kf__param_ref_t ref,
+                    uint64_t *lo, uint64_t *hi);
+
+/**
  * The dead mask to pass the fused kernel of the group whose launches are
  * @p l[0..nlaunches) of the @p n launches of a call starting at @p all:
  * bit k of each `dead k a.p` line whose buffer

@@ -74,7 +74,7 @@ static int kf__verify_prepare(kf__verify_t *v, const kf__group_t *g, const kf_la
       kf__written_t *w = &v->w[v->n];
       int dup = 0;
       if (!kf__maybe_written(g, ref) || kf__arg_pointer(&l[a], p, &w->ptr) != 0 ||
-          kf__param_range(g, l, ref, &w->lo, &w->hi) != 0 || w->lo >= w->hi)
+          kf__param_bytes(g, l, ref, &w->lo, &w->hi) != 0 || w->lo >= w->hi)
         continue;
       for (uint32_t i = 0; i < v->n && !dup; i++)
         dup = v->w[i].lo == w->lo && v->w[i].hi == w->hi;

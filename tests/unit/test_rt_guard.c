@@ -427,6 +427,30 @@ static void test_missing_footprint_uses_allocation(void **state)
   kf__manifest_free(m);
 }
 
+/* The bytes of a parameter that exist: its footprint within its allocation
+ * (KFUSE_VERIFY copies them). A footprint past the allocation's end (4*s3
+ * with n larger than the buffer) is cut at the end; one inside is kept. */
+static void test_param_bytes_within_allocation(void **state)
+{
+  two_t w;
+  uint64_t lo, hi;
+  kf__param_ref_t t = {0, 1};
+  (void)state;
+  two_init(&w);
+  assert_int_equal(kf__param_bytes(&gm->groups[0], w.l, t, &lo, &hi), 0);
+  assert_int_equal(lo, (uint64_t)(uintptr_t)tbuf);
+  assert_int_equal(hi, (uint64_t)(uintptr_t)(tbuf + N));
+  w.n0 = N + 100;
+  assert_int_equal(kf__param_range(&gm->groups[0], w.l, t, &lo, &hi), 0);
+  assert_int_equal(hi, (uint64_t)(uintptr_t)tbuf + 4 * (N + 100));
+  assert_int_equal(kf__param_bytes(&gm->groups[0], w.l, t, &lo, &hi), 0);
+  assert_int_equal(lo, (uint64_t)(uintptr_t)tbuf);
+  assert_int_equal(hi, (uint64_t)(uintptr_t)(tbuf + N));
+  w.n0 = N / 2;
+  assert_int_equal(kf__param_bytes(&gm->groups[0], w.l, t, &lo, &hi), 0);
+  assert_int_equal(hi, (uint64_t)(uintptr_t)(tbuf + N / 2));
+}
+
 /* The call's launches: an optional one before the group, the group's two,
  * an optional one after it. */
 static uint32_t call_of(kf_launch_t *all, const two_t *w, const kf_launch_t *before,
@@ -591,6 +615,7 @@ static void test_dead_mask_scratch_range(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_param_bytes_within_allocation, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_all_guards_hold, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_wiring, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_scalar, guard_setup, guard_teardown),
