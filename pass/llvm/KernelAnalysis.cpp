@@ -313,6 +313,17 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
 
 static bool readOnlyByVal(const Argument &A);
 
+/// "by-value parameter 1 ('p'), a Params": \p A and its struct, for remarks.
+static std::string byValText(const Function &F, const Argument &A) {
+  std::string Text = "by-value " + paramText(F, A.getArgNo());
+  if (auto *ST = dyn_cast<StructType>(A.getParamByValType()); ST && ST->hasName()) {
+    StringRef Name = ST->getName();
+    Name.consume_front("struct.") || Name.consume_front("class.");
+    Text += ", a " + Name.str();
+  }
+  return Text;
+}
+
 /// "the integer at byte 8 of by-value parameter 1 ('p'), a Params, which the
 /// kernel changes" when \p S reads an integer field of a by-value aggregate
 /// parameter that the kernel writes (`p.nx += 1`), which an index
@@ -330,14 +341,8 @@ static std::string byValFieldText(const Function &F, const SCEV *S) {
     const auto *A = dyn_cast<Argument>(Src->stripAndAccumulateConstantOffsets(DL, Off, true));
     if (!A || A->getParent() != &F || !A->hasByValAttr() || readOnlyByVal(*A))
       return false;
-    Text = "the integer at byte " + std::to_string(Off.getSExtValue()) + " of by-value " +
-           paramText(F, A->getArgNo());
-    if (auto *ST = dyn_cast<StructType>(A->getParamByValType()); ST && ST->hasName()) {
-      StringRef Name = ST->getName();
-      Name.consume_front("struct.") || Name.consume_front("class.");
-      Text += ", a " + Name.str();
-    }
-    Text += ", which the kernel changes";
+    Text = "the integer at byte " + std::to_string(Off.getSExtValue()) + " of " +
+           byValText(F, *A) + ", which the kernel changes";
     return true;
   });
   return Text;
@@ -1238,13 +1243,7 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
         std::string Byte;
         if (Src->stripAndAccumulateConstantOffsets(DL, At, /*AllowNonInbounds=*/true) == Struct)
           Byte = ", at byte " + std::to_string(At.getZExtValue());
-        std::string Of = "by-value " + paramText(F, Struct->getArgNo());
-        if (auto *ST = dyn_cast<StructType>(Struct->getParamByValType());
-            ST && ST->hasName()) {
-          StringRef Name = ST->getName();
-          Name.consume_front("struct.") || Name.consume_front("class.");
-          Of += ", a " + Name.str();
-        }
+        std::string Of = byValText(F, *Struct);
         K.invalidate("accesses a buffer whose address is a field of " + Of + Byte +
                          "; pass each buffer the kernel accesses as a pointer parameter of "
                          "its own",
