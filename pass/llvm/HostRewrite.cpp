@@ -49,14 +49,20 @@
 /// 2. The code from the stub call of L1 to the stub call of Ln is one
 ///    straight path: unconditional branches (and invoke normal edges) into
 ///    blocks entered from nowhere else, except the skip edges of the launches
-///    themselves, which the rewrite removes. No loop back edge is crossed.
+///    themselves, which the rewrite removes, and the branches of error checks
+///    (HostChecks.h: `if (e != cudaSuccess) { ...; exit(1); }` on a query's
+///    answer), whose failure paths end the program and whose success sides
+///    the path goes on through. No loop back edge is crossed.
 /// 3. No instruction on that path other than the launches' own push, compare,
 ///    branch and stub call can touch device memory or synchronise with the
 ///    device (HostMemory::hazard): arithmetic, loads and stores of stack slots
 ///    that never escape the function, loads of constants, dim3 constructors,
 ///    intrinsics without memory effects. Any other call ends the run, so does
 ///    anything that may throw, because an exception would skip the launches
-///    already seen.
+///    already seen; but for queries of the last error that a check tests
+///    before the next launch, and output to a stream. Where a check stands
+///    between launches, one must follow the last launch too, else the run
+///    ends at its last checked launch (HostChecks.h says why).
 ///
 /// Launches written as calls of launch helpers (a void function holding
 /// exactly one kfuse_map launch and nothing that could end a run) are first
