@@ -28,6 +28,14 @@ CheckCall classifyCheckCall(const CallBase &CB) {
     return CheckCall::Other;
   if (F->getIntrinsicID() == Intrinsic::trap)
     return CheckCall::Terminate;
+  // Output to a std::ostream (`std::cerr << cudaGetErrorString(e) <<
+  // std::endl`): the standard library's, which <ostream> may define
+  // inline in the module; no program may define these names.
+  StringRef Name = F->getName();
+  if (Name.starts_with("_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_") ||
+      Name.starts_with("_ZNSolsE") || Name.starts_with("_ZSt4endlIcSt11char_traitsIcEE") ||
+      Name == "_ZNSo5flushEv" || Name.starts_with("_ZSt16__ostream_insertIcSt11char_traitsIcEE"))
+    return CheckCall::Report;
   // A function the program defines is its own code, whatever its name.
   if (!F->isDeclaration() || F->isIntrinsic())
     return CheckCall::Other;
@@ -232,9 +240,15 @@ CheckBranch checkBranch(Instruction &T, HostMemory &Mem, SlotReader Read) {
   }
   for (BasicBlock *BB : R.Blocks)
     for (Instruction &I : *BB) {
-      if (auto *CB = dyn_cast<CallBase>(&I))
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
         if (classifyCheckCall(*CB) != CheckCall::Other)
           continue;
+        // A caught exception would find the later launches run.
+        if (const Function *Callee = CB->getCalledFunction();
+            Callee && (Callee->getName() == "__cxa_allocate_exception" ||
+                       Callee->getName() == "__cxa_throw"))
+          return Refuse("an error check whose failure path throws", R.Query);
+      }
       if (I.isTerminator() && !isa<InvokeInst>(I))
         continue;
       if (std::string Why = Mem.hazard(I); !Why.empty())

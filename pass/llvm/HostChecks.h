@@ -41,8 +41,9 @@ enum class CheckCall {
   /// cudaGetLastError(), cudaPeekAtLastError(): reads (and clears) the
   /// runtime's last error; touches no device memory and cannot throw.
   Query,
-  /// cudaGetErrorString/Name, and the C library's output to a stream
-  /// (fprintf, puts, perror, ...): no device memory, no exception.
+  /// cudaGetErrorString/Name, the C library's output to a stream (fprintf,
+  /// puts, perror, ...) and std::ostream's (`std::cerr << ...`): no device
+  /// memory, no exception (iostreams throw only where asked to).
   Report,
   /// exit, abort, __assert_fail, ...: the program ends here.
   Terminate,

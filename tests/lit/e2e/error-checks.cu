@@ -27,6 +27,8 @@
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
+#include <stdexcept>
 
 #define KMAP __global__ __attribute__((kfuse_map))
 KMAP void scale(const float *x, float *y, float a, int n)
@@ -104,6 +106,15 @@ void assigned_then_tested(const float *x, float *t, float *y, int n) {
   if (err != cudaSuccess) { fprintf(stderr, "addk: %s\n", cudaGetErrorString(err)); exit(EXIT_FAILURE); }
 }
 
+// Output to std::cerr on the way out, in an `if` with an initialiser.
+// REMARK-DAG: error-checks.cu:[[#@LINE+2]]:{{[0-9]+}}: remark: handed 2 launches (scale, addk) to the runtime, which runs launches 0..1 as
+void streamed(const float *x, float *t, float *y, int n) {
+  scale<<<GRID(n)>>>(x, t, 2.f, n);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) { std::cerr << "scale: " << cudaGetErrorString(e) << std::endl; std::exit(1); }
+  addk<<<GRID(n)>>>(t, y, 1.f, n);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) { std::cerr << "addk: " << cudaGetErrorString(e) << std::endl; std::exit(1); }
+}
+
 // The device side fuses these (the plugin cannot tell); the host pass
 // refuses, at the check, and the launches stay as they are.
 // REMARK-DAG: error-checks.cu:[[#@LINE+3]]:{{[0-9]+}}: remark: launch of scale not handed to the runtime with the launch of addk: an error check whose failure path goes on lies between them
@@ -123,6 +134,16 @@ void reads_back(const float *x, float *t, float *y, float *h, int n) {
   }
   addk<<<GRID(n)>>>(t, y, 1.f, n);
   CHECK(cudaGetLastError());
+}
+
+// A check that throws ends the sequence: a caller that catches the
+// exception would find the launches after the failing one run.
+// REMARK-DAG: error-checks.cu:[[#@LINE+3]]:{{[0-9]+}}: remark: launch of scale not handed to the runtime with the launch of addk: an error check whose failure path throws lies between them
+void throwing(const float *x, float *t, float *y, int n) {
+  scale<<<GRID(n)>>>(x, t, 2.f, n);
+  if (cudaGetLastError() != cudaSuccess) throw std::runtime_error("scale");
+  addk<<<GRID(n)>>>(t, y, 1.f, n);
+  if (cudaGetLastError() != cudaSuccess) throw std::runtime_error("addk");
 }
 
 // Checked between, not after: the run ends at its last checked launch.
@@ -150,9 +171,13 @@ void last_unchecked(const float *x, float *t, float *u, float *y, int n) {
 // CHECK: call void @kf_rt_launch_seq(
 // CHECK-LABEL: define {{.*}} @_Z20assigned_then_tested
 // CHECK: call void @kf_rt_launch_seq(
+// CHECK-LABEL: define {{.*}} @_Z8streamed
+// CHECK: call void @kf_rt_launch_seq(
 // CHECK-LABEL: define {{.*}} @_Z7goes_on
 // CHECK-NOT: call void @kf_rt_launch_seq(
 // CHECK-LABEL: define {{.*}} @_Z10reads_back
+// CHECK-NOT: call void @kf_rt_launch_seq(
+// CHECK-LABEL: define {{.*}} @_Z8throwing
 // CHECK-NOT: call void @kf_rt_launch_seq(
 // CHECK-LABEL: define {{.*}} @_Z14last_unchecked
 // CHECK: call void @kf_rt_launch_seq(
