@@ -82,7 +82,8 @@ bool isCheckHelperCall(const CallBase &CB) {
 namespace {
 
 /// \p V with private slots read through: a load of a slot whose value is
-/// known (Read), or of one stored exactly once.
+/// known (Read), or of one stored exactly once and otherwise only loaded
+/// (a slot handed to a call may hold anything after it).
 Value *throughSlots(Value *V, SlotReader Read) {
   for (unsigned Depth = 0; Depth < 8; ++Depth) {
     auto *LI = dyn_cast<LoadInst>(V);
@@ -93,10 +94,11 @@ Value *throughSlots(Value *V, SlotReader Read) {
     if (!Stored) {
       StoreInst *Only = nullptr;
       for (User *U : Slot->users()) {
-        auto *SI = dyn_cast<StoreInst>(U);
-        if (!SI)
+        if (isa<LoadInst>(U) || cast<Instruction>(U)->isLifetimeStartOrEnd() ||
+            cast<Instruction>(U)->isDebugOrPseudoInst())
           continue;
-        if (Only || SI->getPointerOperand() != Slot) {
+        auto *SI = dyn_cast<StoreInst>(U);
+        if (!SI || Only || SI->getPointerOperand() != Slot) {
           Only = nullptr;
           break;
         }

@@ -410,8 +410,14 @@ LaunchRun HostRewriter::growRun(Launch &First) {
       // on at its success side.
       CheckBranch Check = checkBranch(*I, Mem, Read);
       if (!Check.Join) {
-        R.breakAt(Check.Bad, Check.Why == "a branch" ? BreakKind::ControlFlow : BreakKind::Hazard,
-                  Check.Why);
+        // A branch on something else while a query waits for its test: the
+        // query is what keeps the launches apart.
+        if (Check.Why == "a branch" && !Untested.empty())
+          R.breakAt(Untested.front(), BreakKind::Hazard,
+                    "a query of the last error that no check ending the program tests");
+        else
+          R.breakAt(Check.Bad, Check.Why == "a branch" ? BreakKind::ControlFlow : BreakKind::Hazard,
+                    Check.Why);
         R.ResumeAt = Check.Success;
         break;
       }
@@ -506,8 +512,13 @@ void HostRewriter::reportBreak(Launch &Last, const LaunchRun &R) {
     BasicBlock *Succ = I->getNumSuccessors() == 1 ? I->getSuccessor(0) : nullptr;
     if (auto *II = dyn_cast<InvokeInst>(I))
       Succ = II->getNormalDest();
-    else if (!Succ) // an error check's success side
+    else if (!Succ) // an error check's success side, or the side that goes on
       Succ = checkBranch(*I, Mem, [](const LoadInst &) -> Value * { return nullptr; }).Success;
+    if (auto *Br = dyn_cast<BranchInst>(I); !Succ && Br && Br->isConditional()) {
+      auto Ends = [](BasicBlock *BB) { return isa<UnreachableInst>(BB->getTerminator()); };
+      if (Ends(Br->getSuccessor(0)) != Ends(Br->getSuccessor(1)))
+        Succ = Br->getSuccessor(Ends(Br->getSuccessor(0)) ? 1 : 0);
+    }
     I = Succ ? &Succ->front() : nullptr;
   }
   if (!Missed)

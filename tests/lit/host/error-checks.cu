@@ -68,6 +68,19 @@ void frees(const float *x, float *t, float *y, int n) {
   if (cudaGetLastError() != cudaSuccess) exit(1);
 }
 
+// The tested variable handed to a function between the query and the test
+// may hold anything then: the branch tests no query's answer.
+static void forget(cudaError_t *e) { *e = cudaSuccess; }
+// REMARK-DAG: error-checks.cu:[[#@LINE+3]]:{{[0-9]+}}: remark: launch of scale not handed to the runtime with the launch of addk: a query of the last error that no check ending the program tests lies between them
+void overwritten(const float *x, float *t, float *y, int n) {
+  scale<<<n / 256, 256>>>(x, t, 2.f, n);
+  cudaError_t e = cudaGetLastError();
+  forget(&e);
+  if (e != cudaSuccess) exit(1);
+  addk<<<n / 256, 256>>>(t, y, 1.f, n);
+  if (cudaGetLastError() != cudaSuccess) exit(1);
+}
+
 // CHECK-LABEL: define {{.*}} @_Z7checked
 // CHECK: call void @kf_rt_launch_seq(ptr {{.*}}, i32 3)
 // CHECK-LABEL: define {{.*}} @_Z12stale_answer
@@ -79,3 +92,6 @@ void frees(const float *x, float *t, float *y, int n) {
 // CHECK-LABEL: define {{.*}} @_Z5frees
 // CHECK-NOT: call void @kf_rt_launch_seq(
 // CHECK-LABEL: declare {{.*}}@cudaFree(
+// CHECK-LABEL: define {{.*}} @_Z11overwritten
+// CHECK-NOT: call void @kf_rt_launch_seq(
+// CHECK-LABEL: declare {{.*}}@kf_rt_launch_seq(
