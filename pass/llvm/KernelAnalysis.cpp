@@ -311,43 +311,6 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
                                            const SCEV *S, QuotientTable &Q, const Loop *Grid,
                                            unsigned Depth);
 
-static bool readOnlyByVal(const Argument &A);
-
-/// "by-value parameter 1 ('p'), a Params": \p A and its struct, for remarks.
-static std::string byValText(const Function &F, const Argument &A) {
-  std::string Text = "by-value " + paramText(F, A.getArgNo());
-  if (auto *ST = dyn_cast<StructType>(A.getParamByValType()); ST && ST->hasName()) {
-    StringRef Name = ST->getName();
-    Name.consume_front("struct.") || Name.consume_front("class.");
-    Text += ", a " + Name.str();
-  }
-  return Text;
-}
-
-/// "the integer at byte 8 of by-value parameter 1 ('p'), a Params, which the
-/// kernel changes" when \p S reads an integer field of a by-value aggregate
-/// parameter that the kernel writes (`p.nx += 1`), which an index
-/// polynomial cannot name (fieldSymbol); "" otherwise.
-static std::string byValFieldText(const Function &F, const SCEV *S) {
-  std::string Text;
-  SCEVExprContains(S, [&](const SCEV *X) {
-    const auto *U = dyn_cast<SCEVUnknown>(X);
-    const auto *LI = U ? dyn_cast<LoadInst>(U->getValue()) : nullptr;
-    if (!LI || !LI->getType()->isIntegerTy() || !Text.empty())
-      return false;
-    const DataLayout &DL = F.getDataLayout();
-    const Value *Src = LI->getPointerOperand();
-    APInt Off(DL.getIndexTypeSizeInBits(Src->getType()), 0);
-    const auto *A = dyn_cast<Argument>(Src->stripAndAccumulateConstantOffsets(DL, Off, true));
-    if (!A || A->getParent() != &F || !A->hasByValAttr() || readOnlyByVal(*A))
-      return false;
-    Text = "the integer at byte " + std::to_string(Off.getSExtValue()) + " of " +
-           byValText(F, *A) + ", which the kernel changes";
-    return true;
-  });
-  return Text;
-}
-
 /// Whether nothing writes by-value parameter \p A: every use, through
 /// constant-offset addresses, is a load.
 static bool readOnlyByVal(const Argument &A) {
@@ -373,23 +336,65 @@ static bool readOnlyByVal(const Argument &A) {
   return true;
 }
 
+/// The by-value parameter of \p F whose bytes at a constant offset \p LI
+/// loads as an integer (`p.nx`), with that offset in \p Off; else null.
+static const Argument *byValFieldOf(const Function &F, const LoadInst &LI, uint64_t &Off) {
+  if (!LI.isSimple() || !LI.getType()->isIntegerTy())
+    return nullptr;
+  const DataLayout &DL = F.getDataLayout();
+  const Value *Src = LI.getPointerOperand();
+  APInt At(DL.getIndexTypeSizeInBits(Src->getType()), 0);
+  const auto *A = dyn_cast<Argument>(Src->stripAndAccumulateConstantOffsets(DL, At, true));
+  if (!A || A->getParent() != &F || !A->hasByValAttr() || At.isNegative())
+    return nullptr;
+  Off = At.getZExtValue();
+  return A;
+}
+
+/// "by-value parameter 1 ('p'), a Params": \p A and its struct, for remarks.
+static std::string byValText(const Function &F, const Argument &A) {
+  std::string Text = "by-value " + paramText(F, A.getArgNo());
+  if (auto *ST = dyn_cast<StructType>(A.getParamByValType()); ST && ST->hasName()) {
+    StringRef Name = ST->getName();
+    Name.consume_front("struct.") || Name.consume_front("class.");
+    Text += ", a " + Name.str();
+  }
+  return Text;
+}
+
+/// "the integer at byte 8 of by-value parameter 1 ('p'), a Params, which the
+/// kernel changes" when \p S reads an integer field of a by-value aggregate
+/// parameter that the kernel writes (`p.nx += 1`), which an index
+/// polynomial cannot name (fieldSymbol); "" otherwise.
+static std::string byValFieldText(const Function &F, const SCEV *S) {
+  std::string Text;
+  SCEVExprContains(S, [&](const SCEV *X) {
+    const auto *U = dyn_cast<SCEVUnknown>(X);
+    const auto *LI = U ? dyn_cast<LoadInst>(U->getValue()) : nullptr;
+    uint64_t Off = 0;
+    const Argument *A = LI && Text.empty() ? byValFieldOf(F, *LI, Off) : nullptr;
+    if (!A || readOnlyByVal(*A))
+      return false;
+    Text = "the integer at byte " + std::to_string(Off) + " of " + byValText(F, *A) +
+           ", which the kernel changes";
+    return true;
+  });
+  return Text;
+}
+
 std::optional<int> kfuse::fieldSymbol(const Function &F, const Value *V) {
   const auto *LI = dyn_cast<LoadInst>(V);
-  if (!LI || !LI->isSimple() || !LI->getType()->isIntegerTy())
+  uint64_t Off = 0;
+  const Argument *A = LI ? byValFieldOf(F, *LI, Off) : nullptr;
+  if (!A)
     return std::nullopt;
-  unsigned Bits = LI->getType()->getIntegerBitWidth();
-  if (Bits != 8 && Bits != 16 && Bits != 32 && Bits != 64)
-    return std::nullopt;
-  const DataLayout &DL = F.getDataLayout();
-  const Value *Src = LI->getPointerOperand();
-  APInt Off(DL.getIndexTypeSizeInBits(Src->getType()), 0);
-  const auto *A = dyn_cast<Argument>(Src->stripAndAccumulateConstantOffsets(DL, Off, true));
-  if (!A || A->getParent() != &F || !A->hasByValAttr() || A->getArgNo() >= MaxFieldParam ||
-      Off.isNegative() || Off.getZExtValue() + Bits / 8 > MaxFieldOffset ||
-      Off.getZExtValue() + Bits / 8 > DL.getTypeAllocSize(A->getParamByValType()) ||
+  unsigned Bytes = LI->getType()->getIntegerBitWidth() / 8;
+  if (!isPowerOf2_32(Bytes) || Bytes > 8 || LI->getType()->getIntegerBitWidth() % 8 ||
+      A->getArgNo() >= MaxFieldParam || Off + Bytes > MaxFieldOffset ||
+      Off + Bytes > F.getDataLayout().getTypeAllocSize(A->getParamByValType()) ||
       !readOnlyByVal(*A))
     return std::nullopt;
-  return SymField0 + fieldCode(A->getArgNo(), unsigned(Off.getZExtValue()), Log2_32(Bits / 8));
+  return SymField0 + fieldCode(A->getArgNo(), unsigned(Off), Log2_32(Bytes));
 }
 
 /// The symbol of quotient (\p A / \p B); every index that names the same
