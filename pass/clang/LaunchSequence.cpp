@@ -30,6 +30,7 @@
 #include "LaunchSequence.h"
 #include "Kfuse.h"
 #include "LaunchRemarks.h"
+#include "../ErrorCheckNames.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -965,15 +966,11 @@ private:
       Asks = true;
       return true;
     }
-    if (llvm::is_contained({"cudaGetErrorString", "cudaGetErrorName", "cudaDeviceReset", "fprintf",
-                            "printf", "puts", "fputs", "fputc", "putc", "putchar", "fwrite",
-                            "fflush", "perror"},
-                           Name))
+    if (Name == "cudaGetErrorString" || Name == "cudaGetErrorName" ||
+        Name == "cudaDeviceReset" || llvm::is_contained(CheckOutputFunctions, Name))
       return true;
-    if (llvm::is_contained({"exit", "_Exit", "quick_exit", "abort", "__assert_fail",
-                            "__assert_rtn", "__assert_perror_fail", "__builtin_trap",
-                            "__builtin_abort"},
-                           Name)) {
+    if (llvm::is_contained(CheckEndFunctions, Name) || Name == "__builtin_trap" ||
+        Name == "__builtin_abort") {
       Ends = true;
       return true;
     }

@@ -4,12 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "HostChecks.h"
+#include "../ErrorCheckNames.h"
 #include "HostLaunch.h"
 #include "HostMemory.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Analysis/ConstantFolding.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -46,14 +46,13 @@ CheckCall classifyCheckCall(const CallBase &CB) {
     return CheckCall::Report;
   if (Api == "cudaDeviceReset")
     return CheckCall::Reset;
-  return StringSwitch<CheckCall>(F->getName())
-      .Cases({"fprintf", "printf", "vfprintf", "vprintf", "__fprintf_chk", "__printf_chk",
-              "puts", "fputs", "fputc", "putc", "putchar", "fwrite", "fflush", "perror"},
-             CheckCall::Report)
-      .Cases({"exit", "_Exit", "quick_exit", "abort", "__assert_fail", "__assert_rtn",
-              "__assert_perror_fail", "_ZSt9terminatev"},
-             CheckCall::Terminate)
-      .Default(CheckCall::Other);
+  // (_FORTIFY_SOURCE's checked printf, std::terminate: the IR's names.)
+  if (is_contained(CheckOutputFunctions, Name) || Name == "__fprintf_chk" ||
+      Name == "__printf_chk")
+    return CheckCall::Report;
+  if (is_contained(CheckEndFunctions, Name) || Name == "_ZSt9terminatev")
+    return CheckCall::Terminate;
+  return CheckCall::Other;
 }
 
 bool isLastErrorQuery(const Instruction &I) {
