@@ -17,6 +17,7 @@
   RT(cudaGetDriverEntryPointByVersion)                                        \
   RT(cudaLaunchKernel)                                                        \
   RT(cudaGetLastError)                                                        \
+  RT(cudaPeekAtLastError)                                                     \
   RT(cudaGetKernel)                                                           \
   RT(cudaGetFuncBySymbol)                                                     \
   RT(cudaMalloc)                                                              \

@@ -31,12 +31,24 @@ static pthread_mutex_t kf__modules_lock = PTHREAD_MUTEX_INITIALIZER;
 static kf__module_t *kf__modules;
 
 /* The runtime records failures of its calls for cudaGetLastError(); the
- * discovery's own probing must not leak into what the program sees. */
+ * discovery's own probing must not leak into what the program sees. Only
+ * called when no error of the program's own was pending
+ * (kf__error_pending()), so that it clears the probe's alone. */
 static void kf__clear_runtime_error(void)
 {
   __typeof__(&cudaGetLastError) get = KF__CU(cudaGetLastError);
   if (get != NULL)
     (void)get();
+}
+
+/* Whether the program has an error its next cudaGetLastError() would
+ * return. A failed probe (cudaGetKernel, cudaGetFuncBySymbol) would replace
+ * it, and clearing the probe's would clear it too: discovery waits until
+ * no error is pending, and the launches run as written meanwhile. */
+static int kf__error_pending(void)
+{
+  __typeof__(&cudaPeekAtLastError) peek = KF__CU(cudaPeekAtLastError);
+  return peek != NULL && peek() != cudaSuccess;
 }
 
 /* Copies @p bytes of device memory at @p src to @p dst on a private
@@ -308,6 +320,14 @@ static int kf__discover(const kf_site_t *site, const kf_launch_t *l, uint32_t n,
   st->n = n;
   st->plan = plan;
   st->whole = KF_FALLBACK_COUNT;
+  if (kf__error_pending()) {
+    st->retry = 1;
+    st->whole = KF_FALLBACK_PENDING;
+    kf__log(KF__LOG_INFO, "%s: an error the program has not read is pending: launches run "
+                          "unfused, discovery runs again at the next call", where ? where : "?");
+    *out = st;
+    return 0;
+  }
   if ((st->names = calloc(n ? n : 1, sizeof *st->names)) == NULL ||
       (ids = calloc(n ? n : 1, sizeof *ids)) == NULL || (mods = calloc(n ? n : 1, sizeof *mods)) == NULL)
     goto fail;

@@ -27,7 +27,8 @@ extern "C" {
   XX(LAYOUT, "layout")             /* an `le` or `align` guard fails */        \
   XX(LAUNCH, "launch-failed")      /* the fused launch itself failed */       \
   XX(MISMATCH, "verify-mismatch")  /* KFUSE_VERIFY found different bits */   \
-  XX(CAPTURE, "capture")           /* discovery failed in a capture: retry */
+  XX(CAPTURE, "capture")           /* discovery failed in a capture: retry */ \
+  XX(PENDING, "pending-error")     /* an error the program has not read yet */
 
 typedef enum kf_fallback {
 #define KF__FALLBACK_ENUM(name, text) KF_FALLBACK_##name,

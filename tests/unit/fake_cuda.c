@@ -368,6 +368,11 @@ static cudaError_t fake_cudaGetLastError(void)
   return e;
 }
 
+static cudaError_t fake_cudaPeekAtLastError(void)
+{
+  return fake.last_error;
+}
+
 static cudaError_t fake_cudaMalloc(void **p, size_t bytes)
 {
   if (fake_unsafe("cudaMalloc"))
@@ -432,6 +437,7 @@ void fake_reset(void)
 #define FAKE_SET(name) table[KF__CU_##name] = (void *)fake_##name;
   FAKE_SET(cudaLaunchKernel)
   FAKE_SET(cudaGetLastError)
+  FAKE_SET(cudaPeekAtLastError)
   FAKE_SET(cudaGetKernel)
   FAKE_SET(cudaGetFuncBySymbol)
   FAKE_SET(cudaMalloc)

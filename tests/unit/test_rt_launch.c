@@ -520,6 +520,31 @@ static void test_module_path(void **state)
   assert_int_equal(fake.last_error, cudaSuccess);
 }
 
+/* An error the program has not read yet when a site is first called: a
+ * failed probe of discovery would replace it, and clearing the probe's
+ * would clear it too. Discovery waits: the launches run as written, the
+ * error stays for the program's cudaGetLastError(), and the first call
+ * without a pending error fuses. */
+static void test_pending_error(void **state)
+{
+  static kf_site_t site = {"pending", NULL, 2, 0, NULL, NULL, NULL};
+  call_t c;
+  (void)state;
+  fake.module_path = 1;
+  fake.last_error = cudaErrorInvalidValue;
+  call_init(&c, "sa");
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_int_equal(fake.calls_get_kernel, 0);
+  assert_int_equal(fake.last_error, cudaErrorInvalidValue);
+  fake.last_error = cudaSuccess;
+  kf_rt_launch_seq(&site, c.l, c.nl);
+  assert_log("_Z5scalePKfPffi _Z4axpyPKfS0_Pfi _Z5scalePKfPffi _Z4axpyPKfS0_Pfi F:fused_sa");
+  assert_int_equal(fake.last_error, cudaSuccess);
+  assert_string_equal(stats_of("pending"),
+                      "kfuse-stats: pending: calls=3 fused=1 fallback=2 pending-error=2");
+}
+
 /* -fgpu-rdc: one library holds every file's manifest. Two files define
  * kernels of the same names (static kernels whose names clang made alike);
  * each site reads the manifest its own file's key names and launches its
@@ -1206,6 +1231,7 @@ int main(void)
     cmocka_unit_test_setup(test_dead_mask_passed, setup),
     cmocka_unit_test_setup(test_discovery_once_per_site, setup),
     cmocka_unit_test_setup(test_module_path, setup),
+    cmocka_unit_test_setup(test_pending_error, setup),
     cmocka_unit_test_setup(test_manifest_per_file, setup),
     cmocka_unit_test_setup(test_anchor_whole_program, setup),
     cmocka_unit_test_setup(test_anchor_unknown, setup),
