@@ -374,4 +374,22 @@ StructType *getScratchDeclType(Module &M) {
   return getNamedStruct(M, "kfuse.scratch", {I32, I32, Ptr, Ptr});
 }
 
+static constexpr const char *RecordStoreKind = "kfuse.record";
+
+void markRecordStore(StoreInst &SI) {
+  SI.setVolatile(true);
+  SI.setMetadata(RecordStoreKind, MDNode::get(SI.getContext(), {}));
+}
+
+bool releaseRecordStores(Function &F) {
+  bool Any = false;
+  for (Instruction &I : instructions(F))
+    if (I.hasMetadata() && I.getMetadata(RecordStoreKind)) {
+      cast<StoreInst>(I).setVolatile(false);
+      I.setMetadata(RecordStoreKind, nullptr);
+      Any = true;
+    }
+  return Any;
+}
+
 } // namespace kfuse

@@ -136,7 +136,8 @@ StoreInst *Liveness::uniqueStore(const Value *Base, int64_t Offset, unsigned Byt
     uint64_t Size = DL.getTypeStoreSize(SI->getValueOperand()->getType());
     if (Off + int64_t(Size) <= Offset || Offset + int64_t(Bytes) <= Off)
       continue;
-    if (Found || Off != Offset || Size != Bytes || !SI->isSimple())
+    // The rewrite makes the records' stores volatile (markRecordStore).
+    if (Found || Off != Offset || Size != Bytes || SI->isAtomic())
       return nullptr;
     Found = SI;
   }
@@ -647,6 +648,7 @@ PreservedAnalyses HostLivenessPass::run(Module &M, ModuleAnalysisManager &) {
       continue;
     OptimizationRemarkEmitter ORE(&F);
     Changed |= Liveness(F, ORE, Decls, Said).run();
+    Changed |= releaseRecordStores(F);
   }
   return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }

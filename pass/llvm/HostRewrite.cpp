@@ -635,6 +635,8 @@ SmallVector<Value *, 8> HostRewriter::materializeArgs(Launch &L,
                      RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
     NI->setDebugLoc(L.StubCall->getDebugLoc());
     NI->setMetadata(LLVMContext::MD_DIAssignID, nullptr);
+    if (auto *SI = dyn_cast<StoreInst>(NI))
+      markRecordStore(*SI);
     VMap[I] = NI;
   }
   SmallVector<Value *, 8> Ptrs;
@@ -794,6 +796,7 @@ void HostRewriter::rewrite(LaunchRun &R) {
 
   for (auto [K, L] : enumerate(R.Launches)) {
     IRBuilder<> B(L->StubCall);
+    auto Put = [&](Value *V, Value *Ptr) { markRecordStore(*B.CreateStore(V, Ptr)); };
     auto Field = [&](unsigned FieldNo, uint64_t Extra = 0) {
       return B.CreateConstInBoundsGEP1_64(
           I8, Records, K * Stride + SL->getElementOffset(FieldNo) + Extra);
@@ -804,8 +807,7 @@ void HostRewriter::rewrite(LaunchRun &R) {
       AllocaInst *Arr = entryAlloca(ArrayType::get(Ptr, ArgPtrs.size()),
                                     DL.getABITypeAlign(Ptr), "kfuse.args");
       for (auto [J, P] : enumerate(ArgPtrs))
-        B.CreateStore(P, B.CreateConstInBoundsGEP1_64(
-                             I8, Arr, J * DL.getTypeAllocSize(Ptr)));
+        Put(P, B.CreateConstInBoundsGEP1_64(I8, Arr, J * DL.getTypeAllocSize(Ptr)));
       Args = Arr;
     }
     Value *Sizes = getSizesGlobal(*L->Layout);
@@ -815,16 +817,15 @@ void HostRewriter::rewrite(LaunchRun &R) {
     // dim3 travels as {i64 x | y << 32, i32 z}.
     CallBase &Push = *L->Push;
     auto StoreDim = [&](unsigned FieldNo, Value *XY, Value *Z) {
-      B.CreateStore(B.CreateTrunc(XY, I32), Field(FieldNo, 0));
-      B.CreateStore(B.CreateTrunc(B.CreateLShr(XY, 32), I32), Field(FieldNo, 4));
-      B.CreateStore(Z, Field(FieldNo, 8));
+      Put(B.CreateTrunc(XY, I32), Field(FieldNo, 0));
+      Put(B.CreateTrunc(B.CreateLShr(XY, 32), I32), Field(FieldNo, 4));
+      Put(Z, Field(FieldNo, 8));
     };
-    B.CreateStore(L->stub(), Field(LF_Func));
+    Put(L->stub(), Field(LF_Func));
     StoreDim(LF_Grid, Push.getArgOperand(0), Push.getArgOperand(1));
     StoreDim(LF_Block, Push.getArgOperand(2), Push.getArgOperand(3));
-    B.CreateStore(B.CreateZExtOrTrunc(Push.getArgOperand(4),
-                                      RecTy->getElementType(LF_Shmem)),
-                  Field(LF_Shmem));
+    Put(B.CreateZExtOrTrunc(Push.getArgOperand(4), RecTy->getElementType(LF_Shmem)),
+        Field(LF_Shmem));
     Value *Stream = Push.getArgOperand(5);
     if (L->Layout->PerThreadDefaultStream) {
       // The runtime launches through cudaLaunchKernel and cuLaunchKernel,
@@ -835,13 +836,13 @@ void HostRewriter::rewrite(LaunchRun &R) {
       Stream = B.CreateSelect(B.CreateIsNull(Stream), PerThread, Stream,
                               "kfuse.stream");
     }
-    B.CreateStore(Stream, Field(LF_Stream));
-    B.CreateStore(Args, Field(LF_Args));
-    B.CreateStore(Sizes, Field(LF_ArgSizes));
-    B.CreateStore(B.getInt32(ArgPtrs.size()), Field(LF_NArgs));
+    Put(Stream, Field(LF_Stream));
+    Put(Args, Field(LF_Args));
+    Put(Sizes, Field(LF_ArgSizes));
+    Put(B.getInt32(ArgPtrs.size()), Field(LF_NArgs));
     // The rerun mask needs the program after inlining (HostLiveness.cpp).
-    B.CreateStore(B.getInt32(0), Field(LF_Rerun));
-    B.CreateStore(B.getInt64(R.Dead[K]), Field(LF_Dead));
+    Put(B.getInt32(0), Field(LF_Rerun));
+    Put(B.getInt64(R.Dead[K]), Field(LF_Dead));
     if (K + 1 == N) {
       CallInst *Call = B.CreateCall(RT, {Site, Records, B.getInt32(N)});
       if (FirstLoc)

@@ -19,47 +19,47 @@
 
 ; CHECK-LABEL: define void @_Z5freedPKfPfi(
 ; CHECK: getelementptr inbounds i8, ptr %kfuse.launches, i64 72
-; CHECK-NEXT: store i64 2,
+; CHECK-NEXT: store volatile i64 2,
 ; CHECK: getelementptr inbounds i8, ptr %kfuse.launches, i64 152
-; CHECK-NEXT: store i64 1,
+; CHECK-NEXT: store volatile i64 1,
 ; CHECK: call void @kf_rt_launch_seq(
 ; CHECK: call i32 @cudaFree(
 
 ; CHECK-LABEL: define void @_Z10never_usedPKfPfi(
 ; CHECK: getelementptr inbounds i8, ptr %kfuse.launches, i64 72
-; CHECK-NEXT: store i64 2,
+; CHECK-NEXT: store volatile i64 2,
 ; CHECK: getelementptr inbounds i8, ptr %kfuse.launches, i64 152
-; CHECK-NEXT: store i64 1,
+; CHECK-NEXT: store volatile i64 1,
 
 ; CHECK-LABEL: define void @_Z10read_afterPKfPfS1_i(
 ; CHECK: getelementptr inbounds i8, ptr %kfuse.launches, i64 72
-; CHECK-NEXT: store i64 0,
+; CHECK-NEXT: store volatile i64 0,
 ; CHECK: getelementptr inbounds i8, ptr %kfuse.launches, i64 152
-; CHECK-NEXT: store i64 0,
+; CHECK-NEXT: store volatile i64 0,
 
 ; CHECK-LABEL: define void @_Z12param_bufferPKfPfS1_i(
 ; CHECK: getelementptr inbounds i8, ptr %kfuse.launches, i64 72
-; CHECK-NEXT: store i64 0,
+; CHECK-NEXT: store volatile i64 0,
 ; CHECK: getelementptr inbounds i8, ptr %kfuse.launches, i64 152
-; CHECK-NEXT: store i64 0,
+; CHECK-NEXT: store volatile i64 0,
 
 ; CHECK-LABEL: define ptr @_Z8returnedPKfPfi(
 ; CHECK: getelementptr inbounds i8, ptr %kfuse.launches, i64 72
-; CHECK-NEXT: store i64 0,
+; CHECK-NEXT: store volatile i64 0,
 ; CHECK: getelementptr inbounds i8, ptr %kfuse.launches, i64 152
-; CHECK-NEXT: store i64 0,
+; CHECK-NEXT: store volatile i64 0,
 
 ; CHECK-LABEL: define void @_Z6copiedPKfPfS1_i(
 ; CHECK: getelementptr inbounds i8, ptr %kfuse.launches, i64 72
-; CHECK-NEXT: store i64 0,
+; CHECK-NEXT: store volatile i64 0,
 ; CHECK: getelementptr inbounds i8, ptr %kfuse.launches, i64 152
-; CHECK-NEXT: store i64 0,
+; CHECK-NEXT: store volatile i64 0,
 
 ; CHECK-LABEL: define void @_Z7in_loopPKfPfii(
 ; CHECK: getelementptr inbounds i8, ptr %kfuse.launches, i64 72
-; CHECK-NEXT: store i64 0,
+; CHECK-NEXT: store volatile i64 0,
 ; CHECK: getelementptr inbounds i8, ptr %kfuse.launches, i64 152
-; CHECK-NEXT: store i64 0,
+; CHECK-NEXT: store volatile i64 0,
 
 source_filename = "dead.cu"
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"

@@ -84,37 +84,37 @@ after2:
 ; CHECK-NOT: __cudaPushCallConfiguration
 ; CHECK: br label %ok0
 ; CHECK: ok0:
-; CHECK-NEXT: store ptr %p, ptr %kfuse.arg,
-; CHECK-NEXT: store i32 %n, ptr %kfuse.arg1,
+; CHECK-NEXT: store volatile ptr %p, ptr %kfuse.arg,
+; CHECK-NEXT: store volatile i32 %n, ptr %kfuse.arg1,
 ; CHECK: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 8
 ; CHECK-NEXT: [[X:%.*]] = trunc i64 %gxy to i32
-; CHECK-NEXT: store i32 [[X]], ptr [[F]]
+; CHECK-NEXT: store volatile i32 [[X]], ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 12
 ; CHECK-NEXT: [[H:%.*]] = lshr i64 %gxy, 32
 ; CHECK-NEXT: [[Y:%.*]] = trunc i64 [[H]] to i32
-; CHECK-NEXT: store i32 [[Y]], ptr [[F]]
+; CHECK-NEXT: store volatile i32 [[Y]], ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 16
-; CHECK-NEXT: store i32 7, ptr [[F]]
+; CHECK-NEXT: store volatile i32 7, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 20
-; CHECK-NEXT: store i32 128, ptr [[F]]
+; CHECK-NEXT: store volatile i32 128, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 24
-; CHECK-NEXT: store i32 2, ptr [[F]]
+; CHECK-NEXT: store volatile i32 2, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 28
-; CHECK-NEXT: store i32 1, ptr [[F]]
+; CHECK-NEXT: store volatile i32 1, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 32
-; CHECK-NEXT: store i64 %sh, ptr [[F]]
+; CHECK-NEXT: store volatile i64 %sh, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 40
-; CHECK-NEXT: store ptr %s, ptr [[F]]
+; CHECK-NEXT: store volatile ptr %s, ptr [[F]]
 ; CHECK: after0:
 ; CHECK-NEXT: %n1 = add i32 %n, 1
 ; CHECK-NEXT: br label %ok1
 ; CHECK: ok1:
 ; CHECK: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 88
-; CHECK-NEXT: store i32 1, ptr [[F]]
+; CHECK-NEXT: store volatile i32 1, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 92
-; CHECK-NEXT: store i32 1, ptr [[F]]
+; CHECK-NEXT: store volatile i32 1, ptr [[F]]
 ; CHECK: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 144
-; CHECK-NEXT: store i32 1, ptr [[F]]
+; CHECK-NEXT: store volatile i32 1, ptr [[F]]
 ; CHECK: call void @kf_rt_launch_seq(ptr @kfuse.site, ptr %kfuse.launches, i32 2)
 ; CHECK-NEXT: br label %after1
 ; CHECK: after1:

@@ -27,7 +27,7 @@
 ; CHECK-NOT: invoke void @_Z{{.*}}__device_stub__
 ; The loop counter is launch 0's second argument, stored where k0 was launched.
 ; CHECK: [[I:%.*]] = load i32, ptr %10
-; CHECK: store i32 [[I]], ptr %kfuse.arg1
+; CHECK: store volatile i32 [[I]], ptr %kfuse.arg1
 ; CHECK: landingpad
 ; CHECK: invoke void @_ZN4dim3C2Ejjj(
 ; CHECK: call void @kf_rt_launch_seq(ptr @kfuse.site, ptr %kfuse.launches, i32 2) #[[NOUNWIND:[0-9]+]], !dbg

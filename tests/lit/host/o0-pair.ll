@@ -35,43 +35,43 @@
 ; CHECK-NEXT: [[T:%.*]] = load ptr, ptr %8
 ; CHECK-NEXT: [[N:%.*]] = load i32, ptr %11
 ; Argument bytes, replayed from the stub's prologue into entry-block slots.
-; CHECK-NEXT: store ptr [[X]], ptr %kfuse.arg,
-; CHECK-NEXT: store ptr [[T]], ptr %kfuse.arg1,
-; CHECK-NEXT: store float 2.000000e+00, ptr %kfuse.arg2,
-; CHECK-NEXT: store i32 [[N]], ptr %kfuse.arg3,
-; CHECK: store ptr %kfuse.arg, ptr
-; CHECK: store ptr %kfuse.arg3, ptr
+; CHECK-NEXT: store volatile ptr [[X]], ptr %kfuse.arg,
+; CHECK-NEXT: store volatile ptr [[T]], ptr %kfuse.arg1,
+; CHECK-NEXT: store volatile float 2.000000e+00, ptr %kfuse.arg2,
+; CHECK-NEXT: store volatile i32 [[N]], ptr %kfuse.arg3,
+; CHECK: store volatile ptr %kfuse.arg, ptr
+; CHECK: store volatile ptr %kfuse.arg3, ptr
 ; Record 0, field by field at the C offsets.
 ; CHECK: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 0
-; CHECK-NEXT: store ptr @_Z20__device_stub__scalePKfPffi, ptr [[F]]
+; CHECK-NEXT: store volatile ptr @_Z20__device_stub__scalePKfPffi, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 8
 ; CHECK-NEXT: [[V:%.*]] = trunc i64 [[GRID0]] to i32
-; CHECK-NEXT: store i32 [[V]], ptr [[F]]
+; CHECK-NEXT: store volatile i32 [[V]], ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 12
 ; CHECK-NEXT: [[H:%.*]] = lshr i64 [[GRID0]], 32
 ; CHECK-NEXT: [[V:%.*]] = trunc i64 [[H]] to i32
-; CHECK-NEXT: store i32 [[V]], ptr [[F]]
+; CHECK-NEXT: store volatile i32 [[V]], ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 16
-; CHECK-NEXT: store i32 [[GRIDZ0]], ptr [[F]]
+; CHECK-NEXT: store volatile i32 [[GRIDZ0]], ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 20
 ; CHECK-NEXT: [[V:%.*]] = trunc i64 [[BLOCK0]] to i32
-; CHECK-NEXT: store i32 [[V]], ptr [[F]]
+; CHECK-NEXT: store volatile i32 [[V]], ptr [[F]]
 ; CHECK: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 28
-; CHECK-NEXT: store i32 [[BLOCKZ0]], ptr [[F]]
+; CHECK-NEXT: store volatile i32 [[BLOCKZ0]], ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 32
-; CHECK-NEXT: store i64 0, ptr [[F]]
+; CHECK-NEXT: store volatile i64 0, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 40
-; CHECK-NEXT: store ptr %25, ptr [[F]]
+; CHECK-NEXT: store volatile ptr %25, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 48
-; CHECK-NEXT: store ptr %kfuse.args, ptr [[F]]
+; CHECK-NEXT: store volatile ptr %kfuse.args, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 56
-; CHECK-NEXT: store ptr @kfuse.argsizes._Z20__device_stub__scalePKfPffi, ptr [[F]]
+; CHECK-NEXT: store volatile ptr @kfuse.argsizes._Z20__device_stub__scalePKfPffi, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 64
-; CHECK-NEXT: store i32 4, ptr [[F]]
+; CHECK-NEXT: store volatile i32 4, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 68
-; CHECK-NEXT: store i32 0, ptr [[F]]
+; CHECK-NEXT: store volatile i32 0, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 72
-; CHECK-NEXT: store i64 0, ptr [[F]]
+; CHECK-NEXT: store volatile i64 0, ptr [[F]]
 ; CHECK-NEXT: br label
 ; The host statement between the launches keeps its place.
 ; CHECK: mul nsw i32 %{{.*}}, 2
@@ -79,13 +79,13 @@
 ; Record 1 starts one record (80 bytes) later and carries 128 bytes of
 ; dynamic shared memory on the same stream.
 ; CHECK: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 80
-; CHECK-NEXT: store ptr @_Z19__device_stub__axpyPKfS0_Pfi, ptr [[F]]
+; CHECK-NEXT: store volatile ptr @_Z19__device_stub__axpyPKfS0_Pfi, ptr [[F]]
 ; CHECK: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 112
-; CHECK-NEXT: store i64 128, ptr [[F]]
+; CHECK-NEXT: store volatile i64 128, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 120
-; CHECK-NEXT: store ptr %{{.*}}, ptr [[F]]
+; CHECK-NEXT: store volatile ptr %{{.*}}, ptr [[F]]
 ; CHECK: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 152
-; CHECK-NEXT: store i64 0, ptr [[F]]
+; CHECK-NEXT: store volatile i64 0, ptr [[F]]
 ; CHECK-NEXT: call void @kf_rt_launch_seq(ptr @kfuse.site, ptr %kfuse.launches, i32 2)
 ; CHECK-NEXT: br label
 ; CHECK-NOT: __device_stub__

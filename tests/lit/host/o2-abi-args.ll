@@ -20,32 +20,32 @@
 ; Launch 0: the bool goes back from i1 to its i8 memory form.
 ; CHECK: [[B:%.*]] = trunc i8 %{{.*}} to i1
 ; CHECK: [[B8:%.*]] = zext i1 [[B]] to i8
-; CHECK-NEXT: store i8 [[B8]], ptr %kfuse.arg,
-; CHECK-NEXT: store i8 99, ptr %kfuse.arg1,
-; CHECK-NEXT: store i16 3, ptr %kfuse.arg2,
-; CHECK-NEXT: store double 1.500000e+00, ptr %kfuse.arg3,
+; CHECK-NEXT: store volatile i8 [[B8]], ptr %kfuse.arg,
+; CHECK-NEXT: store volatile i8 99, ptr %kfuse.arg1,
+; CHECK-NEXT: store volatile i16 3, ptr %kfuse.arg2,
+; CHECK-NEXT: store volatile double 1.500000e+00, ptr %kfuse.arg3,
 ; CHECK: [[STREAM:%.*]] = load ptr, ptr %16
 ; Launch 1: the byval struct is copied into a slot that lives as long as the
 ; function, the register-split structs are reassembled.
 ; CHECK: call void @llvm.memcpy.p0.p0.i64(ptr align 8 %kfuse.byval, ptr align 8 %27, i64 64, i1 false)
-; CHECK: store <2 x float> %{{.*}}, ptr %{{.*}}
-; CHECK: store float %{{.*}}, ptr %{{.*}}
+; CHECK: store volatile <2 x float> %{{.*}}, ptr %{{.*}}
+; CHECK: store volatile float %{{.*}}, ptr %{{.*}}
 ; CHECK: call void @llvm.memcpy.p0.p0.i64(ptr align 4 %kfuse.arg5, ptr align 4 %kfuse.arg9, i64 12, i1 false)
 ; CHECK: [[LO:%.*]] = getelementptr inbounds nuw { i64, i64 }, ptr %kfuse.arg6, i32 0, i32 0
-; CHECK-NEXT: store i64 %{{.*}}, ptr [[LO]]
+; CHECK-NEXT: store volatile i64 %{{.*}}, ptr [[LO]]
 ; CHECK: [[A:%.*]] = getelementptr inbounds i8, ptr %kfuse.args10, i64 0
-; CHECK-NEXT: store ptr %kfuse.arg5, ptr [[A]]
+; CHECK-NEXT: store volatile ptr %kfuse.arg5, ptr [[A]]
 ; CHECK-NEXT: [[A:%.*]] = getelementptr inbounds i8, ptr %kfuse.args10, i64 8
-; CHECK-NEXT: store ptr %kfuse.arg6, ptr [[A]]
+; CHECK-NEXT: store volatile ptr %kfuse.arg6, ptr [[A]]
 ; CHECK-NEXT: [[A:%.*]] = getelementptr inbounds i8, ptr %kfuse.args10, i64 16
-; CHECK-NEXT: store ptr %kfuse.byval, ptr [[A]]
+; CHECK-NEXT: store volatile ptr %kfuse.byval, ptr [[A]]
 ; Dynamic shared memory (64) and the stream of launch 1.
 ; CHECK: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 112
-; CHECK-NEXT: store i64 64, ptr [[F]]
+; CHECK-NEXT: store volatile i64 64, ptr [[F]]
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 120
-; CHECK-NEXT: store ptr [[STREAM]], ptr [[F]]
+; CHECK-NEXT: store volatile ptr [[STREAM]], ptr [[F]]
 ; CHECK: [[F:%.*]] = getelementptr inbounds i8, ptr %kfuse.launches, i64 144
-; CHECK-NEXT: store i32 5, ptr [[F]]
+; CHECK-NEXT: store volatile i32 5, ptr [[F]]
 ; CHECK: call void @kf_rt_launch_seq(ptr @kfuse.site, ptr %kfuse.launches, i32 2)
 ; CHECK-NOT: call void @_Z17__device_stub__
 ; CHECK: ret void

@@ -22,11 +22,11 @@
 // CHECK: %[[NULL:[0-9]+]] = icmp eq ptr %[[S:[0-9]+]], null
 // CHECK-NEXT: %[[STREAM:kfuse.stream[0-9]*]] = select i1 %[[NULL]], ptr inttoptr (i64 2 to ptr), ptr %[[S]]
 // CHECK-NEXT: getelementptr
-// CHECK-NEXT: store ptr %[[STREAM]], ptr
+// CHECK-NEXT: store volatile ptr %[[STREAM]], ptr
 // CHECK: %[[NULL2:[0-9]+]] = icmp eq ptr %[[S2:[0-9]+]], null
 // CHECK-NEXT: %[[STREAM2:kfuse.stream[0-9]*]] = select i1 %[[NULL2]], ptr inttoptr (i64 2 to ptr), ptr %[[S2]]
 // CHECK-NEXT: getelementptr
-// CHECK-NEXT: store ptr %[[STREAM2]], ptr
+// CHECK-NEXT: store volatile ptr %[[STREAM2]], ptr
 // CHECK: call void @kf_rt_launch_seq(
 // LEGACY-LABEL: define {{.*}}void @_Z3runPKfPfS0_S1_iP11CUstream_st(
 // LEGACY-NOT: inttoptr (i64 2
@@ -39,7 +39,7 @@ void run(const float *x, float *t, const float *y, float *o, int n, cudaStream_t
 // Launches on the default stream: the constant null becomes the handle.
 // CHECK-LABEL: define {{.*}}void @_Z11run_defaultPKfPfS0_S1_i(
 // CHECK-NOT: call void @kf_rt_launch_seq
-// CHECK-COUNT-2: store ptr inttoptr (i64 2 to ptr), ptr
+// CHECK-COUNT-2: store volatile ptr inttoptr (i64 2 to ptr), ptr
 // CHECK: call void @kf_rt_launch_seq(
 // LEGACY-LABEL: define {{.*}}void @_Z11run_defaultPKfPfS0_S1_i(
 // LEGACY-NOT: inttoptr (i64 2

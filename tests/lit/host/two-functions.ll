@@ -27,9 +27,9 @@
 ; CHECK-NOT: __cudaPushCallConfiguration
 ; Record 2 (bytes 160..239): kb, grid (2,1,1), block (64,1,1), n + 2.
 ; CHECK: [[N2:%.*]] = add nsw i32 %{{.*}}, 2
-; CHECK: store i32 [[N2]], ptr %kfuse.arg
+; CHECK: store volatile i32 [[N2]], ptr %kfuse.arg
 ; CHECK: getelementptr inbounds i8, ptr %kfuse.launches, i64 160
-; CHECK-NEXT: store ptr @_Z17__device_stub__kbPfi
+; CHECK-NEXT: store volatile ptr @_Z17__device_stub__kbPfi
 ; CHECK: call void @kf_rt_launch_seq(ptr @[[S2]], ptr %kfuse.launches, i32 3)
 ; CHECK-NOT: __device_stub__
 ; CHECK: ret void
