@@ -23,7 +23,14 @@
  * same runtime error, fused or not (unfused, from the check after the
  * first launch; fused, the fused launch fails, the runtime falls back to the
  * original launches and the check after the last reports the first one's
- * error). tools/gpu-check runs it. */
+ * error). tools/gpu-check runs it.
+ *
+ * `error_checks --pending-error` first makes a runtime call fail (a device
+ * that does not exist) and reads nothing, then runs `macro`: the error is
+ * still pending at the site's first call. The runtime must leave it to the
+ * program (docs/runtime.md, `pending-error`): both builds end with exit
+ * status 1 and that error, the fused one with its sequence run as written
+ * (KFUSE_STATS `pending-error=1`). */
 #include "common.h"
 #include "kfuse_example.h"
 
@@ -152,10 +159,33 @@ static int bad_launch()
   return 2;
 }
 
+/* `macro` with an error of the program's own pending. Returns only if no
+ * check ended the program. */
+static int pending_error()
+{
+  const int n = 4096;
+  float *x, *t, *u, *y;
+  int count = 0;
+  KFX_CHECK(cudaMalloc((void **)&x, 4 * n * sizeof(float)));
+  KFX_CHECK(cudaMemset(x, 0, 4 * n * sizeof(float)));
+  t = x + n, u = t + n, y = u + n;
+  KFX_CHECK(cudaGetDeviceCount(&count));
+  if (cudaSetDevice(count) == cudaSuccess) {
+    fprintf(stderr, "error_checks: cudaSetDevice(%d) did not fail\n", count);
+    return 2;
+  }
+  macro(x, t, u, y, n, 256, 0);
+  KFX_CHECK(cudaDeviceSynchronize());
+  fprintf(stderr, "error_checks: the pending error was not reported\n");
+  return 2;
+}
+
 int main(int argc, char **argv)
 {
   if (argc == 2 && !strcmp(argv[1], "--bad-launch"))
     return bad_launch();
+  if (argc == 2 && !strcmp(argv[1], "--pending-error"))
+    return pending_error();
   kfx::Args a = kfx::parse_args(argc, argv, "error_checks", 1 << 24);
   kfx::require_device("error_checks");
   const int n = (int)a.n;
