@@ -26,10 +26,12 @@
  * error). tools/gpu-check runs it.
  *
  * `error_checks --pending-error` first makes a runtime call fail (a device
- * that does not exist) and reads nothing, then runs `macro`: the error is
- * still pending at the site's first call. The runtime must leave it to the
- * program (docs/runtime.md, `pending-error`): both builds end with exit
- * status 1 and that error, the fused one with its sequence run as written
+ * that does not exist) and reads nothing, then runs `tail_check`, the chain
+ * with one check after its last launch: the error is still pending when the
+ * run reaches the runtime (a check between launches would read it first,
+ * as unfused). The runtime must leave it to the program (docs/runtime.md,
+ * `pending-error`): both builds end with exit status 1 and that error from
+ * the same check, the fused one with its sequence run as written
  * (KFUSE_STATS `pending-error=1`). */
 #include "common.h"
 #include "kfuse_example.h"
@@ -159,8 +161,17 @@ static int bad_launch()
   return 2;
 }
 
-/* `macro` with an error of the program's own pending. Returns only if no
- * check ended the program. */
+/* The chain with one check, after its last launch. */
+static void tail_check(const float *x, float *t, float *u, float *y, int n, int b, cudaStream_t s)
+{
+  ec_affine<<<GRID(n, b), 0, s>>>(x, t, n);
+  ec_square<<<GRID(n, b), 0, s>>>(t, x, u, n);
+  ec_mix<<<GRID(n, b), 0, s>>>(u, t, y, n);
+  CHECK(cudaGetLastError());
+}
+
+/* `tail_check` with an error of the program's own pending. Returns only if
+ * no check ended the program. */
 static int pending_error()
 {
   const int n = 4096;
@@ -174,7 +185,7 @@ static int pending_error()
     fprintf(stderr, "error_checks: cudaSetDevice(%d) did not fail\n", count);
     return 2;
   }
-  macro(x, t, u, y, n, 256, 0);
+  tail_check(x, t, u, y, n, 256, 0);
   KFX_CHECK(cudaDeviceSynchronize());
   fprintf(stderr, "error_checks: the pending error was not reported\n");
   return 2;
