@@ -1071,8 +1071,11 @@ Value *kfuse::unwidened(Value *V) {
 /// The kernel's grid-stride loop: the one top-level loop whose induction
 /// variable starts at the global x coordinate ctaid.x*ntid.x + tid.x, grows by
 /// a product of extents (blockDim.x*gridDim.x), runs while below an integer
-/// parameter and leaves only from its latch. Null when there is none.
-static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridStride &G) {
+/// parameter and leaves only from its latch. Null when there is none; then
+/// \p Miss says what keeps a loop that is one in all but its bound from
+/// being read as one ("" when there is no such loop).
+static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridStride &G,
+                          std::string &Miss) {
   Loop *Found = nullptr;
   IndexPoly Global = IndexPoly::symbol(symCtaid(0)) * IndexPoly::symbol(symNtid(0)) +
                      IndexPoly::symbol(symTid(0));
@@ -1122,8 +1125,7 @@ static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridSt
     auto *N = dyn_cast<Argument>(Final);
     auto Start = polyOf(F, SE, AR->getStart());
     auto Step = polyOf(F, SE, AR->getStepRecurrence(SE));
-    if (!N || N->getParent() != &F || !N->getType()->isIntegerTy() || !Start ||
-        *Start != Global || !Step || Step->isConstant())
+    if (!Start || *Start != Global || !Step || Step->isConstant())
       continue;
     bool Extents = true;
     for (auto &[M, C] : Step->Terms)
@@ -1131,6 +1133,14 @@ static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridSt
         Extents &= S < SymParam0 && !isCoordinate(S) && S != SymIter;
     if (!Extents)
       continue;
+    if (!N || N->getParent() != &F || !N->getType()->isIntegerTy()) {
+      uint64_t Off = 0;
+      const auto *Ld = dyn_cast<LoadInst>(Final);
+      const Argument *A = Ld ? byValFieldOf(F, *Ld, Off) : nullptr;
+      Miss = A ? "reads the integer at byte " + std::to_string(Off) + " of " + byValText(F, *A)
+               : "is not an integer parameter";
+      continue;
+    }
     if (Found)
       return nullptr; // two of them: which one would a stage's thread be in?
     Found = L;
@@ -1169,7 +1179,8 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     K.invalidate("is variadic", "call");
 
   GridStride G;
-  Loop *Grid = findGridLoop(F, SE, LI, G);
+  std::string GridMiss;
+  Loop *Grid = findGridLoop(F, SE, LI, G, GridMiss);
   if (Grid)
     K.Grid = G;
   PostDominatorTree PDT(F);
@@ -1289,6 +1300,11 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
                                   ": an index may read parameters and fields of by-value "
                                   "structs that the kernel does not change; compute the "
                                   "changed value in a local instead"
+                        : InLoop && !Grid && !GridMiss.empty()
+                            ? "; it varies in a grid-stride loop whose bound " + GridMiss +
+                                  ": kfuse reads the bound of a grid-stride loop from an "
+                                  "integer parameter; pass n as one (int n) and loop while "
+                                  "i < n"
                         : InLoop && !Grid
                             ? "; it varies in a loop that is not a grid-stride loop: "
                               "write a loop over the elements as for (i = blockIdx.x * "

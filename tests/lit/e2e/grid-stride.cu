@@ -105,3 +105,18 @@ void refused(const float *x, float *t, float *u, size_t n)
   by_block<<<1, 256>>>(x, t, n);
   with_tail<<<1, 256>>>(t, u, n);
 }
+
+// A grid-stride loop bounded by a field of a struct passed by value, or by
+// an expression: the remark names the bound and what to write instead.
+struct Extent { size_t n; float a; };
+KMAP void field_bound(const float *x, float *t, Extent e)
+{ GRID_STRIDE(size_t, i, e.n) t[i] = e.a * x[i]; }
+// REMARK-DAG: kernel 'field_bound(float const*, float*, Extent)' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('t')); it varies in a grid-stride loop whose bound reads the integer at byte 0 of by-value parameter 3 ('e'), a Extent: kfuse reads the bound of a grid-stride loop from an integer parameter; pass n as one (int n) and loop while i < n
+KMAP void sum_bound(const float *x, float *t, size_t n, size_t m)
+{ GRID_STRIDE(size_t, i, n + m) t[i] = x[i]; }
+// REMARK-DAG: kernel 'sum_bound(float const*, float*, unsigned long, unsigned long)' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('t')); it varies in a grid-stride loop whose bound is not an integer parameter: kfuse reads
+void bounds(const float *x, float *t, float *u, Extent e, size_t n)
+{
+  field_bound<<<264, 256>>>(x, t, e);
+  sum_bound<<<264, 256>>>(t, u, n, n);
+}
