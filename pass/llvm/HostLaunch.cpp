@@ -385,7 +385,8 @@ bool releaseRecordStores(Function &F) {
   bool Any = false;
   for (Instruction &I : instructions(F))
     if (I.hasMetadata() && I.getMetadata(RecordStoreKind)) {
-      cast<StoreInst>(I).setVolatile(false);
+      if (auto *SI = dyn_cast<StoreInst>(&I))
+        SI->setVolatile(false);
       I.setMetadata(RecordStoreKind, nullptr);
       Any = true;
     }
