@@ -46,6 +46,7 @@
 #include "LoopJam.h"
 #include "VectorHints.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Analysis/PostDominators.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Dominators.h"
@@ -1545,6 +1546,43 @@ void FusedKernelBuilder::cleanup(FunctionAnalysisManager &FAM) {
   Late.run(*Fused, FAM);
 }
 
+/// Loads every field of a by-value parameter that the fused kernel only
+/// reads once, in the entry block, for all the stages' loads of it: the
+/// stages that read one struct read one copy of it (build()), and a
+/// grid-stride loop bounded by its field (`i < p.n`) then has the same
+/// bound as the next stage's loop, which jamGridLoops() compares, and a
+/// field the next stage reads before its loop does not stand between the
+/// two. Loading a parameter cannot fault, so the load may move there.
+static void shareFields(Function &F) {
+  const DataLayout &DL = F.getDataLayout();
+  // In the order of the first load of each field: the output must not
+  // depend on where in memory the IR lies.
+  MapVector<std::tuple<Argument *, int64_t, Type *>, SmallVector<LoadInst *, 4>> Loads;
+  for (Instruction &I : instructions(F)) {
+    auto *LI = dyn_cast<LoadInst>(&I);
+    if (!LI || !LI->isSimple())
+      continue;
+    APInt Off(DL.getIndexTypeSizeInBits(LI->getPointerOperandType()), 0);
+    auto *A = dyn_cast<Argument>(
+        LI->getPointerOperand()->stripAndAccumulateConstantOffsets(DL, Off, true));
+    if (A && A->hasByValAttr() && !Off.isNegative() && readOnlyByVal(*A))
+      Loads[{A, Off.getSExtValue(), LI->getType()}].push_back(LI);
+  }
+  IRBuilder<> B(F.getEntryBlock().getTerminator());
+  for (auto &[Key, Group] : Loads) {
+    auto [A, Off, Ty] = Key;
+    Align Al = Group.front()->getAlign();
+    for (LoadInst *LI : Group)
+      Al = std::min(Al, LI->getAlign());
+    LoadInst *One = B.CreateAlignedLoad(Ty, B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), A, Off),
+                                        Al);
+    for (LoadInst *LI : Group) {
+      LI->replaceAllUsesWith(One);
+      LI->eraseFromParent();
+    }
+  }
+}
+
 Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
   createFunction();
   BasicBlock *Entry = BasicBlock::Create(Ctx, "entry", Fused);
@@ -1581,6 +1619,13 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     Clone->setLinkage(GlobalValue::InternalLinkage);
     Clone->setCallingConv(CallingConv::C);
     Clone->removeFnAttr(Attribute::NoInline);
+    // A struct by value that the stage only reads (ParamInfo::ByValShared)
+    // is read from the fused kernel's own copy: inlining makes no copy of
+    // it, and the stages' loads of one field load the same bytes
+    // (shareFields).
+    for (unsigned P = 0; P < K.Params.size(); ++P)
+      if (K.Params[P].ByValShared)
+        Clone->removeParamAttr(P, Attribute::ByVal);
     if (K.Grid && !C.Split) // split stages run in different blocks: no jam
       cast<Instruction>(VMap[K.Grid->IV])
           ->setMetadata(GridKind, MDNode::get(Ctx, {ConstantAsMetadata::get(B.getInt32(S))}));
@@ -1595,7 +1640,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     SmallVector<Value *, 8> Args;
     for (unsigned P = 0; P < K.Params.size(); ++P) {
       Value *Arg = Fused->getArg(ArgBase[S] + P);
-      if (K.Params[P].IsPointer || K.Params[P].IsInteger) {
+      if (K.Params[P].IsPointer || K.Params[P].IsInteger || K.Params[P].ByValShared) {
         Value *&First = FirstArg[C.arg(S, P)];
         if (!First)
           First = Arg;
@@ -1641,6 +1686,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
       IVs[mdconst::extract<ConstantInt>(MD->getOperand(0))->getZExtValue()] = cast<PHINode>(&I);
       I.setMetadata(GridKind, nullptr);
     }
+  shareFields(*Fused);
   std::vector<int> Jam = jamGridLoops(*Fused, IVs);
   // A buffer carried between grid-stride stages moves through registers only
   // within one jammed loop, whose iterations then reset its forward flags;

@@ -313,7 +313,26 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
 
 /// Whether nothing writes by-value parameter \p A: every use, through
 /// constant-offset addresses, is a load.
-static bool readOnlyByVal(const Argument &A) {
+/// Whether \p T's bytes include any that no element covers.
+static bool hasPadding(const DataLayout &DL, Type *T) {
+  if (auto *ST = dyn_cast<StructType>(T)) {
+    const StructLayout *SL = DL.getStructLayout(ST);
+    uint64_t End = 0;
+    for (unsigned I = 0; I < ST->getNumElements(); ++I) {
+      Type *E = ST->getElementType(I);
+      if (SL->getElementOffset(I) != End || hasPadding(DL, E))
+        return true;
+      End += DL.getTypeStoreSize(E);
+    }
+    return End != DL.getTypeAllocSize(ST);
+  }
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return hasPadding(DL, AT->getElementType()) ||
+           DL.getTypeStoreSize(AT->getElementType()) != DL.getTypeAllocSize(AT->getElementType());
+  return DL.getTypeStoreSize(T) != DL.getTypeAllocSize(T);
+}
+
+bool kfuse::readOnlyByVal(const Argument &A) {
   SmallVector<const Value *, 8> Work{&A};
   SmallPtrSet<const Value *, 8> Seen;
   while (!Work.empty()) {
@@ -1071,7 +1090,9 @@ Value *kfuse::unwidened(Value *V) {
 /// The kernel's grid-stride loop: the one top-level loop whose induction
 /// variable starts at the global x coordinate ctaid.x*ntid.x + tid.x, grows by
 /// a product of extents (blockDim.x*gridDim.x), runs while below an integer
-/// parameter and leaves only from its latch. Null when there is none; then
+/// parameter or an integer field of a by-value struct the kernel does not
+/// change (`i < p.n`), and leaves only from its latch. Null when there is
+/// none; then
 /// \p Miss says what keeps a loop that is one in all but its bound from
 /// being read as one ("" when there is no such loop).
 static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridStride &G,
@@ -1133,18 +1154,25 @@ static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridSt
         Extents &= S < SymParam0 && !isCoordinate(S) && S != SymIter;
     if (!Extents)
       continue;
-    if (!N || N->getParent() != &F || !N->getType()->isIntegerTy()) {
+    int Bound = 0;
+    if (N && N->getParent() == &F && N->getType()->isIntegerTy()) {
+      Bound = SymParam0 + int(N->getArgNo());
+    } else if (std::optional<int> Field = fieldSymbol(F, Final)) {
+      Bound = *Field;
+    } else {
       uint64_t Off = 0;
       const auto *Ld = dyn_cast<LoadInst>(Final);
       const Argument *A = Ld ? byValFieldOf(F, *Ld, Off) : nullptr;
-      Miss = A ? "reads the integer at byte " + std::to_string(Off) + " of " + byValText(F, *A)
-               : "is not an integer parameter";
+      Miss = A ? "reads the integer at byte " + std::to_string(Off) + " of " +
+                     byValText(F, *A) + ", which the kernel changes"
+               : "is not an integer parameter or a field of a struct passed by value";
       continue;
     }
     if (Found)
       return nullptr; // two of them: which one would a stage's thread be in?
     Found = L;
-    G = GridStride{IV, *Start, *Step, N->getArgNo(), P == ICmpInst::ICMP_ULT};
+    G = GridStride{IV, *Start, *Step, Bound, Final->getType()->getIntegerBitWidth(),
+                   P == ICmpInst::ICMP_ULT};
   }
   return Found;
 }
@@ -1167,6 +1195,8 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     P.IsPointer = A.getType()->isPointerTy() && !A.hasByValAttr();
     P.IsInteger = A.getType()->isIntegerTy();
     P.IsByVal = A.hasByValAttr();
+    P.ByValShared = P.IsByVal && readOnlyByVal(A) &&
+                    !hasPadding(F.getDataLayout(), A.getParamByValType());
     K.Params.push_back(P);
     if (User *Bad = P.IsPointer ? nonAddressUse(&A) : nullptr)
       K.invalidate("pointer " + paramText(F, A.getArgNo()) +
@@ -1303,8 +1333,9 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
                         : InLoop && !Grid && !GridMiss.empty()
                             ? "; it varies in a grid-stride loop whose bound " + GridMiss +
                                   ": kfuse reads the bound of a grid-stride loop from an "
-                                  "integer parameter; pass n as one (int n) and loop while "
-                                  "i < n"
+                                  "integer parameter or a field of a struct passed by value "
+                                  "that the kernel does not change; pass n as one and loop "
+                                  "while i < n"
                         : InLoop && !Grid
                             ? "; it varies in a loop that is not a grid-stride loop: "
                               "write a loop over the elements as for (i = blockIdx.x * "

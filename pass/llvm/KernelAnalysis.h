@@ -296,6 +296,12 @@ struct ParamInfo {
   bool IsPointer = false;
   bool IsInteger = false;
   bool IsByVal = false; ///< a struct by value, whose integer fields indices may name
+  /// IsByVal, the kernel only reads it (readOnlyByVal), and its type has no
+  /// padding: the fused kernel reads one copy for every stage that passes
+  /// the same value, and the runtime compares the arguments' bytes, which
+  /// padding would make differ (a struct passed in registers is put back
+  /// together around uninitialised padding).
+  bool ByValShared = false;
   bool Read = false;
   bool Written = false;
   bool Gathered = false; ///< some load through it has an unknown index
@@ -328,7 +334,10 @@ struct Verdict {
 struct GridStride {
   llvm::PHINode *IV = nullptr; ///< the induction variable, in the loop's header
   IndexPoly Start, Step;       ///< over the coordinates and extents
-  unsigned BoundParam = 0;     ///< n, an integer parameter
+  /// n: an integer parameter (SymParam0 + p) or an integer field of a
+  /// by-value struct the kernel does not change (SymField0 + ...).
+  int Bound = SymParam0;
+  unsigned BoundBits = 32;     ///< n's width
   bool Unsigned = false;       ///< the loop continues while i <u n (else i <s n)
 };
 
@@ -366,6 +375,10 @@ llvm::Value *unwidened(llvm::Value *V);
 /// constant offset of a by-value aggregate parameter of \p F that the
 /// kernel never writes (`p.nx` of `Params p`).
 std::optional<int> fieldSymbol(const llvm::Function &F, const llvm::Value *V);
+
+/// Whether by-value parameter \p A is only read, by simple loads at
+/// constant offsets.
+bool readOnlyByVal(const llvm::Argument &A);
 
 /// \p Param: the manifest reads s<p> sign-extended, so a value of 2^31 or
 /// more (4 bytes) reads negative, and then the bound is H alone:

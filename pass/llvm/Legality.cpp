@@ -1890,7 +1890,7 @@ static void checkCandidateOnce(FusionCandidate &C) {
       }
       const GridStride &A = *C.Stages[LoopRef->Stage]->Grid, &B = *C.Stages[X.Stage]->Grid;
       if (A.Start != B.Start || A.Step != B.Step || A.Unsigned != B.Unsigned ||
-          C.arg(LoopRef->Stage, A.BoundParam) != C.arg(X.Stage, B.BoundParam)) {
+          C.valueSymbol(LoopRef->Stage, A.Bound) != C.valueSymbol(X.Stage, B.Bound)) {
         C.invalidate("buffer '" + R.Values.at(V).Text + "': the grid-stride loops of launches " +
                          std::to_string(C.index(LoopRef->Stage)) + " and " +
                          std::to_string(C.index(X.Stage)) +

@@ -149,11 +149,11 @@ loopRange(const KernelInfo &K, const Access &A) {
   if (Param || !Coef.isConstant() || Coef.constantTerm() <= 0 ||
       F->Digits[1].Coef != Coef * G.Step)
     return std::nullopt;
-  if (G.Unsigned && K.F->getArg(G.BoundParam)->getType()->getIntegerBitWidth() < 64)
+  if (G.Unsigned && G.BoundBits < 64)
     return std::nullopt;
   std::string Rest = F->Rest.toExpr();
-  std::string Top = std::to_string(Coef.constantTerm()) + "*(max(s" +
-                    std::to_string(G.BoundParam) + ",1)-1)+" + std::to_string(A.Bytes);
+  std::string Top = std::to_string(Coef.constantTerm()) + "*(max(" +
+                    IndexPoly::symbol(G.Bound).toExpr() + ",1)-1)+" + std::to_string(A.Bytes);
   return std::make_pair(Rest, Rest == "0" ? Top : Rest + "+" + Top);
 }
 
@@ -426,12 +426,13 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
   Out += "launch 0 0 " + std::to_string(C.DynShmem) + "\n";
 
   // Wiring and scalar equalities: every later occurrence of a pointer or
-  // integer value equals its first occurrence.
+  // integer value, or of a struct by value that the stages only read,
+  // equals its first occurrence (the fused kernel reads the first: build()).
   std::map<unsigned, std::pair<unsigned, unsigned>> FirstUse;
   for (unsigned S = 0; S < C.size(); ++S)
     for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P) {
       const ParamInfo &PI = C.Stages[S]->Params[P];
-      if (!PI.IsPointer && !PI.IsInteger)
+      if (!PI.IsPointer && !PI.IsInteger && !PI.ByValShared)
         continue;
       auto [It, New] = FirstUse.try_emplace(C.arg(S, P), S, P);
       if (!New)

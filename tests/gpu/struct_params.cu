@@ -12,7 +12,11 @@
  * argument bytes (`s0.8.4`): f and h in registers.
  * Sequence `flat` (2 launches, 1-D): t = dt * u, r = t + nu, under
  * `i < g.nx * g.ny`.
- * The program prints `SITES all-fused count=2`: both sequences must run
+ * Sequence `strided` (2 launches of 4 blocks per SM): grid-stride loops
+ * `for (size_t i = ...; i < e.n; i += blockDim.x * gridDim.x)` over the
+ * field `n` of `struct Extent { size_t n; float a, b; }`: v = a * u,
+ * w = v * v + b, the loops one loop in the fused kernel, v in registers.
+ * The program prints `SITES all-fused count=3`: every sequence must run
  * fused on every call (tools/gpu-check). Fused and unfused must agree bit
  * for bit. */
 #include "common.h"
@@ -61,6 +65,32 @@ __global__ KFUSE_MAP void sp_shift(Grid g, const float *t, float *r)
     r[i] = t[i] + g.nu;
 }
 
+struct Extent {
+  size_t n;
+  float a, b;
+};
+
+__global__ KFUSE_MAP void sp_gscale(Extent e, const float *u, float *v)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < e.n;
+       i += (size_t)blockDim.x * gridDim.x)
+    v[i] = e.a * u[i];
+}
+
+__global__ KFUSE_MAP void sp_gsquare(Extent e, const float *v, float *w)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < e.n;
+       i += (size_t)blockDim.x * gridDim.x)
+    w[i] = v[i] * v[i] + e.b;
+}
+
+static void strided(const Extent &e, const float *u, float *v, float *w, int blocks, int b,
+                    cudaStream_t s)
+{
+  sp_gscale<<<blocks, b, 0, s>>>(e, u, v);
+  sp_gsquare<<<blocks, b, 0, s>>>(e, v, w);
+}
+
 static void field(const Grid &g, const float *u, float *f, float *h, float *o, cudaStream_t s)
 {
   dim3 block(32, 8), grid((g.nx + 31) / 32, (g.ny + 7) / 8);
@@ -89,18 +119,24 @@ int main(int argc, char **argv)
   g.dt = 0.01f;
   g.nu = 0.75f;
   const size_t cells = (size_t)g.ny * g.pitch, n = (size_t)g.nx * g.ny;
-  kfx::Buf<float> u(cells), f(cells), h(cells), o(cells), t(n), r(n);
+  kfx::Buf<float> u(cells), f(cells), h(cells), o(cells), t(n), r(n), v(n), w(n);
+  Extent e;
+  e.n = n;
+  e.a = 1.25f;
+  e.b = -0.5f;
+  int sms = 0;
+  KFX_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   kfx::fill_uniform(u.h, a.seed, 1, -1.0, 1.0);
   u.upload();
   cudaStream_t s;
   KFX_CHECK(cudaStreamCreate(&s));
-  /* For tools/gpu-check: both sequences run fused on every call. */
-  std::printf("SITES all-fused count=2\n");
+  /* For tools/gpu-check: every sequence runs fused on every call. */
+  std::printf("SITES all-fused count=3\n");
 
   auto check = [&] {
     /* The field's cells against the host, gathered row by row; the padding
      * columns must still hold the poison the outputs started with. */
-    std::vector<float> rf(n), rh(n), ro(n), gf(n), gh(n), go(n), rt(n), rr(n);
+    std::vector<float> rf(n), rh(n), ro(n), gf(n), gh(n), go(n), rt(n), rr(n), rv(n), rw(n);
     size_t touched = 0;
     for (int y = 0; y < g.ny; y++) {
       for (int x = 0; x < g.nx; x++) {
@@ -122,22 +158,27 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++) {
       rt[i] = g.dt * u.h[i];
       rr[i] = rt[i] + g.nu;
+      rv[i] = e.a * u.h[i];
+      rw[i] = rv[i] * rv[i] + e.b;
     }
     bool ok = kfx::check_close("f", gf.data(), rf.data(), n, 1e-6);
     ok = kfx::check_close("h", gh.data(), rh.data(), n, 1e-5) && ok;
     ok = kfx::check_close("o", go.data(), ro.data(), n, 1e-5) && ok;
     ok = kfx::check_close("t", t.h.data(), rt.data(), n, 1e-6) && ok;
     ok = kfx::check_close("r", r.h.data(), rr.data(), n, 1e-6) && ok;
+    ok = kfx::check_close("v", v.h.data(), rv.data(), n, 1e-6) && ok;
+    ok = kfx::check_close("w", w.h.data(), rw.data(), n, 1e-5) && ok;
     std::printf("check pad    %zu padding cells written %s\n", touched, touched ? "FAIL" : "ok");
     return ok && touched == 0;
   };
   int rc = kfx::run_and_report(
-      "struct_params", a, s, (4.0 * cells + 3.0 * n) * sizeof(float),
+      "struct_params", a, s, (4.0 * cells + 6.0 * n) * sizeof(float),
       [&] {
         field(g, u.d, f.d, h.d, o.d, s);
         flat(g, u.d, t.d, r.d, a.block, s);
+        strided(e, u.d, v.d, w.d, 4 * sms, a.block, s);
       },
-      check, f, h, o, t, r);
+      check, f, h, o, t, r, v, w);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

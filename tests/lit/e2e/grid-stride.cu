@@ -106,17 +106,41 @@ void refused(const float *x, float *t, float *u, size_t n)
   with_tail<<<1, 256>>>(t, u, n);
 }
 
-// A grid-stride loop bounded by a field of a struct passed by value, or by
-// an expression: the remark names the bound and what to write instead.
-struct Extent { size_t n; float a; };
-KMAP void field_bound(const float *x, float *t, Extent e)
+// A grid-stride loop bounded by an integer field of a struct passed by
+// value that the kernel does not change fuses as one bounded by an integer
+// parameter: the loops jam (t in registers), the stages read one copy of
+// the struct (`equal`), and the footprints read the field.
+struct Extent { size_t n; float a, b; };
+KMAP void field_scale(const float *x, float *t, Extent e)
 { GRID_STRIDE(size_t, i, e.n) t[i] = e.a * x[i]; }
-// REMARK-DAG: kernel 'field_bound(float const*, float*, Extent)' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('t')); it varies in a grid-stride loop whose bound reads the integer at byte 0 of by-value parameter 3 ('e'), a Extent: kfuse reads the bound of a grid-stride loop from an integer parameter; pass n as one (int n) and loop while i < n
+KMAP void field_add(const float *t, float *u, Extent e)
+{ GRID_STRIDE(size_t, i, e.n) u[i] = t[i] + e.a; }
+// REMARK-DAG: fused launches 0..1 (field_scale, field_add) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t in registers
+// MANIFEST: kernel 0 _Z11field_scalePKfPf6Extent 3
+// MANIFEST: equal 0.2 1.2
+// MANIFEST: footprint 0.1 w 0 4*(max(s2.0.8,1)-1)+4{{$}}
+// MANIFEST: footprint 1.1 w 0 4*(max(s2.0.8,1)-1)+4{{$}}
+// A struct with padding bytes is not shared: the runtime could not compare
+// two copies of it byte for byte. Each stage reads its own; the loops run
+// one after the other, t through memory.
+struct Padded { size_t n; float a; };
+KMAP void pad_scale(const float *x, float *t, Padded e)
+{ GRID_STRIDE(size_t, i, e.n) t[i] = e.a * x[i]; }
+KMAP void pad_add(const float *t, float *u, Padded e)
+{ GRID_STRIDE(size_t, i, e.n) u[i] = t[i] + e.a; }
+// REMARK-DAG: fused launches 0..1 (pad_scale, pad_add) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t through memory (the grid-stride loops that write and read it could not be made one loop)
+// A bound that is an expression: the remark names it.
 KMAP void sum_bound(const float *x, float *t, size_t n, size_t m)
 { GRID_STRIDE(size_t, i, n + m) t[i] = x[i]; }
-// REMARK-DAG: kernel 'sum_bound(float const*, float*, unsigned long, unsigned long)' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('t')); it varies in a grid-stride loop whose bound is not an integer parameter: kfuse reads
-void bounds(const float *x, float *t, float *u, Extent e, size_t n)
+// REMARK-DAG: kernel 'sum_bound(float const*, float*, unsigned long, unsigned long)' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('t')); it varies in a grid-stride loop whose bound is not an integer parameter or a field of a struct passed by value: kfuse reads the bound of a grid-stride loop from an integer parameter or a field of a struct passed by value that the kernel does not change
+void bounds(const float *x, float *t, float *u, float *v, Extent e, size_t n)
 {
-  field_bound<<<264, 256>>>(x, t, e);
-  sum_bound<<<264, 256>>>(t, u, n, n);
+  field_scale<<<264, 256>>>(x, t, e);
+  field_add<<<264, 256>>>(t, u, e);
+  sum_bound<<<264, 256>>>(u, v, n, n);
+}
+void padded(const float *x, float *t, float *u, Padded e)
+{
+  pad_scale<<<264, 256>>>(x, t, e);
+  pad_add<<<264, 256>>>(t, u, e);
 }
