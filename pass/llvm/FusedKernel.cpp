@@ -1633,14 +1633,15 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
       auto *I = cast<Instruction>(VMap[K.Accesses[Idx].Inst]);
       I->setMetadata(AccessKind, accessTag(Ctx, S, Idx));
     }
-    // A pointer or integer value passed again is its first occurrence: the
-    // manifest's `equal` lines make the runtime check exactly these, and one
+    // A pointer, integer or shared struct value passed again is its first
+    // occurrence (ParamInfo::merged): the manifest's `equal` lines make the
+    // runtime check exactly these, and one
     // SSA value lets the optimiser see, say, that both stages have the same
     // bounds check, so the forwarded value needs no "was it stored" test.
     SmallVector<Value *, 8> Args;
     for (unsigned P = 0; P < K.Params.size(); ++P) {
       Value *Arg = Fused->getArg(ArgBase[S] + P);
-      if (K.Params[P].IsPointer || K.Params[P].IsInteger || K.Params[P].ByValShared) {
+      if (K.Params[P].merged()) {
         Value *&First = FirstArg[C.arg(S, P)];
         if (!First)
           First = Arg;

@@ -311,8 +311,6 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
                                            const SCEV *S, QuotientTable &Q, const Loop *Grid,
                                            unsigned Depth);
 
-/// Whether nothing writes by-value parameter \p A: every use, through
-/// constant-offset addresses, is a load.
 /// Whether \p T's bytes include any that no element covers.
 static bool hasPadding(const DataLayout &DL, Type *T) {
   if (auto *ST = dyn_cast<StructType>(T)) {
@@ -332,6 +330,8 @@ static bool hasPadding(const DataLayout &DL, Type *T) {
   return DL.getTypeStoreSize(T) != DL.getTypeAllocSize(T);
 }
 
+/// Whether nothing writes by-value parameter \p A: every use, through
+/// constant-offset addresses, is a load.
 bool kfuse::readOnlyByVal(const Argument &A) {
   SmallVector<const Value *, 8> Work{&A};
   SmallPtrSet<const Value *, 8> Seen;
@@ -1092,9 +1092,8 @@ Value *kfuse::unwidened(Value *V) {
 /// a product of extents (blockDim.x*gridDim.x), runs while below an integer
 /// parameter or an integer field of a by-value struct the kernel does not
 /// change (`i < p.n`), and leaves only from its latch. Null when there is
-/// none; then
-/// \p Miss says what keeps a loop that is one in all but its bound from
-/// being read as one ("" when there is no such loop).
+/// none; then \p Miss says what keeps a loop that is one in all but its
+/// bound from being read as one ("" when there is no such loop).
 static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridStride &G,
                           std::string &Miss) {
   Loop *Found = nullptr;

@@ -302,6 +302,10 @@ struct ParamInfo {
   /// padding would make differ (a struct passed in registers is put back
   /// together around uninitialised padding).
   bool ByValShared = false;
+  /// Whether a later launch's argument of the same value reads this one's
+  /// parameter in the fused kernel (FusedKernel.cpp), which the manifest's
+  /// `equal` line makes the runtime check.
+  bool merged() const { return IsPointer || IsInteger || ByValShared; }
   bool Read = false;
   bool Written = false;
   bool Gathered = false; ///< some load through it has an unknown index

@@ -432,7 +432,7 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
   for (unsigned S = 0; S < C.size(); ++S)
     for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P) {
       const ParamInfo &PI = C.Stages[S]->Params[P];
-      if (!PI.IsPointer && !PI.IsInteger && !PI.ByValShared)
+      if (!PI.merged())
         continue;
       auto [It, New] = FirstUse.try_emplace(C.arg(S, P), S, P);
       if (!New)
