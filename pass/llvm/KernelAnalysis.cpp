@@ -1162,9 +1162,11 @@ static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridSt
       uint64_t Off = 0;
       const auto *Ld = dyn_cast<LoadInst>(Final);
       const Argument *A = Ld ? byValFieldOf(F, *Ld, Off) : nullptr;
-      Miss = A ? "reads the integer at byte " + std::to_string(Off) + " of " +
-                     byValText(F, *A) + ", which the kernel changes"
-               : "is not an integer parameter or a field of a struct passed by value";
+      Miss = !A ? "is not an integer parameter or a field of a struct passed by value"
+             : "reads the integer at byte " + std::to_string(Off) + " of " + byValText(F, *A) +
+                   (readOnlyByVal(*A) ? ", which kfuse cannot name (at most 8 bytes, within "
+                                        "the first 1024 of one of the first 224 parameters)"
+                                      : ", which the kernel changes");
       continue;
     }
     if (Found)
