@@ -251,6 +251,40 @@ static int kf__group_derive(kf__group_t *g)
   return 0;
 }
 
+/* "0-3,8-15": an `equal` line's byte ranges, each "<first>-<last>" with
+ * first <= last <= KF__EQUAL_MAX_BYTE, ascending and apart (adjacent ranges
+ * would be one), at most KF__EQUAL_MAX_RANGES of them. */
+static int kf__parse_byte_ranges(kf__field_t f, kf__equal_t *eq)
+{
+  size_t i = 0;
+  for (;;) {
+    size_t j = i;
+    uint32_t lo, hi;
+    kf__field_t num;
+    while (j < f.n && f.s[j] != '-')
+      j++;
+    num.s = f.s + i;
+    num.n = j - i;
+    if (j == f.n || kf__parse_u32(num, KF__EQUAL_MAX_BYTE, &lo) != 0)
+      return KF_EPARSE;
+    i = ++j;
+    while (j < f.n && f.s[j] != ',')
+      j++;
+    num.s = f.s + i;
+    num.n = j - i;
+    if (kf__parse_u32(num, KF__EQUAL_MAX_BYTE, &hi) != 0 || hi < lo ||
+        eq->nranges == KF__EQUAL_MAX_RANGES ||
+        (eq->nranges > 0 && lo <= eq->ranges[eq->nranges - 1].last + 1))
+      return KF_EPARSE;
+    eq->ranges[eq->nranges].first = lo;
+    eq->ranges[eq->nranges].last = hi;
+    eq->nranges++;
+    if (j == f.n)
+      return 0;
+    i = j + 1; /* past the ',', which another range must follow */
+  }
+}
+
 /* "0,2-5,9": ranks below @p count, ascending ranges, into the bitset. */
 static int kf__parse_ranks(kf__field_t f, uint32_t count, uint64_t *bits)
 {
@@ -509,15 +543,24 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
       return KF_EPARSE;
     return kf__parse_u32(f[3], UINT32_MAX, &g->shared_bytes);
   }
-  if (kf__field_is(f[0], "equal") || kf__field_is(f[0], "disjoint")) {
+  if (kf__field_is(f[0], "equal")) {
+    kf__equal_t eq;
+    memset(&eq, 0, sizeof eq);
+    if (nf != 3 && nf != 4)
+      return KF_EPARSE;
+    if ((rc = kf__parse_ref(f[1], g, &eq.a)) != 0 || (rc = kf__parse_ref(f[2], g, &eq.b)) != 0)
+      return rc;
+    if (nf == 4 && (rc = kf__parse_byte_ranges(f[3], &eq)) != 0)
+      return rc;
+    return kf__append(&g->equal, &g->nequal, sizeof eq, &eq);
+  }
+  if (kf__field_is(f[0], "disjoint")) {
     kf__pair_t pair;
-    int equal = f[0].n == 5;
     if (nf != 3)
       return KF_EPARSE;
     if ((rc = kf__parse_ref(f[1], g, &pair.a)) != 0 || (rc = kf__parse_ref(f[2], g, &pair.b)) != 0)
       return rc;
-    return equal ? kf__append(&g->equal, &g->nequal, sizeof pair, &pair)
-                 : kf__append(&g->disjoint, &g->ndisjoint, sizeof pair, &pair);
+    return kf__append(&g->disjoint, &g->ndisjoint, sizeof pair, &pair);
   }
   if (kf__field_is(f[0], "footprint")) {
     kf__footprint_t fp = {{0, 0}, 0, NULL, NULL};

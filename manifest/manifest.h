@@ -56,6 +56,24 @@ typedef struct kf__pair {
   kf__param_ref_t b;
 } kf__pair_t;
 
+/** Most byte ranges an `equal` line lists. */
+#define KF__EQUAL_MAX_RANGES 16
+/** Largest byte offset an `equal` range names (a kernel's parameters take
+ * at most 32764 bytes). */
+#define KF__EQUAL_MAX_BYTE 32767
+
+/** `equal <a>.<p> <b>.<q> [<ranges>]`: the two arguments are equal, every
+ * byte of them, or where the line lists ranges ("0-3,8-15": a struct's
+ * fields, its padding left out) those bytes alone, ascending, inclusive. */
+typedef struct kf__equal {
+  kf__param_ref_t a;
+  kf__param_ref_t b;
+  uint32_t nranges; /**< 0: every byte */
+  struct {
+    uint32_t first, last;
+  } ranges[KF__EQUAL_MAX_RANGES];
+} kf__equal_t;
+
 /** `le <a> <lhs> <rhs>`: lhs <= rhs, both evaluated for launch a; `le <a>
  * <lhs> <b> <rhs>`: lhs evaluated for launch a, rhs for launch b. */
 typedef struct kf__le {
@@ -158,7 +176,7 @@ typedef struct kf__group {
   kf__impl_t *impl;
   kf__align_t *align;
   kf__le_t *le;
-  kf__pair_t *equal;
+  kf__equal_t *equal;
   kf__pair_t *disjoint;
   kf__footprint_t *footprints;
   kf__dead_t *dead;

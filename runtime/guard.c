@@ -228,14 +228,25 @@ static int kf__param_is_pointer(const kf__group_t *g, const kf_launch_t *l, kf__
   return kf__arg_pointer(&l[ref.launch], ref.param, &ptr) == 0 && kf__alloc_range(ptr, &base, &size) == 0;
 }
 
-static int kf__args_equal(const kf_launch_t *l, kf__pair_t pair)
+/* The two arguments of an `equal` line have the same size and the same
+ * bytes: all of them, or those of the line's ranges (a struct's fields). */
+static int kf__args_equal(const kf_launch_t *l, const kf__equal_t *eq)
 {
-  const kf_launch_t *a = &l[pair.a.launch], *b = &l[pair.b.launch];
-  uint32_t p = pair.a.param, q = pair.b.param;
+  const kf_launch_t *a = &l[eq->a.launch], *b = &l[eq->b.launch];
+  uint32_t p = eq->a.param, q = eq->b.param;
   if (a->args == NULL || b->args == NULL || a->arg_sizes == NULL || b->arg_sizes == NULL ||
-      p >= a->nargs || q >= b->nargs || a->args[p] == NULL || b->args[q] == NULL)
+      p >= a->nargs || q >= b->nargs || a->args[p] == NULL || b->args[q] == NULL ||
+      a->arg_sizes[p] != b->arg_sizes[q])
     return 0;
-  return a->arg_sizes[p] == b->arg_sizes[q] && memcmp(a->args[p], b->args[q], a->arg_sizes[p]) == 0;
+  if (eq->nranges == 0)
+    return memcmp(a->args[p], b->args[q], a->arg_sizes[p]) == 0;
+  for (uint32_t r = 0; r < eq->nranges; r++) {
+    size_t first = eq->ranges[r].first, n = (size_t)eq->ranges[r].last - first + 1;
+    if (eq->ranges[r].last >= a->arg_sizes[p] ||
+        memcmp((const char *)a->args[p] + first, (const char *)b->args[q] + first, n) != 0)
+      return 0;
+  }
+  return 1;
 }
 
 /* Footprints evaluated once per call for up to this many footprint lines;
@@ -402,7 +413,7 @@ static kf_fallback_t kf__guards_check_view(const kf__group_t *g, const kf_launch
       return KF_FALLBACK_LAYOUT;
   }
   for (uint32_t i = 0; i < g->nequal; i++)
-    if (!kf__args_equal(l, g->equal[i]))
+    if (!kf__args_equal(l, &g->equal[i]))
       return kf__param_is_pointer(g, l, g->equal[i].a) || kf__param_is_pointer(g, l, g->equal[i].b)
                  ? KF_FALLBACK_WIRING
                  : KF_FALLBACK_SCALAR;

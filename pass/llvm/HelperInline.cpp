@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "HelperInline.h"
+#include "KernelAnalysis.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
@@ -201,28 +202,7 @@ static SmallVector<MemIntrinsic *, 4> paramCopies(const Function &F) {
 
 bool kfuse::copiesParamMemory(const Function &F) { return !paramCopies(F).empty(); }
 
-/// The scalar fields of \p T, as (byte offset from \p Base, type), in order;
-/// false when there are more than MaxFields.
 static constexpr unsigned MaxFields = 64, MaxCopyBytes = 256;
-static bool fieldsOf(Type *T, uint64_t Base, const DataLayout &DL,
-                     SmallVectorImpl<std::pair<uint64_t, Type *>> &Out) {
-  if (auto *ST = dyn_cast<StructType>(T)) {
-    const StructLayout *SL = DL.getStructLayout(ST);
-    for (unsigned I = 0; I < ST->getNumElements(); ++I)
-      if (!fieldsOf(ST->getElementType(I), Base + SL->getElementOffset(I), DL, Out))
-        return false;
-    return true;
-  }
-  if (auto *AT = dyn_cast<ArrayType>(T)) {
-    uint64_t Size = DL.getTypeAllocSize(AT->getElementType());
-    for (uint64_t I = 0; I < AT->getNumElements(); ++I)
-      if (Out.size() > MaxFields || !fieldsOf(AT->getElementType(), Base + I * Size, DL, Out))
-        return false;
-    return true;
-  }
-  Out.push_back({Base, T});
-  return Out.size() <= MaxFields;
-}
 
 /// How \p Ptr's bytes [0, Size) divide into the fields of the struct it
 /// points into, as (offset, type) from Ptr: found through the GEPs that
@@ -249,7 +229,7 @@ static SmallVector<std::pair<uint64_t, Type *>, 16> fieldsAt(Value *Ptr, uint64_
     if (GEP->getNumIndices() != 1 || !T->isAggregateType())
       return {};
     SmallVector<std::pair<uint64_t, Type *>, 16> All;
-    if (!fieldsOf(T, 0, DL, All))
+    if (!fieldsOf(T, 0, DL, All, MaxFields))
       return {};
     uint64_t At = Off;
     for (auto [O, FT] : All) {

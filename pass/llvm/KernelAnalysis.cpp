@@ -311,23 +311,87 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
                                            const SCEV *S, QuotientTable &Q, const Loop *Grid,
                                            unsigned Depth);
 
-/// Whether \p T's bytes include any that no element covers.
-static bool hasPadding(const DataLayout &DL, Type *T) {
+bool kfuse::fieldsOf(Type *T, uint64_t Base, const DataLayout &DL,
+                     SmallVectorImpl<std::pair<uint64_t, Type *>> &Out, unsigned Max) {
   if (auto *ST = dyn_cast<StructType>(T)) {
     const StructLayout *SL = DL.getStructLayout(ST);
-    uint64_t End = 0;
-    for (unsigned I = 0; I < ST->getNumElements(); ++I) {
-      Type *E = ST->getElementType(I);
-      if (SL->getElementOffset(I) != End || hasPadding(DL, E))
-        return true;
-      End += DL.getTypeStoreSize(E);
-    }
-    return End != DL.getTypeAllocSize(ST);
+    for (unsigned I = 0; I < ST->getNumElements(); ++I)
+      if (!fieldsOf(ST->getElementType(I), Base + SL->getElementOffset(I), DL, Out, Max))
+        return false;
+    return true;
   }
-  if (auto *AT = dyn_cast<ArrayType>(T))
-    return hasPadding(DL, AT->getElementType()) ||
-           DL.getTypeStoreSize(AT->getElementType()) != DL.getTypeAllocSize(AT->getElementType());
-  return DL.getTypeStoreSize(T) != DL.getTypeAllocSize(T);
+  if (auto *AT = dyn_cast<ArrayType>(T)) {
+    uint64_t Size = DL.getTypeAllocSize(AT->getElementType());
+    for (uint64_t I = 0; I < AT->getNumElements(); ++I)
+      if (Out.size() > Max || !fieldsOf(AT->getElementType(), Base + I * Size, DL, Out, Max))
+        return false;
+    return true;
+  }
+  Out.push_back({Base, T});
+  return Out.size() <= Max;
+}
+
+/// Most field byte ranges of a shared struct with padding (the manifest's
+/// `equal` line holds at most this many), and most fields walked to find them.
+static constexpr unsigned MaxFieldRanges = 16, MaxByValFields = 256;
+
+/// Which bytes of by-value parameter \p A the fused kernel may read from a
+/// copy other than the launch's own (ParamInfo::ByValShared): nullopt when
+/// none (it is written, a load reaches padding, or its fields are too many
+/// to list); else the struct's field bytes as ranges, empty when it has no
+/// padding.
+static std::optional<SmallVector<std::pair<uint32_t, uint32_t>, 4>>
+sharedByValBytes(const Argument &A) {
+  if (!readOnlyByVal(A))
+    return std::nullopt;
+  const DataLayout &DL = A.getParent()->getDataLayout();
+  Type *T = A.getParamByValType();
+  SmallVector<std::pair<uint64_t, Type *>, 16> Fields;
+  if (!fieldsOf(T, 0, DL, Fields, MaxByValFields))
+    return std::nullopt;
+  SmallVector<std::pair<uint32_t, uint32_t>, 4> Bytes;
+  for (auto [Off, FT] : Fields) {
+    uint64_t Size = DL.getTypeStoreSize(FT);
+    if (Size == 0)
+      continue;
+    if (Off + Size > UINT32_MAX)
+      return std::nullopt;
+    if (!Bytes.empty() && Bytes.back().second + 1 == Off)
+      Bytes.back().second = uint32_t(Off + Size - 1);
+    else
+      Bytes.push_back({uint32_t(Off), uint32_t(Off + Size - 1)});
+  }
+  uint64_t All = DL.getTypeAllocSize(T);
+  if (All == 0 || (Bytes.size() == 1 && Bytes[0].first == 0 && Bytes[0].second + 1 == All))
+    return SmallVector<std::pair<uint32_t, uint32_t>, 4>();
+  if (Bytes.empty() || Bytes.size() > MaxFieldRanges)
+    return std::nullopt;
+  // Every load within one range: it reads no padding byte, whose value the
+  // runtime's comparison leaves open.
+  SmallVector<const Value *, 8> Work{&A};
+  SmallPtrSet<const Value *, 8> Seen;
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    if (!Seen.insert(V).second)
+      continue;
+    for (const User *U : V->users()) {
+      if (!isa<LoadInst>(U)) {
+        Work.push_back(U); // a constant-offset GEP (readOnlyByVal)
+        continue;
+      }
+      const auto *LI = cast<LoadInst>(U);
+      APInt Off(DL.getIndexTypeSizeInBits(LI->getPointerOperandType()), 0);
+      const Value *Base =
+          LI->getPointerOperand()->stripAndAccumulateConstantOffsets(DL, Off, true);
+      uint64_t Size = DL.getTypeStoreSize(LI->getType());
+      if (Base != &A || Off.isNegative() || Size == 0)
+        return std::nullopt;
+      uint64_t Lo = Off.getZExtValue(), Hi = Lo + Size - 1;
+      if (llvm::none_of(Bytes, [&](auto R) { return R.first <= Lo && Hi <= R.second; }))
+        return std::nullopt;
+    }
+  }
+  return Bytes;
 }
 
 /// Whether nothing writes by-value parameter \p A: every use, through
@@ -1196,8 +1260,11 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     P.IsPointer = A.getType()->isPointerTy() && !A.hasByValAttr();
     P.IsInteger = A.getType()->isIntegerTy();
     P.IsByVal = A.hasByValAttr();
-    P.ByValShared = P.IsByVal && readOnlyByVal(A) &&
-                    !hasPadding(F.getDataLayout(), A.getParamByValType());
+    if (P.IsByVal)
+      if (auto Bytes = sharedByValBytes(A)) {
+        P.ByValShared = true;
+        P.FieldBytes = std::move(*Bytes);
+      }
     K.Params.push_back(P);
     if (User *Bad = P.IsPointer ? nonAddressUse(&A) : nullptr)
       K.invalidate("pointer " + paramText(F, A.getArgNo()) +

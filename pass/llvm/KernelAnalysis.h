@@ -296,12 +296,17 @@ struct ParamInfo {
   bool IsPointer = false;
   bool IsInteger = false;
   bool IsByVal = false; ///< a struct by value, whose integer fields indices may name
-  /// IsByVal, the kernel only reads it (readOnlyByVal), and its type has no
-  /// padding: the fused kernel reads one copy for every stage that passes
-  /// the same value, and the runtime compares the arguments' bytes, which
-  /// padding would make differ (a struct passed in registers is put back
-  /// together around uninitialised padding).
+  /// IsByVal, the kernel only reads it (readOnlyByVal), and every load
+  /// lies within the bytes of its fields (FieldBytes): the fused kernel
+  /// reads one copy for every stage that passes the same value, and the
+  /// runtime compares the arguments' field bytes.
   bool ByValShared = false;
+  /// Under ByValShared, where the struct has padding: its field bytes as
+  /// ascending, maximal inclusive ranges [first, last], the only bytes the
+  /// manifest's `equal` line has the runtime compare (a struct passed in
+  /// registers is put back together around uninitialised padding). Empty:
+  /// no padding, every byte compared.
+  llvm::SmallVector<std::pair<uint32_t, uint32_t>, 4> FieldBytes;
   /// Whether a later launch's argument of the same value reads this one's
   /// parameter in the fused kernel (FusedKernel.cpp), which the manifest's
   /// `equal` line makes the runtime check.
@@ -383,6 +388,11 @@ std::optional<int> fieldSymbol(const llvm::Function &F, const llvm::Value *V);
 /// Whether by-value parameter \p A is only read, by simple loads at
 /// constant offsets.
 bool readOnlyByVal(const llvm::Argument &A);
+
+/// The scalar fields of \p T, as (byte offset from \p Base, type), in
+/// layout order, appended to \p Out; false when there are more than \p Max.
+bool fieldsOf(llvm::Type *T, uint64_t Base, const llvm::DataLayout &DL,
+              llvm::SmallVectorImpl<std::pair<uint64_t, llvm::Type *>> &Out, unsigned Max);
 
 /// \p Param: the manifest reads s<p> sign-extended, so a value of 2^31 or
 /// more (4 bytes) reads negative, and then the bound is H alone:

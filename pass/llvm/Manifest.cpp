@@ -435,8 +435,15 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
       if (!PI.merged())
         continue;
       auto [It, New] = FirstUse.try_emplace(C.arg(S, P), S, P);
-      if (!New)
-        Out += "equal " + Ref(It->second.first, It->second.second) + " " + Ref(S, P) + "\n";
+      if (New)
+        continue;
+      Out += "equal " + Ref(It->second.first, It->second.second) + " " + Ref(S, P);
+      // A struct with padding: the later launch's field bytes alone, which
+      // are all its stage reads from the first launch's copy.
+      for (size_t R = 0; R < PI.FieldBytes.size(); ++R)
+        Out += (R ? "," : " ") + std::to_string(PI.FieldBytes[R].first) + "-" +
+               std::to_string(PI.FieldBytes[R].second);
+      Out += "\n";
     }
 
   // Footprints of every accessed pointer parameter, the riders' too.

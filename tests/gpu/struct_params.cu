@@ -16,7 +16,11 @@
  * `for (size_t i = ...; i < e.n; i += blockDim.x * gridDim.x)` over the
  * field `n` of `struct Extent { size_t n; float a, b; }`: v = a * u,
  * w = v * v + b, the loops one loop in the fused kernel, v in registers.
- * The program prints `SITES all-fused count=3`: every sequence must run
+ * Sequence `spanned`: the same over `struct Span { size_t n; float s; }`,
+ * whose last 4 bytes are padding (y = s * u + 1, z = y * y - s): passed in
+ * two registers, the struct is put back together around uninitialised
+ * padding, so the runtime compares its fields alone (`equal ... 0-11`).
+ * The program prints `SITES all-fused count=4`: every sequence must run
  * fused on every call (tools/gpu-check). Fused and unfused must agree bit
  * for bit. */
 #include "common.h"
@@ -84,6 +88,31 @@ __global__ KFUSE_MAP void sp_gsquare(Extent e, const float *v, float *w)
     w[i] = v[i] * v[i] + e.b;
 }
 
+struct Span {
+  size_t n;
+  float s;
+};
+
+__global__ KFUSE_MAP void sp_sscale(Span p, const float *u, float *y)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < p.n;
+       i += (size_t)blockDim.x * gridDim.x)
+    y[i] = p.s * u[i] + 1.0f;
+}
+
+__global__ KFUSE_MAP void sp_ssquare(Span p, const float *y, float *z)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < p.n;
+       i += (size_t)blockDim.x * gridDim.x)
+    z[i] = y[i] * y[i] - p.s;
+}
+
+static void spanned(Span p, const float *u, float *y, float *z, int blocks, int b, cudaStream_t s)
+{
+  sp_sscale<<<blocks, b, 0, s>>>(p, u, y);
+  sp_ssquare<<<blocks, b, 0, s>>>(p, y, z);
+}
+
 static void strided(const Extent &e, const float *u, float *v, float *w, int blocks, int b,
                     cudaStream_t s)
 {
@@ -119,11 +148,14 @@ int main(int argc, char **argv)
   g.dt = 0.01f;
   g.nu = 0.75f;
   const size_t cells = (size_t)g.ny * g.pitch, n = (size_t)g.nx * g.ny;
-  kfx::Buf<float> u(cells), f(cells), h(cells), o(cells), t(n), r(n), v(n), w(n);
+  kfx::Buf<float> u(cells), f(cells), h(cells), o(cells), t(n), r(n), v(n), w(n), y(n), z(n);
   Extent e;
   e.n = n;
   e.a = 1.25f;
   e.b = -0.5f;
+  Span sp;
+  sp.n = n;
+  sp.s = 0.625f;
   int sms = 0;
   KFX_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   kfx::fill_uniform(u.h, a.seed, 1, -1.0, 1.0);
@@ -131,12 +163,13 @@ int main(int argc, char **argv)
   cudaStream_t s;
   KFX_CHECK(cudaStreamCreate(&s));
   /* For tools/gpu-check: every sequence runs fused on every call. */
-  std::printf("SITES all-fused count=3\n");
+  std::printf("SITES all-fused count=4\n");
 
   auto check = [&] {
     /* The field's cells against the host, gathered row by row; the padding
      * columns must still hold the poison the outputs started with. */
-    std::vector<float> rf(n), rh(n), ro(n), gf(n), gh(n), go(n), rt(n), rr(n), rv(n), rw(n);
+    std::vector<float> rf(n), rh(n), ro(n), gf(n), gh(n), go(n), rt(n), rr(n), rv(n), rw(n), ry(n),
+        rz(n);
     size_t touched = 0;
     for (int y = 0; y < g.ny; y++) {
       for (int x = 0; x < g.nx; x++) {
@@ -160,6 +193,8 @@ int main(int argc, char **argv)
       rr[i] = rt[i] + g.nu;
       rv[i] = e.a * u.h[i];
       rw[i] = rv[i] * rv[i] + e.b;
+      ry[i] = sp.s * u.h[i] + 1.0f;
+      rz[i] = ry[i] * ry[i] - sp.s;
     }
     bool ok = kfx::check_close("f", gf.data(), rf.data(), n, 1e-6);
     ok = kfx::check_close("h", gh.data(), rh.data(), n, 1e-5) && ok;
@@ -168,17 +203,20 @@ int main(int argc, char **argv)
     ok = kfx::check_close("r", r.h.data(), rr.data(), n, 1e-6) && ok;
     ok = kfx::check_close("v", v.h.data(), rv.data(), n, 1e-6) && ok;
     ok = kfx::check_close("w", w.h.data(), rw.data(), n, 1e-5) && ok;
+    ok = kfx::check_close("y", y.h.data(), ry.data(), n, 1e-6) && ok;
+    ok = kfx::check_close("z", z.h.data(), rz.data(), n, 1e-5) && ok;
     std::printf("check pad    %zu padding cells written %s\n", touched, touched ? "FAIL" : "ok");
     return ok && touched == 0;
   };
   int rc = kfx::run_and_report(
-      "struct_params", a, s, (4.0 * cells + 6.0 * n) * sizeof(float),
+      "struct_params", a, s, (4.0 * cells + 9.0 * n) * sizeof(float),
       [&] {
         field(g, u.d, f.d, h.d, o.d, s);
         flat(g, u.d, t.d, r.d, a.block, s);
         strided(e, u.d, v.d, w.d, 4 * sms, a.block, s);
+        spanned(sp, u.d, y.d, z.d, 4 * sms, a.block, s);
       },
-      check, f, h, o, t, r, v, w);
+      check, f, h, o, t, r, v, w, y, z);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

@@ -603,6 +603,63 @@ static void test_align(void **state)
   }
 }
 
+/* `equal` with byte ranges: a struct's field bytes, its padding left out. */
+static void test_equal_ranges(void **state)
+{
+  static const char text[] =
+      HDR G2 "equal 0.1 1.0 0-3,8-23\nequal 0.2 1.1 0-0\nequal 0.0 1.1 0-3,5-5,7-32767\n"
+             "launch 0 0 0\nend\n";
+  static const char *const bad[] = {
+      "equal 0.1 1.0 \n",          "equal 0.1 1.0 3\n",          "equal 0.1 1.0 3-\n",
+      "equal 0.1 1.0 -3\n",        "equal 0.1 1.0 3-1\n",        "equal 0.1 1.0 0-3,\n",
+      "equal 0.1 1.0 0-3,4-7\n",   "equal 0.1 1.0 8-15,0-3\n",   "equal 0.1 1.0 0-3,2-7\n",
+      "equal 0.1 1.0 0-32768\n",   "equal 0.1 1.0 0-3 8-15\n",   "equal 0.1 1.0 0-3;8-15\n",
+      "equal 0.1 1.0 0-3,,8-15\n", "disjoint 0.1 1.0 0-3\n",
+  };
+  kf__manifest_t *m = NULL;
+  const kf__group_t *g;
+  char many[512];
+  size_t at;
+  (void)state;
+  assert_int_equal(kf__manifest_parse(text, sizeof text, &m, NULL), 0);
+  g = &m->groups[0];
+  assert_int_equal(g->nequal, 3);
+  assert_int_equal(g->equal[0].nranges, 2);
+  assert_int_equal(g->equal[0].ranges[0].first, 0);
+  assert_int_equal(g->equal[0].ranges[0].last, 3);
+  assert_int_equal(g->equal[0].ranges[1].first, 8);
+  assert_int_equal(g->equal[0].ranges[1].last, 23);
+  assert_int_equal(g->equal[1].nranges, 1);
+  assert_int_equal(g->equal[1].ranges[0].last, 0);
+  assert_int_equal(g->equal[2].nranges, 3);
+  assert_int_equal(g->equal[2].ranges[2].first, 7);
+  assert_int_equal(g->equal[2].ranges[2].last, 32767);
+  kf__manifest_free(m);
+  /* The valid manifest's plain line compares every byte. */
+  assert_int_equal(kf__manifest_parse(valid, sizeof valid, &m, NULL), 0);
+  assert_int_equal(m->groups[0].equal[0].nranges, 0);
+  kf__manifest_free(m);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char line[256];
+    snprintf(line, sizeof line, HDR G2 "launch 0 0 0\n%send\n", bad[i]);
+    expect_error(line, KF_EPARSE, 6);
+  }
+  /* At most KF__EQUAL_MAX_RANGES ranges. */
+  for (int n = KF__EQUAL_MAX_RANGES; n <= KF__EQUAL_MAX_RANGES + 1; n++) {
+    at = (size_t)snprintf(many, sizeof many, HDR G2 "equal 0.1 1.0 ");
+    for (int r = 0; r < n; r++)
+      at += (size_t)snprintf(many + at, sizeof many - at, "%s%d-%d", r ? "," : "", 4 * r, 4 * r + 1);
+    snprintf(many + at, sizeof many - at, "\nlaunch 0 0 0\nend\n");
+    if (n == KF__EQUAL_MAX_RANGES) {
+      assert_int_equal(kf__manifest_parse(many, strlen(many), &m, NULL), 0);
+      assert_int_equal(m->groups[0].equal[0].nranges, KF__EQUAL_MAX_RANGES);
+      kf__manifest_free(m);
+    } else {
+      expect_error(many, KF_EPARSE, 5);
+    }
+  }
+}
+
 /* A pair (`part`): two groups whose spans overlap, found together; `other`
  * riders are the other part's launches. */
 #define PAIR_A "group pa 3\nkernel 0 _Z1aPKfPff 3\nkernel 1 _Z1bPKfPf 2\nkernel 2 _Z1cPf 1\n" \
@@ -789,6 +846,7 @@ int main(void)
     cmocka_unit_test(test_shape_gran_malformed),
     cmocka_unit_test(test_impl),
     cmocka_unit_test(test_align),
+    cmocka_unit_test(test_equal_ranges),
     cmocka_unit_test(test_pair),
     cmocka_unit_test(test_set),
     cmocka_unit_test(test_missed),

@@ -451,6 +451,59 @@ static void test_param_bytes_within_allocation(void **state)
   assert_int_equal(hi, (uint64_t)(uintptr_t)(tbuf + N / 2));
 }
 
+/* `equal` with byte ranges: two launches pass a struct by value with
+ * padding (an int, 4 bytes of padding, a double; then a size_t, a float
+ * and 4 bytes at the end). The runtime compares the fields' bytes alone,
+ * so copies that differ in their padding are equal; a field that differs
+ * is not, and neither is a range the argument does not hold. */
+static void test_equal_field_bytes(void **state)
+{
+  static const char text[] = MHDR "group fused 2\nkernel 0 ks 2\nkernel 1 kt 2\nshape same\n"
+                                  "launch 0 0 0\nequal 0.0 1.0 0-3,8-15\nequal 0.1 1.1 0-11\nend\n";
+  static const char whole[] = MHDR "group fused 2\nkernel 0 ks 2\nkernel 1 kt 2\nshape same\n"
+                                   "launch 0 0 0\nequal 0.0 1.0\nequal 0.1 1.1\nend\n";
+  unsigned char s0[16], s1[16], e0[16], e1[16];
+  void *args0[2] = {s0, e0}, *args1[2] = {s1, e1};
+  uint32_t sizes[2] = {16, 16}, short_sizes[2] = {16, 8};
+  kf_launch_t l[2];
+  int k = 7;
+  double g = 9.81;
+  uint64_t n = 1000;
+  float a = 0.5f;
+  kf__manifest_t *m = parse_ok(text), *mw = parse_ok(whole);
+  (void)state;
+  memset(l, 0, sizeof l);
+  for (int i = 0; i < 2; i++) {
+    unsigned char *s = i ? s1 : s0, *e = i ? e1 : e0;
+    memset(s, i ? 0xAB : 0x00, 16); /* the padding differs */
+    memset(e, i ? 0xCD : 0x11, 16);
+    memcpy(s, &k, 4), memcpy(s + 8, &g, 8);
+    memcpy(e, &n, 8), memcpy(e + 8, &a, 4);
+    l[i].grid[0] = l[i].grid[1] = l[i].grid[2] = 1;
+    l[i].block[0] = 32, l[i].block[1] = l[i].block[2] = 1;
+    l[i].args = i ? args1 : args0;
+    l[i].arg_sizes = sizes;
+    l[i].nargs = 2;
+  }
+  assert_int_equal(kf__guards_check(&m->groups[0], l), KF_FALLBACK_COUNT);
+  /* Every byte compared: the padding makes the same values differ. */
+  assert_int_equal(kf__guards_check(&mw->groups[0], l), KF_FALLBACK_SCALAR);
+  /* A field byte that differs, in each range. */
+  s1[0] ^= 1;
+  assert_int_equal(kf__guards_check(&m->groups[0], l), KF_FALLBACK_SCALAR);
+  s1[0] ^= 1, s1[15] ^= 0x80;
+  assert_int_equal(kf__guards_check(&m->groups[0], l), KF_FALLBACK_SCALAR);
+  s1[15] ^= 0x80, e1[11] ^= 1;
+  assert_int_equal(kf__guards_check(&m->groups[0], l), KF_FALLBACK_SCALAR);
+  e1[11] ^= 1;
+  assert_int_equal(kf__guards_check(&m->groups[0], l), KF_FALLBACK_COUNT);
+  /* Arguments of 8 bytes: the range 0-11 reaches past them. */
+  l[0].arg_sizes = l[1].arg_sizes = short_sizes;
+  assert_int_equal(kf__guards_check(&m->groups[0], l), KF_FALLBACK_SCALAR);
+  kf__manifest_free(m);
+  kf__manifest_free(mw);
+}
+
 /* The call's launches: an optional one before the group, the group's two,
  * an optional one after it. */
 static uint32_t call_of(kf_launch_t *all, const two_t *w, const kf_launch_t *before,
@@ -616,6 +669,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_param_bytes_within_allocation, guard_setup, guard_teardown),
+    cmocka_unit_test_setup_teardown(test_equal_field_bytes, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_all_guards_hold, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_wiring, guard_setup, guard_teardown),
     cmocka_unit_test_setup_teardown(test_scalar, guard_setup, guard_teardown),

@@ -12,6 +12,10 @@
 // RUN: grep '^@__kfuse_manifest' %t.ll | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=MANIFEST
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S %s -o %t.ptx 2>/dev/null
 // RUN: %ptxas -arch=%cuda_arch %t.ptx -o /dev/null
+// RUN: %kfuse_obj_root/bin/kfuse-clang++ -O2 -c -Rpass=kfuse -Rpass-analysis=kfuse %s -o %t.o 2>%t.host
+// RUN: FileCheck %s --check-prefix=HOST < %t.host
+// The host compilation reads the manifest, `equal` lines with byte ranges too.
+// HOST-NOT: cannot be read
 
 #define KMAP __global__ __attribute__((kfuse_map))
 #define GRID_STRIDE(T, i, n) \
@@ -120,15 +124,34 @@ KMAP void field_add(const float *t, float *u, Extent e)
 // MANIFEST: equal 0.2 1.2
 // MANIFEST: footprint 0.1 w 0 4*(max(s2.0.8,1)-1)+4{{$}}
 // MANIFEST: footprint 1.1 w 0 4*(max(s2.0.8,1)-1)+4{{$}}
-// A struct with padding bytes is not shared: the runtime could not compare
-// two copies of it byte for byte. Each stage reads its own; the loops run
-// one after the other, t through memory.
+// A struct with padding is shared too: the runtime compares the bytes of
+// its fields alone (`equal` with byte ranges), since a struct passed in
+// registers is put back together around uninitialised padding. Padding at
+// the end (Padded: 12 bytes of fields in 16) and between fields (Gappy: an
+// int, 4 bytes of padding, a double and a size_t).
 struct Padded { size_t n; float a; };
 KMAP void pad_scale(const float *x, float *t, Padded e)
 { GRID_STRIDE(size_t, i, e.n) t[i] = e.a * x[i]; }
 KMAP void pad_add(const float *t, float *u, Padded e)
 { GRID_STRIDE(size_t, i, e.n) u[i] = t[i] + e.a; }
-// REMARK-DAG: fused launches 0..1 (pad_scale, pad_add) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t through memory (the grid-stride loops that write and read it could not be made one loop)
+// REMARK-DAG: fused launches 0..1 (pad_scale, pad_add) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t in registers
+struct Gappy { int k; double g; size_t n; };
+KMAP void gap_scale(const double *x, double *t, Gappy e)
+{ GRID_STRIDE(size_t, i, e.n) t[i] = e.g * x[i] + e.k; }
+KMAP void gap_add(const double *t, double *u, Gappy e)
+{ GRID_STRIDE(size_t, i, e.n) u[i] = t[i] - e.g; }
+// REMARK-DAG: fused launches 0..1 (gap_scale, gap_add) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t in registers
+// A stage that loads bytes of the padding (Gappy's first 8 bytes as one
+// word: k and the 4 bytes after it) keeps its own copy: the runtime does
+// not compare padding, so its struct is not read from another launch's
+// copy; the loops stay two, t through memory.
+KMAP void word_scale(const double *x, double *t, Gappy e)
+{
+  unsigned long long w;
+  __builtin_memcpy(&w, &e, 8);
+  GRID_STRIDE(size_t, i, e.n) t[i] = x[i] * (double)(w >> 16);
+}
+// REMARK-DAG: fused launches 0..1 (word_scale, gap_add) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t through memory (the grid-stride loops that write and read it could not be made one loop)
 // A bound that is an expression: the remark names it.
 KMAP void sum_bound(const float *x, float *t, size_t n, size_t m)
 { GRID_STRIDE(size_t, i, n + m) t[i] = x[i]; }
@@ -144,3 +167,24 @@ void padded(const float *x, float *t, float *u, Padded e)
   pad_scale<<<264, 256>>>(x, t, e);
   pad_add<<<264, 256>>>(t, u, e);
 }
+// HOST-DAG: remark: handed 2 launches (pad_scale, pad_add) to the runtime, which runs launches 0..1 as __kfuse_fused_
+// MANIFEST: kernel 0 _Z9pad_scalePKfPf6Padded 3
+// MANIFEST: equal 0.2 1.2 0-11{{$}}
+// MANIFEST: footprint 0.1 w 0 4*(max(s2.0.8,1)-1)+4{{$}}
+void gappy(const double *x, double *t, double *u, Gappy e)
+{
+  gap_scale<<<264, 256>>>(x, t, e);
+  gap_add<<<264, 256>>>(t, u, e);
+}
+// HOST-DAG: remark: handed 2 launches (gap_scale, gap_add) to the runtime, which runs launches 0..1 as __kfuse_fused_
+// MANIFEST: kernel 0 _Z9gap_scalePKdPd5Gappy 3
+// MANIFEST: equal 0.2 1.2 0-3,8-23{{$}}
+// MANIFEST: footprint 0.1 w 0 8*(max(s2.16.8,1)-1)+8{{$}}
+void word(const double *x, double *t, double *u, Gappy e)
+{
+  word_scale<<<264, 256>>>(x, t, e);
+  gap_add<<<264, 256>>>(t, u, e);
+}
+// MANIFEST: kernel 0 _Z10word_scalePKdPd5Gappy 3
+// MANIFEST-NOT: equal 0.2 1.2
+// MANIFEST: end
