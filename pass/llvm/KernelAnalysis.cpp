@@ -311,6 +311,38 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
                                            const SCEV *S, QuotientTable &Q, const Loop *Grid,
                                            unsigned Depth);
 
+/// Calls \p Visit on every load of by-value parameter \p A, reached through
+/// constant-offset GEPs; false when a use is anything else or \p Visit
+/// returns false.
+static bool forEachByValLoad(const Argument &A, function_ref<bool(const LoadInst &)> Visit) {
+  SmallVector<const Value *, 8> Work{&A};
+  SmallPtrSet<const Value *, 8> Seen;
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    if (!Seen.insert(V).second)
+      continue;
+    for (const User *U : V->users()) {
+      if (auto *LI = dyn_cast<LoadInst>(U)) {
+        if (!Visit(*LI))
+          return false;
+        continue;
+      }
+      if (auto *GEP = dyn_cast<GetElementPtrInst>(U); GEP && GEP->hasAllConstantIndices()) {
+        Work.push_back(GEP);
+        continue;
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Whether nothing writes by-value parameter \p A: every use, through
+/// constant-offset addresses, is a load.
+bool kfuse::readOnlyByVal(const Argument &A) {
+  return forEachByValLoad(A, [](const LoadInst &LI) { return LI.isSimple(); });
+}
+
 bool kfuse::fieldsOf(Type *T, uint64_t Base, const DataLayout &DL,
                      SmallVectorImpl<std::pair<uint64_t, Type *>> &Out, unsigned Max) {
   if (auto *ST = dyn_cast<StructType>(T)) {
@@ -368,55 +400,18 @@ sharedByValBytes(const Argument &A) {
     return std::nullopt;
   // Every load within one range: it reads no padding byte, whose value the
   // runtime's comparison leaves open.
-  SmallVector<const Value *, 8> Work{&A};
-  SmallPtrSet<const Value *, 8> Seen;
-  while (!Work.empty()) {
-    const Value *V = Work.pop_back_val();
-    if (!Seen.insert(V).second)
-      continue;
-    for (const User *U : V->users()) {
-      if (!isa<LoadInst>(U)) {
-        Work.push_back(U); // a constant-offset GEP (readOnlyByVal)
-        continue;
-      }
-      const auto *LI = cast<LoadInst>(U);
-      APInt Off(DL.getIndexTypeSizeInBits(LI->getPointerOperandType()), 0);
-      const Value *Base =
-          LI->getPointerOperand()->stripAndAccumulateConstantOffsets(DL, Off, true);
-      uint64_t Size = DL.getTypeStoreSize(LI->getType());
-      if (Base != &A || Off.isNegative() || Size == 0)
-        return std::nullopt;
-      uint64_t Lo = Off.getZExtValue(), Hi = Lo + Size - 1;
-      if (llvm::none_of(Bytes, [&](auto R) { return R.first <= Lo && Hi <= R.second; }))
-        return std::nullopt;
-    }
-  }
-  return Bytes;
-}
-
-/// Whether nothing writes by-value parameter \p A: every use, through
-/// constant-offset addresses, is a load.
-bool kfuse::readOnlyByVal(const Argument &A) {
-  SmallVector<const Value *, 8> Work{&A};
-  SmallPtrSet<const Value *, 8> Seen;
-  while (!Work.empty()) {
-    const Value *V = Work.pop_back_val();
-    if (!Seen.insert(V).second)
-      continue;
-    for (const User *U : V->users()) {
-      if (auto *LI = dyn_cast<LoadInst>(U)) {
-        if (!LI->isSimple())
-          return false;
-        continue;
-      }
-      if (auto *GEP = dyn_cast<GetElementPtrInst>(U); GEP && GEP->hasAllConstantIndices()) {
-        Work.push_back(GEP);
-        continue;
-      }
+  bool Within = forEachByValLoad(A, [&](const LoadInst &LI) {
+    APInt Off(DL.getIndexTypeSizeInBits(LI.getPointerOperandType()), 0);
+    const Value *Base = LI.getPointerOperand()->stripAndAccumulateConstantOffsets(DL, Off, true);
+    uint64_t Size = DL.getTypeStoreSize(LI.getType());
+    if (Base != &A || Off.isNegative() || Size == 0)
       return false;
-    }
-  }
-  return true;
+    uint64_t Lo = Off.getZExtValue(), Hi = Lo + Size - 1;
+    return any_of(Bytes, [&](auto R) { return R.first <= Lo && Hi <= R.second; });
+  });
+  if (!Within)
+    return std::nullopt;
+  return Bytes;
 }
 
 /// The by-value parameter of \p F whose bytes at a constant offset \p LI
