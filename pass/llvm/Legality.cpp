@@ -21,7 +21,6 @@
 
 #include <map>
 #include <numeric>
-#include <regex>
 #include <set>
 #include <tuple>
 
@@ -162,12 +161,25 @@ static std::string extentExpr(const FusionCandidate &C, const std::vector<Staged
 /// \p Guard, an expression over value numbers (`v<k>`), as a manifest `le`
 /// line over the integer parameters of the first launch that passes every
 /// one of them; "" when no launch does.
+/// Calls \p Visit(Pos, Len, V) for each value a guard expression names,
+/// `v<digits>`, in order (a field reads on after it: `v3.8.4`).
+static void forEachValueRef(const std::string &Guard,
+                            function_ref<void(size_t, size_t, unsigned)> Visit) {
+  for (size_t I = 0; I < Guard.size(); ++I) {
+    if (Guard[I] != 'v' || I + 1 == Guard.size() || !isDigit(Guard[I + 1]))
+      continue;
+    size_t J = I + 1;
+    uint64_t V = 0;
+    for (; J < Guard.size() && isDigit(Guard[J]); ++J)
+      V = std::min<uint64_t>(V * 10 + unsigned(Guard[J] - '0'), UINT32_MAX);
+    Visit(I, J - I, unsigned(V));
+    I = J - 1;
+  }
+}
+
 static std::string launchExpr(const FusionCandidate &C, const std::string &Guard) {
-  static const std::regex Value("v([0-9]+)");
   std::set<unsigned> Values;
-  for (auto It = std::sregex_iterator(Guard.begin(), Guard.end(), Value);
-       It != std::sregex_iterator(); ++It)
-    Values.insert(std::stoul((*It)[1]));
+  forEachValueRef(Guard, [&](size_t, size_t, unsigned V) { Values.insert(V); });
   for (unsigned S = 0; S < C.size(); ++S) {
     // Integer parameters, and by-value structs, whose fields a guard may
     // name (`v3.8.4`, the integer at byte 8 of value 3: `s<p>.8.4`).
@@ -182,14 +194,13 @@ static std::string launchExpr(const FusionCandidate &C, const std::string &Guard
     if (llvm::any_of(Values, [&](unsigned V) { return !ParamOf.count(V); }))
       continue;
     std::string Out;
-    auto Last = Guard.cbegin();
-    for (auto It = std::sregex_iterator(Guard.begin(), Guard.end(), Value);
-         It != std::sregex_iterator(); ++It) {
-      Out.append(Last, Guard.cbegin() + It->position());
-      Out += "s" + std::to_string(ParamOf[std::stoul((*It)[1])]);
-      Last = Guard.cbegin() + It->position() + It->length();
-    }
-    Out.append(Last, Guard.cend());
+    size_t Last = 0;
+    forEachValueRef(Guard, [&](size_t Pos, size_t Len, unsigned V) {
+      Out.append(Guard, Last, Pos - Last);
+      Out += "s" + std::to_string(ParamOf[V]);
+      Last = Pos + Len;
+    });
+    Out.append(Guard, Last, std::string::npos);
     return "le " + std::to_string(S) + " " + Out;
   }
   return "";
