@@ -430,12 +430,26 @@ static const Argument *byValFieldOf(const Function &F, const LoadInst &LI, uint6
 }
 
 /// "by-value parameter 1 ('p'), a Params": \p A and its struct, for remarks.
+/// Whether \p A is a lambda's closure: clang names the class of a lambda
+/// `class.anon` (`class.anon.0`, ... for more).
+static bool isClosure(const Argument &A) {
+  auto *ST = dyn_cast<StructType>(A.getParamByValType());
+  if (!ST || !ST->hasName())
+    return false;
+  StringRef Name = ST->getName();
+  return Name.consume_front("class.anon") && (Name.empty() || Name.front() == '.');
+}
+
 static std::string byValText(const Function &F, const Argument &A) {
   std::string Text = "by-value " + paramText(F, A.getArgNo());
+  if (isClosure(A))
+    return Text + ", a lambda's closure";
   if (auto *ST = dyn_cast<StructType>(A.getParamByValType()); ST && ST->hasName()) {
     StringRef Name = ST->getName();
     Name.consume_front("struct.") || Name.consume_front("class.");
-    Text += ", a " + Name.str();
+    Text += Name.starts_with("anon") && (Name.size() == 4 || Name[4] == '.')
+                ? ", an unnamed struct"
+                : ", a " + Name.str();
   }
   return Text;
 }
@@ -1354,8 +1368,12 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
           Byte = ", at byte " + std::to_string(At.getZExtValue());
         std::string Of = byValText(F, *Struct);
         K.invalidate("accesses a buffer whose address is a field of " + Of + Byte +
-                         "; pass each buffer the kernel accesses as a pointer parameter of "
-                         "its own",
+                         (isClosure(*Struct)
+                              ? ", a pointer the lambda captures; pass each buffer the "
+                                "kernel accesses as a pointer parameter of its own, not in "
+                                "a lambda's captures"
+                              : "; pass each buffer the kernel accesses as a pointer "
+                                "parameter of its own"),
                      "indirect", &I);
         continue;
       }

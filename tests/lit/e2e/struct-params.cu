@@ -52,6 +52,20 @@ void pointers(Fields f, float *const *rows, float *o, float dt) {
 // CHECK-DAG: struct-params.cu:[[#@LINE-7]]:{{[0-9]+}}: remark: kernel 'kick(Fields, float)' cannot be fused: accesses a buffer whose address is a field of by-value parameter 1 ('f'), a Fields, at byte {{0|8}}; pass each buffer the kernel accesses as a pointer parameter of its own
 // CHECK-DAG: remark: kernel 'gather(float* const*, float*, int)' cannot be fused: has an indirect access (address not derived from a pointer parameter)
 
+// A lambda's captured pointers are fields of its closure, which the kernel
+// takes by value: the remark says so; an unnamed struct is named as one.
+template <class F> __global__ __attribute__((kfuse_map)) void for_each(int n, F f)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) f(i); }
+template <class T> __global__ __attribute__((kfuse_map)) void zero(T v)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < v.n) v.p[i] = 0.0f; }
+void lambdas(const float *x, float *t, float a, int n) {
+  for_each<<<(n + 255) / 256, 256>>>(n, [=] __device__(int i) { t[i] = a * x[i]; });
+  struct { float *p; int n; } v{t, n};
+  zero<<<(n + 255) / 256, 256>>>(v);
+}
+// CHECK-DAG: remark: kernel 'void for_each<{{.*}}>(int, {{.*}})' cannot be fused: accesses a buffer whose address is a field of by-value parameter 2 ('f'), a lambda's closure, at byte {{[0-9]+}}, a pointer the lambda captures; pass each buffer the kernel accesses as a pointer parameter of its own, not in a lambda's captures
+// CHECK-DAG: remark: kernel 'void zero<{{.*}}>({{.*}})' cannot be fused: accesses a buffer whose address is a field of by-value parameter 1 ('v'), an unnamed struct, at byte 0; pass each buffer the kernel accesses as a pointer parameter of its own
+
 // A row length in a struct of scalars, in a 2-D index and its bound: the
 // index polynomial names the field (s<p>.<byte>.<bytes> in the manifest, read
 // from the launch's argument bytes), and the two launches fuse in registers,
