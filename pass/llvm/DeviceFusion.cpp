@@ -1576,13 +1576,26 @@ void DeviceFuser::fuse(FusionCandidate &C) {
     Flops += K->Flops;
   }
   GroupBytes Bytes = groupBytes(C);
+  // Loops that could not be jammed because a bound reads a struct that each
+  // stage reads from its own copy: which one, and why.
+  std::string Unshared;
+  for (unsigned S = 0; S < C.size() && Unshared.empty(); ++S) {
+    const KernelInfo &K = *C.Stages[S];
+    if (!K.Grid || !isFieldSymbol(K.Grid->Bound))
+      continue;
+    unsigned P = fieldParam(K.Grid->Bound);
+    if (P < K.Params.size() && !K.Params[P].NotShared.empty())
+      Unshared = "; launch " + std::to_string(C.index(S)) + " (" + shortName(K.F->getName()) +
+                 ") reads its bound from its own copy of by-value " +
+                 paramText(*K.F, P) + ", which it does not share: " + K.Params[P].NotShared;
+  }
   for (const Intermediate &I : C.Carried) {
     bool Fwd = I.Mech == Mechanism::Forward;
     Fwd ? ++NumForwarded : ++NumStaged;
     Mechs += (Mechs.empty() ? "" : ", ") + C.Seq->Values.at(I.Value).Text +
              (C.ThroughMemory.count(I.Value)
                   ? " through memory (the grid-stride loops that write and read it could "
-                    "not be made one loop)"
+                    "not be made one loop" + Unshared + ")"
               : Fwd ? " in registers"
                     : " through shared memory");
     if (I.Mech == Mechanism::Halo && I.HaloGrid) {

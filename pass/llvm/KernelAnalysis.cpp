@@ -373,9 +373,11 @@ static constexpr unsigned MaxFieldRanges = 16, MaxByValFields = 256;
 /// to list); else the struct's field bytes as ranges, empty when it has no
 /// padding.
 static std::optional<SmallVector<std::pair<uint32_t, uint32_t>, 4>>
-sharedByValBytes(const Argument &A) {
+sharedByValBytes(const Argument &A, std::string &Why) {
+  Why = "the kernel writes it or takes its address";
   if (!readOnlyByVal(A))
     return std::nullopt;
+  Why = "its fields are too many to compare one by one";
   const DataLayout &DL = A.getParent()->getDataLayout();
   Type *T = A.getParamByValType();
   SmallVector<std::pair<uint64_t, Type *>, 16> Fields;
@@ -398,6 +400,7 @@ sharedByValBytes(const Argument &A) {
     return SmallVector<std::pair<uint32_t, uint32_t>, 4>();
   if (Bytes.empty() || Bytes.size() > MaxFieldRanges)
     return std::nullopt;
+  Why = "the kernel loads bytes of its padding";
   // Every load within one range: it reads no padding byte, whose value the
   // runtime's comparison leaves open.
   bool Within = forEachByValLoad(A, [&](const LoadInst &LI) {
@@ -1269,11 +1272,13 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     P.IsPointer = A.getType()->isPointerTy() && !A.hasByValAttr();
     P.IsInteger = A.getType()->isIntegerTy();
     P.IsByVal = A.hasByValAttr();
-    if (P.IsByVal)
-      if (auto Bytes = sharedByValBytes(A)) {
+    if (P.IsByVal) {
+      if (auto Bytes = sharedByValBytes(A, P.NotShared)) {
         P.ByValShared = true;
         P.FieldBytes = std::move(*Bytes);
+        P.NotShared.clear();
       }
+    }
     K.Params.push_back(P);
     if (User *Bad = P.IsPointer ? nonAddressUse(&A) : nullptr)
       K.invalidate("pointer " + paramText(F, A.getArgNo()) +

@@ -151,7 +151,7 @@ KMAP void word_scale(const double *x, double *t, Gappy e)
   __builtin_memcpy(&w, &e, 8);
   GRID_STRIDE(size_t, i, e.n) t[i] = x[i] * (double)(w >> 16);
 }
-// REMARK-DAG: fused launches 0..1 (word_scale, gap_add) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t through memory (the grid-stride loops that write and read it could not be made one loop)
+// REMARK-DAG: fused launches 0..1 (word_scale, gap_add) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t through memory (the grid-stride loops that write and read it could not be made one loop; launch 0 (word_scale) reads its bound from its own copy of by-value parameter 3 ('e'), which it does not share: the kernel loads bytes of its padding)
 // A bound that is an expression: the remark names it.
 KMAP void sum_bound(const float *x, float *t, size_t n, size_t m)
 { GRID_STRIDE(size_t, i, n + m) t[i] = x[i]; }
