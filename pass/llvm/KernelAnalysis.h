@@ -308,7 +308,7 @@ struct ParamInfo {
   /// no padding, every byte compared.
   llvm::SmallVector<std::pair<uint32_t, uint32_t>, 4> FieldBytes;
   /// IsByVal without ByValShared: why each stage reads its own copy ("the
-  /// kernel writes it", "a load reaches its padding"), for remarks.
+  /// kernel loads bytes of its padding", ...), for remarks.
   std::string NotShared;
   /// Whether a later launch's argument of the same value reads this one's
   /// parameter in the fused kernel (FusedKernel.cpp), which the manifest's

@@ -158,9 +158,6 @@ static std::string extentExpr(const FusionCandidate &C, const std::vector<Staged
   return "max(min(" + Ext + "," + W + "),1)";
 }
 
-/// \p Guard, an expression over value numbers (`v<k>`), as a manifest `le`
-/// line over the integer parameters of the first launch that passes every
-/// one of them; "" when no launch does.
 /// Calls \p Visit(Pos, Len, V) for each value a guard expression names,
 /// `v<digits>`, in order (a field reads on after it: `v3.8.4`).
 static void forEachValueRef(const std::string &Guard,
@@ -177,6 +174,9 @@ static void forEachValueRef(const std::string &Guard,
   }
 }
 
+/// \p Guard, an expression over value numbers (`v<k>`), as a manifest `le`
+/// line over the integer parameters of the first launch that passes every
+/// one of them; "" when no launch does.
 static std::string launchExpr(const FusionCandidate &C, const std::string &Guard) {
   std::set<unsigned> Values;
   forEachValueRef(Guard, [&](size_t, size_t, unsigned V) { Values.insert(V); });
