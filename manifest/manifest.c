@@ -107,7 +107,8 @@ static int kf__parse_ref(kf__field_t f, const kf__group_t *g, kf__param_ref_t *r
   if ((rc = kf__parse_u32(a, KF__MANIFEST_MAX_LAUNCHES, &ref->launch)) != 0 ||
       (rc = kf__parse_u32(p, KF__MANIFEST_MAX_PARAMS, &ref->param)) != 0)
     return rc == KF_ERANGE ? KF_EPARSE : rc;
-  if (ref->launch >= g->nlaunches || ref->param >= g->kernels[ref->launch].nparams)
+  if (ref->launch >= g->nlaunches ||
+      ref->param >= g->kernels[ref->launch].nparams + g->kernels[ref->launch].nfields)
     return KF_EPARSE;
   return 0;
 }
@@ -160,6 +161,7 @@ static void kf__group_clear(kf__group_t *g)
   free(g->gran_tpi);
   free(g->impl);
   free(g->align);
+  free(g->fields);
   memset(g, 0, sizeof *g);
 }
 
@@ -226,7 +228,7 @@ static int kf__group_derive(kf__group_t *g)
   g->nparams_fused = 0;
   for (uint32_t i = 0; i < g->nlaunches; i++)
     if (!kf__group_rider(g, i))
-      g->nparams_fused += g->kernels[i].nparams;
+      g->nparams_fused += g->kernels[i].nparams + g->kernels[i].nfields;
   if ((g->disjoint_fp = malloc(np * sizeof *g->disjoint_fp)) == NULL ||
       (g->lo_src = malloc(nf * sizeof *g->lo_src)) == NULL || (g->hi_src = malloc(nf * sizeof *g->hi_src)) == NULL)
     return KF_ENOMEM;
@@ -604,6 +606,38 @@ static int kf__parse_body_line(kf__parser_t *ps, const kf__field_t *f, int nf)
       kf__expr_free(le.rhs);
     }
     return rc;
+  }
+  if (kf__field_is(f[0], "field")) {
+    kf__ptrfield_t x;
+    kf__mkernel_t *k;
+    if (nf != 4)
+      return KF_EPARSE;
+    /* <a>.<q>: the next parameter of launch a, the first after its
+     * kernel's own, then one after the other. */
+    {
+      const char *dot = memchr(f[1].s, '.', f[1].n);
+      kf__field_t a, q;
+      if (dot == NULL)
+        return KF_EPARSE;
+      a.s = f[1].s, a.n = (size_t)(dot - f[1].s);
+      q.s = dot + 1, q.n = f[1].n - a.n - 1;
+      if (kf__parse_u32(a, KF__MANIFEST_MAX_LAUNCHES, &x.ref.launch) != 0 ||
+          kf__parse_u32(q, KF__MANIFEST_MAX_PARAMS, &x.ref.param) != 0 || x.ref.launch >= g->nlaunches)
+        return KF_EPARSE;
+    }
+    k = &g->kernels[x.ref.launch];
+    if (x.ref.param != k->nparams + k->nfields || k->nfields >= KF__MANIFEST_MAX_FIELDS)
+      return KF_EPARSE;
+    if ((rc = kf__parse_u32(f[2], KF__MANIFEST_MAX_PARAMS, &x.param)) != 0 ||
+        (rc = kf__parse_u32(f[3], KF__FIELD_MAX_BYTE, &x.byte)) != 0)
+      return rc == KF_ERANGE ? KF_EPARSE : rc;
+    if (x.param >= k->nparams)
+      return KF_EPARSE;
+    if ((rc = kf__append(&g->fields, &g->nfields, sizeof x, &x)) != 0)
+      return rc;
+    k->nfields++;
+    g->nparams_total++;
+    return 0;
   }
   if (kf__field_is(f[0], "align")) {
     kf__align_t a;

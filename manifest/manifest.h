@@ -40,7 +40,26 @@ typedef struct kf__param_ref {
 typedef struct kf__mkernel {
   char *name;      /**< mangled name of the original kernel */
   uint32_t nparams;
+  /** `field` lines of this launch: its parameters nparams.. nparams +
+   * nfields - 1 are fields of its by-value arguments. */
+  uint32_t nfields;
 } kf__mkernel_t;
+
+/** Most `field` lines per launch. */
+#define KF__MANIFEST_MAX_FIELDS 16
+/** Largest byte offset a `field` line names. */
+#define KF__FIELD_MAX_BYTE 32760
+
+/** `field <a>.<q> <p> <byte>`: parameter q of launch a, after its kernel's
+ * own, is the pointer at byte @c byte of its by-value parameter p: the
+ * runtime passes the address of those bytes of the launch's argument, so
+ * the guards, and the fused kernel, read the pointer the kernel would load
+ * from its struct (a buffer in a field, a lambda's capture). */
+typedef struct kf__ptrfield {
+  kf__param_ref_t ref;
+  uint32_t param;
+  uint32_t byte;
+} kf__ptrfield_t;
 
 enum { KF__FP_READ = 1, KF__FP_WRITE = 2 };
 
@@ -116,7 +135,7 @@ typedef struct kf__group {
   char *name;            /**< the fused kernel */
   uint32_t nlaunches;
   kf__mkernel_t *kernels; /**< nlaunches entries, in launch order */
-  uint32_t nparams_total; /**< sum of the kernels' params (dead mask not counted) */
+  uint32_t nparams_total; /**< sum of the kernels' params and fields (dead mask not counted) */
   /** `rider <i> [before]` lines: launch i of the group is not fused. It
    * runs, unfused, after the fused kernel, or with `before` before it (the
    * `disjoint` lines check what the order relies on). Neither the first nor
@@ -172,7 +191,8 @@ typedef struct kf__group {
   uint32_t grid_launch;
   uint32_t block_launch;
   uint32_t shared_bytes;
-  uint32_t nequal, ndisjoint, nfootprints, ndead, nle, nimpl, nalign;
+  uint32_t nequal, ndisjoint, nfootprints, ndead, nle, nimpl, nalign, nfields;
+  kf__ptrfield_t *fields;
   kf__impl_t *impl;
   kf__align_t *align;
   kf__le_t *le;

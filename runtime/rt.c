@@ -335,12 +335,75 @@ static uint32_t kf__segment_parts(const kf__segment_t *seg, kf__segment_t part[K
   return k;
 }
 
+/* Where the parts' `field` lines add parameters to their launches (the
+ * buffers in fields of by-value structs, docs/manifest.md): a copy of the
+ * call's @p n launches in one allocation, whose launches with fields have
+ * argument arrays that go on with the address of each field's pointer in
+ * its struct argument's bytes (what the kernel loads it from), sized as a
+ * pointer. NULL where no part has fields, and NULL with *why set where a
+ * field lies outside its argument or two parts disagree. */
+static kf_launch_t *kf__with_fields(const kf__segment_t *part, uint32_t nparts, const kf_launch_t *l,
+                                    uint32_t n, kf_fallback_t *why)
+{
+  size_t slots = 0, bytes;
+  kf_launch_t *x;
+  void **args;
+  uint32_t *sizes;
+  uint32_t nfields = 0;
+  for (uint32_t p = 0; p < nparts; p++)
+    nfields += part[p].group->nfields;
+  if (nfields == 0)
+    return NULL;
+  for (uint32_t i = 0; i < n; i++)
+    slots += (size_t)l[i].nargs + KF__MANIFEST_MAX_FIELDS;
+  bytes = n * sizeof *x + slots * (sizeof *args + sizeof *sizes);
+  if ((x = malloc(bytes)) == NULL) {
+    *why = KF_FALLBACK_LAYOUT;
+    return NULL;
+  }
+  memcpy(x, l, n * sizeof *x);
+  args = (void **)(x + n);
+  sizes = (uint32_t *)(args + slots);
+  for (uint32_t p = 0; p < nparts; p++) {
+    const kf__group_t *g = part[p].group;
+    for (uint32_t k = 0; k < g->nfields; k++) {
+      const kf__ptrfield_t *f = &g->fields[k];
+      uint32_t a = part[p].first + f->ref.launch, q = f->ref.param;
+      const kf_launch_t *o = &l[a];
+      kf_launch_t *e = &x[a];
+      void *at;
+      if (a >= n || f->param >= o->nargs || o->args == NULL || o->arg_sizes == NULL ||
+          o->args[f->param] == NULL || (uint64_t)f->byte + sizeof(void *) > o->arg_sizes[f->param]) {
+        *why = KF_FALLBACK_LAYOUT;
+        free(x);
+        return NULL;
+      }
+      at = (char *)o->args[f->param] + f->byte;
+      if (e->args == o->args) { /* its first field: its own arrays */
+        memcpy(args, o->args, o->nargs * sizeof *args);
+        memcpy(sizes, o->arg_sizes, o->nargs * sizeof *sizes);
+        e->args = args, e->arg_sizes = sizes;
+        args += o->nargs + KF__MANIFEST_MAX_FIELDS, sizes += o->nargs + KF__MANIFEST_MAX_FIELDS;
+      }
+      if (q < e->nargs ? e->args[q] != at : q != e->nargs || q >= o->nargs + KF__MANIFEST_MAX_FIELDS) {
+        *why = KF_FALLBACK_LAYOUT;
+        free(x);
+        return NULL;
+      }
+      e->args[q] = at;
+      ((uint32_t *)e->arg_sizes)[q] = sizeof(void *);
+      e->nargs = q + 1;
+    }
+  }
+  return x;
+}
+
 /* Runs one fused group, or a set of them: guards, all of them (skipped
  * when the memo holds these very launches), then each part fused (or
  * verified), in order; or, if any guard fails, every launch unfused in
  * program order. While @p capturing, the launches are recorded into a
  * graph, not run: no KFUSE_VERIFY work. */
-static void kf__run_group(kf__site_state_t *st, const kf_site_t *site, const kf__segment_t *seg,
+static void kf__run_parts(kf__site_state_t *st, const kf_site_t *site, const kf__segment_t *seg,
                           const kf_launch_t *l, uint32_t n, int capturing)
 {
   const kf_launch_t *g = &l[seg->first];
@@ -403,6 +466,26 @@ static void kf__run_group(kf__site_state_t *st, const kf_site_t *site, const kf_
   if (poison)
     for (uint32_t p = 0; p < nparts; p++)
       kf__poison_writes(st, site, &part[p], l, declared[p]);
+}
+
+/* kf__run_parts() on the call's launches, with the parameters the
+ * groups' `field` lines add where they have any. */
+static void kf__run_group(kf__site_state_t *st, const kf_site_t *site, const kf__segment_t *seg,
+                          const kf_launch_t *l, uint32_t n, int capturing)
+{
+  kf__segment_t part[KF__MANIFEST_MAX_PARTS];
+  uint32_t nparts = kf__segment_parts(seg, part);
+  kf_fallback_t why = KF_FALLBACK_COUNT;
+  kf_launch_t *fielded = kf__with_fields(part, nparts, l, n, &why);
+  if (why != KF_FALLBACK_COUNT) {
+    kf__log(KF__LOG_DEBUG, "%s: %s: a field lies outside its argument", st->where ? st->where : "?",
+            seg->group->name);
+    kf__launch_originals(&l[seg->first], seg->count);
+    kf__site_count_fallback(st, kf__config.disable ? KF_FALLBACK_DISABLED : why);
+    return;
+  }
+  kf__run_parts(st, site, seg, fielded != NULL ? fielded : l, n, capturing);
+  free(fielded);
 }
 
 /* KFUSE_VERIFY cannot check a captured call: its copies, synchronisations

@@ -33,6 +33,7 @@
 #include "../ErrorCheckNames.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/RecordLayout.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Mangle.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -192,6 +193,19 @@ private:
     }
     bool VisitDeclRefExpr(DeclRefExpr *D) {
       Refs.push_back(D);
+      return true;
+    }
+    /// The visitor walks an initialiser list in its syntactic form, whose
+    /// elements are as written (`Fields f{h, u, n};`); its semantic form
+    /// holds the same expressions under the conversions that read them.
+    bool VisitInitListExpr(InitListExpr *IL) {
+      if (InitListExpr *Sem = IL->isSemanticForm() ? IL : IL->getSemanticForm())
+        for (Expr *E : Sem->inits()) {
+          if (auto *C = dyn_cast_or_null<ImplicitCastExpr>(E))
+            VisitImplicitCastExpr(C);
+          else if (auto *CC = dyn_cast_or_null<CXXConstructExpr>(E))
+            VisitCXXConstructExpr(CC);
+        }
       return true;
     }
   };
@@ -357,6 +371,23 @@ private:
       addConstant(*C, ID);
       return number(ID, E, Spelled, llvm::toString(*C, 10));
     }
+    // A pointer field of a struct (`s.u`, `s.in.u`) is the field at its
+    // byte of the struct's value, as the fields of a struct passed whole
+    // are (addFields), so `k<<<...>>>(s)` and `k2<<<...>>>(s.u)` name one
+    // buffer.
+    uint64_t Offset = 0;
+    SmallVector<const FieldDecl *, 4> Path;
+    if (const Expr *Base = fieldBase(E, Offset, Path)) {
+      // A field of a struct written as an aggregate (`Fields f{h, u, n};`,
+      // unchanged) is what initialised it.
+      const Expr *Init = Base;
+      for (const FieldDecl *FD : Path)
+        Init = Init ? fieldInit(aggregateInit(Init), FD) : nullptr;
+      if (Init)
+        return valueNumber(Init, Versions);
+      fieldID(valueNumber(Base, Versions), Offset, ID);
+      return number(ID, E, Spelled);
+    }
     // An expression is its structure over the values of the variables it
     // reads (as a helper's expression is over its arguments' values), where
     // hashIn can read it; otherwise Expr::Profile with the variables'
@@ -373,6 +404,69 @@ private:
   }
 
   unsigned valueIn(const Expr *E, const HelperCall &H, const VersionMap &Versions);
+  void addFields(const Expr *E, const HelperCall *H, const VersionMap &Versions, unsigned Param,
+                 unsigned ArgValue, uint64_t Base, std::string &Out, unsigned Depth = 0);
+  void addRecordFields(const RecordDecl *RD, unsigned Param, unsigned ArgValue, uint64_t Base,
+                       uint64_t InValue, const InitListExpr *Init, const HelperCall *H,
+                       const VersionMap &Versions, const std::string &Path, std::string &Out,
+                       unsigned Depth);
+  unsigned numberID(const llvm::FoldingSetNodeID &ID, const char *Kind, std::string Text) {
+    for (unsigned V = 0; V < Values.size(); ++V)
+      if (Values[V].ID == ID)
+        return V;
+    Values.push_back({ID, Kind, std::move(Text)});
+    return Values.size() - 1;
+  }
+
+  /// Of the identity of the pointer at byte \p Offset of value \p Of.
+  static void fieldID(unsigned Of, uint64_t Offset, llvm::FoldingSetNodeID &ID) {
+    ID.AddString("kfuse.field");
+    ID.AddInteger(Of);
+    ID.AddInteger(Offset);
+  }
+
+  /// The struct whose pointer field \p E reads by `.` (`s.u`, `s.in.u`;
+  /// not through a pointer or a union), with the field's byte in \p Offset;
+  /// else null.
+  const Expr *fieldBase(const Expr *E, uint64_t &Offset,
+                        SmallVectorImpl<const FieldDecl *> &Path) const {
+    if (!E->getType()->isPointerType())
+      return nullptr;
+    Offset = 0;
+    const Expr *Base = nullptr;
+    for (const auto *ME = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts()); ME;
+         ME = dyn_cast<MemberExpr>(Base)) {
+      const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
+      if (ME->isArrow() || !FD || FD->isBitField() || FD->getParent()->isUnion() ||
+          FD->getParent()->isInvalidDecl() || !FD->getParent()->isCompleteDefinition())
+        return nullptr;
+      Offset += Ctx.getFieldOffset(FD) / Ctx.getCharWidth();
+      Path.insert(Path.begin(), FD);
+      Base = ME->getBase()->IgnoreParenImpCasts();
+    }
+    return Base;
+  }
+
+  /// The aggregate initialiser \p E stands for: E itself, or the
+  /// initialiser of the unchanged local it names (`Fields f{h, u, n};`,
+  /// LocalCopies); else null.
+  const InitListExpr *aggregateInit(const Expr *E) const {
+    E = Copies.resolve(E)->IgnoreParenImpCasts();
+    const auto *IL = dyn_cast<InitListExpr>(E);
+    if (IL && IL->isSemanticForm() && !IL->getType()->isUnionType() && !IL->isTransparent())
+      return IL;
+    return nullptr;
+  }
+
+  /// The element of aggregate initialiser \p IL that initialises field
+  /// \p FD of its struct, or null (none written: zero).
+  static const Expr *fieldInit(const InitListExpr *IL, const FieldDecl *FD) {
+    unsigned I = FD->getFieldIndex();
+    if (!IL || FD->getParent() != IL->getType()->getAsRecordDecl() || I >= IL->getNumInits())
+      return nullptr;
+    const Expr *E = IL->getInit(I);
+    return E && !isa<ImplicitValueInitExpr>(E) ? E : nullptr;
+  }
   static bool readsHelper(const Stmt *S, const HelperCall &H);
   unsigned callerArg(const HelperCall &H, const ParmVarDecl *P, const VersionMap &Versions);
   bool hashIn(const Expr *E, const HelperCall *H, const VersionMap &Versions,
@@ -655,12 +749,17 @@ void SequenceBuilder::addLaunch(const CUDAKernelCallExpr *K, const VersionMap &V
       OS << ' ' << ConfigNames[I] << '=' << Number(E);
     }
     OS << " args=";
+    std::string Fields;
     for (unsigned I = 0, N = K->getNumArgs(); I < N; ++I) {
       const Expr *E = K->getArg(I);
       if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E))
         E = DA->getExpr();
-      OS << (I ? "," : "") << Number(E);
+      unsigned V = Number(E);
+      OS << (I ? "," : "") << V;
+      addFields(E, H, Versions, I, V, 0, Fields);
     }
+    if (!Fields.empty())
+      OS << " fields=" << Fields;
     Launches.push_back(std::move(Line));
   }
 
@@ -717,6 +816,124 @@ unsigned SequenceBuilder::valueIn(const Expr *E, const HelperCall &H,
   if (V == Known) // new: the text is the helper's
     Values[V].Text += " in " + H.Helper->getNameAsString();
   return V;
+}
+
+/// The pointer fields of a struct or lambda argument \p E (kernel parameter
+/// \p Param, of value \p ArgValue) at byte \p Base and on: `<param>+<byte>:<value>`
+/// each, appended to \p Out (docs/annotations.md, `fields=`). A lambda's
+/// captured pointer is the value of what it captured, as the caller names
+/// it; a field of anything else is the field of the argument's value.
+void SequenceBuilder::addFields(const Expr *E, const HelperCall *H, const VersionMap &Versions,
+                                unsigned Param, unsigned ArgValue, uint64_t Base,
+                                std::string &Out, unsigned Depth) {
+  const RecordDecl *RD = E->getType()->getAsRecordDecl();
+  if (!RD || RD->isUnion() || RD->isInvalidDecl() || !RD->isCompleteDefinition() ||
+      Depth > 4)
+    return;
+  // The expression the argument copies: through copies, temporaries, a
+  // helper's parameter (the call's argument, read in the caller) and a
+  // local initialised with a lambda (a closure cannot be assigned).
+  const Expr *S = E;
+  for (unsigned Step = 0; Step < 16; ++Step) {
+    S = S->IgnoreParens();
+    if (const auto *EWC = dyn_cast<ExprWithCleanups>(S))
+      S = EWC->getSubExpr();
+    else if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(S))
+      S = MT->getSubExpr();
+    else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(S))
+      S = BT->getSubExpr();
+    else if (const auto *IC = dyn_cast<ImplicitCastExpr>(S);
+             IC && (IC->getCastKind() == CK_NoOp || IC->getCastKind() == CK_LValueToRValue))
+      S = IC->getSubExpr();
+    else if (const auto *CC = dyn_cast<CXXConstructExpr>(S);
+             CC && CC->getNumArgs() == 1 && CC->getConstructor()->isCopyOrMoveConstructor())
+      S = CC->getArg(0);
+    else if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
+      const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl());
+      if (H && P && P->getDeclContext() == static_cast<const DeclContext *>(H->Helper)) {
+        S = H->argFor(P);
+        if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(S))
+          S = DA->getExpr();
+        H = nullptr;
+        continue;
+      }
+      const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+      const auto *Closure = VD ? VD->getType()->getAsCXXRecordDecl() : nullptr;
+      if (VD && !isa<ParmVarDecl>(VD) && VD->hasLocalStorage() && Closure &&
+          Closure->isLambda() && !VD->getType()->isReferenceType() && VD->getInit()) {
+        S = VD->getInit();
+        continue;
+      }
+      break;
+    } else
+      break;
+  }
+  const auto *L = dyn_cast<LambdaExpr>(S);
+  if (!L) {
+    addRecordFields(RD, Param, ArgValue, Base, 0, H ? nullptr : aggregateInit(S), H, Versions,
+                    sourceText(E), Out, Depth);
+    return;
+  }
+  const ASTRecordLayout &Layout = Ctx.getASTRecordLayout(L->getLambdaClass());
+  unsigned Index = 0;
+  auto Init = L->capture_init_begin();
+  for (const FieldDecl *FD : L->getLambdaClass()->fields()) {
+    const Expr *Captured = Init == L->capture_init_end() ? nullptr : *Init++;
+    uint64_t Off = Base + Layout.getFieldOffset(Index++) / Ctx.getCharWidth();
+    if (!Captured)
+      break;
+    if (FD->getType()->isPointerType() && Out.size() < 4096) {
+      unsigned V = H ? valueIn(Captured, *H, Versions) : valueNumber(Captured, Versions);
+      // An implicit capture's expression is spelled by the capture default
+      // (`=`): name the variable.
+      const auto *DRE = dyn_cast<DeclRefExpr>(Captured->IgnoreImplicit());
+      if (DRE && Values[V].Text.find_first_not_of("=&") == std::string::npos)
+        Values[V].Text = DRE->getDecl()->getNameAsString();
+      Out += (Out.empty() ? "" : ",") + std::to_string(Param) + "+" + std::to_string(Off) +
+             ":" + std::to_string(V);
+    } else if (FD->getType()->isRecordType()) {
+      unsigned V = H ? valueIn(Captured, *H, Versions) : valueNumber(Captured, Versions);
+      addFields(Captured, H, Versions, Param, V, Off, Out, Depth + 1);
+    }
+  }
+}
+
+/// The pointer fields of struct \p RD at byte \p InValue of value
+/// \p ArgValue and at byte \p Base of parameter \p Param: what aggregate
+/// initialiser \p Init gives each (read with \p H), else the field of that
+/// value.
+void SequenceBuilder::addRecordFields(const RecordDecl *RD, unsigned Param, unsigned ArgValue,
+                                      uint64_t Base, uint64_t InValue, const InitListExpr *Init,
+                                      const HelperCall *H, const VersionMap &Versions,
+                                      const std::string &Path, std::string &Out, unsigned Depth) {
+  if (RD->isUnion() || RD->isInvalidDecl() || !RD->isCompleteDefinition() || Depth > 4)
+    return;
+  if (const auto *CRD = dyn_cast<CXXRecordDecl>(RD); CRD && CRD->getNumBases())
+    return;
+  const ASTRecordLayout &Layout = Ctx.getASTRecordLayout(RD);
+  unsigned Index = 0;
+  for (const FieldDecl *FD : RD->fields()) {
+    uint64_t Off = Layout.getFieldOffset(Index++) / Ctx.getCharWidth();
+    std::string Named = Path + "." + FD->getNameAsString();
+    if (FD->isBitField())
+      continue;
+    const Expr *Given = fieldInit(Init, FD);
+    if (FD->getType()->isPointerType() && Out.size() < 4096) {
+      unsigned V;
+      if (Given) {
+        V = H ? valueIn(Given, *H, Versions) : valueNumber(Given, Versions);
+      } else {
+        llvm::FoldingSetNodeID ID;
+        fieldID(ArgValue, InValue + Off, ID);
+        V = numberID(ID, valueKind(FD->getType()), Named);
+      }
+      Out += (Out.empty() ? "" : ",") + std::to_string(Param) + "+" +
+             std::to_string(Base + Off) + ":" + std::to_string(V);
+    } else if (const RecordDecl *Inner = FD->getType()->getAsRecordDecl()) {
+      addRecordFields(Inner, Param, ArgValue, Base + Off, InValue + Off,
+                      Given ? aggregateInit(Given) : nullptr, H, Versions, Named, Out, Depth + 1);
+    }
+  }
 }
 
 /// Whether \p S reads a parameter or local variable of helper H.
@@ -911,7 +1128,9 @@ private:
               return false;
           continue;
         }
-        if (!isa<TypedefNameDecl>(D) && !isa<UsingDecl>(D) &&
+        // A type (`struct { float *p; int n; } v{t, n};` declares one)
+        // runs nothing.
+        if (!isa<TypedefNameDecl>(D) && !isa<UsingDecl>(D) && !isa<TagDecl>(D) &&
             !isa<StaticAssertDecl>(D))
           return fail(std::string("a declaration of a ") + D->getDeclKindName());
       }
@@ -1066,7 +1285,19 @@ private:
       return fail("a 'throw'");
     if (isa<CXXNewExpr>(S) || isa<CXXDeleteExpr>(S))
       return fail(isa<CXXNewExpr>(S) ? "a 'new'" : "a 'delete'");
-    if (isa<LambdaExpr>(S) || isa<BlockExpr>(S))
+    // A lambda that copies what it captures only makes an object (`auto f
+    // = [=] __device__ (int i) { ... };`, to launch later): its body runs
+    // where it is called.
+    if (const auto *L = dyn_cast<LambdaExpr>(S)) {
+      for (const LambdaCapture &C : L->captures())
+        if (C.getCaptureKind() == LCK_ByRef || C.getCaptureKind() == LCK_VLAType)
+          return fail("a lambda that captures by reference");
+      for (const Expr *Init : L->capture_inits())
+        if (!isPureExpr(Init))
+          return false;
+      return true;
+    }
+    if (isa<BlockExpr>(S))
       return fail("a lambda");
     if (isa<CXXBindTemporaryExpr>(S))
       return fail("a temporary with a destructor");

@@ -209,6 +209,7 @@ STATISTIC(NumRejectLoop, "Pairs rejected: grid-stride loops over different itera
 STATISTIC(NumRejectOrder, "Groups rejected: a launch between their members cannot move out");
 STATISTIC(NumGathers, "Loads at an unknown index (gathers) in analysed kernels");
 STATISTIC(NumSiteNotUnique, "Sequences left unfused: their site does not identify them");
+STATISTIC(NumKernelFieldParams, "Kernels analysed with the buffers of their struct fields as parameters");
 STATISTIC(NumPlannedSeqs, "Sequences planned by the planning library");
 STATISTIC(NumPlanFallbacks, "Sequences planned greedily after a planner failure");
 STATISTIC(NumNotProfitable, "Legal groups the cost model did not form");
@@ -645,6 +646,7 @@ unsigned DeviceFuser::unrollThreadLoops(Function &F, KernelInfo &K) {
   }
   KernelInfo U = analyze(*Twin);
   U.F = &F;
+  U.FieldParams = K.FieldParams;
   if (U.isValid() && (!K.isValid() || gatherCount(U) < gatherCount(K))) {
     K = std::move(U);
     ++NumKernelUnrolled;
@@ -1528,7 +1530,7 @@ static OptimizationRemark recordsRemark(const FusionCandidate &C, const Function
   for (unsigned S = 0; S < C.size(); ++S) {
     for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P)
       Name.emplace(Base + P, C.Seq->Values.at(C.arg(S, P)).Text);
-    Base += C.Stages[S]->F->arg_size();
+    Base += C.Stages[S]->Body->arg_size();
   }
   std::string Text[2];
   for (const StagedRecord &R : C.Staged)
@@ -1834,6 +1836,21 @@ bool DeviceFuser::run() {
           Twinned = true;
         }
       }
+    // Buffers whose addresses are fields of a struct the kernel takes by
+    // value (a lambda's captures): the analysis reads a twin that takes
+    // them as pointer parameters after its own (FieldParams.h), and fused
+    // kernels clone that twin.
+    if (!K.isValid() && K.Stat == "indirect") {
+      SmallVector<FieldParam, 4> Fields;
+      if (Function *Twin = fieldTwin(*K.Body, Fields)) {
+        Twins.push_back(Twin);
+        KernelInfo T = analyze(*Twin);
+        T.F = F;
+        T.FieldParams.assign(Fields.begin(), Fields.end());
+        K = std::move(T);
+        ++NumKernelFieldParams;
+      }
+    }
     // A loop of the thread's own with a constant trip count, which the
     // compiler kept (ThreadLoops.h): the analysis reads a twin with it
     // unrolled, and fused kernels clone that twin.
@@ -1916,6 +1933,30 @@ bool DeviceFuser::run() {
              << "runs in place of another";
     });
   }
+  // A launch of a kernel analysed through its field twin passes the twin's
+  // extra parameters too: the values the Clang plugin gives the fields
+  // (`fields=`), or a value equal to no other where it gives none.
+  for (SeqRecord &R : Recs.Seqs)
+    for (SeqLaunch &La : R.Launches) {
+      auto It = Kernels.find(La.Kernel);
+      if (It == Kernels.end() || It->second.FieldParams.empty() ||
+          La.Args.size() != It->second.F->arg_size())
+        continue;
+      for (const FieldParam &Fi : It->second.FieldParams) {
+        auto Given = llvm::find_if(La.Fields, [&](const SeqLaunch::Field &X) {
+          return X.Param == Fi.Struct && X.Offset == Fi.Offset;
+        });
+        if (Given != La.Fields.end() && R.Values.count(Given->Value)) {
+          La.Args.push_back(Given->Value);
+          continue;
+        }
+        unsigned Fresh = R.Values.empty() ? 0 : R.Values.rbegin()->first + 1;
+        auto Struct = R.Values.find(La.Args[Fi.Struct]);
+        R.Values[Fresh] = {"ptr", (Struct == R.Values.end() ? "?" : Struct->second.Text) +
+                                      " at byte " + std::to_string(Fi.Offset)};
+        La.Args.push_back(Fresh);
+      }
+    }
   Seqs = &Recs.Seqs;
   deriveImplementations();
   Function *Any = anyDefinition();

@@ -205,7 +205,7 @@ void FusedKernelBuilder::createFunction() {
   SmallVector<Type *, 16> Params;
   for (unsigned S = 0; S < C.size(); ++S) {
     ArgBase.push_back(Params.size());
-    for (Argument &A : C.Stages[S]->F->args())
+    for (Argument &A : C.Stages[S]->Body->args())
       Params.push_back(A.getType());
   }
   // Split: each launch's grid.x, before the dead mask, which stays last.
@@ -228,7 +228,7 @@ void FusedKernelBuilder::createFunction() {
   // A struct passed by value stays one: the launch passes its bytes, not
   // an address (`.param .align 2 .b8 p[4]` for a `__half2`).
   for (unsigned S = 0; S < C.size(); ++S)
-    for (Argument &A : C.Stages[S]->F->args()) {
+    for (Argument &A : C.Stages[S]->Body->args()) {
       if (!A.hasByValAttr())
         continue;
       unsigned I = ArgBase[S] + A.getArgNo();
@@ -1837,7 +1837,7 @@ void kfuse::markCovered(const Function &Fused, FusionCandidate &C) {
   for (unsigned S = 0; S < C.size(); ++S) {
     for (unsigned P = 0; P < C.Stages[S]->Params.size(); ++P)
       ValueOf[Fused.getArg(Base + P)] = C.arg(S, P);
-    Base += C.Stages[S]->F->arg_size();
+    Base += C.Stages[S]->Body->arg_size();
   }
   std::set<unsigned> Read;
   auto Note = [&](const Value *Ptr) {

@@ -1360,26 +1360,28 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     }
     Argument *Base = baseParam(Ptr);
     // A buffer's address in a field of a by-value struct parameter (`struct
-    // Fields { float *u, *v; }`): the runtime's guards compare and bound the
-    // kernel's pointer parameters, which such a field is not.
+    // Fields { float *u, *v; }`, a lambda's captures) that the field twin
+    // (FieldParams.h) could not make a parameter: the kernel changes the
+    // struct, the field is picked by a variable, or there are too many.
     if (auto *Held = dyn_cast<LoadInst>(Obj); !Base && Held) {
       const Value *Src = Held->getPointerOperand();
       const auto *Struct = dyn_cast<Argument>(getUnderlyingObject(Src, 0));
       if (Struct && Struct->hasByValAttr()) {
         const DataLayout &DL = F.getDataLayout();
         APInt At(DL.getIndexTypeSizeInBits(Src->getType()), 0);
-        std::string Byte;
-        if (Src->stripAndAccumulateConstantOffsets(DL, At, /*AllowNonInbounds=*/true) == Struct)
-          Byte = ", at byte " + std::to_string(At.getZExtValue());
+        bool Constant =
+            Src->stripAndAccumulateConstantOffsets(DL, At, /*AllowNonInbounds=*/true) == Struct;
         std::string Of = byValText(F, *Struct);
-        K.invalidate("accesses a buffer whose address is a field of " + Of + Byte +
-                         (isClosure(*Struct)
-                              ? ", a pointer the lambda captures; pass each buffer the "
-                                "kernel accesses as a pointer parameter of its own, not in "
-                                "a lambda's captures"
-                              : "; pass each buffer the kernel accesses as a pointer "
-                                "parameter of its own"),
-                     "indirect", &I);
+        std::string Why =
+            !Constant ? ", at a byte that varies; kfuse reads buffers from fields at constant "
+                        "bytes (r.a, not r.a[k] with k a variable)"
+            : !readOnlyByVal(*Struct)
+                ? ", which the kernel changes; kfuse reads buffers from the fields of structs "
+                  "that the kernel only reads"
+                : ", at byte " + std::to_string(At.getZExtValue()) +
+                              ", one of more than " + std::to_string(MaxFieldParams) +
+                              " buffers it reads from fields; pass some as pointer parameters";
+        K.invalidate("accesses a buffer whose address is a field of " + Of + Why, "indirect", &I);
         continue;
       }
     }

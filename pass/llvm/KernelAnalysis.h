@@ -9,6 +9,8 @@
 #ifndef KFUSE_PASS_LLVM_KERNELANALYSIS_H
 #define KFUSE_PASS_LLVM_KERNELANALYSIS_H
 
+#include "FieldParams.h"
+
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Function.h"
@@ -368,6 +370,11 @@ struct KernelInfo : Verdict {
   unsigned BytesPerThread = 0; ///< bytes loaded + stored by one thread, each element once
   /// Bit S for every coordinate symbol S (tid.d, ctaid.d) the kernel reads.
   unsigned CoordsRead = 0;
+  /// Body's parameters after F's: the pointers at bytes of F's by-value
+  /// parameters (FieldParams.h), in order. Params covers them too.
+  std::vector<FieldParam> FieldParams;
+  /// The parameters of F itself, which the launch passes.
+  unsigned ownParams() const { return unsigned(Params.size() - FieldParams.size()); }
 };
 
 /// The symbol an sreg read stands for (a thread or block coordinate or

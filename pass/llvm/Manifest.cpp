@@ -361,7 +361,17 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
     const SeqLaunch &La = Rider ? C.Seq->Launches[C.Riders[X]] : C.launch(S);
     const KernelInfo &K = Rider ? *C.RiderInfos[X++] : *C.Stages[S++];
     Out += "kernel " + std::to_string(C.spanPos(La.Index)) + " " + La.Kernel + " " +
-           std::to_string(K.Params.size()) + "\n";
+           std::to_string(K.ownParams()) + "\n";
+  }
+  // The buffers stages reach through fields of by-value structs: the
+  // parameters after each kernel's own (FieldParams.h).
+  for (unsigned S = 0, X = 0; S < C.size();) {
+    bool Rider = X < C.Riders.size() && C.Riders[X] < C.index(S);
+    const SeqLaunch &La = Rider ? C.Seq->Launches[C.Riders[X]] : C.launch(S);
+    const KernelInfo &K = Rider ? *C.RiderInfos[X++] : *C.Stages[S++];
+    for (auto [J, Fi] : enumerate(K.FieldParams))
+      Out += "field " + ref(C.spanPos(La.Index), K.ownParams() + unsigned(J)) + " " +
+             std::to_string(Fi.Struct) + " " + std::to_string(Fi.Offset) + "\n";
   }
   for (size_t X = 0; X < C.Riders.size(); ++X)
     Out += "rider " + std::to_string(C.spanPos(C.Riders[X])) +
@@ -400,8 +410,8 @@ std::string kfuse::manifestGroup(const FusionCandidate &C, uint64_t &UnfusedNs,
     if (!R.BaseAlign)
       continue;
     unsigned Base = 0, S = 0;
-    while (S < C.size() && R.Arg >= Base + C.Stages[S]->F->arg_size())
-      Base += C.Stages[S++]->F->arg_size();
+    while (S < C.size() && R.Arg >= Base + C.Stages[S]->Body->arg_size())
+      Base += C.Stages[S++]->Body->arg_size();
     if (S == C.size())
       report_fatal_error("kfuse: staged record of no stage's parameter");
     Out += "align " + Ref(S, R.Arg - Base) + " " + std::to_string(R.BaseAlign) + "\n";

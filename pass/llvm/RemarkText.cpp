@@ -98,6 +98,13 @@ std::string kfuse::paramName(const Function &F, unsigned ArgNo) {
 /// The name \p F's "kfuse_params a b c" annotation gives parameter \p ArgNo
 /// ("-" there for an unnamed one), or "".
 std::string kfuse::annotatedParamName(const Function &F, unsigned ArgNo) {
+  // A private copy the analysis reads ("<kernel>.kfuse.inlined", ...) has
+  // its kernel's parameters first.
+  StringRef Name = F.getName();
+  if (size_t At = Name.find(".kfuse."); At != StringRef::npos)
+    if (const Function *Kernel = F.getParent()->getFunction(Name.take_front(At));
+        Kernel && Kernel != &F)
+      return ArgNo < Kernel->arg_size() ? annotatedParamName(*Kernel, ArgNo) : "";
   const GlobalVariable *GA = F.getParent()->getNamedGlobal("llvm.global.annotations");
   const auto *CA = GA && GA->hasInitializer() ? dyn_cast<ConstantArray>(GA->getInitializer())
                                               : nullptr;

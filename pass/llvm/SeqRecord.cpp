@@ -61,7 +61,8 @@ bool kfuse::parseSeqRecord(StringRef Text, SeqRecord &R, std::string &Err) {
       SmallVector<StringRef, 8> F;
       Rest.split(F, ' ', -1, false);
       SeqLaunch La;
-      if (F.size() != 7 || !parseUnsigned(F[0], La.Index) ||
+      if ((F.size() != 7 && (F.size() != 8 || !F[7].starts_with("fields="))) ||
+          !parseUnsigned(F[0], La.Index) ||
           !parseKeyed(F[2], "grid", La.Grid) || !parseKeyed(F[3], "block", La.Block) ||
           !parseKeyed(F[4], "shmem", La.Shmem) || !parseKeyed(F[5], "stream", La.Stream) ||
           !F[6].starts_with("args=")) {
@@ -78,6 +79,21 @@ bool kfuse::parseSeqRecord(StringRef Text, SeqRecord &R, std::string &Err) {
           return false;
         }
         La.Args.push_back(V);
+      }
+      SmallVector<StringRef, 8> Fields;
+      if (F.size() == 8)
+        F[7].drop_front(7).split(Fields, ',', -1, false);
+      for (StringRef Fi : Fields) {
+        auto [ParamOff, Val] = Fi.split(':');
+        auto [Param, Off] = ParamOff.split('+');
+        SeqLaunch::Field X;
+        if (!parseUnsigned(Param, X.Param) || X.Param >= La.Args.size() ||
+            Off.getAsInteger(10, X.Offset) || X.Offset >= (1u << 20) ||
+            !parseUnsigned(Val, X.Value)) {
+          Err = "malformed field list in '" + Line.str() + "'";
+          return false;
+        }
+        La.Fields.push_back(X);
       }
       if (La.Index != R.Launches.size()) {
         Err = "launch " + std::to_string(La.Index) + " out of order";

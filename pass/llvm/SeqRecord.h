@@ -23,6 +23,14 @@ struct SeqLaunch {
   std::string Kernel; ///< mangled name
   unsigned Grid = 0, Block = 0, Shmem = 0, Stream = 0; ///< value numbers
   std::vector<unsigned> Args;                           ///< value numbers
+  /// The pointer at byte Offset of by-value parameter Param has value Value
+  /// (`fields=`, docs/annotations.md): a struct's field, a lambda's capture.
+  struct Field {
+    unsigned Param = 0;
+    uint64_t Offset = 0;
+    unsigned Value = 0;
+  };
+  std::vector<Field> Fields;
 };
 
 struct SeqValue {

@@ -660,6 +660,63 @@ static void test_equal_ranges(void **state)
   }
 }
 
+/* `field` lines: the parameters after a kernel's own, one after the other,
+ * each the pointer at a byte of one of its own parameters. A reference to
+ * such a parameter is valid once its line is read; the fused kernel takes
+ * them after the kernel's own. */
+static void test_fields(void **state)
+{
+  static const char text[] =
+      HDR G2 "field 1.2 0 0\nfield 1.3 0 8\nfield 0.3 2 32760\n"
+             "launch 0 0 0\nequal 0.1 1.3\nfootprint 1.2 r 0 8\nend\n";
+  static const char *const bad[] = {
+      "field 1.3 0 0\n",         /* not the next parameter */
+      "field 1.1 0 0\n",         /* one of the kernel's own */
+      "field 1.2 2 0\n",         /* the struct is not one of its own */
+      "field 1.2 0 32761\n",     /* past the largest byte */
+      "field 1.2 0\n",           "field 1.2 0 0 0\n",       "field 2.2 0 0\n",
+      "field 1 0 0\n",           "field 1.x 0 0\n",         "equal 0.1 1.2\n",
+  };
+  kf__manifest_t *m = NULL;
+  const kf__group_t *g;
+  char many[2048];
+  size_t at;
+  (void)state;
+  assert_int_equal(kf__manifest_parse(text, sizeof text, &m, NULL), 0);
+  g = &m->groups[0];
+  assert_int_equal(g->nfields, 3);
+  assert_int_equal(g->kernels[0].nparams, 3);
+  assert_int_equal(g->kernels[0].nfields, 1);
+  assert_int_equal(g->kernels[1].nfields, 2);
+  assert_int_equal(g->fields[1].ref.launch, 1);
+  assert_int_equal(g->fields[1].ref.param, 3);
+  assert_int_equal(g->fields[1].param, 0);
+  assert_int_equal(g->fields[1].byte, 8);
+  assert_int_equal(g->fields[2].byte, 32760);
+  assert_int_equal(g->nparams_total, 8);
+  assert_int_equal(g->nparams_fused, 8);
+  kf__manifest_free(m);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char line[256];
+    snprintf(line, sizeof line, HDR G2 "launch 0 0 0\n%send\n", bad[i]);
+    expect_error(line, KF_EPARSE, 6);
+  }
+  /* At most KF__MANIFEST_MAX_FIELDS per launch. */
+  for (int n = KF__MANIFEST_MAX_FIELDS; n <= KF__MANIFEST_MAX_FIELDS + 1; n++) {
+    at = (size_t)snprintf(many, sizeof many, HDR G2);
+    for (int k = 0; k < n; k++)
+      at += (size_t)snprintf(many + at, sizeof many - at, "field 1.%d 0 %d\n", 2 + k, 8 * k);
+    snprintf(many + at, sizeof many - at, "launch 0 0 0\nend\n");
+    if (n == KF__MANIFEST_MAX_FIELDS) {
+      assert_int_equal(kf__manifest_parse(many, strlen(many), &m, NULL), 0);
+      assert_int_equal(m->groups[0].kernels[1].nfields, KF__MANIFEST_MAX_FIELDS);
+      kf__manifest_free(m);
+    } else {
+      expect_error(many, KF_EPARSE, 4 + (unsigned)n);
+    }
+  }
+}
+
 /* A pair (`part`): two groups whose spans overlap, found together; `other`
  * riders are the other part's launches. */
 #define PAIR_A "group pa 3\nkernel 0 _Z1aPKfPff 3\nkernel 1 _Z1bPKfPf 2\nkernel 2 _Z1cPf 1\n" \
@@ -847,6 +904,7 @@ int main(void)
     cmocka_unit_test(test_impl),
     cmocka_unit_test(test_align),
     cmocka_unit_test(test_equal_ranges),
+    cmocka_unit_test(test_fields),
     cmocka_unit_test(test_pair),
     cmocka_unit_test(test_set),
     cmocka_unit_test(test_missed),

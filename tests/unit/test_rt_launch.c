@@ -493,6 +493,75 @@ static void test_dead_mask_passed(void **state)
   assert_true(tbuf[3] == -1); /* the fused kernel skipped the stores */
 }
 
+/* `field` lines: kick(Fields f) reads f.h and writes f.u, which its fused
+ * stage takes as parameters 1 and 2, the addresses of those bytes of the
+ * launch's struct; other(q) reads q, which must be f.u. The guards see the
+ * fields as they see pointer parameters: a wiring that differs, an overlap,
+ * or a field past the argument's bytes runs the launches unfused. */
+struct fields {
+  float *h, *u;
+  int n;
+};
+static const char stub_kick;
+static const char fields_manifest[] =
+    HDR "group fused_ko 2\nkernel 0 _Z4kick6Fields 1\nkernel 1 _Z5otherPKf 1\n"
+        "field 0.1 0 0\nfield 0.2 0 8\n"
+        "shape same\nstream same\ndynshmem 0\nlaunch 0 0 0\n"
+        "equal 0.2 1.0\n"
+        "footprint 0.1 r 0 4*s0.16.4\nfootprint 0.2 w 0 4*s0.16.4\n"
+        "disjoint 0.1 0.2\nend\n";
+
+static void fields_call(kf_launch_t l[2], struct fields *f, void *args0[1], const float **q, void *args1[1],
+                        const uint32_t *size0)
+{
+  args0[0] = f;
+  args1[0] = (void *)q;
+  launch_init(&l[0], &stub_kick, args0, size0, 1);
+  launch_init(&l[1], &stub_other, args1, sizes1, 1);
+}
+
+static void test_fields(void **state)
+{
+  static kf_site_t site = {"fields", NULL, 2, 0, NULL, NULL, NULL};
+  static const uint32_t size24[1] = {24}, size12[1] = {12};
+  struct fields f = {xbuf, tbuf, N};
+  const float *q = tbuf;
+  void *args0[1], *args1[1];
+  kf_launch_t l[2];
+  const fake_record_t *r;
+  (void)state;
+  fake.manifest = fields_manifest;
+  fake_kernel(&stub_kick, "_Z4kick6Fields", NULL);
+  fake_fused("fused_ko", 4, NULL);
+  fields_call(l, &f, args0, &q, args1, size24);
+  kf_rt_launch_seq(&site, l, 2);
+  assert_log("F:fused_ko");
+  r = &fake.log[0];
+  assert_int_equal(r->nargs, 4);
+  assert_ptr_equal(r->args[0], &f);
+  assert_ptr_equal(r->args[1], &f.h);
+  assert_ptr_equal(r->args[2], &f.u);
+  assert_ptr_equal(r->args[3], &q);
+  /* The originals' records are the program's, unchanged. */
+  assert_int_equal(l[0].nargs, 1);
+  assert_ptr_equal(l[0].args, args0);
+
+  fake.nlog = 0;
+  q = ybuf; /* other reads another buffer than kick's f.u */
+  kf_rt_launch_seq(&site, l, 2);
+  q = tbuf;
+  f.h = tbuf; /* f.h and f.u overlap */
+  kf_rt_launch_seq(&site, l, 2);
+  f.h = xbuf;
+  fields_call(l, &f, args0, &q, args1, size12); /* f.u lies past the 12 bytes */
+  kf_rt_launch_seq(&site, l, 2);
+  assert_log("_Z4kick6Fields _Z5otherPKf _Z4kick6Fields _Z5otherPKf _Z4kick6Fields _Z5otherPKf");
+  /* The originals run with the program's arrays. */
+  assert_ptr_equal(fake.log[4].argv, args0);
+  assert_string_equal(stats_of("fields"),
+                      "kfuse-stats: fields: calls=4 fused=1 fallback=3 wiring=1 overlap=1 layout=1");
+}
+
 static void test_discovery_once_per_site(void **state)
 {
   static kf_site_t site = {"once", NULL, 2, 0, NULL, NULL, NULL};
@@ -1229,6 +1298,7 @@ int main(void)
     cmocka_unit_test_setup(test_pair, setup),
     cmocka_unit_test_setup(test_set, setup),
     cmocka_unit_test_setup(test_dead_mask_passed, setup),
+    cmocka_unit_test_setup(test_fields, setup),
     cmocka_unit_test_setup(test_discovery_once_per_site, setup),
     cmocka_unit_test_setup(test_module_path, setup),
     cmocka_unit_test_setup(test_pending_error, setup),
