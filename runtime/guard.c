@@ -423,22 +423,38 @@ static kf_fallback_t kf__guards_check_view(const kf__group_t *g, const kf_launch
 }
 
 /* Nonzero when @p ptr is an argument of one of launches [from, to). */
-static int kf__passed_to(const kf_launch_t *l, uint32_t from, uint32_t to, uint64_t ptr)
+static int kf__passed_to(const kf_site_t *site, const kf_launch_t *l, uint32_t from, uint32_t to,
+                         uint64_t ptr)
 {
   uint64_t other;
   for (uint32_t j = from; j < to; j++)
     for (uint32_t p = 0; p < l[j].nargs; p++)
       if (kf__arg_pointer(&l[j], p, &other) == 0 && other == ptr)
         return 1;
+  /* The buffers the launches pass in fields of struct arguments. */
+  for (uint32_t k = 0; site != NULL && site->fields != NULL && k < site->nfields; k++) {
+    const kf_field_ptr_t *f = &site->fields[k];
+    const kf_launch_t *a = &l[f->launch];
+    if (f->launch < from || f->launch >= to)
+      continue;
+    if (f->param >= a->nargs || a->args == NULL || a->arg_sizes == NULL || a->args[f->param] == NULL ||
+        (uint64_t)f->byte + sizeof other > a->arg_sizes[f->param])
+      return 1; /* not readable: assume it is this buffer */
+    memcpy(&other, (const char *)a->args[f->param] + f->byte, sizeof other);
+    if (other == ptr)
+      return 1;
+  }
   return 0;
 }
 
-/* Nonzero when @p ptr is an argument of a rider of @p g (launches @p l):
- * it runs after the fused kernel, so it would read what the mask skipped. */
-static int kf__passed_to_rider(const kf__group_t *g, const kf_launch_t *l, uint64_t ptr)
+/* Nonzero when @p ptr is an argument of a rider of @p g (launches @p l,
+ * from @p first of the call's): it runs after the fused kernel, so it would
+ * read what the mask skipped. */
+static int kf__passed_to_rider(const kf__group_t *g, const kf_site_t *site, const kf_launch_t *all,
+                               uint32_t first, uint64_t ptr)
 {
   for (uint32_t i = 1; g->nriders != 0 && i + 1 < g->nlaunches; i++)
-    if (kf__group_rider(g, i) && kf__passed_to(l, i, i + 1, ptr))
+    if (kf__group_rider(g, i) && kf__passed_to(site, all, first + i, first + i + 1, ptr))
       return 1;
   return 0;
 }
@@ -461,6 +477,12 @@ uint64_t kf__dead_mask(const kf__group_t *g, const kf_launch_t *all, uint32_t n,
 uint64_t kf__dead_mask_declared(const kf__group_t *g, const kf_launch_t *all, uint32_t n,
                                 uint32_t first, uint64_t *declared)
 {
+  return kf__dead_mask_site(g, NULL, all, n, first, declared);
+}
+
+uint64_t kf__dead_mask_site(const kf__group_t *g, const kf_site_t *site, const kf_launch_t *all,
+                            uint32_t n, uint32_t first, uint64_t *declared)
+{
   const kf_launch_t *l = &all[first];
   uint32_t after = first + g->nlaunches;
   uint64_t mask = 0, by_range = 0;
@@ -474,13 +496,13 @@ uint64_t kf__dead_mask_declared(const kf__group_t *g, const kf_launch_t *all, ui
       continue;
     dead = (int)(a->dead >> d->ref.param & 1);
     rerun = d->ref.param < 32 && (a->rerun >> d->ref.param & 1) && d->covered &&
-            !kf__passed_to(all, 0, first, ptr);
+            !kf__passed_to(site, all, 0, first, ptr);
     /* The registry is asked only when nothing else makes the buffer dead,
      * and only when it is not empty: the usual call never locks. */
     if (!dead && !rerun && ranges)
       range = kf__in_declared_range(g, l, d->ref);
-    if ((dead || rerun || range) && !kf__passed_to(all, after, n, ptr) &&
-        !kf__passed_to_rider(g, l, ptr)) {
+    if ((dead || rerun || range) && !kf__passed_to(site, all, after, n, ptr) &&
+        !kf__passed_to_rider(g, site, all, first, ptr)) {
       mask |= UINT64_C(1) << d->bit;
       if (range)
         by_range |= UINT64_C(1) << d->bit;

@@ -106,6 +106,13 @@ uint64_t kf__dead_mask(const kf__group_t *g, const kf_launch_t *all, uint32_t n,
 uint64_t kf__dead_mask_declared(const kf__group_t *g, const kf_launch_t *all, uint32_t n,
                                 uint32_t first, uint64_t *declared);
 
+/** kf__dead_mask_declared() where the launches @p all are those of a call
+ * from @p site, whose field table (kf_site_t.fields) lists the buffers the
+ * launches pass in fields of struct arguments: "an argument of a launch"
+ * includes those. */
+uint64_t kf__dead_mask_site(const kf__group_t *g, const kf_site_t *site, const kf_launch_t *all,
+                            uint32_t n, uint32_t first, uint64_t *declared);
+
 /** @returns the 8-byte pointer value of argument @p p of @p l in @p ptr; 0 or KF_EINVAL. */
 int kf__arg_pointer(const kf_launch_t *l, uint32_t p, uint64_t *ptr);
 

@@ -342,8 +342,8 @@ static uint32_t kf__segment_parts(const kf__segment_t *seg, kf__segment_t part[K
  * its struct argument's bytes (what the kernel loads it from), sized as a
  * pointer. NULL where no part has fields, and NULL with *why set where a
  * field lies outside its argument or two parts disagree. */
-static kf_launch_t *kf__with_fields(const kf__segment_t *part, uint32_t nparts, const kf_launch_t *l,
-                                    uint32_t n, kf_fallback_t *why)
+static kf_launch_t *kf__with_fields(const kf_site_t *site, const kf__segment_t *part, uint32_t nparts,
+                                    const kf_launch_t *l, uint32_t n, kf_fallback_t *why)
 {
   size_t slots = 0, bytes;
   kf_launch_t *x;
@@ -393,6 +393,11 @@ static kf_launch_t *kf__with_fields(const kf__segment_t *part, uint32_t nparts, 
       e->args[q] = at;
       ((uint32_t *)e->arg_sizes)[q] = sizeof(void *);
       e->nargs = q + 1;
+      /* Its `dead` bit: the host pass proved the buffer dead after the run. */
+      for (uint32_t j = 0; site->fields != NULL && j < site->nfields && q < 64; j++)
+        if (site->fields[j].launch == a && site->fields[j].param == f->param &&
+            site->fields[j].byte == f->byte && site->fields[j].dead)
+          e->dead |= UINT64_C(1) << q;
     }
   }
   return x;
@@ -434,7 +439,7 @@ static void kf__run_parts(kf__site_state_t *st, const kf_site_t *site, const kf_
     return;
   }
   for (uint32_t p = 0; p < nparts; p++) {
-    dead[p] = kf__dead_mask_declared(part[p].group, l, n, part[p].first, &by_range);
+    dead[p] = kf__dead_mask_site(part[p].group, site, l, n, part[p].first, &by_range);
     declared[p] = (dead[p] & part[p].declared) | by_range;
     any_declared |= declared[p];
   }
@@ -476,7 +481,7 @@ static void kf__run_group(kf__site_state_t *st, const kf_site_t *site, const kf_
   kf__segment_t part[KF__MANIFEST_MAX_PARTS];
   uint32_t nparts = kf__segment_parts(seg, part);
   kf_fallback_t why = KF_FALLBACK_COUNT;
-  kf_launch_t *fielded = kf__with_fields(part, nparts, l, n, &why);
+  kf_launch_t *fielded = kf__with_fields(site, part, nparts, l, n, &why);
   if (why != KF_FALLBACK_COUNT) {
     kf__log(KF__LOG_DEBUG, "%s: %s: a field lies outside its argument", st->where ? st->where : "?",
             seg->group->name);

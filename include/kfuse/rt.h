@@ -80,6 +80,20 @@ typedef struct kf_scratch_decl {
   const char *at;
 } kf_scratch_decl_t;
 
+/** A buffer pointer that a launch of a run passes in a field of a struct
+ * argument (a lambda's capture, `f.u` of `Fields f`): the pointer at byte
+ * @c byte of argument @c param of launch @c launch. The host pass lists
+ * every one it saw stored there, so that the runtime sees the buffers the
+ * run's launches reach through their structs; @c dead when it proved the
+ * buffer dead after the run, as kf_launch_t.dead says of a pointer
+ * argument. */
+typedef struct kf_field_ptr {
+  uint32_t launch;
+  uint32_t param;
+  uint32_t byte;
+  uint32_t dead;
+} kf_field_ptr_t;
+
 /** A call site: one per rewritten run, a static the host pass emits,
  * zero-initialised but for @c where, @c nlaunches, the scratch table,
  * @c manifest and @c anchor.
@@ -107,6 +121,11 @@ typedef struct kf_site {
    * template or inline kernel is defined in every file that uses it, and
    * the linker keeps one file's host stub. */
   const void *anchor;
+  /** Entries of @c fields. */
+  uint32_t nfields;
+  /** The pointers the run's launches pass in fields of struct arguments
+   * (NULL when none). */
+  const kf_field_ptr_t *fields;
 } kf_site_t;
 
 /**

@@ -177,9 +177,15 @@ private:
     llvm::DenseSet<const DeclRefExpr *> Reads;
     std::vector<const DeclRefExpr *> Refs;
     bool VisitImplicitCastExpr(ImplicitCastExpr *C) {
-      if (C->getCastKind() == CK_LValueToRValue || C->getCastKind() == CK_ArrayToPointerDecay)
-        if (const auto *D = dyn_cast<DeclRefExpr>(C->getSubExpr()->IgnoreParens()))
-          Reads.insert(D);
+      if (C->getCastKind() != CK_LValueToRValue && C->getCastKind() != CK_ArrayToPointerDecay)
+        return true;
+      // A field read by `.` (`v.t[i]`) reads its struct.
+      const Expr *E = C->getSubExpr()->IgnoreParens();
+      for (const auto *ME = dyn_cast<MemberExpr>(E); ME && !ME->isArrow();
+           ME = dyn_cast<MemberExpr>(E))
+        E = ME->getBase()->IgnoreParens();
+      if (const auto *D = dyn_cast<DeclRefExpr>(E))
+        Reads.insert(D);
       return true;
     }
     /// A trivial copy (`<<<grid, ...>>>` copies the dim3 grid) binds its
@@ -870,8 +876,14 @@ void SequenceBuilder::addFields(const Expr *E, const HelperCall *H, const Versio
   }
   const auto *L = dyn_cast<LambdaExpr>(S);
   if (!L) {
+    // A capture's expression is spelled by the capture default (`=`):
+    // name the variable.
+    std::string Text = sourceText(E);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S);
+        DRE && Text.find_first_not_of("=&") == std::string::npos)
+      Text = DRE->getDecl()->getNameAsString();
     addRecordFields(RD, Param, ArgValue, Base, 0, H ? nullptr : aggregateInit(S), H, Versions,
-                    sourceText(E), Out, Depth);
+                    Text, Out, Depth);
     return;
   }
   const ASTRecordLayout &Layout = Ctx.getASTRecordLayout(L->getLambdaClass());

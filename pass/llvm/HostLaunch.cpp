@@ -364,7 +364,12 @@ StructType *getSiteType(Module &M) {
   LLVMContext &C = M.getContext();
   Type *Ptr = PointerType::getUnqual(C);
   Type *I32 = Type::getInt32Ty(C);
-  return getNamedStruct(M, "kfuse.site", {Ptr, Ptr, I32, I32, Ptr, Ptr, Ptr});
+  return getNamedStruct(M, "kfuse.site", {Ptr, Ptr, I32, I32, Ptr, Ptr, Ptr, I32, Ptr});
+}
+
+StructType *getFieldPtrType(Module &M) {
+  Type *I32 = Type::getInt32Ty(M.getContext());
+  return getNamedStruct(M, "kfuse.fieldptr", {I32, I32, I32, I32});
 }
 
 StructType *getScratchDeclType(Module &M) {

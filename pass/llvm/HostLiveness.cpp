@@ -57,6 +57,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Operator.h"
 
+#include <array>
+#include <optional>
 #include <set>
 
 using namespace llvm;
@@ -70,10 +72,12 @@ STATISTIC(NumScratch, "Launch parameters dead after their run on a kfuse_scratch
 
 namespace {
 
-/// One pointer argument of one record.
+/// One pointer argument of one record, or (Byte >= 0) the pointer at that
+/// byte of a struct argument.
 struct PtrArg {
   unsigned Launch, Param;
   Value *V;
+  int64_t Byte = -1;
 };
 
 /// The stores that fill the records of one kf_rt_launch_seq call.
@@ -117,6 +121,7 @@ private:
                       const RunRecords &R);
   void emitScratchTable(CallInst &Call,
                         ArrayRef<std::tuple<unsigned, unsigned, ScratchDecl>> Entries);
+  void emitFieldTable(CallInst &Call, ArrayRef<std::array<unsigned, 4>> Entries);
   StoreInst *uniqueStore(const Value *Base, int64_t Offset, unsigned Bytes);
 
   /// Per base object: the stores into it at a constant offset.
@@ -180,7 +185,23 @@ bool Liveness::findRecords(CallInst &Call, RunRecords &R) {
       auto *ArgSlot = dyn_cast<AllocaInst>(getUnderlyingObject(Slot->getValueOperand()));
       if (!ArgSlot)
         return false;
-      // A byval aggregate or a scalar: not a buffer this pass reasons about.
+      std::optional<TypeSize> Size = ArgSlot->getAllocationSize(DL);
+      if (!Size || Size->isScalable())
+        continue;
+      // A struct: the pointers stored into its fields (a lambda's captures),
+      // each a buffer the launch reaches; the runtime sees them through the
+      // site's field table (kf_field_ptr_t).
+      if (Size->getFixedValue() > PtrBytes) {
+        for (uint64_t B = 0; B + PtrBytes <= Size->getFixedValue() && B < 32768; B += PtrBytes) {
+          StoreInst *Field = uniqueStore(ArgSlot, int64_t(B), PtrBytes);
+          if (!Field || !Field->getValueOperand()->getType()->isPointerTy())
+            continue;
+          R.Ptrs.push_back({K, P, Field->getValueOperand(), int64_t(B)});
+          R.OwnArgStores.insert(Field);
+        }
+        continue;
+      }
+      // A scalar: not a buffer this pass reasons about.
       StoreInst *Value = uniqueStore(ArgSlot, 0, PtrBytes);
       if (!Value || !Value->getValueOperand()->getType()->isPointerTy())
         continue;
@@ -499,11 +520,22 @@ bool Liveness::run() {
       SmallVector<const PtrArg *, 2> Uses;
     };
     SmallVector<Told, 4> Remarks;
+    // The run's pointers in struct fields, each dead where proven so.
+    SmallVector<std::array<unsigned, 4>, 8> Fields;
     for (const PtrArg &A : R.Ptrs) {
       auto [It, New] = Known.try_emplace(A.V);
       if (New)
         It->second = fate(A.V, R);
       const FateOf &Fa = It->second;
+      if (A.Byte >= 0) {
+        Fields.push_back({A.Launch, A.Param, unsigned(A.Byte), Fa.F == Fate::Dead});
+        NumLiveDead += Fa.F == Fate::Dead;
+        auto T = llvm::find_if(Remarks, [&](const Told &T) { return T.V == A.V; });
+        if (T == Remarks.end())
+          T = Remarks.insert(Remarks.end(), Told{A.V, std::nullopt, {}});
+        T->Uses.push_back(&A);
+        continue;
+      }
       uint64_t Bit = uint64_t(1) << A.Param;
       bool WasDead = Dead[A.Launch] & Bit;
       // What cannot be proven may be declared: the promise makes the buffer
@@ -553,6 +585,8 @@ bool Liveness::run() {
             Name = paramName(*Stub, A.Param);
           if (U)
             Rem << (U + 1 == T.Uses.size() ? " and " : ", ");
+          if (A.Byte >= 0)
+            Rem << "the pointer at byte " << ore::NV("Byte", A.Byte) << " of ";
           Rem << "parameter " << ore::NV("Param", A.Param + 1)
               << (Name.empty() ? "" : " ('" + Name + "')") << " of launch "
               << ore::NV("Launch", A.Launch) << " ("
@@ -578,6 +612,10 @@ bool Liveness::run() {
     }
     if (!Declared.empty()) {
       emitScratchTable(*Call, Declared);
+      Changed = true;
+    }
+    if (!Fields.empty()) {
+      emitFieldTable(*Call, Fields);
       Changed = true;
     }
     for (unsigned K = 0; K < R.Dead.size(); ++K) {
@@ -634,6 +672,35 @@ void Liveness::emitScratchTable(
     Fields.push_back(cast<Constant>(Op.get()));
   Fields[3] = ConstantInt::get(I32, Elems.size());
   Fields[4] = Table;
+  Site->setInitializer(ConstantStruct::get(SiteTy, Fields));
+}
+
+/// Points the call's site at a table of \p Entries (kf_field_ptr_t: launch,
+/// param, byte, dead).
+void Liveness::emitFieldTable(CallInst &Call, ArrayRef<std::array<unsigned, 4>> Entries) {
+  Module &M = *F.getParent();
+  auto *Site = dyn_cast<GlobalVariable>(Call.getArgOperand(0)->stripPointerCasts());
+  StructType *SiteTy = getSiteType(M);
+  if (!Site || Site->getValueType() != SiteTy || !Site->hasInitializer())
+    return;
+  auto *Init = dyn_cast<ConstantStruct>(Site->getInitializer());
+  if (!Init)
+    return;
+  StructType *EntryTy = getFieldPtrType(M);
+  Type *I32 = Type::getInt32Ty(M.getContext());
+  SmallVector<Constant *, 8> Elems;
+  for (const std::array<unsigned, 4> &E : Entries)
+    Elems.push_back(ConstantStruct::get(
+        EntryTy, {ConstantInt::get(I32, E[0]), ConstantInt::get(I32, E[1]),
+                  ConstantInt::get(I32, E[2]), ConstantInt::get(I32, E[3])}));
+  auto *ArrTy = ArrayType::get(EntryTy, Elems.size());
+  auto *Table = new GlobalVariable(M, ArrTy, true, GlobalValue::PrivateLinkage,
+                                   ConstantArray::get(ArrTy, Elems), "kfuse.fields");
+  SmallVector<Constant *, 9> Fields;
+  for (Use &Op : Init->operands())
+    Fields.push_back(cast<Constant>(Op.get()));
+  Fields[7] = ConstantInt::get(I32, Elems.size());
+  Fields[8] = Table;
   Site->setInitializer(ConstantStruct::get(SiteTy, Fields));
 }
 

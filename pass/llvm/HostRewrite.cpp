@@ -757,7 +757,8 @@ GlobalVariable *HostRewriter::createSite(const LaunchRun &R) {
   Constant *Init = ConstantStruct::get(
       SiteTy, {StrGV, ConstantPointerNull::get(PointerType::getUnqual(C)),
                ConstantInt::get(I32, R.Launches.size()), ConstantInt::get(I32, 0),
-               ConstantPointerNull::get(PointerType::getUnqual(C)), Manifest, Anchor});
+               ConstantPointerNull::get(PointerType::getUnqual(C)), Manifest, Anchor,
+               ConstantInt::get(I32, 0), ConstantPointerNull::get(PointerType::getUnqual(C))});
   // Not constant: the runtime publishes its match in `cache`.
   auto *Site = new GlobalVariable(M, SiteTy, /*isConstant=*/false,
                                   GlobalValue::PrivateLinkage, Init, "kfuse.site");

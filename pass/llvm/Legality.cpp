@@ -2104,16 +2104,8 @@ static void checkCandidateOnce(FusionCandidate &C) {
     granularityInputs(C, ByValue);
     granularityOutputs(C, ByValue);
   }
-  // A buffer a stage reaches through a field of a struct gets no bit: the
-  // host pass, which proves buffers dead, knows the struct, not its fields.
-  auto ViaField = [&](const Intermediate &I) {
-    for (unsigned S = 0; S < C.size(); ++S)
-      if (C.index(S) == I.DeadLaunch)
-        return I.DeadParam >= C.Stages[S]->ownParams();
-    return false;
-  };
   int Bit = 0;
   for (Intermediate &I : C.Carried)
-    if (Bit < 64 && !ViaField(I))
+    if (Bit < 64)
       I.DeadBit = Bit++;
 }

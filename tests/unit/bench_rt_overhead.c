@@ -168,7 +168,7 @@ int main(int argc, char **argv)
     for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
       uint32_t k = ks[ki];
       char where[256];
-      kf_site_t site = {where, NULL, k, 0, NULL, NULL, NULL};
+      kf_site_t site = {where, NULL, k, 0, NULL, NULL, NULL, 0, NULL};
       chain_t c;
       double t0, t1, t2;
       __typeof__(&cudaLaunchKernel) raw = KF__CU(cudaLaunchKernel);

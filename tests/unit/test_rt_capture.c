@@ -40,7 +40,7 @@ static void assert_not_run(void)
 
 static void first_call_in_capture(enum cudaStreamCaptureMode mode, const char *where)
 {
-  kf_site_t site = {where, NULL, 2, 0, NULL, NULL, NULL};
+  kf_site_t site = {where, NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   char expect[256];
   call_init(&c, "sa");
@@ -87,7 +87,7 @@ static void test_first_call_relaxed(void **state)
 /* A thread that set its own mode gets it back. */
 static void test_mode_restored(void **state)
 {
-  static kf_site_t site = {"mode", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"mode", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   enum cudaStreamCaptureMode mode = cudaStreamCaptureModeThreadLocal;
   call_t c;
   (void)state;
@@ -105,7 +105,7 @@ static void test_mode_restored(void **state)
  * the capture reads the manifest and fuses, and KFUSE_STATS shows one line. */
 static void failure_not_cached(CUresult *knob, CUresult failure, const char *where)
 {
-  kf_site_t site = {where, NULL, 2, 0, NULL, NULL, NULL}, other = {"other", NULL, 2, 0, NULL, NULL, NULL};
+  kf_site_t site = {where, NULL, 2, 0, NULL, NULL, NULL, 0, NULL}, other = {"other", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   char expect[256];
   call_init(&c, "sa");
@@ -145,7 +145,7 @@ static void test_load_failure_not_cached(void **state)
 /* One provisional state however many captured calls fail: one stats line. */
 static void test_one_provisional_line(void **state)
 {
-  static kf_site_t site = {"prov", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"prov", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   void *first;
   call_t c;
   char buf[1024];
@@ -164,7 +164,7 @@ static void test_one_provisional_line(void **state)
   assert_int_equal(fake.calls_get_kernel, 6);
   fake.copy_result = CUDA_SUCCESS;
   kf_rt_launch_seq(&site, c.l, c.nl);
-  kf_rt_launch_seq(&(kf_site_t){"next", NULL, 2, 0, NULL, NULL, NULL}, c.l, c.nl);
+  kf_rt_launch_seq(&(kf_site_t){"next", NULL, 2, 0, NULL, NULL, NULL, 0, NULL}, c.l, c.nl);
   f = tmpfile();
   kf__stats_print(f);
   rewind(f);
@@ -179,7 +179,7 @@ static void test_one_provisional_line(void **state)
  * failure outside capture that is no capture error. */
 static void test_answers_cached(void **state)
 {
-  static kf_site_t site = {"none", NULL, 2, 0, NULL, NULL, NULL}, later = {"fails", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"none", NULL, 2, 0, NULL, NULL, NULL, 0, NULL}, later = {"fails", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -198,7 +198,7 @@ static void test_answers_cached(void **state)
 
 static void test_failure_outside_capture_cached(void **state)
 {
-  static kf_site_t site = {"plain", NULL, 2, 0, NULL, NULL, NULL}, later = {"later", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"plain", NULL, 2, 0, NULL, NULL, NULL, 0, NULL}, later = {"later", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -215,7 +215,7 @@ static void test_failure_outside_capture_cached(void **state)
  * capture of another thread). */
 static void test_capture_error_never_cached(void **state)
 {
-  static kf_site_t site = {"code", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"code", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -229,7 +229,7 @@ static void test_capture_error_never_cached(void **state)
 
 static void verify_two_captured_calls(void)
 {
-  kf_site_t site = {"vc", NULL, 2, 0, NULL, NULL, NULL};
+  kf_site_t site = {"vc", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   call_init(&c, "sa");
   fake_begin_capture(STREAM, cudaStreamCaptureModeGlobal);
@@ -261,7 +261,7 @@ static void test_verify_skipped(void **state)
 /* KFUSE_VERIFY=scratch: no poison, no poison check, inside a capture. */
 static void poison_in_capture(void)
 {
-  static kf_site_t site = {"cap", NULL, 2, 2, t_decl, NULL, NULL}, reader = {"rd", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"cap", NULL, 2, 2, t_decl, NULL, NULL, 0, NULL}, reader = {"rd", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   call_init(&c, "sa");
   c.l[0].dead = 1u << 1, c.l[1].dead = 1u << 0;
@@ -308,7 +308,7 @@ static void test_driver_guard_in_capture(void **state)
       "footprint 1.1 r 0 4*s3\nfootprint 1.2 w 0 4*s3\n"
       "disjoint 0.0 0.1\ndisjoint 1.2 0.0\ndisjoint 1.2 1.1\ndisjoint 1.2 1.0\n"
       "dead 0 0.1\nend\n";
-  static kf_site_t site = {"nofp", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"nofp", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   fake.manifest = nofp;
@@ -326,7 +326,7 @@ static void test_driver_guard_in_capture(void **state)
  * break a strict capture; the originals are recorded instead. */
 static void test_context_retry_in_capture(void **state)
 {
-  static kf_site_t site = {"ctx", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"ctx", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -346,7 +346,7 @@ static void test_context_retry_in_capture(void **state)
  * launches fail as the originals would, with the originals' error. */
 static void test_legacy_stream_in_capture(void **state)
 {
-  static kf_site_t site = {"legacy", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"legacy", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -364,7 +364,7 @@ static void test_legacy_stream_in_capture(void **state)
  * discovery does. */
 static void test_plain_path_asks_nothing(void **state)
 {
-  static kf_site_t site = {"quiet", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"quiet", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   int after_first;
   (void)state;
@@ -386,7 +386,7 @@ static void test_plain_path_asks_nothing(void **state)
  * is no capture (the call is verified and not counted as captured). */
 static void test_status_unknown_without_context(void **state)
 {
-  static kf_site_t site = {"noctx", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"noctx", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   setenv("KFUSE_VERIFY", "1", 1);
@@ -405,7 +405,7 @@ static void test_status_unknown_without_context(void **state)
  * and synchronisations there must not invalidate this thread's capture. */
 static void *other_thread(void *arg)
 {
-  kf_site_t site = {"thread", NULL, 2, 0, NULL, NULL, NULL};
+  kf_site_t site = {"thread", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)arg;
   call_init(&c, "sa");

@@ -32,7 +32,7 @@ static void assert_fused_args(const fake_record_t *r, const call_t *c)
 
 static void test_fused(void **state)
 {
-  static kf_site_t site = {"t.cu:10:3 main", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"t.cu:10:3 main", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   const fake_record_t *r;
   (void)state;
@@ -74,7 +74,7 @@ static void split_call(call_t *c, uint32_t g0, uint32_t g1)
 
 static void test_split(void **state)
 {
-  static kf_site_t site = {"split", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"split", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   const fake_record_t *r;
   (void)state;
@@ -140,7 +140,7 @@ static void gran_call(call_t *c, uint32_t gx0, uint32_t gx1)
 
 static void test_gran(void **state)
 {
-  static kf_site_t site = {"gran", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"gran", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   const fake_record_t *r;
   (void)state;
@@ -193,7 +193,7 @@ static void test_gran(void **state)
  * blocks of 64 instances; the block is 256 threads, not 9 * 64. */
 static void test_gran_loops(void **state)
 {
-  static kf_site_t site = {"granloop", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"granloop", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   static char text[sizeof gran_manifest + 16];
   const char *at = strstr(gran_manifest, "shape gran 28 1 9\n");
   call_t c;
@@ -249,7 +249,7 @@ static void body_impl(void **a, const uint32_t *g, const uint32_t *b)
 
 static void test_gran_impl(void **state)
 {
-  static kf_site_t site = {"granimpl", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"granimpl", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   static char text[sizeof gran_manifest + 96];
   const char *at = strstr(gran_manifest, "shape gran 28 1 9\n");
   call_t c;
@@ -309,7 +309,7 @@ static const char rider_manifest[] =
 
 static void test_rider(void **state)
 {
-  static kf_site_t site = {"rider", NULL, 3, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"rider", NULL, 3, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   const fake_record_t *r;
   (void)state;
@@ -345,7 +345,7 @@ static void test_rider(void **state)
  * rider does not run twice. */
 static void test_rider_before(void **state)
 {
-  static kf_site_t site = {"before", NULL, 3, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"before", NULL, 3, 0, NULL, NULL, NULL, 0, NULL};
   static char text[sizeof rider_manifest + 16];
   char *at;
   call_t c;
@@ -392,7 +392,7 @@ static const char pair_manifest[] =
 
 static void test_pair(void **state)
 {
-  static kf_site_t site = {"pair", NULL, 4, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"pair", NULL, 4, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   fake.manifest = pair_manifest;
@@ -450,7 +450,7 @@ static const char set_manifest[] =
 
 static void test_set(void **state)
 {
-  static kf_site_t site = {"set", NULL, 6, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"set", NULL, 6, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   fake.manifest = set_manifest;
@@ -482,7 +482,7 @@ static void test_set(void **state)
 
 static void test_dead_mask_passed(void **state)
 {
-  static kf_site_t site = {"dead", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"dead", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -509,7 +509,7 @@ static const char fields_manifest[] =
         "shape same\nstream same\ndynshmem 0\nlaunch 0 0 0\n"
         "equal 0.2 1.0\n"
         "footprint 0.1 r 0 4*s0.16.4\nfootprint 0.2 w 0 4*s0.16.4\n"
-        "disjoint 0.1 0.2\nend\n";
+        "disjoint 0.1 0.2\ndead 0 0.2\nend\n";
 
 static void fields_call(kf_launch_t l[2], struct fields *f, void *args0[1], const float **q, void *args1[1],
                         const uint32_t *size0)
@@ -522,7 +522,7 @@ static void fields_call(kf_launch_t l[2], struct fields *f, void *args0[1], cons
 
 static void test_fields(void **state)
 {
-  static kf_site_t site = {"fields", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"fields", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   static const uint32_t size24[1] = {24}, size12[1] = {12};
   struct fields f = {xbuf, tbuf, N};
   const float *q = tbuf;
@@ -560,11 +560,43 @@ static void test_fields(void **state)
   assert_ptr_equal(fake.log[4].argv, args0);
   assert_string_equal(stats_of("fields"),
                       "kfuse-stats: fields: calls=4 fused=1 fallback=3 wiring=1 overlap=1 layout=1");
+  assert_int_equal(fake.log[0].dead_mask, 0); /* the site says nothing dead */
+}
+
+/* The host pass's table of the pointers a run passes in struct fields: f.u
+ * dead after the run sets the `dead` bit of the field's parameter; the same
+ * buffer in the struct of a later launch of the run keeps its stores. */
+static void test_fields_dead(void **state)
+{
+  static const kf_field_ptr_t dead_u[] = {{0, 0, 0, 0}, {0, 0, 8, 1}};
+  static const kf_field_ptr_t read_later[] = {{0, 0, 0, 0}, {0, 0, 8, 1}, {2, 0, 8, 0}};
+  static kf_site_t site = {"dead-field", NULL, 2, 0, NULL, NULL, NULL, 2, dead_u},
+                   later = {"read-later", NULL, 3, 0, NULL, NULL, NULL, 3, read_later};
+  static const uint32_t size24[1] = {24};
+  struct fields f = {xbuf, tbuf, N};
+  const float *q = tbuf;
+  void *args0[1], *args1[1];
+  kf_launch_t l[3];
+  (void)state;
+  fake.manifest = fields_manifest;
+  fake_kernel(&stub_kick, "_Z4kick6Fields", NULL);
+  fake_fused("fused_ko", 4, NULL);
+  fields_call(l, &f, args0, &q, args1, size24);
+  kf_rt_launch_seq(&site, l, 2);
+  assert_log("F:fused_ko");
+  assert_int_equal(fake.log[0].dead_mask, 1);
+  assert_int_equal(l[0].dead, 0); /* the program's record is unchanged */
+
+  fake.nlog = 0;
+  l[2] = l[0];
+  kf_rt_launch_seq(&later, l, 3);
+  assert_log("F:fused_ko _Z4kick6Fields");
+  assert_int_equal(fake.log[0].dead_mask, 0);
 }
 
 static void test_discovery_once_per_site(void **state)
 {
-  static kf_site_t site = {"once", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"once", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -577,7 +609,7 @@ static void test_discovery_once_per_site(void **state)
 
 static void test_module_path(void **state)
 {
-  static kf_site_t site = {"module", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"module", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   fake.module_path = 1;
@@ -596,7 +628,7 @@ static void test_module_path(void **state)
  * without a pending error fuses. */
 static void test_pending_error(void **state)
 {
-  static kf_site_t site = {"pending", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"pending", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   fake.module_path = 1;
@@ -621,9 +653,9 @@ static void test_pending_error(void **state)
  * whose kernels another file's manifest lists, stays unfused. */
 static void test_manifest_per_file(void **state)
 {
-  static kf_site_t site_a = {"a.cu:5:3 run_a", NULL, 2, 0, NULL, "__kfuse_manifest_aaaaaaaaaaaaaaaa", NULL};
-  static kf_site_t site_b = {"b.cu:7:3 run_b", NULL, 2, 0, NULL, "__kfuse_manifest_bbbbbbbbbbbbbbbb", NULL};
-  static kf_site_t site_c = {"c.cu:9:3 run_c", NULL, 2, 0, NULL, "__kfuse_manifest_cccccccccccccccc", NULL};
+  static kf_site_t site_a = {"a.cu:5:3 run_a", NULL, 2, 0, NULL, "__kfuse_manifest_aaaaaaaaaaaaaaaa", NULL, 0, NULL};
+  static kf_site_t site_b = {"b.cu:7:3 run_b", NULL, 2, 0, NULL, "__kfuse_manifest_bbbbbbbbbbbbbbbb", NULL, 0, NULL};
+  static kf_site_t site_c = {"c.cu:9:3 run_c", NULL, 2, 0, NULL, "__kfuse_manifest_cccccccccccccccc", NULL, 0, NULL};
   static const char manifest_b[] = HDR
       "group fused_b 2\nkernel 0 _Z5scalePKfPffi 4\nkernel 1 _Z4axpyPKfS0_Pfi 4\n"
       "shape same\nstream same\ndynshmem 0\nlaunch 0 1 32\n"
@@ -662,8 +694,8 @@ static void test_manifest_per_file(void **state)
 static void test_anchor_whole_program(void **state)
 {
   static const char anchor = 0;
-  static kf_site_t anchored = {"b.cu:5:3 run_b", NULL, 2, 0, NULL, "__kfuse_manifest_bbbbbbbbbbbbbbbb", &anchor};
-  static kf_site_t plain = {"b.cu:9:3 run_b", NULL, 2, 0, NULL, "__kfuse_manifest_bbbbbbbbbbbbbbbb", NULL};
+  static kf_site_t anchored = {"b.cu:5:3 run_b", NULL, 2, 0, NULL, "__kfuse_manifest_bbbbbbbbbbbbbbbb", &anchor, 0, NULL};
+  static kf_site_t plain = {"b.cu:9:3 run_b", NULL, 2, 0, NULL, "__kfuse_manifest_bbbbbbbbbbbbbbbb", NULL, 0, NULL};
   call_t c;
   (void)state;
   fake.manifest_symbol = "__kfuse_manifest_bbbbbbbbbbbbbbbb";
@@ -690,7 +722,7 @@ static void test_anchor_whole_program(void **state)
 static void test_anchor_unknown(void **state)
 {
   static const char stray = 0;
-  static kf_site_t site = {"stray", NULL, 2, 0, NULL, NULL, &stray};
+  static kf_site_t site = {"stray", NULL, 2, 0, NULL, NULL, &stray, 0, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -702,7 +734,7 @@ static void test_anchor_unknown(void **state)
 
 static void test_no_manifest(void **state)
 {
-  static kf_site_t site = {"nomani", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"nomani", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   fake.manifest = NULL;
@@ -716,7 +748,7 @@ static void test_no_manifest(void **state)
 
 static void run_with_manifest(const char *text, const char *where)
 {
-  kf_site_t site = {where, NULL, 2, 0, NULL, NULL, NULL};
+  kf_site_t site = {where, NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   fake.manifest = text;
   call_init(&c, "sa");
@@ -749,7 +781,7 @@ static void test_manifest_bytes_limits(void **state)
 
 static void test_fused_kernel_missing(void **state)
 {
-  static kf_site_t site = {"nofused", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"nofused", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   fake.nfused = 0;
@@ -761,7 +793,7 @@ static void test_fused_kernel_missing(void **state)
 
 static void test_uncovered_launches(void **state)
 {
-  static kf_site_t site = {"mixed", NULL, 4, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"mixed", NULL, 4, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   call_init(&c, "osao");
@@ -787,8 +819,8 @@ static const char manifest_at[] =
  * is never bound to that group: its launches run as they are, no-match. */
 static void test_at_bound_site(void **state)
 {
-  static kf_site_t own = {"/src/t.cu:3:5 main", NULL, 4, 0, NULL, NULL, NULL},
-                   other = {"t.cu:9:5 main", NULL, 4, 0, NULL, NULL, NULL}, pair = {"t.cu:3:5 main", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t own = {"/src/t.cu:3:5 main", NULL, 4, 0, NULL, NULL, NULL, 0, NULL},
+                   other = {"t.cu:9:5 main", NULL, 4, 0, NULL, NULL, NULL, 0, NULL}, pair = {"t.cu:3:5 main", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   fake.manifest = manifest_at;
@@ -807,7 +839,7 @@ static void test_at_bound_site(void **state)
 
 static void test_dead_bit_cleared_for_later_reader(void **state)
 {
-  static kf_site_t site = {"later", NULL, 3, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"later", NULL, 3, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sao");
@@ -821,7 +853,7 @@ static void test_dead_bit_cleared_for_later_reader(void **state)
 /* Each guard failing on its own, through the whole path. */
 static void guard_case(const char *where, void (*spoil)(call_t *), const char *expect_stats)
 {
-  kf_site_t site = {where, NULL, 2, 0, NULL, NULL, NULL};
+  kf_site_t site = {where, NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   fake.nlog = 0;
   fill_inputs();
@@ -854,7 +886,7 @@ static void test_guards(void **state)
  * that differs, whichever guard it breaks, and fuse again afterwards. */
 static void memo_case(const char *where, void (*spoil)(call_t *), const char *expect_stats)
 {
-  kf_site_t site = {where, NULL, 2, 0, NULL, NULL, NULL};
+  kf_site_t site = {where, NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   fake.nlog = 0;
   fill_inputs();
@@ -892,7 +924,7 @@ static void test_no_memo_from_allocations(void **state)
       "footprint 1.1 r 0 4*s3\nfootprint 1.2 w 0 4*s3\n"
       "disjoint 0.0 0.1\ndisjoint 1.2 0.0\ndisjoint 1.2 1.1\ndisjoint 1.2 1.0\n"
       "dead 0 0.1\nend\n";
-  static kf_site_t site = {"allocs", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"allocs", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   int after_first;
   (void)state;
@@ -908,7 +940,7 @@ static void test_no_memo_from_allocations(void **state)
 
 static void test_fused_launch_fails(void **state)
 {
-  static kf_site_t site = {"lfail", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"lfail", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   fake.fused_result = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
@@ -928,7 +960,7 @@ static void test_fused_launch_fails(void **state)
 
 static void test_scratch_declared_site(void **state)
 {
-  static kf_site_t site = {"decl", NULL, 2, 2, t_decl, NULL, NULL};
+  static kf_site_t site = {"decl", NULL, 2, 2, t_decl, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   call_init(&c, "sa");
@@ -943,7 +975,7 @@ static void test_scratch_declared_site(void **state)
 
 static void test_scratch_range(void **state)
 {
-  static kf_site_t site = {"range", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"range", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   assert_int_equal(kf_rt_scratch(tbuf, sizeof tbuf), 0);
@@ -953,7 +985,7 @@ static void test_scratch_range(void **state)
   /* A later launch of the run gets t: its stores stay. */
   call_init(&c, "sao");
   c.q = tbuf;
-  kf_rt_launch_seq(&(kf_site_t){"range3", NULL, 3, 0, NULL, NULL, NULL}, c.l, c.nl);
+  kf_rt_launch_seq(&(kf_site_t){"range3", NULL, 3, 0, NULL, NULL, NULL, 0, NULL}, c.l, c.nl);
   assert_int_equal(fake.log[1].dead_mask, 0);
   /* Ended: stored again. */
   assert_int_equal(kf_rt_scratch_end(tbuf), 0);
@@ -965,7 +997,7 @@ static void test_scratch_range(void **state)
 
 static void test_scratch_poison(void **state)
 {
-  static kf_site_t site = {"p1", NULL, 2, 2, t_decl, NULL, NULL}, reader = {"p2", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"p1", NULL, 2, 2, t_decl, NULL, NULL, 0, NULL}, reader = {"p2", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   reset_with("scratch", NULL);
@@ -988,7 +1020,7 @@ static void test_scratch_poison(void **state)
 
 static void test_scratch_poison_overwritten(void **state)
 {
-  static kf_site_t site = {"w1", NULL, 2, 2, t_decl, NULL, NULL}, reader = {"w2", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"w1", NULL, 2, 2, t_decl, NULL, NULL, 0, NULL}, reader = {"w2", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   reset_with("1", NULL);
@@ -1008,7 +1040,7 @@ static void test_scratch_poison_overwritten(void **state)
 
 static void test_scratch_poison_disabled(void **state)
 {
-  static kf_site_t site = {"d1", NULL, 2, 2, t_decl, NULL, NULL}, reader = {"d2", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"d1", NULL, 2, 2, t_decl, NULL, NULL, 0, NULL}, reader = {"d2", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   reset_with("scratch", "1");
@@ -1030,7 +1062,7 @@ static void test_scratch_poison_disabled(void **state)
 
 static void test_disable(void **state)
 {
-  static kf_site_t site = {"off", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"off", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   setenv("KFUSE_DISABLE", "1", 1);
@@ -1049,7 +1081,7 @@ static void test_disable(void **state)
 
 static void test_stats_order_and_silence(void **state)
 {
-  kf_site_t a = {"first", NULL, 2, 0, NULL, NULL, NULL}, b = {"second", NULL, 2, 0, NULL, NULL, NULL};
+  kf_site_t a = {"first", NULL, 2, 0, NULL, NULL, NULL, 0, NULL}, b = {"second", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   char buf[512];
   FILE *f;
@@ -1087,7 +1119,7 @@ static const char manifest_plans[] =
 
 static void test_select_plan(void **state)
 {
-  static kf_site_t site = {"t.cu:3:5 main", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"t.cu:3:5 main", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   fake.manifest = manifest_plans;
@@ -1130,7 +1162,7 @@ static const char manifest_plans_at[] =
 
 static void test_plan_unfused_by_choice(void **state)
 {
-  static kf_site_t site = {"t.cu:3:5 main", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t site = {"t.cu:3:5 main", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   fake.manifest = manifest_plans_at;
@@ -1149,8 +1181,8 @@ static void test_plan_unfused_by_choice(void **state)
  * host function, same length) and at its own position there. */
 static void test_plan_group_placement(void **state)
 {
-  static kf_site_t shifted = {"t.cu:3:5 main", NULL, 3, 0, NULL, NULL, NULL}, other_fn = {"t.cu:3:5 mainx", NULL, 2, 0, NULL, NULL, NULL},
-                   no_debug = {"main launch 4", NULL, 2, 0, NULL, NULL, NULL}, other_nd = {"xmain launch 4", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t shifted = {"t.cu:3:5 main", NULL, 3, 0, NULL, NULL, NULL, 0, NULL}, other_fn = {"t.cu:3:5 mainx", NULL, 2, 0, NULL, NULL, NULL, 0, NULL},
+                   no_debug = {"main launch 4", NULL, 2, 0, NULL, NULL, NULL, 0, NULL}, other_nd = {"xmain launch 4", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   fake.manifest = manifest_plans;
@@ -1169,7 +1201,7 @@ static void test_plan_group_placement(void **state)
 /* KFUSE_PLAN selects the plan from the start; a bad value means plan 0. */
 static void test_plan_env(void **state)
 {
-  static kf_site_t a = {"env.cu:1:1 main", NULL, 2, 0, NULL, NULL, NULL}, b = {"env.cu:9:1 main", NULL, 2, 0, NULL, NULL, NULL};
+  static kf_site_t a = {"env.cu:1:1 main", NULL, 2, 0, NULL, NULL, NULL, 0, NULL}, b = {"env.cu:9:1 main", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   (void)state;
   setenv("KFUSE_PLAN", "1", 1);
@@ -1206,7 +1238,7 @@ static void test_fallback_names(void **state)
 
 static void verify_call(void)
 {
-  kf_site_t site = {"v.cu:5:1 f", NULL, 2, 0, NULL, NULL, NULL};
+  kf_site_t site = {"v.cu:5:1 f", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
   call_t c;
   call_init(&c, "sa");
   c.l[0].dead = 1u << 1; /* dead buffers are not compared */
@@ -1242,7 +1274,7 @@ static void test_verify(void **state)
 
 /* Many threads racing on the first call of one site and then calling it. */
 enum { THREADS = 8, CALLS = 2000 };
-static kf_site_t race_site = {"race", NULL, 2, 0, NULL, NULL, NULL};
+static kf_site_t race_site = {"race", NULL, 2, 0, NULL, NULL, NULL, 0, NULL};
 
 static void *race_body(void *arg)
 {
@@ -1299,6 +1331,7 @@ int main(void)
     cmocka_unit_test_setup(test_set, setup),
     cmocka_unit_test_setup(test_dead_mask_passed, setup),
     cmocka_unit_test_setup(test_fields, setup),
+    cmocka_unit_test_setup(test_fields_dead, setup),
     cmocka_unit_test_setup(test_discovery_once_per_site, setup),
     cmocka_unit_test_setup(test_module_path, setup),
     cmocka_unit_test_setup(test_pending_error, setup),

@@ -15,8 +15,9 @@
 // RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S %s -o %t.ptx 2>/dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=%cuda_arch %t.ptx -o /dev/null %}
-// RUN: %kfuse_obj_root/bin/kfuse-clang++ -O2 -c -Rpass=kfuse -Rpass-missed=kfuse %s -o %t.o 2>%t.host
+// RUN: %kfuse_obj_root/bin/kfuse-clang++ -O2 -c -Rpass=kfuse -Rpass-missed=kfuse -Rpass-analysis=kfuse %s -o %t.o 2>%t.host
 // RUN: FileCheck %s --check-prefix=HOST < %t.host
+// RUN: %kfuse_obj_root/bin/kfuse-clang++ -O2 --cuda-host-only -S -emit-llvm %s -o - | FileCheck %s --check-prefix=HOSTIR
 // HOST-NOT: cannot be read
 
 #define KMAP __global__ __attribute__((kfuse_map))
@@ -135,3 +136,23 @@ void refused(Swap s, Rows r, float *t, int n) {
 }
 // REMARK-DAG: remark: kernel 'swapped(Swap)' cannot be fused: accesses a buffer whose address is a field of by-value parameter 1 ('s'), a Swap, which the kernel changes; kfuse reads buffers from the fields of structs that the kernel only reads
 // REMARK-DAG: remark: kernel 'picked(Rows, int)' cannot be fused: accesses a buffer whose address is a field of by-value parameter 1 ('r'), a Rows, at a byte that varies; kfuse reads buffers from fields at constant bytes (r.a, not r.a[k] with k a variable)
+
+// A temporary that only lambdas capture, freed after the run: the host pass
+// finds the pointers stored into each closure, proves t dead and lists every
+// such pointer in the site's field table (the runtime also reads them to see
+// which buffers a run's later launches get); the device pass gives t a `dead`
+// line, whose bit the runtime sets from the table.
+#include <cuda_runtime.h>
+void temporaries(const float *x, const float *y, float *o, float a, int n) {
+  float *t;
+  cudaMalloc(&t, n * sizeof(float));
+  for_each<<<(n + 255) / 256, 256>>>(n, [=] __device__(int i) { t[i] = a * x[i]; });
+  for_each<<<(n + 255) / 256, 256>>>(n, [=] __device__(int i) { o[i] = t[i] + y[i]; });
+  cudaFree(t);
+}
+// MANIFEST-LABEL: kernel 0 _Z8for_eachIZ11temporariesPKfS1_PffiEUliE_EviT_ 2
+// MANIFEST: field 0.2 1 0
+// MANIFEST: dead 0 0.2 covered
+// HOST-DAG: remark: the buffer of the pointer at byte 0 of parameter 2 ('f') of launch 0 (for_each<temporaries({{.*}})::'lambda'(int)>) and the pointer at byte 8 of parameter 2 ('f') of launch 1 (for_each<temporaries({{.*}})::'lambda0'(int)>) is dead after the run: it is freed or lost before anything reads it
+// HOSTIR: = private global %kfuse.site { {{.*}}, i32 5, ptr @kfuse.fields{{[.0-9]*}} }
+// HOSTIR: @kfuse.fields{{[.0-9]*}} = private constant [5 x %kfuse.fieldptr] [%kfuse.fieldptr { i32 0, i32 1, i32 0, i32 1 }, %kfuse.fieldptr { i32 0, i32 1, i32 16, i32 0 }, %kfuse.fieldptr { i32 1, i32 1, i32 0, i32 0 }, %kfuse.fieldptr { i32 1, i32 1, i32 8, i32 1 }, %kfuse.fieldptr { i32 1, i32 1, i32 16, i32 0 }]

@@ -16,7 +16,7 @@
 ; REMARK-NOT: dead after the run
 
 ; CHECK: @kfuse.where = private unnamed_addr constant [25 x i8] c"loop.cu:9:7 _Z3runPfS_ii\00"
-; CHECK: @kfuse.site = private global %kfuse.site { ptr @kfuse.where, ptr null, i32 2, i32 0, ptr null, ptr null, ptr null }
+; CHECK: @kfuse.site = private global %kfuse.site { ptr @kfuse.where, ptr null, i32 2, i32 0, ptr null, ptr null, ptr null, i32 0, ptr null }
 
 ; CHECK-LABEL: define void @_Z3runPfS_ii(
 ; CHECK: [[HEADER:[0-9]+]]:

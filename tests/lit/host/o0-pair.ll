@@ -13,10 +13,10 @@
 
 ; The record and site types are the x86-64 layouts of kf_launch_t/kf_site_t.
 ; CHECK-DAG: %kfuse.launch = type { ptr, [3 x i32], [3 x i32], i64, ptr, ptr, ptr, i32, i32, i64 }
-; CHECK-DAG: %kfuse.site = type { ptr, ptr, i32, i32, ptr, ptr, ptr }
+; CHECK-DAG: %kfuse.site = type { ptr, ptr, i32, i32, ptr, ptr, ptr, i32, ptr }
 ; Without debug info the site is named after the function and launch index.
 ; CHECK-DAG: @kfuse.where = private unnamed_addr constant [42 x i8] c"_Z3runPKfPfS0_S1_iP11CUstream_st launch 0\00"
-; CHECK-DAG: @kfuse.site = private global %kfuse.site { ptr @kfuse.where, ptr null, i32 2, i32 0, ptr null, ptr null, ptr null }, align 8
+; CHECK-DAG: @kfuse.site = private global %kfuse.site { ptr @kfuse.where, ptr null, i32 2, i32 0, ptr null, ptr null, ptr null, i32 0, ptr null }, align 8
 ; CHECK-DAG: @kfuse.argsizes._Z20__device_stub__scalePKfPffi = private unnamed_addr constant [4 x i32] [i32 8, i32 8, i32 4, i32 4]
 ; CHECK-DAG: @kfuse.argsizes._Z19__device_stub__axpyPKfS0_Pfi = private unnamed_addr constant [4 x i32] [i32 8, i32 8, i32 8, i32 4]
 

@@ -7,14 +7,14 @@
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: FileCheck %s < %t.ll
 
-// CHECK-DAG: %kfuse.site = type { ptr, ptr, i32, i32, ptr, ptr, ptr }
+// CHECK-DAG: %kfuse.site = type { ptr, ptr, i32, i32, ptr, ptr, ptr, i32, ptr }
 // CHECK-DAG: @kfuse.manifest = private unnamed_addr constant [34 x i8] c"__kfuse_manifest_{{[0-9a-f]+}}\00"
 // CHECK-DAG: %kfuse.scratch = type { i32, i32, ptr, ptr }
-// CHECK-DAG: @[[SITE_F:kfuse.site[.0-9]*]] = private global %kfuse.site { ptr @{{kfuse.where[.0-9]*}}, ptr null, i32 2, i32 2, ptr @[[TAB_F:kfuse.scratch[.0-9]*]], ptr @kfuse.manifest, ptr null }
+// CHECK-DAG: @[[SITE_F:kfuse.site[.0-9]*]] = private global %kfuse.site { ptr @{{kfuse.where[.0-9]*}}, ptr null, i32 2, i32 2, ptr @[[TAB_F:kfuse.scratch[.0-9]*]], ptr @kfuse.manifest, ptr null, i32 0, ptr null }
 // CHECK-DAG: @[[TAB_F]] = private constant [2 x %kfuse.scratch] [%kfuse.scratch { i32 0, i32 1, ptr @[[NAME_F:kfuse.scratch.name[.0-9]*]], ptr @[[AT_F:kfuse.scratch.at[.0-9]*]] }, %kfuse.scratch { i32 1, i32 0, ptr @[[NAME_F]], ptr @[[AT_F]] }]
 // CHECK-DAG: @[[NAME_F]] = private unnamed_addr constant [7 x i8] c"Ctx::t\00"
 // CHECK-DAG: @[[AT_F]] = private unnamed_addr constant [{{[0-9]+}} x i8] c"{{.*}}scratch.cu:26\00"
-// CHECK-DAG: @[[SITE_U:kfuse.site[.0-9]*]] = private global %kfuse.site { ptr @{{kfuse.where[.0-9]*}}, ptr null, i32 2, i32 0, ptr null, ptr @kfuse.manifest, ptr null }
+// CHECK-DAG: @[[SITE_U:kfuse.site[.0-9]*]] = private global %kfuse.site { ptr @{{kfuse.where[.0-9]*}}, ptr null, i32 2, i32 0, ptr null, ptr @kfuse.manifest, ptr null, i32 0, ptr null }
 #include <cuda_runtime.h>
 #define KFUSE_MAP __attribute__((kfuse_map))
 __global__ KFUSE_MAP void k1(const float *x, float *t, int n)

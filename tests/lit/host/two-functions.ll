@@ -11,9 +11,9 @@
 ; REMARK: handed 3 launches (kb, ka, kb) to the runtime
 
 ; CHECK-DAG: @[[W1:kfuse.where[.0-9]*]] = private unnamed_addr constant [18 x i8] c"_Z2f1Pfi launch 0\00"
-; CHECK-DAG: @[[S1:kfuse.site[.0-9]*]] = private global %kfuse.site { ptr @[[W1]], ptr null, i32 2, i32 0, ptr null, ptr null, ptr null }
+; CHECK-DAG: @[[S1:kfuse.site[.0-9]*]] = private global %kfuse.site { ptr @[[W1]], ptr null, i32 2, i32 0, ptr null, ptr null, ptr null, i32 0, ptr null }
 ; CHECK-DAG: @[[W2:kfuse.where[.0-9]*]] = private unnamed_addr constant [18 x i8] c"_Z2f2Pfi launch 0\00"
-; CHECK-DAG: @[[S2:kfuse.site[.0-9]*]] = private global %kfuse.site { ptr @[[W2]], ptr null, i32 3, i32 0, ptr null, ptr null, ptr null }
+; CHECK-DAG: @[[S2:kfuse.site[.0-9]*]] = private global %kfuse.site { ptr @[[W2]], ptr null, i32 3, i32 0, ptr null, ptr null, ptr null, i32 0, ptr null }
 
 ; CHECK-LABEL: define void @_Z2f1Pfi(
 ; CHECK: %kfuse.launches = alloca [2 x %kfuse.launch]
