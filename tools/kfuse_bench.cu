@@ -538,7 +538,8 @@ const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
     split_hand_run,            halo_hand_run,             heat2d_hand_run,
     reorder_hand_run,          mapped_f_temps_hand_run,   gran33_hand_run,
     mapped_f_temps_hand_run,   mapped_f_temps_hand_run,   mapped_f_temps_hand_run,
-    mapped_f_temps_hand_run,   items_hand_run,
+    mapped_f_temps_hand_run,   items_hand_run,            temps_hand_run<4>,
+    temps_hand_run<4>,
 };
 
 /* Instances of w the main table runs for n. */

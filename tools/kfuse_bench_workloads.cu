@@ -466,6 +466,82 @@ static void temps8_f32(void *const *in, void *const *out, int n, int block, cuda
   cudaFreeAsync(t0, s), cudaFreeAsync(t1, s), cudaFreeAsync(t2, s), cudaFreeAsync(t3, s);
   cudaFreeAsync(t4, s), cudaFreeAsync(t5, s), cudaFreeAsync(t6, s);
 }
+/* temps4 as codes built on a `forall` write it: each step a lambda that
+ * captures the temporaries it uses, launched through a kernel template. */
+template <class F> __global__ KFUSE_MAP void forall_kernel(int n, F body)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    body(i);
+}
+template <class F> static void forall(int n, int block, cudaStream_t s, F body)
+{
+  forall_kernel<<<grid_for(n, block), block, 0, s>>>(n, body);
+}
+static void lambda4_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  const float *x = (const float *)in[0], *y = (const float *)in[1], *z = (const float *)in[2];
+  float *o = (float *)out[0], *t0, *t1, *t2;
+  size_t bytes = (size_t)n * sizeof(float);
+  const float a = (float)kb_coef[0], b = (float)kb_coef[1], c = (float)kb_coef[2],
+              d = (float)kb_coef[3];
+  KB_TEMP(t0), KB_TEMP(t1), KB_TEMP(t2);
+  for (int step = 0; step < kb_temp_steps; step++) {
+    forall(n, block, s, [=] __device__(int i) { t0[i] = a * x[i] + y[i]; });
+    forall(n, block, s, [=] __device__(int i) { t1[i] = t0[i] * z[i] + b; });
+    forall(n, block, s, [=] __device__(int i) { t2[i] = c * t1[i] + y[i]; });
+    forall(n, block, s, [=] __device__(int i) { o[i] = t2[i] * z[i] + d; });
+  }
+  cudaFreeAsync(t0, s), cudaFreeAsync(t1, s), cudaFreeAsync(t2, s);
+}
+/* temps4 with the arrays in a struct passed by value to every kernel. */
+struct kb_fields {
+  const float *x, *y, *z;
+  float *t0, *t1, *t2, *o;
+  float a, b, c, d;
+  int n;
+};
+__global__ KFUSE_MAP void fs_axpb0(kb_fields f)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < f.n)
+    f.t0[i] = f.a * f.x[i] + f.y[i];
+}
+__global__ KFUSE_MAP void fs_mad1(kb_fields f)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < f.n)
+    f.t1[i] = f.t0[i] * f.z[i] + f.b;
+}
+__global__ KFUSE_MAP void fs_axpb2(kb_fields f)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < f.n)
+    f.t2[i] = f.c * f.t1[i] + f.y[i];
+}
+__global__ KFUSE_MAP void fs_mad3(kb_fields f)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < f.n)
+    f.o[i] = f.t2[i] * f.z[i] + f.d;
+}
+static void struct4_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  float *t0, *t1, *t2;
+  size_t bytes = (size_t)n * sizeof(float);
+  unsigned g = grid_for(n, block);
+  KB_TEMP(t0), KB_TEMP(t1), KB_TEMP(t2);
+  kb_fields f{(const float *)in[0], (const float *)in[1], (const float *)in[2], t0, t1, t2,
+              (float *)out[0], (float)kb_coef[0], (float)kb_coef[1], (float)kb_coef[2],
+              (float)kb_coef[3], n};
+  for (int step = 0; step < kb_temp_steps; step++) {
+    fs_axpb0<<<g, block, 0, s>>>(f);
+    fs_mad1<<<g, block, 0, s>>>(f);
+    fs_axpb2<<<g, block, 0, s>>>(f);
+    fs_mad3<<<g, block, 0, s>>>(f);
+  }
+  cudaFreeAsync(t0, s), cudaFreeAsync(t1, s), cudaFreeAsync(t2, s);
+}
 static void temps_blas1_f64(void *const *in, void *const *out, int n, int block,
                             cudaStream_t s)
 {
@@ -980,6 +1056,11 @@ const kb_workload *workloads()
       /* x and y read, o written, kb_items values of each per thread; t a temporary. */
       {"items", "items_f32", "f32", 4, 2, 1, 2, 4 * 3.0 * kb_items, items_f32, kb_items_width,
        kb_items, 0},
+      /* temps4 through lambdas, and through a struct of pointers. */
+      {"lambda4", "lambda4_f32", "f32", 4, 3, 1, 4, kb_temp_steps * 4 * 4.0, lambda4_f32, nullptr,
+       0, 0},
+      {"struct4", "struct4_f32", "f32", 4, 3, 1, 4, kb_temp_steps * 4 * 4.0, struct4_f32, nullptr,
+       0, 0},
   };
   return table;
 }

@@ -1038,6 +1038,23 @@ bool SequenceBuilder::hashIn(const Expr *E, const HelperCall *H, const VersionMa
   if (const auto *CO = dyn_cast<ConditionalOperator>(E))
     return hashIn(CO->getCond(), H, Versions, ID) && hashIn(CO->getTrueExpr(), H, Versions, ID) &&
            hashIn(CO->getFalseExpr(), H, Versions, ID);
+  // A call of a named function (`grid_for(n, block)`) is the function
+  // applied to its arguments' values: equal calls are one value. The
+  // runtime's guards check what fusion assumes of it (equal grids, equal
+  // pointers), so a function that returns different values for the same
+  // arguments makes a guard fail, not a wrong fusion.
+  if (const auto *CE = dyn_cast<CallExpr>(E);
+      CE && !isa<CXXMemberCallExpr>(CE) && !isa<CXXOperatorCallExpr>(CE) &&
+      !isa<CUDAKernelCallExpr>(CE)) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD || FD->isVariadic() || CE->getType()->isVoidType())
+      return false;
+    ID.AddPointer(FD->getCanonicalDecl());
+    for (const Expr *A : CE->arguments())
+      if (!hashIn(A, H, Versions, ID))
+        return false;
+    return true;
+  }
   if (const auto *CC = dyn_cast<CXXConstructExpr>(E)) {
     const CXXConstructorDecl *CD = CC->getConstructor();
     if (!CD->isConstexpr() && !CD->isTrivial())
