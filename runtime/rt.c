@@ -393,11 +393,16 @@ static kf_launch_t *kf__with_fields(const kf_site_t *site, const kf__segment_t *
       e->args[q] = at;
       ((uint32_t *)e->arg_sizes)[q] = sizeof(void *);
       e->nargs = q + 1;
-      /* Its `dead` bit: the host pass proved the buffer dead after the run. */
-      for (uint32_t j = 0; site->fields != NULL && j < site->nfields && q < 64; j++)
-        if (site->fields[j].launch == a && site->fields[j].param == f->param &&
-            site->fields[j].byte == f->byte && site->fields[j].dead)
+      /* Its `dead` or `rerun` bit: what the host pass proved of the buffer. */
+      for (uint32_t j = 0; site->fields != NULL && j < site->nfields && q < 64; j++) {
+        const kf_field_ptr_t *t = &site->fields[j];
+        if (t->launch != a || t->param != f->param || t->byte != f->byte)
+          continue;
+        if (t->fate == KF_FIELD_DEAD)
           e->dead |= UINT64_C(1) << q;
+        else if (t->fate == KF_FIELD_RERUN && q < 32)
+          e->rerun |= UINT32_C(1) << q;
+      }
     }
   }
   return x;

@@ -80,18 +80,24 @@ typedef struct kf_scratch_decl {
   const char *at;
 } kf_scratch_decl_t;
 
+/** What the host pass proved of a buffer after its run (kf_field_ptr_t.fate). */
+enum {
+  KF_FIELD_LIVE = 0,  /**< nothing: it may be read */
+  KF_FIELD_DEAD = 1,  /**< as kf_launch_t.dead says of a pointer argument */
+  KF_FIELD_RERUN = 2, /**< as kf_launch_t.rerun says of a pointer argument */
+};
+
 /** A buffer pointer that a launch of a run passes in a field of a struct
  * argument (a lambda's capture, `f.u` of `Fields f`): the pointer at byte
  * @c byte of argument @c param of launch @c launch. The host pass lists
  * every one it saw stored there, so that the runtime sees the buffers the
- * run's launches reach through their structs; @c dead when it proved the
- * buffer dead after the run, as kf_launch_t.dead says of a pointer
- * argument. */
+ * run's launches reach through their structs, with what it proved of the
+ * buffer after the run. */
 typedef struct kf_field_ptr {
   uint32_t launch;
   uint32_t param;
   uint32_t byte;
-  uint32_t dead;
+  uint32_t fate; /**< KF_FIELD_LIVE, KF_FIELD_DEAD or KF_FIELD_RERUN */
 } kf_field_ptr_t;
 
 /** A call site: one per rewritten run, a static the host pass emits,

@@ -134,7 +134,7 @@ llvm::StructType *getSiteType(llvm::Module &M);
 
 /// kf_scratch_decl_t: { i32 launch, i32 param, ptr name, ptr at }.
 llvm::StructType *getScratchDeclType(llvm::Module &M);
-/// kf_field_ptr_t: { i32 launch, i32 param, i32 byte, i32 dead }.
+/// kf_field_ptr_t: { i32 launch, i32 param, i32 byte, i32 fate }.
 llvm::StructType *getFieldPtrType(llvm::Module &M);
 
 /// Field numbers of the kf_launch_t struct type.

@@ -528,8 +528,11 @@ bool Liveness::run() {
         It->second = fate(A.V, R);
       const FateOf &Fa = It->second;
       if (A.Byte >= 0) {
-        Fields.push_back({A.Launch, A.Param, unsigned(A.Byte), Fa.F == Fate::Dead});
+        // kf_field_ptr_t.fate: KF_FIELD_LIVE, _DEAD or _RERUN.
+        Fields.push_back({A.Launch, A.Param, unsigned(A.Byte),
+                          Fa.F == Fate::Dead ? 1u : Fa.F == Fate::Rerun ? 2u : 0u});
         NumLiveDead += Fa.F == Fate::Dead;
+        NumLiveRerun += Fa.F == Fate::Rerun;
         auto T = llvm::find_if(Remarks, [&](const Told &T) { return T.V == A.V; });
         if (T == Remarks.end())
           T = Remarks.insert(Remarks.end(), Told{A.V, std::nullopt, {}});
@@ -676,7 +679,7 @@ void Liveness::emitScratchTable(
 }
 
 /// Points the call's site at a table of \p Entries (kf_field_ptr_t: launch,
-/// param, byte, dead).
+/// param, byte, fate).
 void Liveness::emitFieldTable(CallInst &Call, ArrayRef<std::array<unsigned, 4>> Entries) {
   Module &M = *F.getParent();
   auto *Site = dyn_cast<GlobalVariable>(Call.getArgOperand(0)->stripPointerCasts());

@@ -509,7 +509,7 @@ static const char fields_manifest[] =
         "shape same\nstream same\ndynshmem 0\nlaunch 0 0 0\n"
         "equal 0.2 1.0\n"
         "footprint 0.1 r 0 4*s0.16.4\nfootprint 0.2 w 0 4*s0.16.4\n"
-        "disjoint 0.1 0.2\ndead 0 0.2\nend\n";
+        "disjoint 0.1 0.2\ndead 0 0.2 covered\nend\n";
 
 static void fields_call(kf_launch_t l[2], struct fields *f, void *args0[1], const float **q, void *args1[1],
                         const uint32_t *size0)
@@ -564,13 +564,17 @@ static void test_fields(void **state)
 }
 
 /* The host pass's table of the pointers a run passes in struct fields: f.u
- * dead after the run sets the `dead` bit of the field's parameter; the same
- * buffer in the struct of a later launch of the run keeps its stores. */
+ * dead after the run sets the `dead` bit of the field's parameter, read
+ * only by the run's next execution its `rerun` bit; the same buffer in the
+ * struct of a later launch of the run keeps its stores. */
 static void test_fields_dead(void **state)
 {
-  static const kf_field_ptr_t dead_u[] = {{0, 0, 0, 0}, {0, 0, 8, 1}};
-  static const kf_field_ptr_t read_later[] = {{0, 0, 0, 0}, {0, 0, 8, 1}, {2, 0, 8, 0}};
+  static const kf_field_ptr_t dead_u[] = {{0, 0, 0, KF_FIELD_LIVE}, {0, 0, 8, KF_FIELD_DEAD}};
+  static const kf_field_ptr_t rerun_u[] = {{0, 0, 0, KF_FIELD_LIVE}, {0, 0, 8, KF_FIELD_RERUN}};
+  static const kf_field_ptr_t read_later[] = {
+      {0, 0, 0, KF_FIELD_LIVE}, {0, 0, 8, KF_FIELD_DEAD}, {2, 0, 8, KF_FIELD_LIVE}};
   static kf_site_t site = {"dead-field", NULL, 2, 0, NULL, NULL, NULL, 2, dead_u},
+                   rerun = {"rerun-field", NULL, 2, 0, NULL, NULL, NULL, 2, rerun_u},
                    later = {"read-later", NULL, 3, 0, NULL, NULL, NULL, 3, read_later};
   static const uint32_t size24[1] = {24};
   struct fields f = {xbuf, tbuf, N};
@@ -586,6 +590,14 @@ static void test_fields_dead(void **state)
   assert_log("F:fused_ko");
   assert_int_equal(fake.log[0].dead_mask, 1);
   assert_int_equal(l[0].dead, 0); /* the program's record is unchanged */
+
+  /* Read after the run only by its next execution (a time loop), and every
+   * execution writes it first (`covered`). */
+  fake.nlog = 0;
+  kf_rt_launch_seq(&rerun, l, 2);
+  assert_log("F:fused_ko");
+  assert_int_equal(fake.log[0].dead_mask, 1);
+  assert_int_equal(l[0].rerun, 0);
 
   fake.nlog = 0;
   l[2] = l[0];

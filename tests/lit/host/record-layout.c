@@ -38,5 +38,5 @@ _Static_assert(sizeof(kf_scratch_decl_t) == 24, "scratch entry size");
 _Static_assert(offsetof(kf_field_ptr_t, launch) == 0, "field launch");
 _Static_assert(offsetof(kf_field_ptr_t, param) == 4, "field param");
 _Static_assert(offsetof(kf_field_ptr_t, byte) == 8, "field byte");
-_Static_assert(offsetof(kf_field_ptr_t, dead) == 12, "field dead");
+_Static_assert(offsetof(kf_field_ptr_t, fate) == 12, "field fate");
 _Static_assert(sizeof(kf_field_ptr_t) == 16, "field entry size");
