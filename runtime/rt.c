@@ -337,13 +337,16 @@ static uint32_t kf__segment_parts(const kf__segment_t *seg, kf__segment_t part[K
 
 /* Where the parts' `field` lines add parameters to their launches (the
  * buffers in fields of by-value structs, docs/manifest.md): a copy of the
- * call's @p n launches in one allocation, whose launches with fields have
+ * call's @p n launches, in @p local (@p size bytes, aligned for the records)
+ * where it fits, else in one allocation, whose launches with fields have
  * argument arrays that go on with the address of each field's pointer in
  * its struct argument's bytes (what the kernel loads it from), sized as a
- * pointer. NULL where no part has fields, and NULL with *why set where a
- * field lies outside its argument or two parts disagree. */
+ * pointer, and the `dead` and `rerun` bits the site's field table gives
+ * them. NULL where no part has fields, and NULL with *why set where a field
+ * lies outside its argument or two parts disagree. */
 static kf_launch_t *kf__with_fields(const kf_site_t *site, const kf__segment_t *part, uint32_t nparts,
-                                    const kf_launch_t *l, uint32_t n, kf_fallback_t *why)
+                                    const kf_launch_t *l, uint32_t n, void *local, size_t size,
+                                    kf_fallback_t *why)
 {
   size_t slots = 0, bytes;
   kf_launch_t *x;
@@ -357,7 +360,7 @@ static kf_launch_t *kf__with_fields(const kf_site_t *site, const kf__segment_t *
   for (uint32_t i = 0; i < n; i++)
     slots += (size_t)l[i].nargs + KF__MANIFEST_MAX_FIELDS;
   bytes = n * sizeof *x + slots * (sizeof *args + sizeof *sizes);
-  if ((x = malloc(bytes)) == NULL) {
+  if ((x = bytes <= size ? local : malloc(bytes)) == NULL) {
     *why = KF_FALLBACK_LAYOUT;
     return NULL;
   }
@@ -375,7 +378,8 @@ static kf_launch_t *kf__with_fields(const kf_site_t *site, const kf__segment_t *
       if (a >= n || f->param >= o->nargs || o->args == NULL || o->arg_sizes == NULL ||
           o->args[f->param] == NULL || (uint64_t)f->byte + sizeof(void *) > o->arg_sizes[f->param]) {
         *why = KF_FALLBACK_LAYOUT;
-        free(x);
+        if (x != local)
+          free(x);
         return NULL;
       }
       at = (char *)o->args[f->param] + f->byte;
@@ -387,7 +391,8 @@ static kf_launch_t *kf__with_fields(const kf_site_t *site, const kf__segment_t *
       }
       if (q < e->nargs ? e->args[q] != at : q != e->nargs || q >= o->nargs + KF__MANIFEST_MAX_FIELDS) {
         *why = KF_FALLBACK_LAYOUT;
-        free(x);
+        if (x != local)
+          free(x);
         return NULL;
       }
       e->args[q] = at;
@@ -486,7 +491,9 @@ static void kf__run_group(kf__site_state_t *st, const kf_site_t *site, const kf_
   kf__segment_t part[KF__MANIFEST_MAX_PARTS];
   uint32_t nparts = kf__segment_parts(seg, part);
   kf_fallback_t why = KF_FALLBACK_COUNT;
-  kf_launch_t *fielded = kf__with_fields(site, part, nparts, l, n, &why);
+  /* Room for a few launches' records and arguments: no allocation per call. */
+  _Alignas(16) unsigned char local[4096];
+  kf_launch_t *fielded = kf__with_fields(site, part, nparts, l, n, local, sizeof local, &why);
   if (why != KF_FALLBACK_COUNT) {
     kf__log(KF__LOG_DEBUG, "%s: %s: a field lies outside its argument", st->where ? st->where : "?",
             seg->group->name);
@@ -495,7 +502,8 @@ static void kf__run_group(kf__site_state_t *st, const kf_site_t *site, const kf_
     return;
   }
   kf__run_parts(st, site, seg, fielded != NULL ? fielded : l, n, capturing);
-  free(fielded);
+  if (fielded != (kf_launch_t *)(void *)local)
+    free(fielded);
 }
 
 /* KFUSE_VERIFY cannot check a captured call: its copies, synchronisations

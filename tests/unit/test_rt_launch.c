@@ -604,6 +604,23 @@ static void test_fields_dead(void **state)
   kf_rt_launch_seq(&later, l, 3);
   assert_log("F:fused_ko _Z4kick6Fields");
   assert_int_equal(fake.log[0].dead_mask, 0);
+
+  /* A run of 60 launches: its records do not fit the runtime's stack
+   * buffer, and the copy is allocated. */
+  {
+    static kf_site_t run60 = {"run-60", NULL, 60, 0, NULL, NULL, NULL, 2, dead_u};
+    kf_launch_t many[60];
+    many[0] = l[0], many[1] = l[1];
+    for (int i = 2; i < 60; i++)
+      many[i] = l[1];
+    fake.nlog = 0;
+    kf_rt_launch_seq(&run60, many, 60);
+    assert_int_equal(fake.nlog, 59);
+    assert_true(fake.log[0].fused);
+    assert_string_equal(fake.log[0].name, "fused_ko");
+    assert_ptr_equal(fake.log[0].args[2], &f.u);
+    assert_int_equal(fake.log[0].dead_mask, 0); /* the later launches read f.u as q */
+  }
 }
 
 static void test_discovery_once_per_site(void **state)
