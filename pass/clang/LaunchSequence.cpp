@@ -457,7 +457,18 @@ private:
   /// initialiser of the unchanged local it names (`Fields f{h, u, n};`,
   /// LocalCopies); else null.
   const InitListExpr *aggregateInit(const Expr *E) const {
-    E = Copies.resolve(E)->IgnoreParenImpCasts();
+    E = Copies.resolve(E);
+    // `Axpy{a, x, y}` passed by value: a temporary built from the list.
+    for (unsigned Step = 0; Step < 8; ++Step) {
+      E = E->IgnoreParenImpCasts();
+      if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E))
+        E = MT->getSubExpr();
+      else if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E);
+               FC && FC->getCastKind() == CK_NoOp)
+        E = FC->getSubExpr();
+      else
+        break;
+    }
     const auto *IL = dyn_cast<InitListExpr>(E);
     if (IL && IL->isSemanticForm() && !IL->getType()->isUnionType() && !IL->isTransparent())
       return IL;

@@ -118,6 +118,22 @@ void aggregate(const float *x, float *u, float *w, int n) {
 }
 // REMARK-DAG: remark: fused launches 0..1 (twice, plus1) of sequence {{[0-9]+}} into __kfuse_fused_{{[0-9a-f]+}}_{{[0-9]+}}_0_1: u in registers
 
+// Functors written as aggregates in the launch (`Axpy{a, x, y}`): each
+// field is what initialised it, so y, which the first updates and the
+// second reads, is one buffer.
+struct Axpy { float a; const float *x; float *y;
+  __device__ void operator()(int i) const { y[i] = a * x[i] + y[i]; } };
+struct Scale { float s; const float *y; float *z;
+  __device__ void operator()(int i) const { z[i] = s * y[i]; } };
+void functors(const float *x, float *y, float *z, float a, int n) {
+  for_each<<<(n + 255) / 256, 256>>>(n, Axpy{a, x, y});
+  for_each<<<(n + 255) / 256, 256>>>(n, Scale{2.0f, y, z});
+}
+// RECORD-LABEL: site {{.*}} _Z8functorsPKfPfS1_fi
+// RECORD: launch 0 {{.*}} fields=1+8:[[X:[0-9]+]],1+16:[[Y:[0-9]+]]
+// RECORD: launch 1 {{.*}} fields=1+8:[[Y]],1+16:{{[0-9]+}}
+// REMARK-DAG: remark: fused launches 0..1 (for_each<Axpy>, for_each<Scale>) of sequence {{[0-9]+}} into __kfuse_fused_{{[0-9a-f]+}}_{{[0-9]+}}_0_1: y in registers
+
 // What stays refused, with the reason: a kernel that changes its struct,
 // and a buffer picked from the struct by a variable.
 struct Swap { float *a, *b; int n; };
