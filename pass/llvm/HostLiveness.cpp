@@ -640,11 +640,12 @@ bool Liveness::run() {
 }
 
 /// Points the call's site (operand 0, the kf_site_t the rewrite emitted) at
-/// a table of \p Entries (kf_scratch_decl_t: launch, param, name, at).
-void Liveness::emitScratchTable(
-    CallInst &Call, ArrayRef<std::tuple<unsigned, unsigned, ScratchDecl>> Entries) {
-  Module &M = *F.getParent();
-  LLVMContext &C = M.getContext();
+/// a new table \p Name of \p Elems (each an \p EntryTy): kf_site_t's fields
+/// \p CountField (the count) and \p CountField + 1 (the table); every other
+/// field as it was.
+static void attachSiteTable(CallInst &Call, StructType *EntryTy, ArrayRef<Constant *> Elems,
+                            StringRef Name, unsigned CountField) {
+  Module &M = *Call.getModule();
   auto *Site = dyn_cast<GlobalVariable>(Call.getArgOperand(0)->stripPointerCasts());
   StructType *SiteTy = getSiteType(M);
   if (!Site || Site->getValueType() != SiteTy || !Site->hasInitializer())
@@ -652,6 +653,22 @@ void Liveness::emitScratchTable(
   auto *Init = dyn_cast<ConstantStruct>(Site->getInitializer());
   if (!Init)
     return;
+  auto *ArrTy = ArrayType::get(EntryTy, Elems.size());
+  auto *Table = new GlobalVariable(M, ArrTy, true, GlobalValue::PrivateLinkage,
+                                   ConstantArray::get(ArrTy, Elems), Name);
+  SmallVector<Constant *, 9> Fields;
+  for (Use &Op : Init->operands())
+    Fields.push_back(cast<Constant>(Op.get()));
+  Fields[CountField] = ConstantInt::get(Type::getInt32Ty(M.getContext()), Elems.size());
+  Fields[CountField + 1] = Table;
+  Site->setInitializer(ConstantStruct::get(SiteTy, Fields));
+}
+
+/// The site's scratch table (kf_scratch_decl_t: launch, param, name, at).
+void Liveness::emitScratchTable(
+    CallInst &Call, ArrayRef<std::tuple<unsigned, unsigned, ScratchDecl>> Entries) {
+  Module &M = *F.getParent();
+  LLVMContext &C = M.getContext();
   auto String = [&](StringRef S, const Twine &Name) {
     auto *GV = new GlobalVariable(M, ArrayType::get(Type::getInt8Ty(C), S.size() + 1), true,
                                   GlobalValue::PrivateLinkage, ConstantDataArray::getString(C, S),
@@ -666,29 +683,12 @@ void Liveness::emitScratchTable(
     Elems.push_back(ConstantStruct::get(
         EntryTy, {ConstantInt::get(I32, Launch), ConstantInt::get(I32, Param),
                   String(D.Name, "kfuse.scratch.name"), String(D.At, "kfuse.scratch.at")}));
-  auto *ArrTy = ArrayType::get(EntryTy, Elems.size());
-  auto *Table = new GlobalVariable(M, ArrTy, true, GlobalValue::PrivateLinkage,
-                                   ConstantArray::get(ArrTy, Elems), "kfuse.scratch");
-  // kf_site_t's nscratch and scratch; every other field as it was.
-  SmallVector<Constant *, 8> Fields;
-  for (Use &Op : Init->operands())
-    Fields.push_back(cast<Constant>(Op.get()));
-  Fields[3] = ConstantInt::get(I32, Elems.size());
-  Fields[4] = Table;
-  Site->setInitializer(ConstantStruct::get(SiteTy, Fields));
+  attachSiteTable(Call, EntryTy, Elems, "kfuse.scratch", /*nscratch*/ 3);
 }
 
-/// Points the call's site at a table of \p Entries (kf_field_ptr_t: launch,
-/// param, byte, fate).
+/// The site's field table (kf_field_ptr_t: launch, param, byte, fate).
 void Liveness::emitFieldTable(CallInst &Call, ArrayRef<std::array<unsigned, 4>> Entries) {
   Module &M = *F.getParent();
-  auto *Site = dyn_cast<GlobalVariable>(Call.getArgOperand(0)->stripPointerCasts());
-  StructType *SiteTy = getSiteType(M);
-  if (!Site || Site->getValueType() != SiteTy || !Site->hasInitializer())
-    return;
-  auto *Init = dyn_cast<ConstantStruct>(Site->getInitializer());
-  if (!Init)
-    return;
   StructType *EntryTy = getFieldPtrType(M);
   Type *I32 = Type::getInt32Ty(M.getContext());
   SmallVector<Constant *, 8> Elems;
@@ -696,15 +696,7 @@ void Liveness::emitFieldTable(CallInst &Call, ArrayRef<std::array<unsigned, 4>> 
     Elems.push_back(ConstantStruct::get(
         EntryTy, {ConstantInt::get(I32, E[0]), ConstantInt::get(I32, E[1]),
                   ConstantInt::get(I32, E[2]), ConstantInt::get(I32, E[3])}));
-  auto *ArrTy = ArrayType::get(EntryTy, Elems.size());
-  auto *Table = new GlobalVariable(M, ArrTy, true, GlobalValue::PrivateLinkage,
-                                   ConstantArray::get(ArrTy, Elems), "kfuse.fields");
-  SmallVector<Constant *, 9> Fields;
-  for (Use &Op : Init->operands())
-    Fields.push_back(cast<Constant>(Op.get()));
-  Fields[7] = ConstantInt::get(I32, Elems.size());
-  Fields[8] = Table;
-  Site->setInitializer(ConstantStruct::get(SiteTy, Fields));
+  attachSiteTable(Call, EntryTy, Elems, "kfuse.fields", /*nfields*/ 7);
 }
 
 PreservedAnalyses HostLivenessPass::run(Module &M, ModuleAnalysisManager &) {
