@@ -1049,6 +1049,15 @@ bool SequenceBuilder::hashIn(const Expr *E, const HelperCall *H, const VersionMa
   if (const auto *CO = dyn_cast<ConditionalOperator>(E))
     return hashIn(CO->getCond(), H, Versions, ID) && hashIn(CO->getTrueExpr(), H, Versions, ID) &&
            hashIn(CO->getFalseExpr(), H, Versions, ID);
+  // A field read by `.` (`f.n` of a helper's `const Fields &f`) is that
+  // field of the struct's value.
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (ME->isArrow() || !FD)
+      return false;
+    ID.AddPointer(FD->getCanonicalDecl());
+    return hashIn(ME->getBase(), H, Versions, ID);
+  }
   // A call of a named function (`grid_for(n, block)`) is the function
   // applied to its arguments' values: equal calls are one value. The
   // runtime's guards check what fusion assumes of it (equal grids, equal

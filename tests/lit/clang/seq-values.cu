@@ -59,7 +59,8 @@ void expressions(float *x, float *y, int off, int n) {
 
 // A scalar reassigned between launches gets a new value number, and so does
 // everything that reads it; a member store to a local struct versions the
-// struct. The launch configuration keeps its numbers.
+// struct (a field read by `.` is that field of the struct's value, which
+// gets a value line of its own). The launch configuration keeps its numbers.
 struct Params { float a; int n; };
 void reassigned(float *x, float *y, float a, int n) {
   Params p = {a, n};
@@ -74,8 +75,8 @@ void reassigned(float *x, float *y, float a, int n) {
 // CHECK: site {{.*}}seq-values.cu:{{[0-9]+}}:5 _Z10reassignedPfS_fi
 // CHECK-NEXT: launch 0 _Z2k2PKfPffi grid=0 block=1 shmem=2 stream=2 args=3,4,5,6
 // CHECK-NEXT: launch 1 _Z2k2PKfPffi grid=0 block=1 shmem=2 stream=2 args=4,3,7,8
-// CHECK-NEXT: launch 2 _Z2k2PKfPffi grid=0 block=1 shmem=2 stream=2 args=3,4,9,10
-// CHECK-NEXT: launch 3 _Z2k2PKfPffi grid=0 block=1 shmem=2 stream=2 args=3,4,11,12
+// CHECK-NEXT: launch 2 _Z2k2PKfPffi grid=0 block=1 shmem=2 stream=2 args=3,4,10,11
+// CHECK-NEXT: launch 3 _Z2k2PKfPffi grid=0 block=1 shmem=2 stream=2 args=3,4,13,14
 // CHECK-NEXT: value 0 int 1
 // CHECK-NEXT: value 1 int 128
 // CHECK-NEXT: value 2 int 0
@@ -85,10 +86,12 @@ void reassigned(float *x, float *y, float a, int n) {
 // CHECK-NEXT: value 6 int n
 // CHECK-NEXT: value 7 float a
 // CHECK-NEXT: value 8 int n
-// CHECK-NEXT: value 9 float p.a
-// CHECK-NEXT: value 10 int p.n
-// CHECK-NEXT: value 11 float p.a
-// CHECK-NEXT: value 12 int p.n
+// CHECK-NEXT: value 9 other p
+// CHECK-NEXT: value 10 float p.a
+// CHECK-NEXT: value 11 int p.n
+// CHECK-NEXT: value 12 other p
+// CHECK-NEXT: value 13 float p.a
+// CHECK-NEXT: value 14 int p.n
 // CHECK-NEXT: \00"
 
 // A pointer cast keeps the address, so `(const float *)b`, `(float *)b` and
