@@ -134,6 +134,19 @@ void functors(const float *x, float *y, float *z, float a, int n) {
 // RECORD: launch 1 {{.*}} fields=1+8:[[Y]],1+16:{{[0-9]+}}
 // REMARK-DAG: remark: fused launches 0..1 (for_each<Axpy>, for_each<Scale>) of sequence {{[0-9]+}} into __kfuse_fused_{{[0-9a-f]+}}_{{[0-9]+}}_0_1: y in registers
 
+// A struct held by an object, launched in place and through helpers that
+// take it by const reference: the helpers' grids, (f.n + 255) / 256, are
+// one value (the field n of the caller's st_), and so are the fields.
+static void run1(const State &f) { s1<<<(f.n + 255) / 256, 256>>>(f); }
+static void run2(const State &f, const float *y) { s2<<<(f.n + 255) / 256, 256>>>(f, y); }
+class Model {
+  State st_;
+public:
+  void step(const float *y) { run1(st_); run2(st_, y); }
+};
+void member(Model &m, const float *y) { m.step(y); }
+// REMARK-DAG: remark: fused launches 0..1 (s1, s2) of sequence {{[0-9]+}} into __kfuse_fused_{{[0-9a-f]+}}_{{[0-9]+}}_0_1: f.t in registers
+
 // What stays refused, with the reason: a kernel that changes its struct,
 // and a buffer picked from the struct by a variable.
 struct Swap { float *a, *b; int n; };
