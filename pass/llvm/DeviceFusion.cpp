@@ -518,9 +518,12 @@ std::vector<std::string> DeviceFuser::variantsOf(const std::string &Kernel) cons
   std::vector<std::pair<unsigned, std::string>> Others;
   for (auto &[Name, M] : Impls) {
     auto K = Kernels.find(Name);
+    // The launch passes its own kernel's fields (FieldParams.h): another
+    // implementation must read the same ones.
     if (Name == Kernel || M.Function != Mark->second.Function || K == Kernels.end() ||
         !K->second.isValid() || !K->second.F ||
-        K->second.F->getFunctionType() != Own->second.F->getFunctionType())
+        K->second.F->getFunctionType() != Own->second.F->getFunctionType() ||
+        K->second.FieldParams != Own->second.FieldParams)
       continue;
     Others.push_back({M.Threads, Name});
   }
@@ -689,6 +692,8 @@ void DeviceFuser::deriveImplementations() {
     Function &Body = *It->second.Body;
     if (It->second.Grid)
       D.Why = "its thread runs a grid-stride loop, whose iterations are its instances";
+    else if (!It->second.FieldParams.empty())
+      D.Why = "it reads buffers from fields of a struct, through a copy that is not split";
     else if (&Body != &F && !isUnrolledTwinOf(Body, F))
       D.Why = "it is fused through a copy with its out-of-line helpers inlined, which is not "
               "split";
