@@ -20,6 +20,20 @@
 using namespace llvm;
 using namespace kfuse;
 
+/// The string attribute that marks a field copy's added parameters:
+/// "<param>.<byte>".
+static constexpr const char *FieldParamKind = "kfuse-field";
+
+std::optional<FieldParam> kfuse::fieldParamOf(const Function &F, unsigned ArgNo) {
+  Attribute A = F.getAttributes().getParamAttr(ArgNo, FieldParamKind);
+  FieldParam Fi;
+  auto [Struct, Offset] = A.isStringAttribute() ? A.getValueAsString().split('.')
+                                                : std::pair<StringRef, StringRef>();
+  if (Struct.empty() || Struct.getAsInteger(10, Fi.Struct) || Offset.getAsInteger(10, Fi.Offset))
+    return std::nullopt;
+  return Fi;
+}
+
 /// The by-value parameter and byte a simple pointer load \p LI reads, if any.
 static std::optional<FieldParam> fieldOf(const LoadInst &LI) {
   if (!LI.isSimple() || !LI.getType()->isPointerTy())
@@ -68,12 +82,13 @@ Function *kfuse::fieldTwin(Function &F, SmallVectorImpl<FieldParam> &Fields) {
   CloneFunctionInto(Twin, &F, VMap, CloneFunctionChangeType::LocalChangesOnly, Returns);
   Twin->setLinkage(GlobalValue::InternalLinkage);
   Twin->setCallingConv(F.getCallingConv());
+  // Marked for remarks (paramText reads the mark back; clang discards
+  // value names).
   unsigned N = F.arg_size();
-  for (auto [I, Fi] : enumerate(Fields)) {
-    std::string Of = F.getArg(Fi.Struct)->hasName() ? F.getArg(Fi.Struct)->getName().str()
-                                                    : "p" + std::to_string(Fi.Struct + 1);
-    Twin->getArg(N + I)->setName(Of + ".at" + std::to_string(Fi.Offset));
-  }
+  for (auto [I, Fi] : enumerate(Fields))
+    Twin->addParamAttr(N + I, Attribute::get(F.getContext(), FieldParamKind,
+                                             std::to_string(Fi.Struct) + "." +
+                                                 std::to_string(Fi.Offset)));
   SmallVector<LoadInst *, 16> Loads;
   for (BasicBlock &BB : *Twin)
     for (Instruction &I : BB)

@@ -17,6 +17,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace llvm {
 class Function;
@@ -33,6 +34,10 @@ struct FieldParam {
     return Struct == O.Struct && Offset == O.Offset;
   }
 };
+
+/// The field that parameter \p ArgNo of \p F stands for, where F is a field
+/// twin and the parameter one it added (fieldTwin marks them).
+std::optional<FieldParam> fieldParamOf(const llvm::Function &F, unsigned ArgNo);
 
 /// Most parameters a field twin appends.
 constexpr unsigned MaxFieldParams = 16;

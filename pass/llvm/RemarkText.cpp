@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "RemarkText.h"
+#include "FieldParams.h"
 #include "KernelAnalysis.h"
 
 #include "llvm/Demangle/Demangle.h"
@@ -129,7 +130,26 @@ std::string kfuse::annotatedParamName(const Function &F, unsigned ArgNo) {
   return "";
 }
 
+/// The field that parameter \p ArgNo of kernel \p F stands for in F's
+/// field copy (FieldParams.h), or of F where F is that copy.
+static std::optional<FieldParam> fieldOfParam(const Function &F, unsigned ArgNo) {
+  if (ArgNo < F.arg_size())
+    return fieldParamOf(F, ArgNo);
+  for (const Function &G : *F.getParent()) {
+    StringRef Name = G.getName();
+    if (G.arg_size() > ArgNo && Name.starts_with((F.getName() + ".kfuse.").str()) &&
+        Name.ends_with(".kfuse.fields"))
+      if (auto Fi = fieldParamOf(G, ArgNo))
+        return Fi;
+  }
+  return std::nullopt;
+}
+
 std::string kfuse::paramText(const Function &F, unsigned ArgNo) {
+  // A buffer in a struct field: "the pointer at byte 8 of parameter 1 ('f')".
+  if (std::optional<FieldParam> Fi = fieldOfParam(F, ArgNo))
+    return "the pointer at byte " + std::to_string(Fi->Offset) + " of " +
+           paramText(F, Fi->Struct);
   std::string R = "parameter " + std::to_string(ArgNo + 1);
   std::string Name = paramName(F, ArgNo);
   return Name.empty() ? R : R + " ('" + Name + "')";

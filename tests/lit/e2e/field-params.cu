@@ -147,6 +147,19 @@ public:
 void member(Model &m, const float *y) { m.step(y); }
 // REMARK-DAG: remark: fused launches 0..1 (s1, s2) of sequence {{[0-9]+}} into __kfuse_fused_{{[0-9a-f]+}}_{{[0-9]+}}_0_1: f.t in registers
 
+// Remarks name a field by its byte and struct parameter: a gather through
+// a field, which the other launch writes, keeps the pair apart.
+struct Gathered { float *h, *u; const int *idx; int n; };
+KMAP void gw(Gathered f) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < f.n) f.h[i] = 2.0f * f.u[i]; }
+KMAP void gg(Gathered f) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < f.n) f.u[i] = f.h[f.idx[i]]; }
+void gathered(Gathered f) {
+  gw<<<(f.n + 255) / 256, 256>>>(f);
+  gg<<<(f.n + 255) / 256, 256>>>(f);
+}
+// REMARK-DAG: remark: launches 0..1 (gw, gg) of sequence {{[0-9]+}} at {{.*}} in 'gathered' not fused: buffer 'f.h': launch 1 (gg) reads it at an unknown index (a gather) and launch 0 (gw) writes it
+// RUN: %clang_cuda %kfuse_plugins %kfuse_cuda_sdk --cuda-device-only -O2 -S -Rpass-analysis=kfuse %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=ANALYSIS
+// ANALYSIS: remark: kernel 'gg(Gathered)': {{.*}}; gathers (unknown index) through the pointer at byte 0 of parameter 1 ('f')
+
 // What stays refused, with the reason: a kernel that changes its struct,
 // and a buffer picked from the struct by a variable.
 struct Swap { float *a, *b; int n; };
