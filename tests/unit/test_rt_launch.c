@@ -511,6 +511,14 @@ static const char fields_manifest[] =
         "footprint 0.1 r 0 4*s0.16.4\nfootprint 0.2 w 0 4*s0.16.4\n"
         "disjoint 0.1 0.2\ndead 0 0.2 covered\nend\n";
 
+/* The fake table's kick and the fused kernel of fields_manifest. */
+static void fields_fake(void)
+{
+  fake.manifest = fields_manifest;
+  fake_kernel(&stub_kick, "_Z4kick6Fields", NULL);
+  fake_fused("fused_ko", 4, NULL);
+}
+
 static void fields_call(kf_launch_t l[2], struct fields *f, void *args0[1], const float **q, void *args1[1],
                         const uint32_t *size0)
 {
@@ -530,9 +538,7 @@ static void test_fields(void **state)
   kf_launch_t l[2];
   const fake_record_t *r;
   (void)state;
-  fake.manifest = fields_manifest;
-  fake_kernel(&stub_kick, "_Z4kick6Fields", NULL);
-  fake_fused("fused_ko", 4, NULL);
+  fields_fake();
   fields_call(l, &f, args0, &q, args1, size24);
   kf_rt_launch_seq(&site, l, 2);
   assert_log("F:fused_ko");
@@ -582,9 +588,7 @@ static void test_fields_dead(void **state)
   void *args0[1], *args1[1];
   kf_launch_t l[3];
   (void)state;
-  fake.manifest = fields_manifest;
-  fake_kernel(&stub_kick, "_Z4kick6Fields", NULL);
-  fake_fused("fused_ko", 4, NULL);
+  fields_fake();
   fields_call(l, &f, args0, &q, args1, size24);
   kf_rt_launch_seq(&site, l, 2);
   assert_log("F:fused_ko");
