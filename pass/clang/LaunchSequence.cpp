@@ -410,6 +410,11 @@ private:
   }
 
   unsigned valueIn(const Expr *E, const HelperCall &H, const VersionMap &Versions);
+  /// The value of \p E, an expression of helper \p H's launch, or of the
+  /// function's own without one.
+  unsigned valueOf(const Expr *E, const HelperCall *H, const VersionMap &Versions) {
+    return H ? valueIn(E, *H, Versions) : valueNumber(E, Versions);
+  }
   void addFields(const Expr *E, const HelperCall *H, const VersionMap &Versions, unsigned Param,
                  unsigned ArgValue, uint64_t Base, std::string &Out, unsigned Depth = 0);
   void addRecordFields(const RecordDecl *RD, unsigned Param, unsigned ArgValue, uint64_t Base,
@@ -740,9 +745,7 @@ void SequenceBuilder::addLaunch(const CUDAKernelCallExpr *K, const VersionMap &V
     // for a member function): the host pass finds the sequence by it
     // (docs/annotations.md).
     Site = H ? H->Call->getExprLoc() : K->getConfig()->getBeginLoc();
-  auto Number = [&](const Expr *E) {
-    return H ? valueIn(E, *H, Versions) : valueNumber(E, Versions);
-  };
+  auto Number = [&](const Expr *E) { return valueOf(E, H, Versions); };
     const CallExpr *Config = K->getConfig();
     std::string Line;
     llvm::raw_string_ostream OS(Line);
@@ -906,7 +909,7 @@ void SequenceBuilder::addFields(const Expr *E, const HelperCall *H, const Versio
     if (!Captured)
       break;
     if (FD->getType()->isPointerType() && Out.size() < 4096) {
-      unsigned V = H ? valueIn(Captured, *H, Versions) : valueNumber(Captured, Versions);
+      unsigned V = valueOf(Captured, H, Versions);
       // An implicit capture's expression is spelled by the capture default
       // (`=`): name the variable.
       const auto *DRE = dyn_cast<DeclRefExpr>(Captured->IgnoreImplicit());
@@ -915,7 +918,7 @@ void SequenceBuilder::addFields(const Expr *E, const HelperCall *H, const Versio
       Out += (Out.empty() ? "" : ",") + std::to_string(Param) + "+" + std::to_string(Off) +
              ":" + std::to_string(V);
     } else if (FD->getType()->isRecordType()) {
-      unsigned V = H ? valueIn(Captured, *H, Versions) : valueNumber(Captured, Versions);
+      unsigned V = valueOf(Captured, H, Versions);
       addFields(Captured, H, Versions, Param, V, Off, Out, Depth + 1);
     }
   }
@@ -944,7 +947,7 @@ void SequenceBuilder::addRecordFields(const RecordDecl *RD, unsigned Param, unsi
     if (FD->getType()->isPointerType() && Out.size() < 4096) {
       unsigned V;
       if (Given) {
-        V = H ? valueIn(Given, *H, Versions) : valueNumber(Given, Versions);
+        V = valueOf(Given, H, Versions);
       } else {
         llvm::FoldingSetNodeID ID;
         fieldID(ArgValue, InValue + Off, ID);

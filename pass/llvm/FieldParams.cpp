@@ -51,17 +51,17 @@ static std::optional<FieldParam> fieldOf(const LoadInst &LI) {
 
 Function *kfuse::fieldTwin(Function &F, SmallVectorImpl<FieldParam> &Fields) {
   // The fields each pointer load reads, in (parameter, byte) order, each
-  // with its pointer type.
+  // with its pointer type: one walk over the kernel, the by-value
+  // parameters it only reads.
+  SmallVector<bool, 8> ReadOnly;
+  for (Argument &A : F.args())
+    ReadOnly.push_back(A.hasByValAttr() && readOnlyByVal(A));
   std::map<std::pair<unsigned, uint32_t>, Type *> Found;
-  for (Argument &A : F.args()) {
-    if (!A.hasByValAttr() || !readOnlyByVal(A))
-      continue;
-    for (BasicBlock &BB : F)
-      for (Instruction &I : BB)
-        if (auto *LI = dyn_cast<LoadInst>(&I))
-          if (auto Fi = fieldOf(*LI); Fi && Fi->Struct == A.getArgNo())
-            Found.try_emplace({Fi->Struct, Fi->Offset}, LI->getType());
-  }
+  for (BasicBlock &BB : F)
+    for (Instruction &I : BB)
+      if (auto *LI = dyn_cast<LoadInst>(&I))
+        if (auto Fi = fieldOf(*LI); Fi && ReadOnly[Fi->Struct])
+          Found.try_emplace({Fi->Struct, Fi->Offset}, LI->getType());
   if (Found.empty() || Found.size() > MaxFieldParams)
     return nullptr;
   SmallVector<Type *, 16> Params(F.getFunctionType()->params());
