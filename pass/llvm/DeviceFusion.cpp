@@ -148,6 +148,7 @@
 #include "Passes.h"
 #include "PlanBridge.h"
 #include "RemarkText.h"
+#include "RolledLoops.h"
 #include "VectorHints.h"
 #include "kfuse/plan.h"
 #include "manifest/manifest.h"
@@ -209,6 +210,7 @@ STATISTIC(NumRejectLoop, "Pairs rejected: grid-stride loops over different itera
 STATISTIC(NumRejectOrder, "Groups rejected: a launch between their members cannot move out");
 STATISTIC(NumGathers, "Loads at an unknown index (gathers) in analysed kernels");
 STATISTIC(NumSiteNotUnique, "Sequences left unfused: their site does not identify them");
+STATISTIC(NumKernelRolled, "Kernels analysed with the loops their unroll pragmas unroll rolled");
 STATISTIC(NumKernelFieldParams, "Kernels analysed with the buffers of their struct fields as parameters");
 STATISTIC(NumPlannedSeqs, "Sequences planned by the planning library");
 STATISTIC(NumPlanFallbacks, "Sequences planned greedily after a planner failure");
@@ -393,6 +395,9 @@ class DeviceFuser {
   /// Kernels' copies with their pointer-taking helpers inlined
   /// (HelperInline.h), erased when the pass is done.
   std::vector<Function *> Twins;
+  /// The rolled copies of kernels (RolledLoops.h), by kernel; erased after
+  /// the kernels' vector accesses are put back, since they are split too.
+  DenseMap<Function *, Function *> Rolled;
   /// The module's launch sequences (run()).
   const std::vector<SeqRecord> *Seqs = nullptr;
   /// The translation unit's key (ModuleRecords::TuKey): every symbol this
@@ -1800,7 +1805,8 @@ bool DeviceFuser::run() {
     M.getContext().diagnose(DiagnosticInfoGeneric("kfuse: " + FlagError +
                                                       "; sequences are planned greedily",
                                                   DS_Warning));
-  bool Changed = false;
+  Rolled = takeRolledCopies(M);
+  bool Changed = !Rolled.empty();
   for (Function *F : Recs.Kernels) {
     if (F->getCallingConv() != CallingConv::PTX_Kernel)
       continue;
@@ -1809,16 +1815,31 @@ bool DeviceFuser::run() {
       FAM.invalidate(*F, PreservedAnalyses::none());
     }
     KernelInfo K = analyze(*F);
+    // A loop the program's `#pragma unroll N` had unrolled at run time: the
+    // analysis reads the kernel's copy made before (RolledLoops.h), and so
+    // does everything below.
+    Function *Code = F;
+    if (Function *Copy = Rolled.lookup(F); Copy && !K.isValid()) {
+      if (Lanes.split(*Copy)) {
+        if (!is_contained(Split, F))
+          Split.push_back(F);
+        FAM.invalidate(*Copy, PreservedAnalyses::none());
+      }
+      K = analyze(*Copy);
+      K.F = F;
+      Code = Copy;
+      ++NumKernelRolled;
+    }
     // A pointer parameter handed to a helper kept out of line: the analysis
     // reads the kernel's twin with the helper inlined, and fused kernels
     // clone the twin. Its verdict, either way, is about the helper's code.
     // A struct copied whole (llvm.memcpy or memmove of a parameter's
     // memory): the twin copies it field by field.
     bool Twinned = false;
-    bool Helpers = !K.isValid() && callsPointerHelper(*F);
-    bool Copies = !K.isValid() && copiesParamMemory(*F);
+    bool Helpers = !K.isValid() && callsPointerHelper(*Code);
+    bool Copies = !K.isValid() && copiesParamMemory(*Code);
     if (Helpers || Copies)
-      if (Function *Twin = Helpers ? inlinedTwin(*F) : copiedTwin(*F)) {
+      if (Function *Twin = Helpers ? inlinedTwin(*Code) : copiedTwin(*Code)) {
         expandParamCopies(*Twin);
         Twins.push_back(Twin);
         FunctionPassManager FPM;
@@ -1892,6 +1913,10 @@ bool DeviceFuser::run() {
         return OptimizationRemarkAnalysis(DEBUG_TYPE, "KernelSummary", F)
                << Name << ": " << std::to_string(K.BytesPerThread)
                << " bytes and " << std::to_string(K.Flops) << " flops per element" << Gathers
+               << (Code != F ? "; analysed and fused with the loop its #pragma unroll "
+                               "unrolls rolled, one element a trip (launched alone, it keeps "
+                               "the unrolling)"
+                             : "")
                << (Twinned ? "; analysed and fused with its out-of-line helpers inlined "
                              "(launched alone, it keeps its calls)"
                            : "")
@@ -2024,6 +2049,10 @@ bool DeviceFuser::run() {
     Twin->eraseFromParent();
   }
   Lanes.restore();
+  for (auto &[F, Copy] : Rolled) {
+    FAM.clear(*Copy, Copy->getName());
+    Copy->eraseFromParent();
+  }
   for (Function *F : Split) {
     Kernels.erase(F->getName().str());
     FAM.invalidate(*F, PreservedAnalyses::none());

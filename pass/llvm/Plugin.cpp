@@ -4,12 +4,14 @@
 // from `clang -fpass-plugin=`. Under clang, the module's target triple picks
 // the pass: nvptx64 modules get the device pass at the end of the optimisation
 // pipeline (kernels are already simplified, and the fused kernels get cleaned
-// up by the pass itself); host modules get the host pass at pipeline start,
+// up by the pass itself), after the rolled-loops pass at the optimisation
+// pipeline's start (RolledLoops.h); host modules get the host pass at pipeline start,
 // before the inliner folds the launch stubs into their callers, and the
 // liveness pass at the end, after it has folded lambdas and helpers.
 //
 //===----------------------------------------------------------------------===//
 #include "Passes.h"
+#include "RolledLoops.h"
 
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -40,6 +42,10 @@ void registerCallbacks(PassBuilder &PB) {
           MPM.addPass(kfuse::DeviceFusionPass());
           return true;
         }
+        if (Name == "kfuse-rolled-loops") {
+          MPM.addPass(kfuse::RolledLoopsPass());
+          return true;
+        }
         if (Name == "kfuse-host") {
           MPM.addPass(kfuse::HostRewritePass());
           return true;
@@ -53,6 +59,10 @@ void registerCallbacks(PassBuilder &PB) {
   PB.registerPipelineStartEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel) {
         MPM.addPass(SideFilter<kfuse::HostRewritePass, false>());
+      });
+  PB.registerOptimizerEarlyEPCallback(
+      [](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
+        MPM.addPass(SideFilter<kfuse::RolledLoopsPass, true>());
       });
   PB.registerOptimizerLastEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
