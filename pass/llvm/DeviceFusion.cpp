@@ -1895,8 +1895,14 @@ bool DeviceFuser::run() {
       });
     } else {
       std::string Gathers, Bounded;
+      // Rows of the linear index, by divisor: the parameters indexed so.
+      std::map<std::string, std::vector<std::string>> Rows;
       for (const Access &A : K.Accesses)
-        if (A.UnknownIndex) {
+        if (A.Row) {
+          std::vector<std::string> &Ps = Rows[polyText(A.Row->Div, F)];
+          if (!is_contained(Ps, paramText(*F, A.Param)))
+            Ps.push_back(paramText(*F, A.Param));
+        } else if (A.UnknownIndex) {
           ++NumGathers;
           std::string P = paramText(*F, A.Param);
           if (!A.GatherHi.empty()) {
@@ -1909,6 +1915,15 @@ bool DeviceFuser::run() {
       if (!Gathers.empty())
         Gathers = "; gathers (unknown index) through" + Gathers.substr(0, Gathers.size() - 1);
       Gathers += Bounded;
+      for (auto &[Div, Ps] : Rows) {
+        Gathers += "; indexes ";
+        for (size_t I = 0; I < Ps.size(); ++I)
+          Gathers += (I == 0 ? "" : I + 1 == Ps.size() ? " and " : ", ") + Ps[I];
+        Gathers += " by a row of its linear index, (blockIdx.x*blockDim.x + threadIdx.x) / (" +
+                   Div + "), that the index does not put back together with the remainder "
+                         "(fused where every launch of a group accesses such a buffer at "
+                         "that same index)";
+      }
       ore(*F).emit([&] {
         return OptimizationRemarkAnalysis(DEBUG_TYPE, "KernelSummary", F)
                << Name << ": " << std::to_string(K.BytesPerThread)

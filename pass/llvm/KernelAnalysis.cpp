@@ -138,6 +138,8 @@ IndexPoly IndexPoly::rename(const std::map<int, int> &Map) const {
 static std::string symbolName(int S) {
   if (S == SymIter)
     return "iter";
+  if (S == SymRow)
+    return "row";
   if (S >= SymQuot0)
     return "q" + std::to_string(S - SymQuot0);
   if (isFieldSymbol(S) || isValueFieldSymbol(S))
@@ -775,6 +777,65 @@ static std::string timesExpr(uint64_t K, const std::string &A) {
   return std::to_string(K) + "*" + (Sum ? "(" + A + ")" : A);
 }
 
+/// Whether \p P names integer parameters and fields of by-value structs
+/// only: the same for every thread of a launch.
+static bool launchInvariant(const IndexPoly &P) {
+  for (auto &[M, C] : P.Terms)
+    for (int S : M)
+      if (!isParamSymbol(S) && !isFieldSymbol(S))
+        return false;
+  return true;
+}
+
+/// Access::Row of an offset, or std::nullopt: Coef * g + QCoef * (g / Div)
+/// + Rest with g = ctaid.x*ntid.x + tid.x, one quotient, of g by Div >= 1
+/// free of coordinates, constant Coef and QCoef > 0, and Rest free of
+/// coordinates. The footprint goes to GatherLo and GatherHi: the offset
+/// grows with g (a higher g is at least Coef bytes further on), so the
+/// bytes lie from Rest (g = 0) to the last thread's.
+static std::optional<Access::RowIndex> rowIndex(const Function &F, ScalarEvolution &SE,
+                                                const SCEV *S, Access &A) {
+  QuotientTable Q;
+  auto P = polyOfImpl(F, SE, S, Q, nullptr, 0);
+  if (!P || Q.Quots.size() != 1)
+    return std::nullopt;
+  auto &[Key, Sym] = *Q.Quots.begin();
+  QuotientTable Inner;
+  auto G = polyOfImpl(F, SE, std::get<1>(Key), Inner, nullptr, 0);
+  auto Div = polyOfImpl(F, SE, std::get<2>(Key), Inner, nullptr, 0);
+  const IndexPoly Global =
+      IndexPoly::symbol(SymNtid) * IndexPoly::symbol(SymCtaid) + IndexPoly::symbol(SymTid);
+  if (!G || !Div || !Inner.Quots.empty() || *G != Global || !launchInvariant(*Div))
+    return std::nullopt;
+  Access::RowIndex R;
+  IndexPoly Rest;
+  for (auto &[M, C] : P->Terms) {
+    if (M.size() == 1 && M[0] == Sym)
+      R.QCoef = C;
+    else if (M.size() == 1 && M[0] == SymTid)
+      R.Coef = C;
+    else if (!(M.size() == 2 && M[0] == SymNtid && M[1] == SymCtaid))
+      Rest.Terms[M] = C;
+  }
+  if (R.QCoef <= 0 || R.Coef <= 0 || *P != IndexPoly::constant(R.Coef) * Global +
+                                               IndexPoly::constant(R.QCoef) *
+                                                   IndexPoly::symbol(Sym) +
+                                               Rest ||
+      !launchInvariant(Rest - IndexPoly::constant(Rest.constantTerm())))
+    return std::nullopt;
+  R.Div = *Div;
+  R.Rest = Rest;
+  std::string Last = "(max(bx*gx,1)-1)";
+  A.GatherLo = Rest.toExpr();
+  A.GatherHi = plusExpr(plusExpr(timesExpr(uint64_t(R.Coef), Last),
+                                 timesExpr(uint64_t(R.QCoef),
+                                           "(" + Last + "/(" + R.Div.toExpr() + "))")),
+                        plusExpr(Rest.toExpr(), std::to_string(A.Bytes)));
+  A.Offset = IndexPoly::constant(R.Coef) * Global +
+             IndexPoly::constant(R.QCoef) * IndexPoly::symbol(SymRow) + Rest;
+  return R;
+}
+
 std::string Access::CoordBound::text() const { return IndexPoly::symbol(symbol()).toExpr(); }
 
 std::string kfuse::minUnsignedParam(const std::string &H, unsigned K, unsigned Param) {
@@ -1408,7 +1469,13 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
                    "index", &I);
       continue;
     }
-    if (!Off && IsStore) {
+    // A row taken from the linear index by a division that the index does
+    // not undo (Access::Row): a gather everywhere but in the legality
+    // check, stores too.
+    std::optional<Access::RowIndex> Row;
+    if (!Off && D && !Grid)
+      Row = rowIndex(F, SE, D, A);
+    if (!Off && IsStore && !Row) {
       bool InLoop = D && SCEVExprContains(D, [](const SCEV *X) { return isa<SCEVAddRecExpr>(X); });
       std::string Field = D ? byValFieldText(F, D) : "";
       K.invalidate("has a non-affine or unknown index (store through " +
@@ -1447,9 +1514,10 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
       // did, whatever they are (Legality.cpp checks that).
       A.UnknownIndex = true;
       K.Params[A.Param].Gathered = true;
+      A.Row = Row;
       // Its `g < n` checks, which fusion across granularities needs of
       // every access (the gather has no byte bound of its own).
-      if (D && !Grid) {
+      if (D && !Grid && !Row) {
         A.Instance = instanceIndex(F, SE, D);
         if (A.Instance)
           A.Record = Access::InstanceRecord{A.Instance->Coef, A.Instance->Div,
@@ -1467,7 +1535,9 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
       // instances 0 to (min(threads, n) - 1) / q, the same footprint for
       // each field, so that the manifest holds one.
       const auto &GB = A.GlobalBound[0];
-      if (A.Record && GB && !GB->Unsigned && A.Record->Lo >= 0 &&
+      if (Row) {
+        // rowIndex wrote the footprint.
+      } else if (A.Record && GB && !GB->Unsigned && A.Record->Lo >= 0 &&
           A.Record->Hi + A.Bytes <= A.Record->Coef) {
         std::string Last = "((max(min(bx*gx," + GB->text() + "),1)-1)/" +
                            std::to_string(A.Record->Div) + ")";
@@ -1481,8 +1551,9 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     }
     K.Params[A.Param].Read |= !IsStore;
     K.Params[A.Param].Written |= IsStore;
-    A.Repeat = !A.UnknownIndex && llvm::any_of(K.Accesses, [&](const Access &E) {
-      return !E.UnknownIndex && E.Param == A.Param && E.IsStore == A.IsStore &&
+    // A row's Offset names its element too (Access::Row).
+    A.Repeat = (!A.UnknownIndex || A.Row) && llvm::any_of(K.Accesses, [&](const Access &E) {
+      return (!E.UnknownIndex || E.Row) && E.Param == A.Param && E.IsStore == A.IsStore &&
              E.Offset == A.Offset;
     });
     if (!A.Repeat)

@@ -62,6 +62,8 @@ enum Symbol : int {
   /// Only inside polyOf: a quotient that does not cancel (`(a / b) * b + a % b`
   /// is a) leaves the index without a polynomial.
   SymQuot0 = 1 << 28,
+  /// The quotient g / Div of an Access::Row, in that access's Offset only.
+  SymRow = SymQuot0 + (1 << 27),
 };
 
 /// Parameters and offsets a field symbol can name.
@@ -256,6 +258,23 @@ struct Access {
     int64_t Coef = 0, Div = 0, Lo = 0, Hi = 0, First = 0, Last = 0;
   };
   std::optional<InstanceRecord> Record;
+  /// For an access at Coef * g + QCoef * (g / Div) + Rest bytes, g =
+  /// ctaid.x*ntid.x + tid.x and Div a polynomial in integer parameters: a
+  /// row taken from the linear index by a division that the index does not
+  /// undo with the remainder (CloverLeaf's `glob_id + row` for the arrays
+  /// one element wider than the rows the grid counts, `row = glob_id /
+  /// (x_max + 4)`). Everything but the legality check takes the access for
+  /// a gather (UnknownIndex, its footprint in GatherLo and GatherHi), stores
+  /// included; the check lets a buffer that a stage writes be accessed so
+  /// where every access of the group has the same form (Legality.cpp
+  /// rowCarried), each thread then touching its own element. Offset is
+  /// Coef * g + QCoef * SymRow + Rest, which names the element among the
+  /// accesses of one such buffer.
+  struct RowIndex {
+    int64_t Coef = 0, QCoef = 0;
+    IndexPoly Div, Rest;
+  };
+  std::optional<RowIndex> Row;
   /// Byte bound from a dominating `idx < s<p>` bounds check, when the check's
   /// index is this access's index: the access stays below Bytes * s<p>.
   std::optional<unsigned> BoundParam;

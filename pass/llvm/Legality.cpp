@@ -44,16 +44,20 @@ int FusionCandidate::valueSymbol(unsigned Stage, int S) const {
 }
 
 IndexPoly FusionCandidate::valueOffset(unsigned Stage, const Access &A) const {
+  return valuePoly(Stage, A.Offset);
+}
+
+IndexPoly FusionCandidate::valuePoly(unsigned Stage, const IndexPoly &P) const {
   std::map<int, int> Rename;
   const SeqLaunch &La = launch(Stage);
-  for (unsigned P = 0; P < La.Args.size(); ++P)
-    Rename[SymParam0 + P] = SymValue0 + La.Args[P];
+  for (unsigned Q = 0; Q < La.Args.size(); ++Q)
+    Rename[SymParam0 + Q] = SymValue0 + La.Args[Q];
   // A field of a by-value aggregate: that field of the argument's value.
-  for (auto &[M, C] : A.Offset.Terms)
+  for (auto &[M, C] : P.Terms)
     for (int S : M)
       if (isFieldSymbol(S))
         Rename[S] = valueSymbol(Stage, S);
-  return A.Offset.rename(Rename);
+  return P.rename(Rename);
 }
 
 /// The in-block byte offset L of Offset = Bytes*ctaid*ntid + L when every
@@ -553,6 +557,73 @@ static std::string offsetText(const FusionCandidate &C, const IndexPoly &P) {
 static std::string describe(const FusionCandidate &C, const StagedAccess &S) {
   return launchText(C, S.Stage) + " " + (S.A->IsStore ? "writes" : "reads") +
          " it at byte offset " + offsetText(C, S.Offset);
+}
+
+/// A buffer that a stage of \p C writes and that some access of the group
+/// reaches through a row of the linear index (Access::Row, `glob_id + row`
+/// with `row = glob_id / (x_max + 4)`): legal where every access of the
+/// group is at one Coef * g + QCoef * (g / Div) + Rest (Div and Rest the
+/// same values), with one element type and one grid and block, and Coef at
+/// least the element's bytes. With Div >= 1 (a guard) the offset then grows
+/// by Coef bytes or more from one thread's g to the next, so distinct
+/// threads touch distinct elements and each element crosses within its own
+/// thread: forwarded in a register where a later stage reads what an
+/// earlier one stored, in program order otherwise. False, with \p C
+/// invalidated, where not.
+static bool rowCarried(FusionCandidate &C, const SeqRecord &R, unsigned V,
+                       const std::vector<StagedAccess> &Accs) {
+  const StagedAccess *Ref = nullptr;
+  for (const StagedAccess &X : Accs)
+    if (X.A->Row && !Ref)
+      Ref = &X;
+  const Access::RowIndex &Form = *Ref->A->Row;
+  const IndexPoly Div = C.valuePoly(Ref->Stage, Form.Div);
+  const IndexPoly Rest = C.valuePoly(Ref->Stage, Form.Rest);
+  auto Refuse = [&](const StagedAccess &X, const std::string &Why) {
+    C.invalidate("buffer '" + R.Values.at(V).Text + "': " + launchText(C, Ref->Stage) + " " +
+                     (Ref->A->IsStore ? "writes" : "reads") +
+                     " it at a row of its linear index, (blockIdx.x*blockDim.x + "
+                     "threadIdx.x) / (" + offsetText(C, Div) + "), that the index does not "
+                     "put back together with the remainder, and " + Why,
+                 "row", X.A->Inst);
+    return false;
+  };
+  const SeqLaunch &L0 = C.launch(Ref->Stage);
+  for (const StagedAccess &X : Accs) {
+    const std::optional<Access::RowIndex> &Row = X.A->Row;
+    if (!Row || Row->Coef != Form.Coef || Row->QCoef != Form.QCoef ||
+        C.valuePoly(X.Stage, Row->Div) != Div || C.valuePoly(X.Stage, Row->Rest) != Rest ||
+        X.A->Ty != Ref->A->Ty)
+      return Refuse(X, launchText(C, X.Stage) + (X.A->IsStore ? " writes" : " reads") +
+                           " it at another index or as another type; to fuse, every "
+                           "kernel must access the buffer at the same index, so that each "
+                           "thread reads the elements it wrote itself");
+    if (C.launch(X.Stage).Grid != L0.Grid || C.launch(X.Stage).Block != L0.Block)
+      return Refuse(X, launchText(C, X.Stage) + " runs another grid or block; launch both "
+                                                "with the same grid and block");
+  }
+  if (Form.Coef < int64_t(Ref->A->Bytes))
+    return Refuse(*Ref, "its threads' elements overlap (the index advances by " +
+                            std::to_string(Form.Coef) + " bytes a thread, less than the " +
+                            std::to_string(Ref->A->Bytes) + "-byte element)");
+  C.Layout.insert("le " + std::to_string(Ref->Stage) + " 1 " + Form.Div.toExpr());
+  bool RAW = false;
+  for (const StagedAccess &X : Accs)
+    for (const StagedAccess &Y : Accs)
+      RAW |= X.A->IsStore && !Y.A->IsStore && X.Stage < Y.Stage;
+  if (!RAW)
+    return true; // WAR and WAW: each thread runs its stages in order
+  Intermediate I;
+  I.Value = V;
+  I.Mech = Mechanism::Forward;
+  I.Slots.push_back({Ref->Offset, Ref->A->Ty});
+  for (const StagedAccess &X : Accs)
+    if (X.A->IsStore) {
+      I.DeadLaunch = C.index(X.Stage);
+      I.DeadParam = X.A->Param;
+    }
+  C.Carried.push_back(I);
+  return true;
 }
 
 /// The configuration items launches \p A and \p B differ in, with their
@@ -1854,6 +1925,13 @@ static void checkCandidateOnce(FusionCandidate &C) {
         Gather = &X;
       if (X.A->IsStore && !Store)
         Store = &X;
+    }
+    // Rows of the linear index that the index does not put back together
+    // (Access::Row): every access of the group alike, or none fuses.
+    if (Store && llvm::any_of(Accs, [](const StagedAccess &X) { return X.A->Row.has_value(); })) {
+      if (!rowCarried(C, R, V, Accs))
+        return;
+      continue;
     }
     // Across granularities, a gather that reads its thread's instance
     // (Access::Instance) is checked with the buffer's other accesses

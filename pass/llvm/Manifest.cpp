@@ -285,7 +285,7 @@ GroupBytes kfuse::groupBytes(const FusionCandidate &C) {
       if (!A.IsStore)
         if (auto It = StagedFrom.find(V); It != StagedFrom.end() && It->second < S)
           continue;
-      if (A.UnknownIndex) {
+      if (A.UnknownIndex && !A.Row) {
         B.Fused += A.Bytes;
         B.FusedDead += A.Bytes;
         continue;

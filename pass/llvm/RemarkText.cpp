@@ -158,6 +158,8 @@ std::string kfuse::paramText(const Function &F, unsigned ArgNo) {
 /// The remark spelling of symbol \p S (KernelAnalysis.h's Symbol).
 static std::string symbolText(int S, const Function *F,
                               function_ref<std::string(unsigned)> Value) {
+  if (S == SymRow)
+    return "row";
   if (S >= SymQuot0)
     return "q" + std::to_string(S - SymQuot0);
   if (isFieldSymbol(S) || isValueFieldSymbol(S)) {
