@@ -258,6 +258,33 @@ static void gridstride_f32(void *const *in, void *const *out, int n, int block, 
   gs_sq<<<g, block, 0, s>>>((const float *)out[1], (float *)out[2], n);
 }
 
+/* The same loops as bandwidth benchmarks write them: size_t indices and
+ * `#pragma unroll 4` (BabelStream's for_each_kernel). */
+#define KB_GRID_STRIDE_UNROLLED(i, n)                                                        \
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;                                  \
+  _Pragma("unroll 4") for (; i < (size_t)(n); i += (size_t)blockDim.x * gridDim.x)
+__global__ KFUSE_MAP void gsu_axpb(const float *x, const float *y, float *t, int n)
+{
+  KB_GRID_STRIDE_UNROLLED(i, n) t[i] = (float)kb_coef[0] * x[i] + y[i];
+}
+__global__ KFUSE_MAP void gsu_mad(const float *t, const float *y, float *o, int n)
+{
+  KB_GRID_STRIDE_UNROLLED(i, n) o[i] = t[i] * y[i] + (float)kb_coef[1];
+}
+__global__ KFUSE_MAP void gsu_sq(const float *o, float *p, int n)
+{
+  KB_GRID_STRIDE_UNROLLED(i, n) p[i] = o[i] * o[i];
+}
+static void gridstride_unroll_f32(void *const *in, void *const *out, int n, int block,
+                                  cudaStream_t s)
+{
+  unsigned g = kb_grid_stride_blocks();
+  const float *x = (const float *)in[0], *y = (const float *)in[1];
+  gsu_axpb<<<g, block, 0, s>>>(x, y, (float *)out[0], n);
+  gsu_mad<<<g, block, 0, s>>>((const float *)out[0], y, (float *)out[1], n);
+  gsu_sq<<<g, block, 0, s>>>((const float *)out[1], (float *)out[2], n);
+}
+
 /* Transcendental activations in float: h1 = sin(x) * 0.5 + x; h2 = tanh(h1);
  * o = exp(h2) * x. */
 __global__ KFUSE_MAP void act_sin(const float *x, float *h, int n)
@@ -1061,6 +1088,9 @@ const kb_workload *workloads()
        0, 0},
       {"struct4", "struct4_f32", "f32", 4, 3, 1, 4, kb_temp_steps * 4 * 4.0, struct4_f32, nullptr,
        0, 0},
+      /* gridstride with size_t loops under `#pragma unroll 4`. */
+      {"gridstride-unroll", "gridstride_unroll_f32", "f32", 4, 2, 3, 3, 4 * 5.0,
+       gridstride_unroll_f32, nullptr, 0, 0},
   };
   return table;
 }
