@@ -133,8 +133,11 @@ static std::optional<DigitRange> digitRange(const Access &A) {
 /// The bytes [lo, hi) an access in the grid-stride loop \p G touches: at
 /// c * i + Rest, i the loop's variable, which runs over [0, n) (it starts at
 /// a thread's global x coordinate and continues while below n). A 4-byte n
-/// compared unsigned may be 2^31 or more, which the manifest reads negative:
-/// no bound then.
+/// compared unsigned (an unsigned n, or an int n cast to size_t, `i <
+/// (size_t)n`) bounds the loop as the manifest reads it, sign-extended, only
+/// where that is not negative: the bound is then divided by 2*min(n,0)+1,
+/// which is 1 for n >= 0 and makes the evaluation fail otherwise (the
+/// runtime then takes the whole allocation).
 static std::optional<std::pair<std::string, std::string>>
 loopRange(const KernelInfo &K, const Access &A) {
   const GridStride &G = *K.Grid;
@@ -149,11 +152,11 @@ loopRange(const KernelInfo &K, const Access &A) {
   if (Param || !Coef.isConstant() || Coef.constantTerm() <= 0 ||
       F->Digits[1].Coef != Coef * G.Step)
     return std::nullopt;
-  if (G.Unsigned && G.BoundBits < 64)
-    return std::nullopt;
   std::string Rest = F->Rest.toExpr();
-  std::string Top = std::to_string(Coef.constantTerm()) + "*(max(" +
-                    IndexPoly::symbol(G.Bound).toExpr() + ",1)-1)+" + std::to_string(A.Bytes);
+  std::string N = IndexPoly::symbol(G.Bound).toExpr();
+  std::string Top = std::to_string(Coef.constantTerm()) + "*(max(" + N + ",1)-1)" +
+                    (G.Unsigned && G.BoundBits < 64 ? "/(2*min(" + N + ",0)+1)" : "") + "+" +
+                    std::to_string(A.Bytes);
   return std::make_pair(Rest, Rest == "0" ? Top : Rest + "+" + Top);
 }
 

@@ -26,7 +26,8 @@
 #define RW_INDEXES                                                             \
   const int glob_id = threadIdx.x + blockIdx.x * blockDim.x;                   \
   const int row = glob_id / (x_max + 4);                                       \
-  const int column = glob_id % (x_max + 4);
+  const int column = glob_id % (x_max + 4);                                   \
+  (void)column;
 #define THARR2D(x, y, big_row) (glob_id + (x) + (y) * (x_max + 4) + (big_row) * (row + (y)))
 #define RW_INSIDE (row <= y_max + 3) /* every cell; not the last block's spare threads */
 

@@ -108,6 +108,10 @@ static void test_division(void **state)
   assert_int_equal(eval_text("1/0", &launch, &v), KF_ERANGE);
   assert_int_equal(eval_text("s0/s1", &launch, &v), KF_ERANGE);
   assert_int_equal(eval_text("5/-1", &launch, &v), KF_ERANGE);
+  /* So a bound read sign-extended holds only where it is not negative: a
+   * grid-stride loop's `i < (size_t)n` (Manifest.cpp loopRange). */
+  assert_int_equal(ev("4*(max(s0,1)-1)/(2*min(s0,0)+1)+4"), 4000);
+  assert_int_equal(eval_text("4*(max(s1,1)-1)/(2*min(s1,0)+1)+4", &launch, &v), KF_ERANGE);
   assert_int_not_equal(eval_text("1//2", &launch, &v), 0);
   assert_int_not_equal(eval_text("/2", &launch, &v), 0);
   assert_int_not_equal(eval_text("2/", &launch, &v), 0);

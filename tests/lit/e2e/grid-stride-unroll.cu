@@ -58,6 +58,25 @@ void chain(const float *x, float *t, const float *y, float *o, size_t n)
 // MANIFEST: kernel 0 _Z6scale4PKfPffm 4
 // MANIFEST: footprint 0.1 w 0 4*(max(s3,1)-1)+4{{$}}
 
+// An int n cast to the loop's size_t (`i < (size_t)n`) compares unsigned
+// with n sign-extended: the footprint holds for n >= 0 and, divided by
+// 2*min(n,0)+1, fails to evaluate (the runtime takes the whole allocation)
+// for a negative n, whose loop would run over the whole address space.
+KMAP void scale_n(const float *x, float *t, int n)
+{
+  size_t i = threadIdx.x + (size_t)blockDim.x * blockIdx.x;
+#pragma unroll 4
+  for (; i < (size_t)n; i += (size_t)gridDim.x * blockDim.x)
+    t[i] = 2.f * x[i];
+}
+void cast_bound(const float *x, float *t, float *o, int n)
+{
+  scale_n<<<264, 256>>>(x, t, n);
+  scale_n<<<264, 256>>>(t, o, n);
+}
+// MANIFEST-LABEL: kernel 0 _Z7scale_nPKfPfi 3
+// MANIFEST: footprint 0.0 r 0 4*(max(s2,1)-1)/(2*min(s2,0)+1)+4{{$}}
+
 // A for_each over device lambdas with the loop unrolled by a template
 // argument, launched without a synchronisation between (BabelStream's
 // CUDA kernels as of its version 5, in a time loop): the lambdas' captures
