@@ -74,10 +74,17 @@ MDNode *rolledID(LLVMContext &Ctx, const MDNode *ID) {
 SmallPtrSet<MDNode *, 4> loopsToRoll(Function &F, FunctionAnalysisManager &FAM) {
   SmallPtrSet<MDNode *, 4> IDs;
   auto &LI = FAM.getResult<LoopAnalysis>(F);
-  auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
-  for (Loop *L : LI.getLoopsInPreorder())
-    if (MDNode *ID = L->getLoopID(); asksToUnroll(ID) && !SE.getSmallConstantTripCount(L))
+  // Scalar evolution only for a kernel with such a loop: most have none.
+  ScalarEvolution *SE = nullptr;
+  for (Loop *L : LI.getLoopsInPreorder()) {
+    MDNode *ID = L->getLoopID();
+    if (!asksToUnroll(ID))
+      continue;
+    if (!SE)
+      SE = &FAM.getResult<ScalarEvolutionAnalysis>(F);
+    if (!SE->getSmallConstantTripCount(L))
       IDs.insert(ID);
+  }
   return IDs;
 }
 
