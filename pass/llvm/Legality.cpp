@@ -1915,6 +1915,8 @@ static void checkCandidateOnce(FusionCandidate &C) {
   // block makes in b: a barrier must run after some stage of [a, b).
   std::vector<std::pair<unsigned, unsigned>> Spans;
 
+  // A buffer written at rows of the linear index (rowCarried), if any.
+  std::optional<unsigned> RowBuffer;
   for (auto &[V, Accs] : ByValue) {
     // A gathered buffer must be read-only in the whole group: the gather may
     // read any element, including one another stage (or another thread of
@@ -1927,10 +1929,20 @@ static void checkCandidateOnce(FusionCandidate &C) {
         Store = &X;
     }
     // Rows of the linear index that the index does not put back together
-    // (Access::Row): every access of the group alike, or none fuses.
+    // (Access::Row): every access of the group alike, or none fuses. Not
+    // across granularities, whose stages see other thread indices.
     if (Store && llvm::any_of(Accs, [](const StagedAccess &X) { return X.A->Row.has_value(); })) {
+      if (!C.Tpi.empty()) {
+        C.invalidate("buffer '" + R.Values.at(V).Text + "': " + launchText(C, Store->Stage) +
+                         " writes it at a row of the linear index that the index does not put "
+                         "back together; launches of different threads per instance fuse only "
+                         "over buffers indexed by polynomials",
+                     "row", Store->A->Inst);
+        return;
+      }
       if (!rowCarried(C, R, V, Accs))
         return;
+      RowBuffer = V;
       continue;
     }
     // Across granularities, a gather that reads its thread's instance
@@ -2120,6 +2132,18 @@ static void checkCandidateOnce(FusionCandidate &C) {
 
   if (!growHalos(C, ByValue))
     return;
+  // A stage recomputed for its neighbours' elements would run for threads
+  // whose rows are other threads' (rowCarried proves nothing for them).
+  if (RowBuffer && llvm::any_of(C.Carried, [](const Intermediate &I) {
+        return I.Mech == Mechanism::Halo;
+      })) {
+    C.invalidate("buffer '" + R.Values.at(*RowBuffer).Text +
+                     "' is written at a row of the linear index that the index does not put "
+                     "back together, in a group that recomputes a stage for the elements "
+                     "around each block; fuse the two parts apart",
+                 "row");
+    return;
+  }
   for (const Intermediate &I : C.Carried)
     if (I.Mech == Mechanism::Halo)
       for (const StagedAccess &X : ByValue[I.Value])

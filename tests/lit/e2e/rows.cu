@@ -116,3 +116,28 @@ void scaled_rows(int x_max, int y_max, double *a, double *b, int blocks)
   scaled<<<blocks, 256>>>(0, x_max, 0, y_max, 1, b);
 }
 // REMARK-DAG: kernel 'scaled(int, int, int, int, int, double*)' cannot be fused: has a non-affine or unknown index (store through parameter 6 ('a'))
+
+// A group that recomputes a stage for the elements around each block (a
+// halo: smooth reads its neighbours of t) would run that stage for other
+// threads' rows too: refused while it writes a buffer at rows.
+KMAP void both(int x_min, int x_max, int y_min, int y_max, const double *a, double *t, double *w)
+{
+  INDEXES
+  if (glob_id < (x_max + 4) * (y_max + 4)) {
+    t[glob_id] = 2.0 * a[glob_id];
+    w[THARR2D(0, 0, 1)] = a[glob_id];
+  }
+}
+KMAP void smooth(int x_min, int x_max, int y_min, int y_max, const double *t, const double *w,
+                 double *o)
+{
+  INDEXES
+  if (glob_id > 0 && glob_id + 1 < (x_max + 4) * (y_max + 4))
+    o[glob_id] = t[glob_id - 1] + t[glob_id + 1] + w[THARR2D(0, 0, 1)];
+}
+void halo_rows(int x_max, int y_max, const double *a, double *t, double *w, double *o, int blocks)
+{
+  both<<<blocks, 256>>>(0, x_max, 0, y_max, a, t, w);
+  smooth<<<blocks, 256>>>(0, x_max, 0, y_max, t, w, o);
+}
+// REMARK-DAG: launches 0..1 (both, smooth) of sequence {{[0-9]+}} at {{.*}} not fused: buffer 'w' is written at a row of the linear index that the index does not put back together, in a group that recomputes a stage for the elements around each block
