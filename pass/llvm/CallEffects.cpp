@@ -354,6 +354,12 @@ static std::string asmRefusal(const CallBase &CB) {
            ": drop the \"memory\" clobber if the asm does not touch memory";
   if (Indirect)
     return "has inline asm with a memory operand (" + Text + ")" + Only;
+  // An asm whose value nothing uses, as cooperative groups' this_grid()
+  // and this_thread_block() leave behind (`mov.u32 $0, %envreg2;`, a cvta
+  // of %reserved_smem_offset_1) where only thread_rank() is used: its
+  // special registers and address conversions change nothing; it stays in
+  // the fused kernel, as dead there as in the kernel.
+  const bool Unused = CB.use_empty();
   for (const AsmStatement &S : Stmts) {
     StringRef Op(S.Opcode);
     if (Op.starts_with(".")) {
@@ -361,11 +367,14 @@ static std::string asmRefusal(const CallBase &CB) {
         continue;
       return "has inline asm that declares '" + S.Opcode + "' (" + Text + ")" + Only;
     }
-    if (isDeniedOpcode(Op.split('.').first))
+    StringRef Base = Op.split('.').first;
+    if (Unused && (Base == "cvta" || Base == "mapa"))
+      continue;
+    if (isDeniedOpcode(Base))
       return "has inline asm that uses '" + S.Opcode + "' (" + Text +
              "), which accesses memory, synchronises or leaves the thread" + Only;
   }
-  std::string Reg = specialRegister(IA.getAsmString());
+  std::string Reg = Unused ? "" : specialRegister(IA.getAsmString());
   if (!Reg.empty())
     return "has inline asm that reads special register '" + Reg + "' (" + Text + ")" + Only +
            "; read threadIdx, blockIdx and friends in C++ instead";

@@ -278,6 +278,9 @@ struct FusionCandidate : Verdict {
   /// \p P, a polynomial of stage \p Stage's kernel, over value numbers: its
   /// integer parameters and their fields renamed as valueOffset does.
   IndexPoly valuePoly(unsigned Stage, const IndexPoly &P) const;
+  /// Whether stage \p Stage's launch gives its grid and block as integers
+  /// (a launch in x alone).
+  bool oneDimensional(unsigned Stage) const;
   /// Symbol \p S of stage \p Stage (an integer parameter, or a field of a
   /// by-value one) as the value its launch passes: SymValue0 + v, or that
   /// field of value v (SymValueField0); any other symbol as it is.

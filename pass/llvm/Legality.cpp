@@ -57,7 +57,39 @@ IndexPoly FusionCandidate::valuePoly(unsigned Stage, const IndexPoly &P) const {
     for (int S : M)
       if (isFieldSymbol(S))
         Rename[S] = valueSymbol(Stage, S);
-  return P.rename(Rename);
+  IndexPoly R = P.rename(Rename);
+  if (!oneDimensional(Stage))
+    return R;
+  // A launch whose grid and block are integers (`k<<<blocks, 256>>>`) runs
+  // in x alone: its y and z coordinates are 0 and their extents 1, so an
+  // index written for any shape (cooperative groups' thread_rank(), a
+  // kernel that also serves 2-D launches) reads as the launch runs it.
+  IndexPoly X;
+  for (auto &[M, C] : R.Terms) {
+    TermMap::Monomial N;
+    bool Zero = false;
+    for (int S : M) {
+      if (S < 3 * SymDimStride && symDim(S) > 0) {
+        if (isCoordinate(S))
+          Zero = true;
+        continue; // an extent: 1
+      }
+      N.push_back(S);
+    }
+    if (!Zero)
+      X.Terms.append(std::move(N), C);
+  }
+  X.Terms.normalise();
+  return X;
+}
+
+bool FusionCandidate::oneDimensional(unsigned Stage) const {
+  const SeqLaunch &La = launch(Stage);
+  auto IntValue = [&](unsigned V) {
+    auto It = Seq->Values.find(V);
+    return It != Seq->Values.end() && It->second.Kind == "int";
+  };
+  return Seq && IntValue(La.Grid) && IntValue(La.Block);
 }
 
 /// The in-block byte offset L of Offset = Bytes*ctaid*ntid + L when every
