@@ -306,6 +306,8 @@ namespace {
 struct QuotientTable {
   std::map<std::tuple<bool, const SCEV *, const SCEV *>, int> Quots;
   std::map<const PHINode *, std::optional<IndexPoly>> Phis;
+  /// polyOf's CtaidBits, or null where a truncated block index is refused.
+  unsigned *CtaidBits = nullptr;
 };
 } // namespace
 
@@ -581,8 +583,25 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
     // Truncation to fewer than 32 bits is a mask (`i & 15`, an unsigned
     // `i % 8`: ScalarEvolution's zext(trunc)), not an index that fits its
     // type: no polynomial, or the load would be taken to read t[i].
-    if (isa<SCEVTruncateExpr>(Cast) && Cast->getType()->getScalarSizeInBits() < 32)
-      return std::nullopt;
+    unsigned W = Cast->getType()->getScalarSizeInBits();
+    if (isa<SCEVTruncateExpr>(Cast) && W < 32) {
+      // Except a thread or block index itself, 17 bits or more (`__mul24`,
+      // `__umul24` of blockIdx.x: its low 24 bits): a thread index is below
+      // 1024, and a block index below 2^(W-1) is itself, which the caller
+      // guards (CtaidBits).
+      auto P = Q.CtaidBits && W >= 17
+                   ? polyOfImpl(F, SE, Cast->getOperand(), Q, Grid, Depth + 1)
+                   : std::nullopt;
+      if (!P || P->Terms.size() != 1 || P->Terms.begin()->second != 1 ||
+          P->Terms.begin()->first.size() != 1)
+        return std::nullopt;
+      int Sym = P->Terms.begin()->first[0];
+      if (Sym >= 3 * SymDimStride || !isCoordinate(Sym))
+        return std::nullopt;
+      if (Sym % SymDimStride == SymCtaid)
+        Q.CtaidBits[symDim(Sym)] = std::min(Q.CtaidBits[symDim(Sym)], W);
+      return P;
+    }
     return polyOfImpl(F, SE, Cast->getOperand(), Q, Grid, Depth + 1);
   }
   bool IsAdd = isa<SCEVAddExpr>(S), IsMul = isa<SCEVMulExpr>(S);
@@ -599,8 +618,9 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
 }
 
 std::optional<IndexPoly> kfuse::polyOf(const Function &F, ScalarEvolution &SE,
-                                       const SCEV *S, const Loop *Grid) {
+                                       const SCEV *S, const Loop *Grid, unsigned *CtaidBits) {
   QuotientTable Q;
+  Q.CtaidBits = CtaidBits;
   auto P = polyOfImpl(F, SE, S, Q, Grid, 0);
   if (!P)
     return std::nullopt;
@@ -1111,8 +1131,8 @@ static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT,
       std::optional<IndexPoly> PL, PR;
       if ((SP == ICmpInst::ICMP_NE || SP == ICmpInst::ICMP_SLT || SP == ICmpInst::ICMP_SLE) &&
           SE.isSCEVable(L->getType())) {
-        PL = polyOf(F, SE, SE.getSCEV(L));
-        PR = polyOf(F, SE, SE.getSCEV(R));
+        PL = polyOf(F, SE, SE.getSCEV(L), nullptr, A.CtaidBits);
+        PR = polyOf(F, SE, SE.getSCEV(R), nullptr, A.CtaidBits);
       }
       for (unsigned Dim = 0; Dim < 3 && PL && PR; ++Dim) {
         const IndexPoly &Gd = G[Dim];
@@ -1150,7 +1170,7 @@ static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT,
       if ((!Bound && !Field) || (Bound && Bound->getParent() != &F) ||
           !SE.isSCEVable(L->getType()))
         continue;
-      auto Idx = polyOf(F, SE, SE.getSCEV(L));
+      auto Idx = polyOf(F, SE, SE.getSCEV(L), nullptr, A.CtaidBits);
       if (!Idx)
         continue;
       bool Unsigned = P == ICmpInst::ICMP_ULT;
@@ -1462,7 +1482,7 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     const SCEV *D = offsetFromParam(SE, Ptr, Base);
     std::optional<IndexPoly> Off;
     if (D)
-      Off = polyOf(F, SE, D, Grid);
+      Off = polyOf(F, SE, D, Grid, A.CtaidBits);
     if (Grid && !Grid->contains(&I)) {
       K.invalidate("accesses " + paramText(F, A.Param) +
                        " outside its grid-stride loop; move every access into the loop",
@@ -1558,6 +1578,8 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     });
     if (!A.Repeat)
       K.BytesPerThread += A.Bytes;
+    for (unsigned D = 0; D < 3; ++D)
+      K.CtaidBits[D] = std::min(K.CtaidBits[D], A.CtaidBits[D]);
     K.Accesses.push_back(std::move(A));
   }
   return K;

@@ -275,6 +275,9 @@ struct Access {
     IndexPoly Div, Rest;
   };
   std::optional<RowIndex> Row;
+  /// The narrowest truncation of each block index that the offset or its
+  /// checks read through (polyOf's CtaidBits; 32: none).
+  unsigned CtaidBits[3] = {32, 32, 32};
   /// Byte bound from a dominating `idx < s<p>` bounds check, when the check's
   /// index is this access's index: the access stays below Bytes * s<p>.
   std::optional<unsigned> BoundParam;
@@ -392,6 +395,10 @@ struct KernelInfo : Verdict {
   /// Body's parameters after F's: the pointers at bytes of F's by-value
   /// parameters (FieldParams.h), in order. Params covers them too.
   std::vector<FieldParam> FieldParams;
+  /// The narrowest truncation of each block index its accesses read
+  /// through (Access::CtaidBits): a launch of more than 2^(W-1) blocks in
+  /// that dimension runs unfused (a guard, Legality.cpp).
+  unsigned CtaidBits[3] = {32, 32, 32};
   /// The parameters of F itself, which the launch passes.
   unsigned ownParams() const { return unsigned(Params.size() - FieldParams.size()); }
 };
@@ -438,8 +445,14 @@ KernelInfo analyzeKernel(llvm::Function &F, llvm::ScalarEvolution &SE,
 /// The SCEV-to-polynomial conversion the analysis uses, exposed for the
 /// transform (which recomputes nothing, but names symbols the same way).
 /// An add recurrence of \p Grid, {a,+,b}, is a + b * SymIter.
+/// Where \p CtaidBits is given (3 widths, one per dimension), a block index
+/// read through a truncation to W bits and back (`__mul24(blockIdx.x,
+/// blockDim.x)`: sext(trunc(ctaid.x to i24))) reads as the index itself,
+/// and CtaidBits[d] becomes at most W: the two agree while the grid has at
+/// most 2^(W-1) blocks in that dimension, which the caller must guard.
 std::optional<IndexPoly> polyOf(const llvm::Function &F, llvm::ScalarEvolution &SE,
-                                const llvm::SCEV *S, const llvm::Loop *Grid = nullptr);
+                                const llvm::SCEV *S, const llvm::Loop *Grid = nullptr,
+                                unsigned *CtaidBits = nullptr);
 
 /// The byte offset of \p Ptr from the pointer parameter \p Base, through
 /// GEPs and address space casts (`__ldg(&t[i])` loads through

@@ -1876,6 +1876,14 @@ static void checkCandidateOnce(FusionCandidate &C) {
       return;
     }
   }
+  // A block index the kernel reads through a truncation (`__mul24`) is the
+  // index the analysis took it for only while the grid is that small.
+  static const char *const GridExtent[3] = {"gx", "gy", "gz"};
+  for (unsigned S = 0; S < C.size(); ++S)
+    for (unsigned D = 0; D < 3; ++D)
+      if (unsigned W = C.Stages[S]->CtaidBits[D]; W < 32)
+        C.Layout.insert("le " + std::to_string(S) + " " + GridExtent[D] + " " +
+                        std::to_string(uint64_t(1) << (W - 1)));
   std::map<unsigned, std::vector<StagedAccess>> ByValue;
   for (unsigned S = 0; S < C.size(); ++S)
     for (const Access &A : C.Stages[S]->Accesses)

@@ -1,0 +1,110 @@
+/* index_idioms: global indices written as codes write them besides
+ * blockIdx.x * blockDim.x + threadIdx.x:
+ *
+ *   i = __mul24(blockIdx.x, blockDim.x) + threadIdx.x;      (older codes, the
+ *   i = __umul24(blockIdx.x, blockDim.x) + threadIdx.x;      CUDA samples)
+ *   i = cg::this_grid().thread_rank();                       (cooperative groups)
+ *   i = blockIdx.x * blockDim.x + cg::this_thread_block().thread_rank();
+ *
+ * __mul24 reads the low 24 bits of the block index, which are the index
+ * while the grid has at most 2^23 blocks (a guard); cooperative groups'
+ * constructors leave asm whose values nothing uses, and their ranks count y
+ * and z too, which launches of integer grids and blocks do not have.
+ * Sequence `legacy` (float): t = a x + y with __mul24, o = t t - x with
+ * __umul24; t a temporary of the call in registers, not stored.
+ * Sequence `groups` (float): u = 2 x + 1 by the grid's rank, p = u y by the
+ * block's; u a temporary in registers.
+ * The program prints `SITES all-fused count=2`: both sequences must run
+ * fused on every call (tools/gpu-check). Fused and unfused must agree bit
+ * for bit. */
+#include "common.h"
+#include "kfuse_example.h"
+
+#include <cooperative_groups.h>
+#include <cstdio>
+
+namespace cg = cooperative_groups;
+
+__global__ KFUSE_MAP void ix_axpy(const float *x, const float *y, float *t, float a, int n)
+{
+  int i = __mul24(blockIdx.x, blockDim.x) + threadIdx.x;
+  if (i < n)
+    t[i] = a * x[i] + y[i];
+}
+
+__global__ KFUSE_MAP void ix_square(const float *t, const float *x, float *o, int n)
+{
+  unsigned i = __umul24(blockIdx.x, blockDim.x) + threadIdx.x;
+  if (i < (unsigned)n)
+    o[i] = t[i] * t[i] - x[i];
+}
+
+__global__ KFUSE_MAP void ix_rank(const float *x, float *u, int n)
+{
+  unsigned long long i = cg::this_grid().thread_rank();
+  if (i < (unsigned long long)n)
+    u[i] = 2.0f * x[i] + 1.0f;
+}
+
+__global__ KFUSE_MAP void ix_block_rank(const float *u, const float *y, float *p, int n)
+{
+  cg::thread_block b = cg::this_thread_block();
+  int i = blockIdx.x * blockDim.x + (int)b.thread_rank();
+  if (i < n)
+    p[i] = u[i] * y[i];
+}
+
+static void legacy(const float *x, const float *y, float *o, float a, int n, int b, cudaStream_t s)
+{
+  float *t;
+  KFX_CHECK(cudaMallocAsync(&t, sizeof(float) * n, s));
+  ix_axpy<<<(n + b - 1) / b, b, 0, s>>>(x, y, t, a, n);
+  ix_square<<<(n + b - 1) / b, b, 0, s>>>(t, x, o, n);
+  KFX_CHECK(cudaFreeAsync(t, s));
+}
+
+static void groups(const float *x, const float *y, float *p, int n, int b, cudaStream_t s)
+{
+  float *u;
+  KFX_CHECK(cudaMallocAsync(&u, sizeof(float) * n, s));
+  ix_rank<<<(n + b - 1) / b, b, 0, s>>>(x, u, n);
+  ix_block_rank<<<(n + b - 1) / b, b, 0, s>>>(u, y, p, n);
+  KFX_CHECK(cudaFreeAsync(u, s));
+}
+
+int main(int argc, char **argv)
+{
+  kfx::Args a = kfx::parse_args(argc, argv, "index_idioms", 1 << 24);
+  kfx::require_device("index_idioms");
+  const int n = (int)a.n;
+  const float k = 1.5f;
+  kfx::Buf<float> x(n), y(n), o(n), p(n);
+  kfx::fill_uniform(x.h, a.seed, 1, -1.0, 1.0);
+  kfx::fill_uniform(y.h, a.seed, 2, -1.0, 1.0);
+  x.upload(), y.upload();
+  cudaStream_t s;
+  KFX_CHECK(cudaStreamCreate(&s));
+  /* For tools/gpu-check: every sequence runs fused on every call. */
+  std::printf("SITES all-fused count=2\n");
+
+  auto check = [&] {
+    std::vector<float> ro(n), rp(n);
+    for (int i = 0; i < n; i++) {
+      float t = k * x.h[i] + y.h[i];
+      ro[i] = t * t - x.h[i];
+      rp[i] = (2.0f * x.h[i] + 1.0f) * y.h[i];
+    }
+    bool ok = kfx::check_close("o", o.h.data(), ro.data(), n, 1e-5);
+    ok = kfx::check_close("p", p.h.data(), rp.data(), n, 1e-6) && ok;
+    return ok;
+  };
+  int rc = kfx::run_and_report(
+      "index_idioms", a, s, (6.0 * n) * sizeof(float),
+      [&] {
+        legacy(x.d, y.d, o.d, k, n, a.block, s);
+        groups(x.d, y.d, p.d, n, a.block, s);
+      },
+      check, o, p);
+  KFX_CHECK(cudaStreamDestroy(s));
+  return rc;
+}

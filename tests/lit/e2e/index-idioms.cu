@@ -1,0 +1,89 @@
+// Global indices written with __mul24 and __umul24 (LLVM reads the block
+// index through a 24-bit truncation: the index itself while the grid has at
+// most 2^23 blocks, which a manifest `le` line guards), and with cooperative
+// groups' thread_rank() (their constructors leave asm whose values nothing
+// uses; the grid's rank counts y and z, which a launch of integer grid and
+// block does not have).
+// REQUIRES: cuda
+// __mul24 is libdevice's: the wrapper links it (%clang_cuda does not).
+// RUN: %kfuse_obj_root/bin/kfuse-clang++ -isystem %cuda_path/include/cccl --cuda-device-only -O2 -S -emit-llvm -Rpass=kfuse -Rpass-missed=kfuse -Rpass-analysis=kfuse %s -o %t.ll 2>%t.remarks
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: grep '^@__kfuse_manifest' %t.ll | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=MANIFEST
+// RUN: %kfuse_obj_root/bin/kfuse-clang++ -isystem %cuda_path/include/cccl --cuda-device-only -O2 -S %s -o %t.ptx 2>/dev/null
+// RUN: %ptxas -arch=%cuda_arch %t.ptx -o /dev/null
+
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+#define KMAP __global__ __attribute__((kfuse_map))
+
+KMAP void axpy24(const float *x, const float *y, float *t, float a, int n)
+{
+  int i = __mul24(blockIdx.x, blockDim.x) + threadIdx.x;
+  if (i < n)
+    t[i] = a * x[i] + y[i];
+}
+KMAP void square24(const float *t, float *o, int n)
+{
+  unsigned i = __umul24(blockIdx.x, blockDim.x) + threadIdx.x;
+  if (i < (unsigned)n)
+    o[i] = t[i] * t[i];
+}
+void legacy(const float *x, const float *y, float *t, float *o, int n)
+{
+  axpy24<<<(n + 255) / 256, 256>>>(x, y, t, 2.f, n);
+  square24<<<(n + 255) / 256, 256>>>(t, o, n);
+}
+// REMARK-DAG: kernel 'axpy24(float const*, float const*, float*, float, int)': 12 bytes and 2 flops per element
+// REMARK-DAG: fused launches 0..1 (axpy24, square24) of sequence [[LEGACY:[0-9]+]] into __kfuse_fused_{{[0-9a-f]+}}_[[LEGACY]]_0_1: t in registers
+// MANIFEST-LABEL: kernel 0 _Z6axpy24PKfS0_Pffi 5
+// MANIFEST: le 0 gx 8388608
+// MANIFEST: le 1 gx 8388608
+
+KMAP void grid_rank(const float *x, float *u, int n)
+{
+  unsigned long long i = cg::this_grid().thread_rank();
+  if (i < (unsigned long long)n)
+    u[i] = 2.f * x[i] + 1.f;
+}
+KMAP void block_rank(const float *u, const float *y, float *p, int n)
+{
+  cg::thread_block b = cg::this_thread_block();
+  int i = blockIdx.x * blockDim.x + (int)b.thread_rank();
+  if (i < n)
+    p[i] = u[i] * y[i];
+}
+void groups(const float *x, const float *y, float *u, float *p, int n)
+{
+  grid_rank<<<(n + 255) / 256, 256>>>(x, u, n);
+  block_rank<<<(n + 255) / 256, 256>>>(u, y, p, n);
+}
+// REMARK-DAG: kernel 'grid_rank(float const*, float*, int)': 8 bytes and 2 flops per element
+// REMARK-DAG: kernel 'block_rank(float const*, float const*, float*, int)': 12 bytes and 1 flops per element
+// REMARK-DAG: fused launches 0..1 (grid_rank, block_rank) of sequence {{[0-9]+}} into {{.*}}: u in registers
+
+// A grid of two rows: the grid's rank counts blockIdx.y, the block's rank
+// plus blockIdx.x * blockDim.x does not: the indices differ, and the remark
+// says so. (A local `dim3 g(blocks)` is the integer it is made from.)
+void groups_dim3(const float *x, const float *y, float *u, float *p, int n)
+{
+  dim3 g((n + 511) / 512, 2), b(256);
+  grid_rank<<<g, b>>>(x, u, n);
+  block_rank<<<g, b>>>(u, y, p, n);
+}
+// REMARK-DAG: launches 0..1 (grid_rank, block_rank) of sequence {{[0-9]+}} at {{.*}} in 'groups_dim3' not fused: buffer 'u': launch 0 (grid_rank) writes it at byte offset
+
+// Asm whose value is used still has to compute on registers only.
+KMAP void uses_envreg(float *u, int n)
+{
+  unsigned r;
+  asm("mov.u32 %0, %%envreg2;" : "=r"(r));
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    u[i] = (float)r;
+}
+void env(float *u, float *v, int n)
+{
+  uses_envreg<<<(n + 255) / 256, 256>>>(u, n);
+  uses_envreg<<<(n + 255) / 256, 256>>>(v, n);
+}
+// REMARK-DAG: kernel 'uses_envreg(float*, int)' cannot be fused: has inline asm that reads special register '%envreg2'
