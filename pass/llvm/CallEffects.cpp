@@ -474,8 +474,17 @@ CallEffect CallEffects::ofIntrinsic(const CallBase &CB, const Function &Callee) 
   return E;
 }
 
+/// `assert()`'s failure: prints the message (constant strings) and aborts
+/// the kernel, leaving the context in an error that every later CUDA call
+/// returns, fused or not.
+static bool isAssertFail(const Function &F) {
+  return F.isDeclaration() && F.getName() == "__assertfail";
+}
+
 CallEffect CallEffects::ofDefined(const CallBase &CB, const Function &Callee) {
   std::string Name = quoted(Callee);
+  if (isAssertFail(Callee))
+    return CallEffect();
   if (Callee.isDeclaration())
     return refused("calls " + Name +
                        ", which is not defined in this module; kfuse analyses calls only "
@@ -546,6 +555,8 @@ const CallEffects::Summary &CallEffects::summarize(const Function &G) {
         continue;
       }
       const Function *Callee = CB->getCalledFunction();
+      if (Callee && isAssertFail(*Callee))
+        continue;
       if (!Callee) {
         Refuse("makes an indirect call", "call");
         continue;

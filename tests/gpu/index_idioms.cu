@@ -10,8 +10,9 @@
  * while the grid has at most 2^23 blocks (a guard); cooperative groups'
  * constructors leave asm whose values nothing uses, and their ranks count y
  * and z too, which launches of integer grids and blocks do not have.
- * Sequence `legacy` (float): t = a x + y with __mul24, o = t t - x with
- * __umul24; t a temporary of the call in registers, not stored.
+ * Sequence `legacy` (float): t = a x + y with __mul24 (and an assert()),
+ * o = t t - x with __umul24; t a temporary of the call in registers, not
+ * stored.
  * Sequence `groups` (float): u = 2 x + 1 by the grid's rank, p = u y by the
  * block's; u a temporary in registers.
  * The program prints `SITES all-fused count=2`: both sequences must run
@@ -20,6 +21,7 @@
 #include "common.h"
 #include "kfuse_example.h"
 
+#include <cassert>
 #include <cooperative_groups.h>
 #include <cstdio>
 
@@ -27,6 +29,7 @@ namespace cg = cooperative_groups;
 
 __global__ KFUSE_MAP void ix_axpy(const float *x, const float *y, float *t, float a, int n)
 {
+  assert(n > 0); /* stays in the fused kernel (its failure aborts it) */
   int i = __mul24(blockIdx.x, blockDim.x) + threadIdx.x;
   if (i < n)
     t[i] = a * x[i] + y[i];

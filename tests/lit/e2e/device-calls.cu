@@ -20,6 +20,8 @@
 // RUN: not grep -E '__kfuse_fused_[0-9a-f]+_4_' %t.ptx
 // RUN: %if ptxas %{ %ptxas -c -arch=%cuda_arch %t.ptx -o %t.cubin %}
 
+#include <cassert>
+
 #define KMAP __global__ __attribute__((kfuse_map))
 #define IDX int i = blockIdx.x * blockDim.x + threadIdx.x
 
@@ -136,3 +138,22 @@ void products(const float *x, float *t, float *o, int n) {
 // IR: fadd contract float [[M]], [[FP]]
 // IR-NOT: call void @_Z7axpy_at
 // IR: ret void
+
+// assert() in a kernel (a build without NDEBUG): its failure path calls
+// __assertfail, which prints the message and aborts the kernel, leaving an
+// error every later CUDA call returns, fused or not. It stays in the fused
+// kernel.
+KMAP void checked_scale(const float *x, float *t, int n)
+{
+  IDX;
+  assert(n > 0 && "n must be positive");
+  if (i < n)
+    t[i] = 3.f * x[i];
+}
+void asserts(const float *x, float *t, float *o, int n)
+{
+  checked_scale<<<(n + 255) / 256, 256>>>(x, t, n);
+  checked_scale<<<(n + 255) / 256, 256>>>(t, o, n);
+}
+// REMARK-DAG: fused launches 0..1 (checked_scale, checked_scale) of sequence {{[0-9]+}} into {{.*}}: t in registers
+// IR-DAG: call void @__assertfail(
