@@ -1897,11 +1897,18 @@ bool DeviceFuser::run() {
       std::string Gathers, Bounded;
       // Rows of the linear index, by divisor: the parameters indexed so.
       std::map<std::string, std::vector<std::string>> Rows;
+      // Loops over the thread's own record of a run-time length.
+      std::string Spans, SpanCount;
       for (const Access &A : K.Accesses)
         if (A.Row) {
           std::vector<std::string> &Ps = Rows[polyText(A.Row->Div, F)];
           if (!is_contained(Ps, paramText(*F, A.Param)))
             Ps.push_back(paramText(*F, A.Param));
+        } else if (A.Span) {
+          std::string P = paramText(*F, A.Param);
+          if (Spans.find(" " + P + ",") == std::string::npos)
+            Spans += " " + P + ",";
+          SpanCount = polyText(A.Span->Count, F);
         } else if (A.UnknownIndex) {
           ++NumGathers;
           std::string P = paramText(*F, A.Param);
@@ -1915,6 +1922,11 @@ bool DeviceFuser::run() {
       if (!Gathers.empty())
         Gathers = "; gathers (unknown index) through" + Gathers.substr(0, Gathers.size() - 1);
       Gathers += Bounded;
+      if (!Spans.empty())
+        Gathers += "; loops over its own elements of" + Spans.substr(0, Spans.size() - 1) +
+                   " (" + SpanCount + " a thread, a number only the launch knows; fused "
+                   "where every launch of a group loops over the same elements, which then "
+                   "stay in memory)";
       for (auto &[Div, Ps] : Rows) {
         Gathers += "; indexes ";
         for (size_t I = 0; I < Ps.size(); ++I)
@@ -1928,9 +1940,10 @@ bool DeviceFuser::run() {
         return OptimizationRemarkAnalysis(DEBUG_TYPE, "KernelSummary", F)
                << Name << ": " << std::to_string(K.BytesPerThread)
                << " bytes and " << std::to_string(K.Flops) << " flops per element" << Gathers
-               << (Code != F ? "; analysed and fused with the loop its #pragma unroll "
-                               "unrolls rolled, one element a trip (launched alone, it keeps "
-                               "the unrolling)"
+               << (Code != F ? "; analysed and fused through a copy with its loop of a "
+                               "run-time trip count rolled, one element a trip (launched "
+                               "alone, it keeps the unrolling that LLVM or its #pragma unroll "
+                               "gives it)"
                              : "")
                << (Twinned ? "; analysed and fused with its out-of-line helpers inlined "
                              "(launched alone, it keeps its calls)"

@@ -140,6 +140,8 @@ static std::string symbolName(int S) {
     return "iter";
   if (S == SymRow)
     return "row";
+  if (S == SymSpan)
+    return "k";
   if (S >= SymQuot0)
     return "q" + std::to_string(S - SymQuot0);
   if (isFieldSymbol(S) || isValueFieldSymbol(S))
@@ -856,6 +858,58 @@ static std::optional<Access::RowIndex> rowIndex(const Function &F, ScalarEvoluti
   return R;
 }
 
+/// Access::Span of an offset, or std::nullopt: {Coef * g + Rest, +, Step}
+/// over an outermost loop whose trip count is no constant but Count, a
+/// polynomial in integer parameters (the loop runs k from 0 while k < Count).
+/// The footprint goes to GatherLo and GatherHi: from Rest to the last
+/// thread's last element, where Coef >= Step * Count (the guard the legality
+/// check adds) makes the records of the threads follow one another.
+static std::optional<Access::SpanIndex> spanIndex(const Function &F, ScalarEvolution &SE,
+                                                  const SCEV *S, Access &A) {
+  auto *AR = dyn_cast<SCEVAddRecExpr>(S);
+  if (!AR || !AR->isAffine() || AR->getLoop()->getParentLoop())
+    return std::nullopt;
+  const Loop *L = AR->getLoop();
+  auto *Step = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+  if (!Step || !Step->getAPInt().isStrictlyPositive() || Step->getAPInt().getActiveBits() > 31 ||
+      SE.getSmallConstantTripCount(L))
+    return std::nullopt;
+  const SCEV *Taken = SE.getBackedgeTakenCount(L);
+  if (isa<SCEVCouldNotCompute>(Taken))
+    return std::nullopt;
+  auto Count = polyOf(F, SE, SE.getAddExpr(Taken, SE.getOne(Taken->getType())));
+  auto Base = polyOf(F, SE, AR->getStart(), nullptr, A.CtaidBits);
+  if (!Count || !Base || !launchInvariant(*Count - IndexPoly::constant(Count->constantTerm())))
+    return std::nullopt;
+  // Base = Coef * (ntid.x * ctaid.x + tid.x) + Rest: Coef from the terms
+  // with tid.x, and the rest free of coordinates.
+  Access::SpanIndex R;
+  R.Step = Step->getAPInt().getSExtValue();
+  for (auto &[M, C] : Base->Terms) {
+    auto It = llvm::find(M, int(SymTid));
+    if (It == M.end())
+      continue;
+    TermMap::Monomial N(M.begin(), It);
+    N.append(It + 1, M.end());
+    R.Coef.Terms.append(std::move(N), C);
+  }
+  R.Coef.Terms.normalise();
+  const IndexPoly Global =
+      IndexPoly::symbol(SymNtid) * IndexPoly::symbol(SymCtaid) + IndexPoly::symbol(SymTid);
+  R.Rest = *Base - R.Coef * Global;
+  R.Count = *Count;
+  if (R.Coef.Terms.empty() || !launchInvariant(R.Coef - IndexPoly::constant(R.Coef.constantTerm())) ||
+      !launchInvariant(R.Rest - IndexPoly::constant(R.Rest.constantTerm())))
+    return std::nullopt;
+  std::string Last = "(max(bx*gx,1)-1)";
+  A.GatherLo = R.Rest.toExpr();
+  A.GatherHi = "(" + R.Coef.toExpr() + ")*" + Last + "+" +
+               timesExpr(uint64_t(R.Step), "(max(" + R.Count.toExpr() + ",1)-1)") + "+" +
+               plusExpr(R.Rest.toExpr(), std::to_string(A.Bytes));
+  A.Offset = R.Coef * Global + R.Rest + IndexPoly::constant(R.Step) * IndexPoly::symbol(SymSpan);
+  return R;
+}
+
 std::string Access::CoordBound::text() const { return IndexPoly::symbol(symbol()).toExpr(); }
 
 std::string kfuse::minUnsignedParam(const std::string &H, unsigned K, unsigned Param) {
@@ -1495,7 +1549,12 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     std::optional<Access::RowIndex> Row;
     if (!Off && D && !Grid)
       Row = rowIndex(F, SE, D, A);
-    if (!Off && IsStore && !Row) {
+    // A loop over the thread's own record of a run-time length
+    // (Access::Span): likewise.
+    std::optional<Access::SpanIndex> Span;
+    if (!Off && !Row && D && !Grid)
+      Span = spanIndex(F, SE, D, A);
+    if (!Off && IsStore && !Row && !Span) {
       bool InLoop = D && SCEVExprContains(D, [](const SCEV *X) { return isa<SCEVAddRecExpr>(X); });
       std::string Field = D ? byValFieldText(F, D) : "";
       K.invalidate("has a non-affine or unknown index (store through " +
@@ -1535,9 +1594,10 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
       A.UnknownIndex = true;
       K.Params[A.Param].Gathered = true;
       A.Row = Row;
+      A.Span = Span;
       // Its `g < n` checks, which fusion across granularities needs of
       // every access (the gather has no byte bound of its own).
-      if (D && !Grid && !Row) {
+      if (D && !Grid && !Row && !Span) {
         A.Instance = instanceIndex(F, SE, D);
         if (A.Instance)
           A.Record = Access::InstanceRecord{A.Instance->Coef, A.Instance->Div,
@@ -1555,8 +1615,8 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
       // instances 0 to (min(threads, n) - 1) / q, the same footprint for
       // each field, so that the manifest holds one.
       const auto &GB = A.GlobalBound[0];
-      if (Row) {
-        // rowIndex wrote the footprint.
+      if (Row || Span) {
+        // rowIndex or spanIndex wrote the footprint.
       } else if (A.Record && GB && !GB->Unsigned && A.Record->Lo >= 0 &&
           A.Record->Hi + A.Bytes <= A.Record->Coef) {
         std::string Last = "((max(min(bx*gx," + GB->text() + "),1)-1)/" +
@@ -1572,8 +1632,8 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     K.Params[A.Param].Read |= !IsStore;
     K.Params[A.Param].Written |= IsStore;
     // A row's Offset names its element too (Access::Row).
-    A.Repeat = (!A.UnknownIndex || A.Row) && llvm::any_of(K.Accesses, [&](const Access &E) {
-      return (!E.UnknownIndex || E.Row) && E.Param == A.Param && E.IsStore == A.IsStore &&
+    A.Repeat = (!A.UnknownIndex || A.Row || A.Span) && llvm::any_of(K.Accesses, [&](const Access &E) {
+      return (!E.UnknownIndex || E.Row || E.Span) && E.Param == A.Param && E.IsStore == A.IsStore &&
              E.Offset == A.Offset;
     });
     if (!A.Repeat)

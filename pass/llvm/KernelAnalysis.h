@@ -64,6 +64,8 @@ enum Symbol : int {
   SymQuot0 = 1 << 28,
   /// The quotient g / Div of an Access::Row, in that access's Offset only.
   SymRow = SymQuot0 + (1 << 27),
+  /// The trip k of an Access::Span's loop, in that access's Offset only.
+  SymSpan = SymRow + 1,
 };
 
 /// Parameters and offsets a field symbol can name.
@@ -275,6 +277,22 @@ struct Access {
     IndexPoly Div, Rest;
   };
   std::optional<RowIndex> Row;
+  /// For an access in a loop of the thread's own whose trip count only the
+  /// launch knows (`for (c = 0; c < ncomp; c++) v[i * ncomp + c]`): at
+  /// Coef * g + Rest + Step * k bytes for k from 0 to Count - 1, g =
+  /// ctaid.x*ntid.x + tid.x, Coef, Rest and Count polynomials in integer
+  /// parameters, Step a positive constant: each thread's record of Count
+  /// elements. Like Row, a gather everywhere but in the legality check,
+  /// which lets a buffer that a stage writes be accessed so where every
+  /// access of the group has the same form and the records of two threads
+  /// do not meet (Legality.cpp spanCarried); the buffer then stays in
+  /// memory, each thread reading back what it wrote. Offset is Coef * g +
+  /// Rest + Step * SymSpan.
+  struct SpanIndex {
+    IndexPoly Coef, Rest, Count;
+    int64_t Step = 0;
+  };
+  std::optional<SpanIndex> Span;
   /// The narrowest truncation of each block index that the offset or its
   /// checks read through (polyOf's CtaidBits; 32: none).
   unsigned CtaidBits[3] = {32, 32, 32};

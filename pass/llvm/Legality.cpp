@@ -658,6 +658,55 @@ static bool rowCarried(FusionCandidate &C, const SeqRecord &R, unsigned V,
   return true;
 }
 
+/// A buffer that a stage of \p C writes and that some access of the group
+/// reaches in a loop over the thread's own record of a run-time length
+/// (Access::Span, `v[i * ncomp + c]` for c < ncomp): legal where every
+/// access of the group is at one Coef * g + Rest + Step * k, k < Count
+/// (Coef, Rest and Count the same values), with one element type and one
+/// grid and block. With Coef >= Step * Count (a guard) a thread's record
+/// ends before the next thread's begins, so each thread touches its own
+/// elements alone; they stay in memory, each thread's later stages reading
+/// what its earlier ones stored, in program order. False, with \p C
+/// invalidated, where not.
+static bool spanCarried(FusionCandidate &C, const SeqRecord &R, unsigned V,
+                        const std::vector<StagedAccess> &Accs) {
+  const StagedAccess *Ref = nullptr;
+  for (const StagedAccess &X : Accs)
+    if (X.A->Span && !Ref)
+      Ref = &X;
+  const Access::SpanIndex &Form = *Ref->A->Span;
+  const IndexPoly Coef = C.valuePoly(Ref->Stage, Form.Coef);
+  const IndexPoly Rest = C.valuePoly(Ref->Stage, Form.Rest);
+  const IndexPoly Count = C.valuePoly(Ref->Stage, Form.Count);
+  const SeqLaunch &L0 = C.launch(Ref->Stage);
+  for (const StagedAccess &X : Accs) {
+    const std::optional<Access::SpanIndex> &Span = X.A->Span;
+    std::string Why;
+    if (!Span || Span->Step != Form.Step || C.valuePoly(X.Stage, Span->Coef) != Coef ||
+        C.valuePoly(X.Stage, Span->Rest) != Rest || C.valuePoly(X.Stage, Span->Count) != Count ||
+        X.A->Ty != Ref->A->Ty)
+      Why = launchText(C, X.Stage) + (X.A->IsStore ? " writes" : " reads") +
+            " it at another index, over another count or as another type; to fuse, every "
+            "kernel must loop over the same elements of the thread's record";
+    else if (C.launch(X.Stage).Grid != L0.Grid || C.launch(X.Stage).Block != L0.Block)
+      Why = launchText(C, X.Stage) + " runs another grid or block; launch both with the "
+                                     "same grid and block";
+    if (!Why.empty()) {
+      C.invalidate("buffer '" + R.Values.at(V).Text + "': " + launchText(C, Ref->Stage) + " " +
+                       (Ref->A->IsStore ? "writes" : "reads") +
+                       " it in a loop over the thread's elements, " +
+                       offsetText(C, C.valueOffset(Ref->Stage, *Ref->A)) + " for k below " +
+                       offsetText(C, Count) + ", and " + Why,
+                   "span", X.A->Inst);
+      return false;
+    }
+  }
+  C.Layout.insert("le " + std::to_string(Ref->Stage) + " " +
+                  (IndexPoly::constant(Form.Step) * Form.Count).toExpr() + " " +
+                  Form.Coef.toExpr());
+  return true;
+}
+
 /// The configuration items launches \p A and \p B differ in, with their
 /// source text: `grid ('g1' and 'g2')`.
 static std::string configDiff(const SeqRecord &R, const SeqLaunch &A, const SeqLaunch &B) {
@@ -1955,7 +2004,8 @@ static void checkCandidateOnce(FusionCandidate &C) {
   // block makes in b: a barrier must run after some stage of [a, b).
   std::vector<std::pair<unsigned, unsigned>> Spans;
 
-  // A buffer written at rows of the linear index (rowCarried), if any.
+  // A buffer written at rows of the linear index or in loops over the
+  // thread's record (rowCarried, spanCarried), if any.
   std::optional<unsigned> RowBuffer;
   for (auto &[V, Accs] : ByValue) {
     // A gathered buffer must be read-only in the whole group: the gather may
@@ -1981,6 +2031,22 @@ static void checkCandidateOnce(FusionCandidate &C) {
         return;
       }
       if (!rowCarried(C, R, V, Accs))
+        return;
+      RowBuffer = V;
+      continue;
+    }
+    // Loops over the thread's own record of a run-time length
+    // (Access::Span): likewise, the buffer staying in memory.
+    if (Store && llvm::any_of(Accs, [](const StagedAccess &X) { return X.A->Span.has_value(); })) {
+      if (!C.Tpi.empty()) {
+        C.invalidate("buffer '" + R.Values.at(V).Text + "': " + launchText(C, Store->Stage) +
+                         " writes it in a loop of a run-time trip count; launches of "
+                         "different threads per instance fuse only over buffers indexed by "
+                         "polynomials",
+                     "span", Store->A->Inst);
+        return;
+      }
+      if (!spanCarried(C, R, V, Accs))
         return;
       RowBuffer = V;
       continue;
@@ -2179,8 +2245,9 @@ static void checkCandidateOnce(FusionCandidate &C) {
       })) {
     C.invalidate("buffer '" + R.Values.at(*RowBuffer).Text +
                      "' is written at a row of the linear index that the index does not put "
-                     "back together, in a group that recomputes a stage for the elements "
-                     "around each block; fuse the two parts apart",
+                     "back together or in a loop over the thread's elements, in a group that "
+                     "recomputes a stage for the elements around each block; fuse the two "
+                     "parts apart",
                  "row");
     return;
   }

@@ -160,6 +160,8 @@ static std::string symbolText(int S, const Function *F,
                               function_ref<std::string(unsigned)> Value) {
   if (S == SymRow)
     return "row";
+  if (S == SymSpan)
+    return "k";
   if (S >= SymQuot0)
     return "q" + std::to_string(S - SymQuot0);
   if (isFieldSymbol(S) || isValueFieldSymbol(S)) {

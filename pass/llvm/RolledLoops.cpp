@@ -16,6 +16,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
@@ -58,10 +59,21 @@ bool asksToUnroll(const MDNode *ID) {
   return false;
 }
 
-/// \p ID without its unroll properties and with unrolling disabled.
+/// Whether loop ID \p ID turns unrolling off (`#pragma unroll 1`).
+bool forbidsUnroll(const MDNode *ID) {
+  if (!ID)
+    return false;
+  for (unsigned I = 1; I < ID->getNumOperands(); ++I)
+    if (propertyName(ID->getOperand(I)) == "llvm.loop.unroll.disable")
+      return true;
+  return false;
+}
+
+/// \p ID (null: none) without its unroll properties and with unrolling
+/// disabled.
 MDNode *rolledID(LLVMContext &Ctx, const MDNode *ID) {
   SmallVector<Metadata *, 4> Ops{nullptr};
-  for (unsigned I = 1; I < ID->getNumOperands(); ++I)
+  for (unsigned I = 1; ID && I < ID->getNumOperands(); ++I)
     if (!propertyName(ID->getOperand(I)).starts_with("llvm.loop.unroll."))
       Ops.push_back(ID->getOperand(I));
   Ops.push_back(MDNode::get(Ctx, MDString::get(Ctx, "llvm.loop.unroll.disable")));
@@ -70,22 +82,37 @@ MDNode *rolledID(LLVMContext &Ctx, const MDNode *ID) {
   return New;
 }
 
-/// The loop IDs of \p F's loops that rolledCopy rolls.
-SmallPtrSet<MDNode *, 4> loopsToRoll(Function &F, FunctionAnalysisManager &FAM) {
-  SmallPtrSet<MDNode *, 4> IDs;
+/// Whether \p L counts by a constant step, which LLVM's unroller unrolls at
+/// run time by itself where the trip count is no constant (`for (c = 0; c <
+/// ncomp; c++)`, four trips a round behind a remainder loop, on NVPTX); a
+/// grid-stride loop, whose step the grid gives, it leaves alone.
+bool countsByConstant(Loop *L, ScalarEvolution &SE) {
+  for (PHINode &Phi : L->getHeader()->phis())
+    if (SE.isSCEVable(Phi.getType()))
+      if (auto *AR = dyn_cast<SCEVAddRecExpr>(SE.getSCEV(&Phi));
+          AR && AR->getLoop() == L && isa<SCEVConstant>(AR->getStepRecurrence(SE)))
+        return true;
+  return false;
+}
+
+/// The latches of \p F's loops that the copy rolls: loops of a trip count
+/// known only at run time that an unroll pragma asks to unroll, or that
+/// count by a constant step (and no `#pragma unroll 1` keeps whole).
+SmallVector<Instruction *, 4> loopsToRoll(Function &F, FunctionAnalysisManager &FAM) {
+  SmallVector<Instruction *, 4> Latches;
   auto &LI = FAM.getResult<LoopAnalysis>(F);
-  // Scalar evolution only for a kernel with such a loop: most have none.
-  ScalarEvolution *SE = nullptr;
+  if (LI.empty())
+    return Latches;
+  auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
   for (Loop *L : LI.getLoopsInPreorder()) {
+    BasicBlock *Latch = L->getLoopLatch();
     MDNode *ID = L->getLoopID();
-    if (!asksToUnroll(ID))
+    if (!Latch || forbidsUnroll(ID) || SE.getSmallConstantTripCount(L))
       continue;
-    if (!SE)
-      SE = &FAM.getResult<ScalarEvolutionAnalysis>(F);
-    if (!SE->getSmallConstantTripCount(L))
-      IDs.insert(ID);
+    if (asksToUnroll(ID) || countsByConstant(L, SE))
+      Latches.push_back(Latch->getTerminator());
   }
-  return IDs;
+  return Latches;
 }
 
 } // namespace
@@ -98,25 +125,19 @@ PreservedAnalyses kfuse::RolledLoopsPass::run(Module &M, ModuleAnalysisManager &
     if (F->isDeclaration() || F->getCallingConv() != CallingConv::PTX_Kernel ||
         M.getFunction((F->getName() + RolledSuffix).str()))
       continue;
-    SmallPtrSet<MDNode *, 4> IDs = loopsToRoll(*F, FAM);
-    if (IDs.empty())
+    SmallVector<Instruction *, 4> Latches = loopsToRoll(*F, FAM);
+    if (Latches.empty())
       continue;
     ValueToValueMapTy VMap;
     Function *Copy = CloneFunction(F, VMap);
     Copy->setName(F->getName() + RolledSuffix);
     Copy->setLinkage(GlobalValue::InternalLinkage);
-    // CloneFunction gave the copy's loops IDs of their own: find them
-    // through the kernel's latches.
-    DenseMap<MDNode *, MDNode *> Rolled;
-    for (BasicBlock &BB : *F) {
-      Instruction *T = BB.getTerminator();
-      MDNode *ID = T ? T->getMetadata(LLVMContext::MD_loop) : nullptr;
-      if (!ID || !IDs.count(ID))
-        continue;
-      MDNode *&New = Rolled[ID];
-      if (!New)
-        New = rolledID(M.getContext(), ID);
-      cast<Instruction>(VMap[T])->setMetadata(LLVMContext::MD_loop, New);
+    // CloneFunction gave the copy's loops IDs of their own: set them on the
+    // copy's latches.
+    for (Instruction *T : Latches) {
+      auto *CT = cast<Instruction>(VMap[T]);
+      CT->setMetadata(LLVMContext::MD_loop,
+                      rolledID(M.getContext(), T->getMetadata(LLVMContext::MD_loop)));
     }
     Copies.push_back(Copy);
   }

@@ -17,7 +17,11 @@
  * times, int loop variables): t = a x + y, u = t t, o = u - t; t and u
  * temporaries of the call (cudaMallocAsync, cudaFreeAsync), not stored.
  * Both run on a fixed grid of 1024 blocks, so every thread loops.
- * The program prints `SITES all-fused count=2`: every sequence must run
+ * Sequence `components` (2 kernels, double, a thread per point looping over
+ * its ncomp components, ncomp = 3 passed at run time, a loop LLVM unrolls
+ * four times by itself): v = s u, o = v + w; v stays in memory, each thread
+ * reading back its own components.
+ * The program prints `SITES all-fused count=3`: every sequence must run
  * fused on every call (tools/gpu-check). Fused and unfused must agree bit
  * for bit. */
 #include "common.h"
@@ -81,6 +85,30 @@ static void temps(const float *x, const float *y, float *o, float a, int n, int 
   KFX_CHECK(cudaFreeAsync(u, s));
 }
 
+__global__ KFUSE_MAP void ul_comp_scale(const double *u, double *v, double k, int n, int ncomp)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    for (int c = 0; c < ncomp; c++)
+      v[i * ncomp + c] = k * u[i * ncomp + c];
+}
+
+__global__ KFUSE_MAP void ul_comp_add(const double *v, const double *w, double *o, int n,
+                                      int ncomp)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    for (int c = 0; c < ncomp; c++)
+      o[i * ncomp + c] = v[i * ncomp + c] + w[i * ncomp + c];
+}
+
+static void components(const double *u, double *v, const double *w, double *o, double k, int n,
+                       int ncomp, int b, cudaStream_t s)
+{
+  ul_comp_scale<<<(n + b - 1) / b, b, 0, s>>>(u, v, k, n, ncomp);
+  ul_comp_add<<<(n + b - 1) / b, b, 0, s>>>(v, w, o, n, ncomp);
+}
+
 int main(int argc, char **argv)
 {
   kfx::Args a = kfx::parse_args(argc, argv, "unrolled_loops", 1 << 24);
@@ -90,13 +118,19 @@ int main(int argc, char **argv)
   const float ka = 1.5f;
   kfx::Buf<double> da(n), db(n), dc(n), a0(n);
   kfx::Buf<float> x(n), y(n), o(n);
+  /* Points of three components each, a third as many as n. */
+  const int np = n / 3, nc = 3;
+  kfx::Buf<double> cu(size_t(np) * nc), cv(size_t(np) * nc), cw(size_t(np) * nc),
+      co(size_t(np) * nc);
   kfx::fill_uniform(a0.h, a.seed, 1, -1.0, 1.0);
   kfx::fill_uniform(x.h, a.seed, 2, -1.0, 1.0);
   kfx::fill_uniform(y.h, a.seed, 3, -1.0, 1.0);
+  kfx::fill_uniform(cu.h, a.seed, 4, -1.0, 1.0);
+  kfx::fill_uniform(cw.h, a.seed, 5, -1.0, 1.0);
   cudaStream_t s;
   KFX_CHECK(cudaStreamCreate(&s));
   /* For tools/gpu-check: every sequence runs fused on every call. */
-  std::printf("SITES all-fused count=2\n");
+  std::printf("SITES all-fused count=3\n");
 
   /* Each run starts the STREAM arrays afresh, so that every call computes
    * the same values whatever the repetition count. */
@@ -121,17 +155,25 @@ int main(int argc, char **argv)
     ok = kfx::check_close("b", db.h.data(), rb.data(), n, 1e-12) && ok;
     ok = kfx::check_close("c", dc.h.data(), rc.data(), n, 1e-12) && ok;
     ok = kfx::check_close("o", o.h.data(), ro.data(), n, 1e-5) && ok;
+    std::vector<double> rv(size_t(np) * nc), rco(size_t(np) * nc);
+    for (size_t j = 0; j < rv.size(); j++) {
+      rv[j] = k * cu.h[j];
+      rco[j] = rv[j] + cw.h[j];
+    }
+    ok = kfx::check_close("v", cv.h.data(), rv.data(), rv.size(), 1e-12) && ok;
+    ok = kfx::check_close("co", co.h.data(), rco.data(), rco.size(), 1e-12) && ok;
     return ok;
   };
-  a0.upload(), x.upload(), y.upload();
+  a0.upload(), x.upload(), y.upload(), cu.upload(), cw.upload();
   int rc = kfx::run_and_report(
-      "unrolled_loops", a, s, (12.0 * n) * sizeof(double) + (3.0 * n) * sizeof(float),
+      "unrolled_loops", a, s, (12.0 * n + 4.0 * np * nc) * sizeof(double) + (3.0 * n) * sizeof(float),
       [&] {
         reset();
         stream(da.d, db.d, dc.d, k, (size_t)n, a.block, s);
         temps(x.d, y.d, o.d, ka, n, a.block, s);
+        components(cu.d, cv.d, cw.d, co.d, k, np, nc, a.block, s);
       },
-      check, da, db, dc, o);
+      check, da, db, dc, o, cv, co);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

@@ -42,7 +42,7 @@ void chain(const float *x, float *t, const float *y, float *o, size_t n)
   scale4<<<264, 256>>>(x, t, 2.f, n);
   add4<<<264, 256>>>(t, y, o, n);
 }
-// REMARK-DAG: kernel 'scale4(float const*, float*, float, unsigned long)': 8 bytes and 1 flops per element; analysed and fused with the loop its #pragma unroll unrolls rolled, one element a trip (launched alone, it keeps the unrolling)
+// REMARK-DAG: kernel 'scale4(float const*, float*, float, unsigned long)': 8 bytes and 1 flops per element; analysed and fused through a copy with its loop of a run-time trip count rolled, one element a trip (launched alone, it keeps the unrolling that LLVM or its #pragma unroll gives it)
 // REMARK-DAG: fused launches 0..1 (scale4, add4) of sequence [[CHAIN:[0-9]+]] into __kfuse_fused_{{[0-9a-f]+}}_[[CHAIN]]_0_1: t in registers
 // The kernel launched alone stores four elements a trip, behind the
 // unroller's remainder loop; the fused kernel one a trip, in each of its two
@@ -103,7 +103,7 @@ void stream_step(double *a, double *b, double *c, double s, size_t n, int steps)
     for_each(n, [a, b, c, s] __device__ (size_t i) { a[i] = b[i] + s * c[i]; });
   }
 }
-// REMARK-DAG: kernel 'void for_each_kernel<4, stream_step(double*, double*, double*, double, unsigned long, int)::'lambda'(unsigned long)>(unsigned long, stream_step(double*, double*, double*, double, unsigned long, int)::'lambda'(unsigned long))': 16 bytes and 0 flops per element; analysed and fused with the loop its #pragma unroll unrolls rolled, one element a trip (launched alone, it keeps the unrolling)
+// REMARK-DAG: kernel 'void for_each_kernel<4, stream_step(double*, double*, double*, double, unsigned long, int)::'lambda'(unsigned long)>(unsigned long, stream_step(double*, double*, double*, double, unsigned long, int)::'lambda'(unsigned long))': 16 bytes and 0 flops per element; analysed and fused through a copy with its loop of a run-time trip count rolled, one element a trip (launched alone, it keeps the unrolling that LLVM or its #pragma unroll gives it)
 // REMARK-DAG: fused launches 0..3 ({{.*}}) of sequence [[STREAM:[0-9]+]] into __kfuse_fused_{{[0-9a-f]+}}_[[STREAM]]_0_3: c in registers, b in registers; saves 48 bytes per element
 // HOST-DAG: handed 4 launches ({{.*}}) to the runtime, which runs launches 0..3 as __kfuse_fused_{{[0-9a-f]+}}_{{[0-9]+}}_0_3 when
 

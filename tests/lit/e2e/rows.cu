@@ -140,4 +140,4 @@ void halo_rows(int x_max, int y_max, const double *a, double *t, double *w, doub
   both<<<blocks, 256>>>(0, x_max, 0, y_max, a, t, w);
   smooth<<<blocks, 256>>>(0, x_max, 0, y_max, t, w, o);
 }
-// REMARK-DAG: launches 0..1 (both, smooth) of sequence {{[0-9]+}} at {{.*}} not fused: buffer 'w' is written at a row of the linear index that the index does not put back together, in a group that recomputes a stage for the elements around each block
+// REMARK-DAG: launches 0..1 (both, smooth) of sequence {{[0-9]+}} at {{.*}} not fused: buffer 'w' is written at a row of the linear index that the index does not put back together or in a loop over the thread's elements, in a group that recomputes a stage for the elements around each block

@@ -98,14 +98,15 @@ void vectors(const float *p, const float *q, float *v, float *o, int n) {
   twice3<<<528, 256>>>(v, o, n);
 }
 
-// A trip count known only at run time: not unrolled, and the remark says
-// what would be.
+// A trip count known only at run time: not unrolled; the thread loops over
+// a record of its own of m elements, which fuses where every launch of a
+// group loops over the same elements (component-loops.cu).
 KMAP void runtime_trips(const float *x, float *t, int n, int m) {
   IDX;
   if (i < n)
     for (int k = 0; k < m; k++) t[m * i + k] = 2.f * x[m * i + k];
 }
-// REMARK-DAG: remark: kernel 'runtime_trips(float const*, float*, int, int)' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('t')); it varies in a loop that is not a grid-stride loop: write a loop over the elements as for (i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x), one per kernel; a loop over a thread's own elements needs a trip count known at compile time (kfuse unrolls such loops in the copy it fuses)
+// REMARK-DAG: remark: kernel 'runtime_trips(float const*, float*, int, int)': 8 bytes and 1 flops per element; loops over its own elements of parameter 1 ('x'), parameter 2 ('t') (m a thread, a number only the launch knows
 
 // A product of one trip added in the next: unrolled, LLVM could contract
 // the two where ptxas, given the loop, may not; the kernel is not fused.
