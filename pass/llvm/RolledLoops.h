@@ -9,8 +9,10 @@
 // and cannot read that. So, at the start of the optimisation pipeline, when
 // the simplification pipeline has inlined the kernel's helpers and fully
 // unrolled its loops of constant trip count, the rolled-loops pass copies
-// each kfuse_map kernel that still has a loop with an unroll pragma and a
-// trip count known only at run time. The copy ("<kernel>.kfuse.rolled")
+// each kfuse_map kernel that still has a loop with a trip count known only
+// at run time that the unroller would unroll: under an unroll pragma, or
+// counting by a constant step (`for (c = 0; c < ncomp; c++)`, which LLVM
+// unrolls four times by itself on NVPTX). The copy ("<kernel>.kfuse.rolled")
 // goes through the rest of the pipeline with those loops' unrolling
 // disabled; the device pass reads it where the kernel itself cannot be
 // analysed, and fused kernels clone it. The kernel, launched alone or where
