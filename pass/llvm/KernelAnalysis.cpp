@@ -861,9 +861,9 @@ static std::optional<Access::RowIndex> rowIndex(const Function &F, ScalarEvoluti
 /// Access::Span of an offset, or std::nullopt: {Coef * g + Rest, +, Step}
 /// over an outermost loop whose trip count is no constant but Count, a
 /// polynomial in integer parameters (the loop runs k from 0 while k < Count).
-/// The footprint goes to GatherLo and GatherHi: from Rest to the last
-/// thread's last element, where Coef >= Step * Count (the guard the legality
-/// check adds) makes the records of the threads follow one another.
+/// The footprint goes to GatherLo and GatherHi: from the first thread's
+/// record to the last's, up or down from Rest as Coef's sign has it, each
+/// record Step * Count bytes long.
 static std::optional<Access::SpanIndex> spanIndex(const Function &F, ScalarEvolution &SE,
                                                   const SCEV *S, Access &A) {
   auto *AR = dyn_cast<SCEVAddRecExpr>(S);
@@ -901,11 +901,14 @@ static std::optional<Access::SpanIndex> spanIndex(const Function &F, ScalarEvolu
   if (R.Coef.Terms.empty() || !launchInvariant(R.Coef - IndexPoly::constant(R.Coef.constantTerm())) ||
       !launchInvariant(R.Rest - IndexPoly::constant(R.Rest.constantTerm())))
     return std::nullopt;
-  std::string Last = "(max(bx*gx,1)-1)";
-  A.GatherLo = R.Rest.toExpr();
-  A.GatherHi = "(" + R.Coef.toExpr() + ")*" + Last + "+" +
-               timesExpr(uint64_t(R.Step), "(max(" + R.Count.toExpr() + ",1)-1)") + "+" +
-               plusExpr(R.Rest.toExpr(), std::to_string(A.Bytes));
+  // Coef's sign is the launch's: the threads' records run up or down from
+  // Rest (a read-only buffer gets no guard, so the range holds for both).
+  std::string Spread = "(" + R.Coef.toExpr() + ")*(max(bx*gx,1)-1)";
+  A.GatherLo = plusExpr(R.Rest.toExpr(), "min(0," + Spread + ")");
+  A.GatherHi = plusExpr(R.Rest.toExpr(), "max(0," + Spread + ")+" +
+                                             timesExpr(uint64_t(R.Step),
+                                                       "(max(" + R.Count.toExpr() + ",1)-1)") +
+                                             "+" + std::to_string(A.Bytes));
   A.Offset = R.Coef * Global + R.Rest + IndexPoly::constant(R.Step) * IndexPoly::symbol(SymSpan);
   return R;
 }

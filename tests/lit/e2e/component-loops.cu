@@ -47,7 +47,10 @@ void components(const double *u, double *v, const double *w, double *o, int n, i
 // memory (no `dead` line: every store is kept).
 // MANIFEST-LABEL: group __kfuse_fused_{{[0-9a-f]+}}_{{[0-9]+}}_0_1 2
 // MANIFEST: le 0 8*s4 8*s4
-// MANIFEST: footprint 0.1 w 0 (8*s4)*(max(bx*gx,1)-1)+8*(max(s4,1)-1)+8{{$}}
+// The footprint runs from the first thread's record to the last's, up or
+// down as the sign of the records' stride has it (a read-only buffer gets
+// no guard).
+// MANIFEST: footprint 0.1 w min(0,(8*s4)*(max(bx*gx,1)-1)) max(0,(8*s4)*(max(bx*gx,1)-1))+8*(max(s4,1)-1)+8{{$}}
 // MANIFEST-NOT: dead
 // MANIFEST: end
 
