@@ -2019,34 +2019,25 @@ static void checkCandidateOnce(FusionCandidate &C) {
         Store = &X;
     }
     // Rows of the linear index that the index does not put back together
-    // (Access::Row): every access of the group alike, or none fuses. Not
-    // across granularities, whose stages see other thread indices.
-    if (Store && llvm::any_of(Accs, [](const StagedAccess &X) { return X.A->Row.has_value(); })) {
+    // (Access::Row), and loops over the thread's own record of a run-time
+    // length (Access::Span): every access of the group alike, or none
+    // fuses. Not across granularities, whose stages see other thread
+    // indices.
+    bool Rows = llvm::any_of(Accs, [](const StagedAccess &X) { return X.A->Row.has_value(); });
+    bool Spans = llvm::any_of(Accs, [](const StagedAccess &X) { return X.A->Span.has_value(); });
+    if (Store && (Rows || Spans)) {
       if (!C.Tpi.empty()) {
         C.invalidate("buffer '" + R.Values.at(V).Text + "': " + launchText(C, Store->Stage) +
-                         " writes it at a row of the linear index that the index does not put "
-                         "back together; launches of different threads per instance fuse only "
-                         "over buffers indexed by polynomials",
-                     "row", Store->A->Inst);
+                         " writes it " +
+                         (Rows ? "at a row of the linear index that the index does not put "
+                                 "back together"
+                               : "in a loop of a run-time trip count") +
+                         "; launches of different threads per instance fuse only over buffers "
+                         "indexed by polynomials",
+                     Rows ? "row" : "span", Store->A->Inst);
         return;
       }
-      if (!rowCarried(C, R, V, Accs))
-        return;
-      RowBuffer = V;
-      continue;
-    }
-    // Loops over the thread's own record of a run-time length
-    // (Access::Span): likewise, the buffer staying in memory.
-    if (Store && llvm::any_of(Accs, [](const StagedAccess &X) { return X.A->Span.has_value(); })) {
-      if (!C.Tpi.empty()) {
-        C.invalidate("buffer '" + R.Values.at(V).Text + "': " + launchText(C, Store->Stage) +
-                         " writes it in a loop of a run-time trip count; launches of "
-                         "different threads per instance fuse only over buffers indexed by "
-                         "polynomials",
-                     "span", Store->A->Inst);
-        return;
-      }
-      if (!spanCarried(C, R, V, Accs))
+      if (!(Rows ? rowCarried(C, R, V, Accs) : spanCarried(C, R, V, Accs)))
         return;
       RowBuffer = V;
       continue;
