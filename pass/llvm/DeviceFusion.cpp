@@ -435,6 +435,15 @@ private:
                          FAM.getResult<DominatorTreeAnalysis>(F), FAM.getResult<LoopAnalysis>(F));
   }
   unsigned unrollThreadLoops(Function &F, KernelInfo &K);
+  /// Whether a loop of \p F carries a floating-point value from one trip to
+  /// the next (a phi in its header).
+  bool carriesFloat(Function &F) {
+    for (Loop *L : FAM.getResult<LoopAnalysis>(F).getLoopsInPreorder())
+      for (PHINode &Phi : L->getHeader()->phis())
+        if (Phi.getType()->isFPOrFPVectorTy())
+          return true;
+    return false;
+  }
   OptimizationRemarkEmitter &ore(Function &F) {
     return FAM.getResult<OptimizationRemarkEmitterAnalysis>(F);
   }
@@ -1819,7 +1828,15 @@ bool DeviceFuser::run() {
     // analysis reads the kernel's copy made before (RolledLoops.h), and so
     // does everything below.
     Function *Code = F;
-    if (Function *Copy = Rolled.lookup(F); Copy && !K.isValid()) {
+    Function *Copy = K.isValid() ? nullptr : Rolled.lookup(F);
+    if (Copy && carriesFloat(*Copy)) {
+      K.Reason += "; a copy with its loop of a run-time trip count rolled is not used: the "
+                  "loop carries a floating-point value from one trip to the next, where the "
+                  "kernel's unrolled code may contract a product of one trip with a sum of the "
+                  "next, so a fused kernel could not promise the same bits";
+      Copy = nullptr;
+    }
+    if (Copy) {
       if (Lanes.split(*Copy)) {
         if (!is_contained(Split, F))
           Split.push_back(F);

@@ -2023,21 +2023,21 @@ static void checkCandidateOnce(FusionCandidate &C) {
     // length (Access::Span): every access of the group alike, or none
     // fuses. Not across granularities, whose stages see other thread
     // indices.
-    bool Rows = llvm::any_of(Accs, [](const StagedAccess &X) { return X.A->Row.has_value(); });
-    bool Spans = llvm::any_of(Accs, [](const StagedAccess &X) { return X.A->Span.has_value(); });
-    if (Store && (Rows || Spans)) {
+    bool AtRows = llvm::any_of(Accs, [](const StagedAccess &X) { return X.A->Row.has_value(); });
+    bool InSpans = llvm::any_of(Accs, [](const StagedAccess &X) { return X.A->Span.has_value(); });
+    if (Store && (AtRows || InSpans)) {
       if (!C.Tpi.empty()) {
         C.invalidate("buffer '" + R.Values.at(V).Text + "': " + launchText(C, Store->Stage) +
                          " writes it " +
-                         (Rows ? "at a row of the linear index that the index does not put "
+                         (AtRows ? "at a row of the linear index that the index does not put "
                                  "back together"
                                : "in a loop of a run-time trip count") +
                          "; launches of different threads per instance fuse only over buffers "
                          "indexed by polynomials",
-                     Rows ? "row" : "span", Store->A->Inst);
+                     AtRows ? "row" : "span", Store->A->Inst);
         return;
       }
-      if (!(Rows ? rowCarried(C, R, V, Accs) : spanCarried(C, R, V, Accs)))
+      if (!(AtRows ? rowCarried(C, R, V, Accs) : spanCarried(C, R, V, Accs)))
         return;
       RowBuffer = V;
       continue;

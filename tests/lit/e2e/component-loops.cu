@@ -76,3 +76,26 @@ void shifted(const double *u, double *v, double *o, int n, int ncomp)
   comp_shift<<<(n + 255) / 256, 256>>>(v, o, n, ncomp);
 }
 // REMARK-DAG: launches 0..1 (comp_scale, comp_shift) of sequence {{[0-9]+}} at {{.*}} in 'shifted' not fused: buffer 'v': launch 0 (comp_scale) writes it in a loop over the thread's elements, {{.*}} and launch 1 (comp_shift) reads it at another index
+
+// A running sum over the components carries a floating-point value from
+// one trip to the next: LLVM's unrolled kernel may contract a product of one
+// trip with the sum of the next where the rolled loop keeps them apart, so
+// the copy is not used and the kernel, whose stores vary in the loop, is not
+// fused.
+KMAP void comp_prefix(const double *v, double *w, int n, int ncomp)
+{
+  IDX;
+  if (i < n) {
+    double s = 0.0;
+    for (int c = 0; c < ncomp; c++) {
+      s += v[i * ncomp + c] * v[i * ncomp + c];
+      w[i * ncomp + c] = s;
+    }
+  }
+}
+void prefixes(const double *v, double *w, double *x, int n, int ncomp)
+{
+  comp_prefix<<<(n + 255) / 256, 256>>>(v, w, n, ncomp);
+  comp_prefix<<<(n + 255) / 256, 256>>>(w, x, n, ncomp);
+}
+// REMARK-DAG: kernel 'comp_prefix(double const*, double*, int, int)' cannot be fused: {{.*}}; a copy with its loop of a run-time trip count rolled is not used: the loop carries a floating-point value from one trip to the next
