@@ -500,6 +500,12 @@ std::optional<int> kfuse::fieldSymbol(const Function &F, const Value *V) {
 
 /// The symbol of quotient (\p A / \p B); every index that names the same
 /// quotient gets the same symbol, so `(a / b) * b + a % b` cancels to a.
+/// The global coordinate of dimension \p D, ctaid.d * ntid.d + tid.d.
+static IndexPoly globalCoordinate(unsigned D) {
+  return IndexPoly::symbol(symCtaid(D)) * IndexPoly::symbol(symNtid(D)) +
+         IndexPoly::symbol(symTid(D));
+}
+
 static IndexPoly quotient(QuotientTable &Q, bool Signed, const SCEV *A, const SCEV *B) {
   auto [It, New] = Q.Quots.try_emplace({Signed, A, B}, SymQuot0 + int(Q.Quots.size()));
   return IndexPoly::symbol(It->second);
@@ -645,8 +651,7 @@ static std::optional<Access::InstanceIndex> instanceIndex(const Function &F,
   if (!Div || Div->getAPInt().getSignificantBits() > 32 || Div->getAPInt().getSExtValue() < 2)
     return std::nullopt;
   auto G = polyOf(F, SE, std::get<1>(Key));
-  if (!G || *G != IndexPoly::symbol(SymNtid) * IndexPoly::symbol(SymCtaid) +
-                      IndexPoly::symbol(SymTid))
+  if (!G || *G != globalCoordinate(0))
     return std::nullopt;
   Access::InstanceIndex I;
   I.Div = Div->getAPInt().getSExtValue();
@@ -676,8 +681,7 @@ static std::optional<Access::InstanceRecord> instanceRecord(const Function &F,
   auto P = polyOfImpl(F, SE, S, Q, nullptr, 0);
   if (!P || Q.Quots.empty() || Q.Quots.size() > 4)
     return std::nullopt;
-  const IndexPoly G =
-      IndexPoly::symbol(SymNtid) * IndexPoly::symbol(SymCtaid) + IndexPoly::symbol(SymTid);
+  const IndexPoly G = globalCoordinate(0);
   // Each quotient: its divisor, and whether its dividend is g (else g's
   // remainder by the largest divisor of g, found once that one is known).
   struct Quot {
@@ -825,8 +829,7 @@ static std::optional<Access::RowIndex> rowIndex(const Function &F, ScalarEvoluti
   QuotientTable Inner;
   auto G = polyOfImpl(F, SE, std::get<1>(Key), Inner, nullptr, 0);
   auto Div = polyOfImpl(F, SE, std::get<2>(Key), Inner, nullptr, 0);
-  const IndexPoly Global =
-      IndexPoly::symbol(SymNtid) * IndexPoly::symbol(SymCtaid) + IndexPoly::symbol(SymTid);
+  const IndexPoly Global = globalCoordinate(0);
   if (!G || !Div || !Inner.Quots.empty() || *G != Global || !launchInvariant(*Div))
     return std::nullopt;
   Access::RowIndex R;
@@ -894,8 +897,7 @@ static std::optional<Access::SpanIndex> spanIndex(const Function &F, ScalarEvolu
     R.Coef.Terms.append(std::move(N), C);
   }
   R.Coef.Terms.normalise();
-  const IndexPoly Global =
-      IndexPoly::symbol(SymNtid) * IndexPoly::symbol(SymCtaid) + IndexPoly::symbol(SymTid);
+  const IndexPoly Global = globalCoordinate(0);
   R.Rest = *Base - R.Coef * Global;
   R.Count = *Count;
   if (R.Coef.Terms.empty() || !launchInvariant(R.Coef - IndexPoly::constant(R.Coef.constantTerm())) ||
@@ -1134,8 +1136,7 @@ static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT,
   BasicBlock *BB = A.Inst->getParent();
   IndexPoly G[3];
   for (unsigned D = 0; D < 3; ++D)
-    G[D] = IndexPoly::symbol(symCtaid(D)) * IndexPoly::symbol(symNtid(D)) +
-           IndexPoly::symbol(symTid(D));
+    G[D] = globalCoordinate(D);
   // g_d != c and g_d != s<p> + c, applied once every bound is known.
   SmallVector<int64_t, 2> NotLow[3];
   SmallVector<std::pair<unsigned, int64_t>, 2> NotUp[3];
@@ -1311,8 +1312,7 @@ Value *kfuse::unwidened(Value *V) {
 static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridStride &G,
                           std::string &Miss) {
   Loop *Found = nullptr;
-  IndexPoly Global = IndexPoly::symbol(symCtaid(0)) * IndexPoly::symbol(symNtid(0)) +
-                     IndexPoly::symbol(symTid(0));
+  const IndexPoly Global = globalCoordinate(0);
   for (Loop *L : LI) {
     // A rotated loop: the latch tests the incremented variable against n.
     BasicBlock *Header = L->getHeader(), *Latch = L->getLoopLatch();

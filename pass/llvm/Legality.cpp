@@ -591,6 +591,27 @@ static std::string describe(const FusionCandidate &C, const StagedAccess &S) {
          " it at byte offset " + offsetText(C, S.Offset);
 }
 
+/// For rowCarried and spanCarried: the first access of \p Accs that reaches
+/// the buffer otherwise than \p Ref, or null where none does. Alike means
+/// at the same Offset in value numbers (which a row's or a span's form
+/// names), as the same type, with \p Same (the part of the form the Offset
+/// leaves out: a row's divisor, a span's count), in a launch of the same
+/// grid and block; \p Shape says that the grid or block is what differs.
+template <class SameFn>
+static const StagedAccess *unlike(const FusionCandidate &C, const std::vector<StagedAccess> &Accs,
+                                  const StagedAccess &Ref, SameFn Same, bool &Shape) {
+  const SeqLaunch &L0 = C.launch(Ref.Stage);
+  for (const StagedAccess &X : Accs) {
+    Shape = false;
+    if (X.Offset != Ref.Offset || X.A->Ty != Ref.A->Ty || !Same(X))
+      return &X;
+    Shape = C.launch(X.Stage).Grid != L0.Grid || C.launch(X.Stage).Block != L0.Block;
+    if (Shape)
+      return &X;
+  }
+  return nullptr;
+}
+
 /// A buffer that a stage of \p C writes and that some access of the group
 /// reaches through a row of the linear index (Access::Row, `glob_id + row`
 /// with `row = glob_id / (x_max + 4)`): legal where every access of the
@@ -604,13 +625,10 @@ static std::string describe(const FusionCandidate &C, const StagedAccess &S) {
 /// invalidated, where not.
 static bool rowCarried(FusionCandidate &C, const SeqRecord &R, unsigned V,
                        const std::vector<StagedAccess> &Accs) {
-  const StagedAccess *Ref = nullptr;
-  for (const StagedAccess &X : Accs)
-    if (X.A->Row && !Ref)
-      Ref = &X;
+  const StagedAccess *Ref =
+      &*llvm::find_if(Accs, [](const StagedAccess &X) { return X.A->Row.has_value(); });
   const Access::RowIndex &Form = *Ref->A->Row;
   const IndexPoly Div = C.valuePoly(Ref->Stage, Form.Div);
-  const IndexPoly Rest = C.valuePoly(Ref->Stage, Form.Rest);
   auto Refuse = [&](const StagedAccess &X, const std::string &Why) {
     C.invalidate("buffer '" + R.Values.at(V).Text + "': " + launchText(C, Ref->Stage) + " " +
                      (Ref->A->IsStore ? "writes" : "reads") +
@@ -620,20 +638,21 @@ static bool rowCarried(FusionCandidate &C, const SeqRecord &R, unsigned V,
                  "row", X.A->Inst);
     return false;
   };
-  const SeqLaunch &L0 = C.launch(Ref->Stage);
-  for (const StagedAccess &X : Accs) {
-    const std::optional<Access::RowIndex> &Row = X.A->Row;
-    if (!Row || Row->Coef != Form.Coef || Row->QCoef != Form.QCoef ||
-        C.valuePoly(X.Stage, Row->Div) != Div || C.valuePoly(X.Stage, Row->Rest) != Rest ||
-        X.A->Ty != Ref->A->Ty)
-      return Refuse(X, launchText(C, X.Stage) + (X.A->IsStore ? " writes" : " reads") +
-                           " it at another index or as another type; to fuse, every "
-                           "kernel must access the buffer at the same index, so that each "
-                           "thread reads the elements it wrote itself");
-    if (C.launch(X.Stage).Grid != L0.Grid || C.launch(X.Stage).Block != L0.Block)
-      return Refuse(X, launchText(C, X.Stage) + " runs another grid or block; launch both "
-                                                "with the same grid and block");
-  }
+  bool Shape = false;
+  if (const StagedAccess *X = unlike(
+          C, Accs, *Ref,
+          [&](const StagedAccess &Y) {
+            return Y.A->Row && C.valuePoly(Y.Stage, Y.A->Row->Div) == Div;
+          },
+          Shape))
+    return Refuse(*X, launchText(C, X->Stage) +
+                          (Shape ? " runs another grid or block; launch both with the same "
+                                   "grid and block"
+                                 : std::string(X->A->IsStore ? " writes" : " reads") +
+                                       " it at another index or as another type; to fuse, "
+                                       "every kernel must access the buffer at the same "
+                                       "index, so that each thread reads the elements it "
+                                       "wrote itself"));
   if (Form.Coef < int64_t(Ref->A->Bytes))
     return Refuse(*Ref, "its threads' elements overlap (the index advances by " +
                             std::to_string(Form.Coef) + " bytes a thread, less than the " +
@@ -670,36 +689,30 @@ static bool rowCarried(FusionCandidate &C, const SeqRecord &R, unsigned V,
 /// invalidated, where not.
 static bool spanCarried(FusionCandidate &C, const SeqRecord &R, unsigned V,
                         const std::vector<StagedAccess> &Accs) {
-  const StagedAccess *Ref = nullptr;
-  for (const StagedAccess &X : Accs)
-    if (X.A->Span && !Ref)
-      Ref = &X;
+  const StagedAccess *Ref =
+      &*llvm::find_if(Accs, [](const StagedAccess &X) { return X.A->Span.has_value(); });
   const Access::SpanIndex &Form = *Ref->A->Span;
-  const IndexPoly Coef = C.valuePoly(Ref->Stage, Form.Coef);
-  const IndexPoly Rest = C.valuePoly(Ref->Stage, Form.Rest);
   const IndexPoly Count = C.valuePoly(Ref->Stage, Form.Count);
-  const SeqLaunch &L0 = C.launch(Ref->Stage);
-  for (const StagedAccess &X : Accs) {
-    const std::optional<Access::SpanIndex> &Span = X.A->Span;
-    std::string Why;
-    if (!Span || Span->Step != Form.Step || C.valuePoly(X.Stage, Span->Coef) != Coef ||
-        C.valuePoly(X.Stage, Span->Rest) != Rest || C.valuePoly(X.Stage, Span->Count) != Count ||
-        X.A->Ty != Ref->A->Ty)
-      Why = launchText(C, X.Stage) + (X.A->IsStore ? " writes" : " reads") +
-            " it at another index, over another count or as another type; to fuse, every "
-            "kernel must loop over the same elements of the thread's record";
-    else if (C.launch(X.Stage).Grid != L0.Grid || C.launch(X.Stage).Block != L0.Block)
-      Why = launchText(C, X.Stage) + " runs another grid or block; launch both with the "
-                                     "same grid and block";
-    if (!Why.empty()) {
-      C.invalidate("buffer '" + R.Values.at(V).Text + "': " + launchText(C, Ref->Stage) + " " +
-                       (Ref->A->IsStore ? "writes" : "reads") +
-                       " it in a loop over the thread's elements, " +
-                       offsetText(C, C.valueOffset(Ref->Stage, *Ref->A)) + " for k below " +
-                       offsetText(C, Count) + ", and " + Why,
-                   "span", X.A->Inst);
-      return false;
-    }
+  bool Shape = false;
+  if (const StagedAccess *X = unlike(
+          C, Accs, *Ref,
+          [&](const StagedAccess &Y) {
+            return Y.A->Span && C.valuePoly(Y.Stage, Y.A->Span->Count) == Count;
+          },
+          Shape)) {
+    C.invalidate("buffer '" + R.Values.at(V).Text + "': " + launchText(C, Ref->Stage) + " " +
+                     (Ref->A->IsStore ? "writes" : "reads") +
+                     " it in a loop over the thread's elements, " + offsetText(C, Ref->Offset) +
+                     " for k below " + offsetText(C, Count) + ", and " +
+                     launchText(C, X->Stage) +
+                     (Shape ? " runs another grid or block; launch both with the same grid "
+                              "and block"
+                            : std::string(X->A->IsStore ? " writes" : " reads") +
+                                  " it at another index, over another count or as another "
+                                  "type; to fuse, every kernel must loop over the same "
+                                  "elements of the thread's record"),
+                 "span", X->A->Inst);
+    return false;
   }
   C.Layout.insert("le " + std::to_string(Ref->Stage) + " " +
                   (IndexPoly::constant(Form.Step) * Form.Count).toExpr() + " " +
