@@ -561,7 +561,7 @@ const kb_seq_fn hand_runs[KB_NWORKLOADS] = {
     reorder_hand_run,          mapped_f_temps_hand_run,   gran33_hand_run,
     mapped_f_temps_hand_run,   mapped_f_temps_hand_run,   mapped_f_temps_hand_run,
     mapped_f_temps_hand_run,   items_hand_run,            temps_hand_run<4>,
-    temps_hand_run<4>,         gridstride_unroll_hand_run,
+    temps_hand_run<4>,         gridstride_unroll_hand_run, gridstride_hand_run,
 };
 
 /* Instances of w the main table runs for n. */

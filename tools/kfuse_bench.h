@@ -86,7 +86,7 @@ static constexpr float kb_gran_alpha = 0.75f;
 static constexpr int kb_items = 16;
 static constexpr unsigned char kb_items_width[3] = {kb_items, kb_items, kb_items};
 
-#define KB_NWORKLOADS 35
+#define KB_NWORKLOADS 36
 
 /* The same table of KB_NWORKLOADS entries, compiled twice; the entries
  * differ only in `run`. */

@@ -4,6 +4,7 @@
 #include "kfuse_bench.h"
 #include "kfuse_example.h"
 
+#include <cooperative_groups.h>
 #include <cuda_fp16.h>
 
 #ifndef KB_NS
@@ -283,6 +284,32 @@ static void gridstride_unroll_f32(void *const *in, void *const *out, int n, int 
   gsu_axpb<<<g, block, 0, s>>>(x, y, (float *)out[0], n);
   gsu_mad<<<g, block, 0, s>>>((const float *)out[0], y, (float *)out[1], n);
   gsu_sq<<<g, block, 0, s>>>((const float *)out[1], (float *)out[2], n);
+}
+
+/* The same loops over cooperative groups' grid rank, as codes built on
+ * cooperative groups write them (`i += grid.size()`). */
+#define KB_GRID_STRIDE_CG(i, n)                                                              \
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();                     \
+  for (unsigned long long i = grid.thread_rank(); i < (unsigned long long)(n); i += grid.size())
+__global__ KFUSE_MAP void gsc_axpb(const float *x, const float *y, float *t, int n)
+{
+  KB_GRID_STRIDE_CG(i, n) t[i] = (float)kb_coef[0] * x[i] + y[i];
+}
+__global__ KFUSE_MAP void gsc_mad(const float *t, const float *y, float *o, int n)
+{
+  KB_GRID_STRIDE_CG(i, n) o[i] = t[i] * y[i] + (float)kb_coef[1];
+}
+__global__ KFUSE_MAP void gsc_sq(const float *o, float *p, int n)
+{
+  KB_GRID_STRIDE_CG(i, n) p[i] = o[i] * o[i];
+}
+static void gridstride_cg_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  unsigned g = kb_grid_stride_blocks();
+  const float *x = (const float *)in[0], *y = (const float *)in[1];
+  gsc_axpb<<<g, block, 0, s>>>(x, y, (float *)out[0], n);
+  gsc_mad<<<g, block, 0, s>>>((const float *)out[0], y, (float *)out[1], n);
+  gsc_sq<<<g, block, 0, s>>>((const float *)out[1], (float *)out[2], n);
 }
 
 /* Transcendental activations in float: h1 = sin(x) * 0.5 + x; h2 = tanh(h1);
@@ -1091,6 +1118,9 @@ const kb_workload *workloads()
       /* gridstride with size_t loops under `#pragma unroll 4`. */
       {"gridstride-unroll", "gridstride_unroll_f32", "f32", 4, 2, 3, 3, 4 * 5.0,
        gridstride_unroll_f32, nullptr, 0, 0},
+      /* gridstride over cooperative groups' grid rank. */
+      {"gridstride-cg", "gridstride_cg_f32", "f32", 4, 2, 3, 3, 4 * 5.0, gridstride_cg_f32,
+       nullptr, 0, 0},
   };
   return table;
 }

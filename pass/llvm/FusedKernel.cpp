@@ -1546,6 +1546,23 @@ void FusedKernelBuilder::cleanup(FunctionAnalysisManager &FAM) {
   Late.run(*Fused, FAM);
 }
 
+/// A fused kernel whose launches all have integer grids and blocks runs in
+/// x alone: its y and z coordinates read 0 and their extents 1. Said so in
+/// the IR, an index written for any shape (cooperative groups'
+/// `thread_rank()`, `grid.size()`) becomes the 1-D index the other stages
+/// compute, so that their grid-stride loops are seen to be one
+/// (jamGridLoops()) and the code computes no rank of y and z.
+static void flattenToX(Function &F) {
+  SmallVector<Instruction *, 16> Reads;
+  for (Instruction &I : instructions(F))
+    if (int Sym = sregSymbol(&I); Sym >= 0 && symDim(Sym) > 0)
+      Reads.push_back(&I);
+  for (Instruction *I : Reads) {
+    I->replaceAllUsesWith(ConstantInt::get(I->getType(), isCoordinate(sregSymbol(I)) ? 0 : 1));
+    I->eraseFromParent();
+  }
+}
+
 /// Loads every field of a by-value parameter that the fused kernel only
 /// reads once, in the entry block, for all the stages' loads of it: the
 /// stages that read one struct read one copy of it (build()), and a
@@ -1688,6 +1705,8 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
       I.setMetadata(GridKind, nullptr);
     }
   shareFields(*Fused);
+  if (llvm::all_of(llvm::seq(C.size()), [&](unsigned S) { return C.oneDimensional(S); }))
+    flattenToX(*Fused);
   std::vector<int> Jam = jamGridLoops(*Fused, IVs);
   // A buffer carried between grid-stride stages moves through registers only
   // within one jammed loop, whose iterations then reset its forward flags;

@@ -498,14 +498,26 @@ std::optional<int> kfuse::fieldSymbol(const Function &F, const Value *V) {
   return SymField0 + fieldCode(A->getArgNo(), unsigned(Off), Log2_32(Bytes));
 }
 
-/// The symbol of quotient (\p A / \p B); every index that names the same
-/// quotient gets the same symbol, so `(a / b) * b + a % b` cancels to a.
 /// The global coordinate of dimension \p D, ctaid.d * ntid.d + tid.d.
 static IndexPoly globalCoordinate(unsigned D) {
   return IndexPoly::symbol(symCtaid(D)) * IndexPoly::symbol(symNtid(D)) +
          IndexPoly::symbol(symTid(D));
 }
 
+/// The thread's rank in the whole grid, x fastest: cooperative groups'
+/// `this_grid().thread_rank()`, ((ctaid.z*nctaid.y + ctaid.y)*nctaid.x +
+/// ctaid.x) * ntid.x*ntid.y*ntid.z + (tid.z*ntid.y + tid.y)*ntid.x + tid.x.
+/// Each thread has its own in [0, threads of the grid).
+static IndexPoly gridRank() {
+  auto S = [](int Sym) { return IndexPoly::symbol(Sym); };
+  IndexPoly Block = (S(symCtaid(2)) * S(symNctaid(1)) + S(symCtaid(1))) * S(symNctaid(0)) +
+                    S(symCtaid(0));
+  IndexPoly Thread = (S(symTid(2)) * S(symNtid(1)) + S(symTid(1))) * S(symNtid(0)) + S(symTid(0));
+  return Block * S(symNtid(0)) * S(symNtid(1)) * S(symNtid(2)) + Thread;
+}
+
+/// The symbol of quotient (\p A / \p B); every index that names the same
+/// quotient gets the same symbol, so `(a / b) * b + a % b` cancels to a.
 static IndexPoly quotient(QuotientTable &Q, bool Signed, const SCEV *A, const SCEV *B) {
   auto [It, New] = Q.Quots.try_emplace({Signed, A, B}, SymQuot0 + int(Q.Quots.size()));
   return IndexPoly::symbol(It->second);
@@ -1303,7 +1315,9 @@ Value *kfuse::unwidened(Value *V) {
 }
 
 /// The kernel's grid-stride loop: the one top-level loop whose induction
-/// variable starts at the global x coordinate ctaid.x*ntid.x + tid.x, grows by
+/// variable starts at the global x coordinate ctaid.x*ntid.x + tid.x or at
+/// the thread's rank in the grid (gridRank(), cooperative groups'
+/// `for (i = grid.thread_rank(); i < n; i += grid.size())`), grows by
 /// a product of extents (blockDim.x*gridDim.x), runs while below an integer
 /// parameter or an integer field of a by-value struct the kernel does not
 /// change (`i < p.n`), and leaves only from its latch. Null when there is
@@ -1312,7 +1326,7 @@ Value *kfuse::unwidened(Value *V) {
 static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridStride &G,
                           std::string &Miss) {
   Loop *Found = nullptr;
-  const IndexPoly Global = globalCoordinate(0);
+  const IndexPoly Global = globalCoordinate(0), Rank = gridRank();
   for (Loop *L : LI) {
     // A rotated loop: the latch tests the incremented variable against n.
     BasicBlock *Header = L->getHeader(), *Latch = L->getLoopLatch();
@@ -1359,7 +1373,7 @@ static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridSt
     auto *N = dyn_cast<Argument>(Final);
     auto Start = polyOf(F, SE, AR->getStart());
     auto Step = polyOf(F, SE, AR->getStepRecurrence(SE));
-    if (!Start || *Start != Global || !Step || Step->isConstant())
+    if (!Start || (*Start != Global && *Start != Rank) || !Step || Step->isConstant())
       continue;
     bool Extents = true;
     for (auto &[M, C] : Step->Terms)

@@ -2099,9 +2099,13 @@ static void checkCandidateOnce(FusionCandidate &C) {
         LoopRef = &X;
         continue;
       }
-      const GridStride &A = *C.Stages[LoopRef->Stage]->Grid, &B = *C.Stages[X.Stage]->Grid;
-      if (A.Start != B.Start || A.Step != B.Step || A.Unsigned != B.Unsigned ||
-          C.valueSymbol(LoopRef->Stage, A.Bound) != C.valueSymbol(X.Stage, B.Bound)) {
+      // As the launches run them: a loop from the grid's thread rank and one
+      // from the global x coordinate are the same loop in a 1-D launch.
+      const unsigned SA = LoopRef->Stage, SB = X.Stage;
+      const GridStride &A = *C.Stages[SA]->Grid, &B = *C.Stages[SB]->Grid;
+      if (C.valuePoly(SA, A.Start) != C.valuePoly(SB, B.Start) ||
+          C.valuePoly(SA, A.Step) != C.valuePoly(SB, B.Step) || A.Unsigned != B.Unsigned ||
+          C.valueSymbol(SA, A.Bound) != C.valueSymbol(SB, B.Bound)) {
         C.invalidate("buffer '" + R.Values.at(V).Text + "': the grid-stride loops of launches " +
                          std::to_string(C.index(LoopRef->Stage)) + " and " +
                          std::to_string(C.index(X.Stage)) +

@@ -20,7 +20,8 @@
 //     and operands, or neither is guarded;
 //  4. the code from L0's exit to L1's preheader (the next stage's start,
 //     where L0's guard also leads) has no effect and no call (a barrier
-//     between the stages must stay where every thread meets it), and what
+//     between the stages must stay where every thread meets it; asm that
+//     reads a register nothing uses is no call), and what
 //     L1 uses of it reads no memory (it is cloned before L0).
 // Then L0's latch branches to L1's header, L1's latch back to L0's header,
 // L1's variable is L0's, and L1's guard, reached only where L0's failed,
@@ -41,6 +42,7 @@
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/InstIterator.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -201,9 +203,19 @@ bool collectClones(Analyses &A, const LoopShape &S0, const LoopShape &S1,
   return true;
 }
 
+/// Whether \p I is inline asm whose value nothing uses and that has no
+/// effect: what cooperative groups' `this_grid()` leaves (a read of
+/// %envreg1), which clang marks convergent as it does every asm statement.
+/// The kernel analysis vetted its text (CallEffects).
+bool unusedPureAsm(const Instruction &I) {
+  const auto *CB = dyn_cast<CallBase>(&I);
+  return CB && CB->isInlineAsm() && I.use_empty() && CB->doesNotAccessMemory() &&
+         !cast<InlineAsm>(CB->getCalledOperand())->hasSideEffects();
+}
+
 /// The blocks on paths from L0's exit to L1's preheader, which the jammed
 /// loop no longer passes: nothing in them may be a call or have an effect
-/// (condition 4).
+/// (condition 4), but for asm that only reads a register nothing uses.
 bool pureBetween(const LoopShape &S0, const LoopShape &S1) {
   // Backwards from L1's preheader to L0's exit.
   SmallVector<BasicBlock *, 8> Work{S1.Preheader};
@@ -213,7 +225,7 @@ bool pureBetween(const LoopShape &S0, const LoopShape &S1) {
     if (S0.L->contains(BB) || BB->isEntryBlock())
       return false; // a way into L1 that does not come from L0's exit
     for (Instruction &I : *BB)
-      if (isa<CallBase>(I) || I.mayHaveSideEffects())
+      if (!unusedPureAsm(I) && (isa<CallBase>(I) || I.mayHaveSideEffects()))
         return false;
     if (BB == S0.Exit)
       continue;

@@ -132,32 +132,33 @@ static std::optional<DigitRange> digitRange(const Access &A) {
 
 /// The bytes [lo, hi) an access in the grid-stride loop \p G touches: at
 /// c * i + Rest, i the loop's variable, which runs over [0, n) (it starts at
-/// a thread's global x coordinate and continues while below n). A 4-byte n
-/// compared unsigned (an unsigned n, or an int n cast to size_t, `i <
-/// (size_t)n`) bounds the loop as the manifest reads it, sign-extended, only
-/// where that is not negative: the bound is then divided by 2*min(n,0)+1,
-/// which is 1 for n >= 0 and makes the evaluation fail otherwise (the
-/// runtime then takes the whole allocation).
+/// a thread's global x coordinate, or at its rank in the grid, each a
+/// distinct number in [0, threads of the grid), and continues while below
+/// n). A 4-byte n compared unsigned (an unsigned n, or an int n cast to
+/// size_t, `i < (size_t)n`) bounds the loop as the manifest reads it,
+/// sign-extended, only where that is not negative: the bound is then divided
+/// by 2*min(n,0)+1, which is 1 for n >= 0 and makes the evaluation fail
+/// otherwise (the runtime then takes the whole allocation).
 static std::optional<std::pair<std::string, std::string>>
 loopRange(const KernelInfo &K, const Access &A) {
   const GridStride &G = *K.Grid;
-  std::optional<DigitForm> F = digitsOf(A.Offset);
-  if (!F || F->Digits.size() != 2 || F->Digits[0].K != IndexDigit::Global ||
-      F->Digits[0].Dim != 0 || F->Digits[1].K != IndexDigit::Iteration)
+  // c is the coefficient of threadIdx.x, which either start has once.
+  auto Tid = A.Offset.Terms.find(TermMap::Monomial{SymTid});
+  if (Tid == A.Offset.Terms.end() || Tid->second <= 0)
     return std::nullopt;
-  const IndexPoly &Coef = F->Digits[0].Coef;
-  bool Param = false;
-  for (auto &[M, C] : Coef.Terms)
-    Param |= !M.empty();
-  if (Param || !Coef.isConstant() || Coef.constantTerm() <= 0 ||
-      F->Digits[1].Coef != Coef * G.Step)
-    return std::nullopt;
-  std::string Rest = F->Rest.toExpr();
+  const int64_t Coef = Tid->second;
+  IndexPoly Rest = A.Offset - IndexPoly::constant(Coef) *
+                                  (G.Start + G.Step * IndexPoly::symbol(SymIter));
+  for (auto &[M, C] : Rest.Terms)
+    for (int S : M)
+      if (S < SymParam0)
+        return std::nullopt; // a coordinate, an extent or the iteration left over
+  std::string R = Rest.toExpr();
   std::string N = IndexPoly::symbol(G.Bound).toExpr();
-  std::string Top = std::to_string(Coef.constantTerm()) + "*(max(" + N + ",1)-1)" +
+  std::string Top = std::to_string(Coef) + "*(max(" + N + ",1)-1)" +
                     (G.Unsigned && G.BoundBits < 64 ? "/(2*min(" + N + ",0)+1)" : "") + "+" +
                     std::to_string(A.Bytes);
-  return std::make_pair(Rest, Rest == "0" ? Top : Rest + "+" + Top);
+  return std::make_pair(R, R == "0" ? Top : R + "+" + Top);
 }
 
 /// Whether \p P names a y or z coordinate.

@@ -5,11 +5,12 @@
 // uses; the grid's rank counts y and z, which a launch of integer grid and
 // block does not have).
 // REQUIRES: cuda
-// __mul24 is libdevice's: the wrapper links it (%clang_cuda does not).
-// RUN: %kfuse_obj_root/bin/kfuse-clang++ -isystem %cuda_path/include/cccl --cuda-device-only -O2 -S -emit-llvm -Rpass=kfuse -Rpass-missed=kfuse -Rpass-analysis=kfuse %s -o %t.ll 2>%t.remarks
+// __mul24 is libdevice's: the wrapper links it (%clang_cuda does not), and
+// it searches the toolkit's cccl directory, which cooperative_groups.h needs.
+// RUN: %kfuse_obj_root/bin/kfuse-clang++ --cuda-device-only -O2 -S -emit-llvm -Rpass=kfuse -Rpass-missed=kfuse -Rpass-analysis=kfuse %s -o %t.ll 2>%t.remarks
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: grep '^@__kfuse_manifest' %t.ll | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=MANIFEST
-// RUN: %kfuse_obj_root/bin/kfuse-clang++ -isystem %cuda_path/include/cccl --cuda-device-only -O2 -S %s -o %t.ptx 2>/dev/null
+// RUN: %kfuse_obj_root/bin/kfuse-clang++ --cuda-device-only -O2 -S %s -o %t.ptx 2>/dev/null
 // RUN: %ptxas -arch=%cuda_arch %t.ptx -o /dev/null
 
 #include <cooperative_groups.h>
@@ -87,3 +88,61 @@ void env(float *u, float *v, int n)
   uses_envreg<<<(n + 255) / 256, 256>>>(v, n);
 }
 // REMARK-DAG: kernel 'uses_envreg(float*, int)' cannot be fused: has inline asm that reads special register '%envreg2'
+
+// A grid-stride loop over the grid's rank, `i += grid.size()`, is a
+// grid-stride loop: with integer grids and blocks the fused kernel reads no
+// y or z coordinate (it runs in x alone) and the two loops become one, u in
+// registers; its footprint is the bound's, [0, 4n).
+KMAP void cg_scale(const float *x, float *u, int n)
+{
+  cg::grid_group g = cg::this_grid();
+  for (unsigned long long i = g.thread_rank(); i < (unsigned long long)n; i += g.size())
+    u[i] = 2.f * x[i] + 1.f;
+}
+KMAP void cg_mul(const float *u, const float *y, float *p, int n)
+{
+  auto g = cg::this_grid();
+  for (auto i = g.thread_rank(); i < n; i += g.num_threads())
+    p[i] = u[i] * y[i];
+}
+void cg_loops(const float *x, const float *y, float *u, float *p, int n, int blocks)
+{
+  cg_scale<<<blocks, 256>>>(x, u, n);
+  cg_mul<<<blocks, 256>>>(u, y, p, n);
+}
+// REMARK-DAG: kernel 'cg_scale(float const*, float*, int)': 8 bytes and 2 flops per element
+// REMARK-DAG: fused launches 0..1 (cg_scale, cg_mul) of sequence [[CGL:[0-9]+]] into __kfuse_fused_{{[0-9a-f]+}}_[[CGL]]_0_1: u in registers
+// MANIFEST-LABEL: kernel 0 _Z8cg_scalePKfPfi 3
+// MANIFEST: footprint 0.1 w 0 4*(max(s2,1)-1)/(2*min(s2,0)+1)+4{{$}}
+// MANIFEST: dead 0 0.1 covered
+// MANIFEST: at 0 2 {{[0-9]+}}:{{[0-9]+}} _Z8cg_loops
+// RUN: FileCheck %s --check-prefix=FLAT < %t.ll
+// (Sequence 4: the fifth in this file.)
+// FLAT: define {{.*}}@__kfuse_fused_{{[0-9a-f]+}}_4_0_1(
+// FLAT-NOT: sreg.{{n?(tid|ctaid)}}.{{y|z}}
+// FLAT: ret void
+
+// The same loops in a launch of 3-D grid and block: the rank counts every
+// coordinate, alike in both loops, so they are still one loop.
+void cg_loops_3d(const float *x, const float *y, float *u, float *p, int n, dim3 g, dim3 b)
+{
+  cg_scale<<<g, b>>>(x, u, n);
+  cg_mul<<<g, b>>>(u, y, p, n);
+}
+// REMARK-DAG: fused launches 0..1 (cg_scale, cg_mul) of sequence {{[0-9]+}} into {{.*}}: u in registers
+
+// Against a loop whose start is computed in 32 bits, `blockIdx.x *
+// blockDim.x + threadIdx.x` widened (it wraps past 2^32 threads, the rank
+// does not): fused, but the loops stay two, u through memory.
+KMAP void plain_mul(const float *u, const float *y, float *p, int n)
+{
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < (size_t)n;
+       i += (size_t)blockDim.x * gridDim.x)
+    p[i] = u[i] * y[i];
+}
+void cg_and_plain(const float *x, const float *y, float *u, float *p, int n, int blocks)
+{
+  cg_scale<<<blocks, 256>>>(x, u, n);
+  plain_mul<<<blocks, 256>>>(u, y, p, n);
+}
+// REMARK-DAG: fused launches 0..1 (cg_scale, plain_mul) of sequence {{[0-9]+}} into {{.*}}: u through memory (the grid-stride loops that write and read it could not be made one loop)
