@@ -1602,9 +1602,16 @@ void DeviceFuser::fuse(FusionCandidate &C) {
   std::string Unshared;
   for (unsigned S = 0; S < C.size() && Unshared.empty(); ++S) {
     const KernelInfo &K = *C.Stages[S];
-    if (!K.Grid || !isFieldSymbol(K.Grid->Bound))
+    if (!K.Grid)
       continue;
-    unsigned P = fieldParam(K.Grid->Bound);
+    std::optional<int> Field;
+    for (auto &[M, Coef] : K.Grid->Bound.Terms)
+      for (int Sym : M)
+        if (!Field && isFieldSymbol(Sym))
+          Field = Sym;
+    if (!Field)
+      continue;
+    unsigned P = fieldParam(*Field);
     if (P < K.Params.size() && !K.Params[P].NotShared.empty())
       Unshared = "; launch " + std::to_string(C.index(S)) + " (" + shortName(K.F->getName()) +
                  ") reads its bound from its own copy of by-value " +

@@ -1314,6 +1314,73 @@ Value *kfuse::unwidened(Value *V) {
   return V;
 }
 
+/// The bound of a grid-stride loop written as an expression of integer
+/// parameters and fields (`i < w * h`, `i < 3 * n`, `i < (size_t)nx * ny`):
+/// its polynomial, where each operation provably does not wrap, so that the
+/// kernel's value is the polynomial's, as the manifest evaluates it over
+/// the parameters sign-extended. An operation does not wrap when it says
+/// so (`nsw`, which C's signed arithmetic carries) or when its operands are
+/// too small to (a product of two sign-extended ints in 64 bits).
+/// \p Bits receives a bound on the value's magnitude, |v| < 2^Bits.
+static std::optional<IndexPoly> boundPoly(const Function &F, const Value *V, unsigned &Bits,
+                                          unsigned Depth) {
+  if (Depth > 8 || !V->getType()->isIntegerTy())
+    return std::nullopt;
+  const unsigned W = V->getType()->getIntegerBitWidth();
+  if (const auto *C = dyn_cast<ConstantInt>(V)) {
+    if (C->getValue().getSignificantBits() > 63)
+      return std::nullopt;
+    Bits = C->getValue().getSignificantBits();
+    return IndexPoly::constant(C->getSExtValue());
+  }
+  if (const auto *A = dyn_cast<Argument>(V)) {
+    if (A->getParent() != &F)
+      return std::nullopt;
+    Bits = W - 1;
+    return IndexPoly::symbol(SymParam0 + int(A->getArgNo()));
+  }
+  if (std::optional<int> Field = fieldSymbol(F, V)) {
+    Bits = W - 1;
+    return IndexPoly::symbol(*Field);
+  }
+  if (const auto *X = dyn_cast<SExtInst>(V))
+    return boundPoly(F, X->getOperand(0), Bits, Depth + 1);
+  if (const auto *X = dyn_cast<ZExtInst>(V); X && X->hasNonNeg())
+    return boundPoly(F, X->getOperand(0), Bits, Depth + 1);
+  const auto *BO = dyn_cast<OverflowingBinaryOperator>(V);
+  if (!BO)
+    return std::nullopt;
+  unsigned BA = 0, BB = 0;
+  auto A = boundPoly(F, BO->getOperand(0), BA, Depth + 1);
+  auto B = boundPoly(F, BO->getOperand(1), BB, Depth + 1);
+  if (!A || !B)
+    return std::nullopt;
+  std::optional<IndexPoly> R;
+  switch (BO->getOpcode()) {
+  case Instruction::Add:
+    R = *A + *B, Bits = std::max(BA, BB) + 1;
+    break;
+  case Instruction::Sub:
+    R = *A - *B, Bits = std::max(BA, BB) + 1;
+    break;
+  case Instruction::Mul:
+    R = *A * *B, Bits = BA + BB;
+    break;
+  case Instruction::Shl:
+    if (!B->isConstant() || B->constantTerm() < 0 || B->constantTerm() > 32)
+      return std::nullopt;
+    R = *A * IndexPoly::constant(int64_t(1) << B->constantTerm());
+    Bits = BA + unsigned(B->constantTerm());
+    break;
+  default:
+    return std::nullopt;
+  }
+  if (!BO->hasNoSignedWrap() && Bits > W - 1)
+    return std::nullopt;
+  Bits = std::min(Bits, W - 1);
+  return R;
+}
+
 /// The kernel's grid-stride loop: the one top-level loop whose induction
 /// variable starts at the global x coordinate ctaid.x*ntid.x + tid.x or at
 /// the thread's rank in the grid (gridRank(), cooperative groups'
@@ -1381,16 +1448,20 @@ static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridSt
         Extents &= S < SymParam0 && !isCoordinate(S) && S != SymIter;
     if (!Extents)
       continue;
-    int Bound = 0;
+    IndexPoly Bound;
+    unsigned Bits = 0;
     if (N && N->getParent() == &F && N->getType()->isIntegerTy()) {
-      Bound = SymParam0 + int(N->getArgNo());
+      Bound = IndexPoly::symbol(SymParam0 + int(N->getArgNo()));
     } else if (std::optional<int> Field = fieldSymbol(F, Final)) {
-      Bound = *Field;
+      Bound = IndexPoly::symbol(*Field);
+    } else if (auto P = boundPoly(F, Final, Bits, 0)) {
+      Bound = std::move(*P);
     } else {
       uint64_t Off = 0;
       const auto *Ld = dyn_cast<LoadInst>(Final);
       const Argument *A = Ld ? byValFieldOf(F, *Ld, Off) : nullptr;
-      Miss = !A ? "is not an integer parameter or a field of a struct passed by value"
+      Miss = !A ? "is not an integer parameter, a field of a struct passed by value, or a sum "
+                  "or product of them that cannot wrap"
              : "reads the integer at byte " + std::to_string(Off) + " of " + byValText(F, *A) +
                    (readOnlyByVal(*A) ? ", which kfuse cannot name (at most 8 bytes, within "
                                         "the first 1024 of one of the first 224 parameters)"
@@ -1583,10 +1654,11 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
                                   "changed value in a local instead"
                         : InLoop && !Grid && !GridMiss.empty()
                             ? "; it varies in a grid-stride loop whose bound " + GridMiss +
-                                  ": kfuse reads the bound of a grid-stride loop from an "
-                                  "integer parameter or a field of a struct passed by value "
-                                  "that the kernel does not change; pass n as one and loop "
-                                  "while i < n"
+                                  ": kfuse reads the bound of a grid-stride loop from "
+                                  "integer parameters and fields of a struct passed by value "
+                                  "that the kernel does not change, added or multiplied in "
+                                  "signed arithmetic (w * h with int w, h); pass n as one "
+                                  "and loop while i < n"
                         : InLoop && !Grid
                             ? "; it varies in a loop that is not a grid-stride loop: "
                               "write a loop over the elements as for (i = blockIdx.x * "

@@ -388,9 +388,10 @@ struct Verdict {
 struct GridStride {
   llvm::PHINode *IV = nullptr; ///< the induction variable, in the loop's header
   IndexPoly Start, Step;       ///< over the coordinates and extents
-  /// n: an integer parameter (SymParam0 + p) or an integer field of a
-  /// by-value struct the kernel does not change (SymField0 + ...).
-  int Bound = SymParam0;
+  /// n: an integer parameter (SymParam0 + p), an integer field of a
+  /// by-value struct the kernel does not change (SymField0 + ...), or a
+  /// polynomial of them that the kernel computes without wrapping (`w * h`).
+  IndexPoly Bound;
   unsigned BoundBits = 32;     ///< n's width
   bool Unsigned = false;       ///< the loop continues while i <u n (else i <s n)
 };

@@ -2105,7 +2105,7 @@ static void checkCandidateOnce(FusionCandidate &C) {
       const GridStride &A = *C.Stages[SA]->Grid, &B = *C.Stages[SB]->Grid;
       if (C.valuePoly(SA, A.Start) != C.valuePoly(SB, B.Start) ||
           C.valuePoly(SA, A.Step) != C.valuePoly(SB, B.Step) || A.Unsigned != B.Unsigned ||
-          C.valueSymbol(SA, A.Bound) != C.valueSymbol(SB, B.Bound)) {
+          C.valuePoly(SA, A.Bound) != C.valuePoly(SB, B.Bound)) {
         C.invalidate("buffer '" + R.Values.at(V).Text + "': the grid-stride loops of launches " +
                          std::to_string(C.index(LoopRef->Stage)) + " and " +
                          std::to_string(C.index(X.Stage)) +

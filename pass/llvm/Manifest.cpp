@@ -154,10 +154,16 @@ loopRange(const KernelInfo &K, const Access &A) {
       if (S < SymParam0)
         return std::nullopt; // a coordinate, an extent or the iteration left over
   std::string R = Rest.toExpr();
-  std::string N = IndexPoly::symbol(G.Bound).toExpr();
+  std::string N = G.Bound.toExpr();
+  // A 64-bit n compared unsigned is read as it is; a 64-bit sum or product
+  // of ints is negative where its operands make it so, and compared
+  // unsigned it is a huge bound: it gets the guard too.
+  bool Single = G.Bound.Terms.size() == 1 && G.Bound.Terms.begin()->second == 1 &&
+                G.Bound.Terms.begin()->first.size() == 1;
   std::string Top = std::to_string(Coef) + "*(max(" + N + ",1)-1)" +
-                    (G.Unsigned && G.BoundBits < 64 ? "/(2*min(" + N + ",0)+1)" : "") + "+" +
-                    std::to_string(A.Bytes);
+                    (G.Unsigned && (G.BoundBits < 64 || !Single) ? "/(2*min(" + N + ",0)+1)"
+                                                                 : "") +
+                    "+" + std::to_string(A.Bytes);
   return std::make_pair(R, R == "0" ? Top : R + "+" + Top);
 }
 

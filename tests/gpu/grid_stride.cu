@@ -13,8 +13,11 @@
  *
  * A second sequence writes the loop as many codes do, with an int variable
  * against the size_t n (the loop tests sext(i) < n): w = 2 u0 + 1, z = w w.
- * Its two loops fuse into one, w in a register. The program prints `SITES
- * all-fused count=2`: both sequences must run fused on every call.
+ * Its two loops fuse into one, w in a register. A third loops over a plane
+ * of nx * ny cells stored flat, `for (int i = ...; i < nx * ny; ...)` with
+ * int nx, ny: p = u0 / 2 + 1/4, q = p u0 - p, p a temporary of the call in
+ * registers, not stored. The program prints `SITES all-fused count=3`:
+ * every sequence must run fused on every call.
  * Fused and unfused must agree bit for bit (tools/gpu-check). */
 #include "common.h"
 #include "kfuse_example.h"
@@ -56,6 +59,26 @@ __global__ KFUSE_MAP void square(const double *w, double *z, size_t n)
   GRID_STRIDE_INT(i, n) z[i] = w[i] * w[i];
 }
 
+__global__ KFUSE_MAP void plane_relax(const double *x, double *p, int nx, int ny)
+{
+  GRID_STRIDE_INT(i, nx * ny) p[i] = 0.5 * x[i] + 0.25;
+}
+
+__global__ KFUSE_MAP void plane_mix(const double *p, const double *x, double *q, int nx, int ny)
+{
+  GRID_STRIDE_INT(i, nx * ny) q[i] = p[i] * x[i] - p[i];
+}
+
+static void plane(const double *x, double *q, int nx, int ny, unsigned grid, int block,
+                  cudaStream_t s)
+{
+  double *p;
+  KFX_CHECK(cudaMallocAsync(&p, sizeof(double) * nx * ny, s));
+  plane_relax<<<grid, block, 0, s>>>(x, p, nx, ny);
+  plane_mix<<<grid, block, 0, s>>>(p, x, q, nx, ny);
+  KFX_CHECK(cudaFreeAsync(p, s));
+}
+
 static void narrow(const double *x, double *w, double *z, size_t n, unsigned grid, int block,
                    cudaStream_t s)
 {
@@ -82,15 +105,18 @@ int main(int argc, char **argv)
   KFX_CHECK(cudaGetDevice(&dev));
   KFX_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   const unsigned grid = 4u * (unsigned)sms;
-  kfx::Buf<double> u0(n), v0(n), u(n), v(n), r(n), w(n), z(n);
+  /* The plane: rows of up to 1024 cells, as many as fit in n. */
+  const int nx = (int)(n < 1024 ? n : 1024), ny = (int)(n / (size_t)nx);
+  const size_t cells = (size_t)nx * ny;
+  kfx::Buf<double> u0(n), v0(n), u(n), v(n), r(n), w(n), z(n), q(cells);
   kfx::fill_uniform(u0.h, a.seed, 1, 0.0, 1.0);
   kfx::fill_uniform(v0.h, a.seed, 2, 0.0, 1.0);
   u0.upload();
   v0.upload();
   cudaStream_t s;
   KFX_CHECK(cudaStreamCreate(&s));
-  /* For tools/gpu-check: both sequences run fused on every call. */
-  std::printf("SITES all-fused count=2\n");
+  /* For tools/gpu-check: every sequence runs fused on every call. */
+  std::printf("SITES all-fused count=3\n");
 
   auto check = [&] {
     std::vector<long double> ru(n), rv(n), rr(n);
@@ -108,22 +134,29 @@ int main(int argc, char **argv)
       rw[i] = 2.0L * u0.h[i] + 1.0L;
       rz[i] = rw[i] * rw[i];
     }
+    std::vector<long double> rq(cells);
+    for (size_t i = 0; i < cells; i++) {
+      long double p = 0.5L * u0.h[i] + 0.25L;
+      rq[i] = p * u0.h[i] - p;
+    }
     bool ok = kfx::check_close("u", u.h.data(), ru.data(), n, 1e-13);
+    ok = kfx::check_close("q", q.h.data(), rq.data(), cells, 1e-15) && ok;
     ok = kfx::check_close("w", w.h.data(), rw.data(), n, 1e-15) && ok;
     ok = kfx::check_close("z", z.h.data(), rz.data(), n, 1e-15) && ok;
     ok = kfx::check_close("v", v.h.data(), rv.data(), n, 1e-13) && ok;
     return kfx::check_close("r", r.h.data(), rr.data(), n, 1e-13) && ok;
   };
   int rc = kfx::run_and_report(
-      "grid_stride", a, s, (2.0 + steps * 5.0 + 3.0) * n * sizeof(double),
+      "grid_stride", a, s, (2.0 + steps * 5.0 + 3.0) * n * sizeof(double) + 2.0 * cells * sizeof(double),
       [&] {
         KFX_CHECK(cudaMemcpyAsync(u.d, u0.d, u0.bytes(), cudaMemcpyDeviceToDevice, s));
         KFX_CHECK(cudaMemcpyAsync(v.d, v0.d, v0.bytes(), cudaMemcpyDeviceToDevice, s));
         for (int t = 0; t < steps; t++)
           step(u.d, v.d, r.d, n, grid, a.block, s);
         narrow(u0.d, w.d, z.d, n, grid, a.block, s);
+        plane(u0.d, q.d, nx, ny, grid, a.block, s);
       },
-      check, u, v, r, w, z);
+      check, u, v, r, w, z, q);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

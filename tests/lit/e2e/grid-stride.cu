@@ -152,10 +152,11 @@ KMAP void word_scale(const double *x, double *t, Gappy e)
   GRID_STRIDE(size_t, i, e.n) t[i] = x[i] * (double)(w >> 16);
 }
 // REMARK-DAG: fused launches 0..1 (word_scale, gap_add) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t through memory (the grid-stride loops that write and read it could not be made one loop; launch 0 (word_scale) reads its bound from its own copy of by-value parameter 3 ('e'), which it does not share: the kernel loads bytes of its padding)
-// A bound that is an expression: the remark names it.
+// A bound that is an expression that may wrap (a sum of two size_t): the
+// remark names it.
 KMAP void sum_bound(const float *x, float *t, size_t n, size_t m)
 { GRID_STRIDE(size_t, i, n + m) t[i] = x[i]; }
-// REMARK-DAG: kernel 'sum_bound(float const*, float*, unsigned long, unsigned long)' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('t')); it varies in a grid-stride loop whose bound is not an integer parameter or a field of a struct passed by value: kfuse reads the bound of a grid-stride loop from an integer parameter or a field of a struct passed by value that the kernel does not change
+// REMARK-DAG: kernel 'sum_bound(float const*, float*, unsigned long, unsigned long)' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('t')); it varies in a grid-stride loop whose bound is not an integer parameter, a field of a struct passed by value, or a sum or product of them that cannot wrap: kfuse reads the bound of a grid-stride loop from integer parameters and fields of a struct passed by value that the kernel does not change, added or multiplied in signed arithmetic (w * h with int w, h)
 void bounds(const float *x, float *t, float *u, float *v, Extent e, size_t n)
 {
   field_scale<<<264, 256>>>(x, t, e);
@@ -188,3 +189,51 @@ void word(const double *x, double *t, double *u, Gappy e)
 // MANIFEST: kernel 0 _Z10word_scalePKdPd5Gappy 3
 // MANIFEST-NOT: equal 0.2 1.2
 // MANIFEST: end
+
+// Bounds that are expressions of parameters the kernel computes without
+// wrapping: a product of ints (`w * h`, signed arithmetic) and a product of
+// two ints widened to 64 bits (`(size_t)w * h`, too small to wrap), whose
+// footprint is guarded against a negative product as an unsigned bound.
+KMAP void area_scale(const float *x, float *t, int w, int h)
+{ GRID_STRIDE(int, i, w * h) t[i] = 2.f * x[i]; }
+KMAP void area_add(const float *t, float *u, int w, int h)
+{ GRID_STRIDE(int, i, w * h) u[i] = t[i] + 1.f; }
+KMAP void wide_scale(const float *x, float *t, int w, int h)
+{ GRID_STRIDE(size_t, i, (size_t)w * h) t[i] = 2.f * x[i]; }
+KMAP void wide_add(const float *t, float *u, int w, int h)
+{ GRID_STRIDE(size_t, i, (size_t)w * h) u[i] = t[i] + 1.f; }
+// Unsigned products wrap: not a bound kfuse reads.
+KMAP void uarea(const float *x, float *t, unsigned w, unsigned h)
+{ GRID_STRIDE(unsigned, i, w * h) t[i] = x[i]; }
+// Another bound, `w * h - 1`: other iterations.
+KMAP void area_less(const float *t, float *u, int w, int h)
+{ GRID_STRIDE(int, i, w * h - 1) u[i] = t[i] + 1.f; }
+void area(const float *x, float *t, float *u, int w, int h)
+{
+  area_scale<<<264, 256>>>(x, t, w, h);
+  area_add<<<264, 256>>>(t, u, w, h);
+}
+// REMARK-DAG: fused launches 0..1 (area_scale, area_add) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t in registers
+// MANIFEST: kernel 0 _Z10area_scalePKfPfii 4
+// MANIFEST: footprint 0.1 w 0 4*(max(s2*s3,1)-1)+4{{$}}
+// MANIFEST: dead 0 0.1 covered
+void wide(const float *x, float *t, float *u, int w, int h)
+{
+  wide_scale<<<264, 256>>>(x, t, w, h);
+  wide_add<<<264, 256>>>(t, u, w, h);
+}
+// REMARK-DAG: fused launches 0..1 (wide_scale, wide_add) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t in registers
+// MANIFEST: kernel 0 _Z10wide_scalePKfPfii 4
+// MANIFEST: footprint 0.1 w 0 4*(max(s2*s3,1)-1)/(2*min(s2*s3,0)+1)+4{{$}}
+void unsigned_area(const float *x, float *t, float *u, unsigned w, unsigned h)
+{
+  uarea<<<264, 256>>>(x, t, w, h);
+  uarea<<<264, 256>>>(t, u, w, h);
+}
+// REMARK-DAG: kernel 'uarea(float const*, float*, unsigned int, unsigned int)' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('t')); it varies in a grid-stride loop whose bound is not an integer parameter, a field of a struct passed by value, or a sum or product of them that cannot wrap
+void area_other(const float *x, float *t, float *u, int w, int h)
+{
+  area_scale<<<264, 256>>>(x, t, w, h);
+  area_less<<<264, 256>>>(t, u, w, h);
+}
+// REMARK-DAG: launches 0..1 (area_scale, area_less) of sequence {{[0-9]+}} at {{.*}} in 'area_other' not fused: buffer 't': the grid-stride loops of launches 0 and 1 run different iterations (start, step or bound differ)
