@@ -1137,6 +1137,74 @@ static std::optional<std::pair<unsigned, int64_t>> paramPlusConst(const IndexPol
   return std::make_pair(unsigned(Param.Terms.begin()->first[0] - SymParam0), P.constantTerm());
 }
 
+/// A bound written as an expression of integer parameters and fields (a
+/// grid-stride loop's `i < w * h`, `i < 3 * n`, `i < (size_t)nx * ny`, a
+/// check `if (i < w * h)`):
+/// its polynomial, where each operation provably does not wrap, so that the
+/// kernel's value is the polynomial's, as the manifest evaluates it over
+/// the parameters sign-extended. An operation does not wrap when it says
+/// so (`nsw`, which C's signed arithmetic carries) or when its operands are
+/// too small to (a product of two sign-extended ints in 64 bits).
+/// \p Bits receives a bound on the value's magnitude, |v| < 2^Bits.
+static std::optional<IndexPoly> boundPoly(const Function &F, const Value *V, unsigned &Bits,
+                                          unsigned Depth) {
+  if (Depth > 8 || !V->getType()->isIntegerTy())
+    return std::nullopt;
+  const unsigned W = V->getType()->getIntegerBitWidth();
+  if (const auto *C = dyn_cast<ConstantInt>(V)) {
+    if (C->getValue().getSignificantBits() > 63)
+      return std::nullopt;
+    Bits = C->getValue().getSignificantBits();
+    return IndexPoly::constant(C->getSExtValue());
+  }
+  if (const auto *A = dyn_cast<Argument>(V)) {
+    if (A->getParent() != &F)
+      return std::nullopt;
+    Bits = W - 1;
+    return IndexPoly::symbol(SymParam0 + int(A->getArgNo()));
+  }
+  if (std::optional<int> Field = fieldSymbol(F, V)) {
+    Bits = W - 1;
+    return IndexPoly::symbol(*Field);
+  }
+  if (const auto *X = dyn_cast<SExtInst>(V))
+    return boundPoly(F, X->getOperand(0), Bits, Depth + 1);
+  if (const auto *X = dyn_cast<ZExtInst>(V); X && X->hasNonNeg())
+    return boundPoly(F, X->getOperand(0), Bits, Depth + 1);
+  const auto *BO = dyn_cast<OverflowingBinaryOperator>(V);
+  if (!BO)
+    return std::nullopt;
+  unsigned BA = 0, BB = 0;
+  auto A = boundPoly(F, BO->getOperand(0), BA, Depth + 1);
+  auto B = boundPoly(F, BO->getOperand(1), BB, Depth + 1);
+  if (!A || !B)
+    return std::nullopt;
+  std::optional<IndexPoly> R;
+  switch (BO->getOpcode()) {
+  case Instruction::Add:
+    R = *A + *B, Bits = std::max(BA, BB) + 1;
+    break;
+  case Instruction::Sub:
+    R = *A - *B, Bits = std::max(BA, BB) + 1;
+    break;
+  case Instruction::Mul:
+    R = *A * *B, Bits = BA + BB;
+    break;
+  case Instruction::Shl:
+    if (!B->isConstant() || B->constantTerm() < 0 || B->constantTerm() > 32)
+      return std::nullopt;
+    R = *A * IndexPoly::constant(int64_t(1) << B->constantTerm());
+    Bits = BA + unsigned(B->constantTerm());
+    break;
+  default:
+    return std::nullopt;
+  }
+  if (!BO->hasNoSignedWrap() && Bits > W - 1)
+    return std::nullopt;
+  Bits = std::min(Bits, W - 1);
+  return R;
+}
+
 /// Records, from the branches that dominate \p A, the bounds checks
 /// `idx < s<p>` (or `idx >= s<p>` on the branch's false side, as in
 /// `if (x >= w || y >= h) return;`): A.BoundParam when idx, scaled by the
@@ -1237,13 +1305,29 @@ static void findBounds(Function &F, ScalarEvolution &SE, DominatorTree &DT,
       auto *Bound = dyn_cast<Argument>(R);
       // Or a field of a by-value struct (`x < p.nx`), for the coordinates.
       std::optional<int> Field = Bound ? std::nullopt : fieldSymbol(F, R);
+      bool Unsigned = P == ICmpInst::ICMP_ULT;
+      if (!Bound && !Field && SE.isSCEVable(L->getType())) {
+        // Or an expression of them (`i < w * h`): the access's footprint
+        // alone (BoundPoly).
+        unsigned Bits = 0;
+        const Value *RV = R;
+        while (const auto *Cast = dyn_cast<CastInst>(RV))
+          RV = Cast->getOperand(0);
+        auto Poly = boundPoly(F, RV, Bits, 0);
+        auto Idx = Poly ? polyOf(F, SE, SE.getSCEV(L), nullptr, A.CtaidBits) : std::nullopt;
+        if (Idx && !A.BoundParam && !A.BoundPoly &&
+            *Idx * IndexPoly::constant(A.Bytes) == A.Offset) {
+          A.BoundPoly = std::move(*Poly);
+          A.BoundUnsigned = Unsigned;
+        }
+        continue;
+      }
       if ((!Bound && !Field) || (Bound && Bound->getParent() != &F) ||
           !SE.isSCEVable(L->getType()))
         continue;
       auto Idx = polyOf(F, SE, SE.getSCEV(L), nullptr, A.CtaidBits);
       if (!Idx)
         continue;
-      bool Unsigned = P == ICmpInst::ICMP_ULT;
       if (Bound && !A.BoundParam && *Idx * IndexPoly::constant(A.Bytes) == A.Offset) {
         A.BoundParam = Bound->getArgNo();
         A.BoundUnsigned = Unsigned;
@@ -1312,73 +1396,6 @@ Value *kfuse::unwidened(Value *V) {
   if (isa<SExtInst>(V) || isa<ZExtInst>(V))
     return cast<CastInst>(V)->getOperand(0);
   return V;
-}
-
-/// The bound of a grid-stride loop written as an expression of integer
-/// parameters and fields (`i < w * h`, `i < 3 * n`, `i < (size_t)nx * ny`):
-/// its polynomial, where each operation provably does not wrap, so that the
-/// kernel's value is the polynomial's, as the manifest evaluates it over
-/// the parameters sign-extended. An operation does not wrap when it says
-/// so (`nsw`, which C's signed arithmetic carries) or when its operands are
-/// too small to (a product of two sign-extended ints in 64 bits).
-/// \p Bits receives a bound on the value's magnitude, |v| < 2^Bits.
-static std::optional<IndexPoly> boundPoly(const Function &F, const Value *V, unsigned &Bits,
-                                          unsigned Depth) {
-  if (Depth > 8 || !V->getType()->isIntegerTy())
-    return std::nullopt;
-  const unsigned W = V->getType()->getIntegerBitWidth();
-  if (const auto *C = dyn_cast<ConstantInt>(V)) {
-    if (C->getValue().getSignificantBits() > 63)
-      return std::nullopt;
-    Bits = C->getValue().getSignificantBits();
-    return IndexPoly::constant(C->getSExtValue());
-  }
-  if (const auto *A = dyn_cast<Argument>(V)) {
-    if (A->getParent() != &F)
-      return std::nullopt;
-    Bits = W - 1;
-    return IndexPoly::symbol(SymParam0 + int(A->getArgNo()));
-  }
-  if (std::optional<int> Field = fieldSymbol(F, V)) {
-    Bits = W - 1;
-    return IndexPoly::symbol(*Field);
-  }
-  if (const auto *X = dyn_cast<SExtInst>(V))
-    return boundPoly(F, X->getOperand(0), Bits, Depth + 1);
-  if (const auto *X = dyn_cast<ZExtInst>(V); X && X->hasNonNeg())
-    return boundPoly(F, X->getOperand(0), Bits, Depth + 1);
-  const auto *BO = dyn_cast<OverflowingBinaryOperator>(V);
-  if (!BO)
-    return std::nullopt;
-  unsigned BA = 0, BB = 0;
-  auto A = boundPoly(F, BO->getOperand(0), BA, Depth + 1);
-  auto B = boundPoly(F, BO->getOperand(1), BB, Depth + 1);
-  if (!A || !B)
-    return std::nullopt;
-  std::optional<IndexPoly> R;
-  switch (BO->getOpcode()) {
-  case Instruction::Add:
-    R = *A + *B, Bits = std::max(BA, BB) + 1;
-    break;
-  case Instruction::Sub:
-    R = *A - *B, Bits = std::max(BA, BB) + 1;
-    break;
-  case Instruction::Mul:
-    R = *A * *B, Bits = BA + BB;
-    break;
-  case Instruction::Shl:
-    if (!B->isConstant() || B->constantTerm() < 0 || B->constantTerm() > 32)
-      return std::nullopt;
-    R = *A * IndexPoly::constant(int64_t(1) << B->constantTerm());
-    Bits = BA + unsigned(B->constantTerm());
-    break;
-  default:
-    return std::nullopt;
-  }
-  if (!BO->hasNoSignedWrap() && Bits > W - 1)
-    return std::nullopt;
-  Bits = std::min(Bits, W - 1);
-  return R;
 }
 
 /// The kernel's grid-stride loop: the one top-level loop whose induction
@@ -1696,6 +1713,7 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
           A.Record = instanceRecord(F, SE, D);
         findBounds(F, SE, DT, PDT, A);
         A.BoundParam.reset();
+        A.BoundPoly.reset();
       }
       // Still bounded when the index is a remainder or a quotient: a
       // footprint spares the runtime a driver query per call (and lets it

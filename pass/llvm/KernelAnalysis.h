@@ -299,6 +299,10 @@ struct Access {
   /// Byte bound from a dominating `idx < s<p>` bounds check, when the check's
   /// index is this access's index: the access stays below Bytes * s<p>.
   std::optional<unsigned> BoundParam;
+  /// Without BoundParam, the same from a check `idx < P` against an
+  /// expression P of integer parameters and fields that the kernel computes
+  /// without wrapping (`i < w * h`): footprints only.
+  std::optional<IndexPoly> BoundPoly;
   /// The check compares unsigned: the manifest reads s<p> sign-extended, so
   /// a bound of 2^31 or more (a 4-byte parameter) reads negative there.
   bool BoundUnsigned = false;

@@ -221,6 +221,11 @@ static std::string footprint(const KernelInfo &K, unsigned P) {
       H = minUnsignedParam(H, A.Bytes, *A.BoundParam);
     else if (A.BoundParam)
       H = "min(" + H + "," + std::to_string(A.Bytes) + "*s" + std::to_string(*A.BoundParam) + ")";
+    else if (A.BoundPoly && A.BoundUnsigned)
+      // Compared unsigned, a negative P bounds nothing (minUnsignedExpr).
+      H = minUnsignedExpr(H, A.Bytes, "(" + A.BoundPoly->toExpr() + ")");
+    else if (A.BoundPoly)
+      H = "min(" + H + "," + std::to_string(A.Bytes) + "*(" + A.BoundPoly->toExpr() + "))";
     Lo.insert(R->first.toExpr());
     Hi.insert(H);
   }

@@ -237,3 +237,20 @@ void area_other(const float *x, float *t, float *u, int w, int h)
   area_less<<<264, 256>>>(t, u, w, h);
 }
 // REMARK-DAG: launches 0..1 (area_scale, area_less) of sequence {{[0-9]+}} at {{.*}} in 'area_other' not fused: buffer 't': the grid-stride loops of launches 0 and 1 run different iterations (start, step or bound differ)
+
+// Outside a loop, a check against such an expression (`if (i < w * h)`, a
+// flat image) bounds the access's footprint as a parameter does, so that
+// arrays carved from one allocation do not seem to overlap where the grid
+// runs past w * h; compared unsigned, a negative product bounds nothing.
+KMAP void flat_scale(const float *x, float *t, int w, int h)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < w * h) t[i] = 2.f * x[i]; }
+KMAP void flat_add(const float *t, float *u, int w, int h)
+{ unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < (unsigned)(w * h)) u[i] = t[i] + 1.f; }
+void flat(const float *x, float *t, float *u, int w, int h)
+{
+  flat_scale<<<(w * h + 255) / 256, 256>>>(x, t, w, h);
+  flat_add<<<(w * h + 255) / 256, 256>>>(t, u, w, h);
+}
+// MANIFEST: kernel 0 _Z10flat_scalePKfPfii 4
+// MANIFEST: footprint 0.1 w 0 min(4*bx*gx,4*(s2*s3)){{$}}
+// MANIFEST: footprint 1.1 w 0 max(min(4*bx*gx,4*(s2*s3)),min(4*bx*gx,-(s2*s3)*(4*bx*gx))){{$}}
