@@ -11,7 +11,8 @@
 // Two adjacent loops L0 (earlier) and L1 are jammed when:
 //  1. both are top-level, in simplified form, with one latch that is their
 //     only exiting block and one exit block; the induction variable is an
-//     affine recurrence with the same start and step in both, and so is
+//     affine recurrence with the same start and step in both (the same
+//     expressions up to the order of sums' and products' operands), and so is
 //     every other header phi, each the twin of one of the other loop's (the
 //     64-bit copy of an `int i` that the optimiser keeps for sext(i));
 //  2. both latches continue while `next <pred> n`, next the incremented
@@ -83,15 +84,65 @@ struct LoopShape {
   BranchInst *Guard = nullptr; ///< the branch around the loop, or null
 };
 
-/// `A <P> B` as (P, SCEV(A), SCEV(B)) with the operands in a canonical order.
-std::tuple<ICmpInst::Predicate, const SCEV *, const SCEV *>
-comparison(ScalarEvolution &SE, ICmpInst::Predicate P, Value *A, Value *B) {
-  const SCEV *SA = SE.getSCEV(A), *SB = SE.getSCEV(B);
-  if (SA > SB) { // pointers: canonical within one ScalarEvolution
-    std::swap(SA, SB);
-    P = ICmpInst::getSwappedPredicate(P);
+/// Whether \p X and \p Y are the same expression up to the order of the
+/// operands of sums, products, minima and maxima. ScalarEvolution keeps
+/// those in the order it met them where it cannot rank them (the product of
+/// two special-register reads, `gridDim.x * blockDim.x` in one stage and
+/// `blockDim.x * gridDim.x` in the next), so two stages' equal strides can
+/// be two expressions.
+bool sameExpr(const SCEV *X, const SCEV *Y, unsigned Depth = 0) {
+  if (X == Y)
+    return true;
+  if (Depth > 8 || X->getSCEVType() != Y->getSCEVType() || X->getType() != Y->getType())
+    return false;
+  if (const auto *CX = dyn_cast<SCEVCastExpr>(X))
+    return sameExpr(CX->getOperand(0), cast<SCEVCastExpr>(Y)->getOperand(0), Depth + 1);
+  if (const auto *DX = dyn_cast<SCEVUDivExpr>(X)) {
+    const auto *DY = cast<SCEVUDivExpr>(Y);
+    return sameExpr(DX->getLHS(), DY->getLHS(), Depth + 1) &&
+           sameExpr(DX->getRHS(), DY->getRHS(), Depth + 1);
   }
-  return {P, SA, SB};
+  if (const auto *AX = dyn_cast<SCEVAddRecExpr>(X)) {
+    const auto *AY = cast<SCEVAddRecExpr>(Y);
+    if (AX->getLoop() != AY->getLoop() || AX->getNumOperands() != AY->getNumOperands())
+      return false;
+    for (unsigned I = 0; I < AX->getNumOperands(); ++I)
+      if (!sameExpr(AX->getOperand(I), AY->getOperand(I), Depth + 1))
+        return false;
+    return true;
+  }
+  const auto *NX = dyn_cast<SCEVCommutativeExpr>(X);
+  if (!NX)
+    return false;
+  const auto *NY = cast<SCEVCommutativeExpr>(Y);
+  if (NX->getNumOperands() != NY->getNumOperands())
+    return false;
+  // Equality is an equivalence: each operand of X may take the first equal
+  // operand of Y that is left.
+  SmallVector<bool, 8> Taken(NY->getNumOperands(), false);
+  for (const SCEV *OX : NX->operands()) {
+    unsigned J = 0;
+    while (J < Taken.size() && (Taken[J] || !sameExpr(OX, NY->getOperand(J), Depth + 1)))
+      ++J;
+    if (J == Taken.size())
+      return false;
+    Taken[J] = true;
+  }
+  return true;
+}
+
+/// `A <P> B` as (P, SCEV(A), SCEV(B)).
+using Comparison = std::tuple<ICmpInst::Predicate, const SCEV *, const SCEV *>;
+Comparison comparison(ScalarEvolution &SE, ICmpInst::Predicate P, Value *A, Value *B) {
+  return {P, SE.getSCEV(A), SE.getSCEV(B)};
+}
+
+/// Whether two comparisons test the same, either way round.
+bool sameComparison(const Comparison &X, const Comparison &Y) {
+  auto [PX, AX, BX] = X;
+  auto [PY, AY, BY] = Y;
+  return (PX == PY && sameExpr(AX, AY) && sameExpr(BX, BY)) ||
+         (PX == ICmpInst::getSwappedPredicate(PY) && sameExpr(AX, BY) && sameExpr(BX, AY));
 }
 
 /// \p Phi, a header phi of \p L, as an affine recurrence of L or a sign or
@@ -118,8 +169,8 @@ bool sameRecurrence(ScalarEvolution &SE, const SCEV *X, const SCEV *Y) {
     Y = cast<SCEVCastExpr>(Y)->getOperand(0);
   }
   auto *AX = cast<SCEVAddRecExpr>(X), *AY = cast<SCEVAddRecExpr>(Y);
-  return AX->getType() == AY->getType() && AX->getStart() == AY->getStart() &&
-         AX->getStepRecurrence(SE) == AY->getStepRecurrence(SE);
+  return AX->getType() == AY->getType() && sameExpr(AX->getStart(), AY->getStart()) &&
+         sameExpr(AX->getStepRecurrence(SE), AY->getStepRecurrence(SE));
 }
 
 std::optional<LoopShape> shapeOf(Analyses &A, PHINode *IV) {
@@ -169,8 +220,7 @@ std::optional<LoopShape> shapeOf(Analyses &A, PHINode *IV) {
 }
 
 /// The guard's condition as the comparison under which the loop runs.
-std::tuple<ICmpInst::Predicate, const SCEV *, const SCEV *> guardOf(Analyses &A,
-                                                                   const LoopShape &S) {
+Comparison guardOf(Analyses &A, const LoopShape &S) {
   auto *Cmp = cast<ICmpInst>(S.Guard->getCondition());
   ICmpInst::Predicate P = S.Guard->getSuccessor(0) == S.Preheader ? Cmp->getPredicate()
                                                                    : Cmp->getInversePredicate();
@@ -244,11 +294,11 @@ bool jam(Function &F, PHINode *IV0, PHINode *IV1) {
 
   auto *AR0 = cast<SCEVAddRecExpr>(A.SE.getSCEV(IV0));
   auto *AR1 = cast<SCEVAddRecExpr>(A.SE.getSCEV(IV1));
-  if (AR0->getStart() != AR1->getStart() || AR0->getStepRecurrence(A.SE) !=
-                                                AR1->getStepRecurrence(A.SE) ||
-      S0->Pred != S1->Pred || S0->Bound != S1->Bound || !S0->Guard != !S1->Guard)
+  if (!sameExpr(AR0->getStart(), AR1->getStart()) ||
+      !sameExpr(AR0->getStepRecurrence(A.SE), AR1->getStepRecurrence(A.SE)) ||
+      S0->Pred != S1->Pred || !sameExpr(S0->Bound, S1->Bound) || !S0->Guard != !S1->Guard)
     return false;
-  if (S0->Guard && guardOf(A, *S0) != guardOf(A, *S1))
+  if (S0->Guard && !sameComparison(guardOf(A, *S0), guardOf(A, *S1)))
     return false;
   // L1's header phis, each with the twin of L0's that runs the same
   // recurrence (the variables first).

@@ -254,3 +254,16 @@ void flat(const float *x, float *t, float *u, int w, int h)
 // MANIFEST: kernel 0 _Z10flat_scalePKfPfii 4
 // MANIFEST: footprint 0.1 w 0 min(4*bx*gx,4*(s2*s3)){{$}}
 // MANIFEST: footprint 1.1 w 0 max(min(4*bx*gx,4*(s2*s3)),min(4*bx*gx,-(s2*s3)*(4*bx*gx))){{$}}
+
+// The stride written in either order, `blockDim.x * gridDim.x` and
+// `gridDim.x * blockDim.x`: one loop.
+KMAP void stride_ab(const float *x, float *t, int n)
+{ for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) t[i] = 2.f * x[i]; }
+KMAP void stride_ba(const float *t, float *u, int n)
+{ for (int i = threadIdx.x + blockDim.x * blockIdx.x; i < n; i += gridDim.x * blockDim.x) u[i] = t[i] + 1.f; }
+void strides(const float *x, float *t, float *u, int n)
+{
+  stride_ab<<<264, 256>>>(x, t, n);
+  stride_ba<<<264, 256>>>(t, u, n);
+}
+// REMARK-DAG: fused launches 0..1 (stride_ab, stride_ba) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t in registers

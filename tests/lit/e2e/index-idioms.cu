@@ -146,3 +146,19 @@ void cg_and_plain(const float *x, const float *y, float *u, float *p, int n, int
   plain_mul<<<blocks, 256>>>(u, y, p, n);
 }
 // REMARK-DAG: fused launches 0..1 (cg_scale, plain_mul) of sequence {{[0-9]+}} into {{.*}}: u through memory (the grid-stride loops that write and read it could not be made one loop)
+
+// Against a loop whose start is computed in 64 bits, `blockIdx.x *
+// (size_t)blockDim.x + threadIdx.x`: the same iterations, and one loop
+// (the strides are the same product in another order), u in registers.
+KMAP void wide_mul(const float *u, const float *y, float *p, int n)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (size_t)n;
+       i += (size_t)gridDim.x * blockDim.x)
+    p[i] = u[i] * y[i];
+}
+void cg_and_wide(const float *x, const float *y, float *u, float *p, int n, int blocks)
+{
+  cg_scale<<<blocks, 256>>>(x, u, n);
+  wide_mul<<<blocks, 256>>>(u, y, p, n);
+}
+// REMARK-DAG: fused launches 0..1 (cg_scale, wide_mul) of sequence {{[0-9]+}} into {{.*}}: u in registers
