@@ -1494,6 +1494,33 @@ static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridSt
   return Found;
 }
 
+/// Whether the kernel loops over its elements in a nest of grid-stride
+/// loops, one per dimension (`for (y = blockIdx.y * blockDim.y +
+/// threadIdx.y; y < h; y += ...) for (x = ...; x < w; ...)`), which the
+/// analysis does not read: for the remark only.
+static bool gridLoopNest(const Function &F, ScalarEvolution &SE, LoopInfo &LI) {
+  auto Dim = [&](const Loop *L) {
+    for (PHINode &Phi : L->getHeader()->phis()) {
+      const auto *R =
+          SE.isSCEVable(Phi.getType()) ? dyn_cast<SCEVAddRecExpr>(SE.getSCEV(&Phi)) : nullptr;
+      if (!R || R->getLoop() != L || !R->isAffine())
+        continue;
+      if (auto Start = polyOf(F, SE, R->getStart()))
+        for (unsigned D = 0; D < 3; ++D)
+          if (*Start == globalCoordinate(D))
+            return int(D);
+    }
+    return -1;
+  };
+  for (Loop *Outer : LI) {
+    int D = Dim(Outer);
+    for (Loop *Inner : Outer->getLoopsInPreorder())
+      if (D >= 0 && Inner != Outer && Dim(Inner) >= 0 && Dim(Inner) != D)
+        return true;
+  }
+  return false;
+}
+
 KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree &DT,
                                 LoopInfo &LI) {
   KernelInfo K;
@@ -1676,6 +1703,14 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
                                   "that the kernel does not change, added or multiplied in "
                                   "signed arithmetic (w * h with int w, h); pass n as one "
                                   "and loop while i < n"
+                        : InLoop && !Grid && gridLoopNest(F, SE, LI)
+                            ? "; it varies in a nest of grid-stride loops, one per "
+                              "dimension, which kfuse does not analyse: launch a grid of "
+                              "one thread per element instead (x and y from blockIdx and "
+                              "threadIdx, under if (x < w && y < h)), which fuses in 2-D "
+                              "and 3-D, or loop once over every element, for (i = "
+                              "blockIdx.x * blockDim.x + threadIdx.x; i < w * h; i += "
+                              "blockDim.x * gridDim.x)"
                         : InLoop && !Grid
                             ? "; it varies in a loop that is not a grid-stride loop: "
                               "write a loop over the elements as for (i = blockIdx.x * "
