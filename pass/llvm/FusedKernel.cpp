@@ -57,6 +57,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PatternMatch.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/DeadStoreElimination.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
@@ -1546,6 +1547,53 @@ void FusedKernelBuilder::cleanup(FunctionAnalysisManager &FAM) {
   Late.run(*Fused, FAM);
 }
 
+/// A grid-stride loop's `int` variable kept in 64 bits (GridStride::Narrow)
+/// read as the 64-bit variable it equals where the manifest's guard holds
+/// (no value reaches 2^31): its sign-extended low half is the variable
+/// itself, and the latch tests the 64-bit next value against n widened. The
+/// loop is then an affine recurrence like any other, which jamGridLoops()
+/// can make one with the next stage's.
+static void widenNarrowLoop(PHINode &IV) {
+  using namespace PatternMatch;
+  Function &F = *IV.getFunction();
+  SmallVector<Instruction *, 8> Halves;
+  for (Instruction &I : instructions(F))
+    if (match(&I, m_AShr(m_Shl(m_Specific(&IV), m_SpecificInt(32)), m_SpecificInt(32))) ||
+        (match(&I, m_SExt(m_Trunc(m_Specific(&IV)))) &&
+         cast<Instruction>(I.getOperand(0))->getType()->isIntegerTy(32)))
+      Halves.push_back(&I);
+  for (Instruction *I : Halves)
+    I->replaceAllUsesWith(&IV);
+  for (unsigned K = 0; K < IV.getNumIncomingValues(); ++K) {
+    auto *Latch = IV.getIncomingBlock(K);
+    auto *Br = dyn_cast<BranchInst>(Latch->getTerminator());
+    auto *Cmp = Br && Br->isConditional() ? dyn_cast<ICmpInst>(Br->getCondition()) : nullptr;
+    if (!Cmp || !Cmp->isSigned() || llvm::find(successors(Latch), IV.getParent()) ==
+                                         succ_end(Latch))
+      continue;
+    Value *Next = IV.getIncomingValue(K), *N = nullptr;
+    bool NextFirst = false;
+    for (unsigned O = 0; O < 2; ++O)
+      if (match(Cmp->getOperand(O), m_Trunc(m_Specific(Next))) &&
+          Cmp->getOperand(O)->getType()->isIntegerTy(32)) {
+        NextFirst = O == 0;
+        N = Cmp->getOperand(1 - O);
+      }
+    // n widened before the loop (in the preheader, where the variable
+    // starts), so that it stays invariant in the loop: a parameter, or a
+    // field loaded in the entry block.
+    auto *NI = dyn_cast<Instruction>(N);
+    if (!N || IV.getNumIncomingValues() != 2 || (NI && NI->getParent() != &F.getEntryBlock()))
+      continue;
+    BasicBlock *Pre = IV.getIncomingBlock(1 - K);
+    IRBuilder<> B(Pre->getTerminator());
+    Value *Wide = B.CreateSExt(N, Next->getType());
+    B.SetInsertPoint(Cmp);
+    Br->setCondition(NextFirst ? B.CreateICmp(Cmp->getPredicate(), Next, Wide)
+                               : B.CreateICmp(Cmp->getPredicate(), Wide, Next));
+  }
+}
+
 /// A fused kernel whose launches all have integer grids and blocks runs in
 /// x alone: its y and z coordinates read 0 and their extents 1. Said so in
 /// the IR, an index written for any shape (cooperative groups'
@@ -1643,6 +1691,8 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     for (unsigned P = 0; P < K.Params.size(); ++P)
       if (K.Params[P].ByValShared)
         Clone->removeParamAttr(P, Attribute::ByVal);
+    if (K.Grid && K.Grid->Narrow)
+      widenNarrowLoop(*cast<PHINode>(VMap[K.Grid->IV]));
     if (K.Grid && !C.Split) // split stages run in different blocks: no jam
       cast<Instruction>(VMap[K.Grid->IV])
           ->setMetadata(GridKind, MDNode::get(Ctx, {ConstantAsMetadata::get(B.getInt32(S))}));

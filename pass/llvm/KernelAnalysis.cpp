@@ -317,6 +317,34 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
                                            const SCEV *S, QuotientTable &Q, const Loop *Grid,
                                            unsigned Depth);
 
+/// An `int` variable that the optimiser keeps in 64 bits, each trip
+/// sign-extending its low half before adding the step: cooperative groups'
+/// `for (int i = grid.thread_rank(); i < n; i += grid.size())`, whose rank
+/// and size are 64-bit. The header phi \p Phi of \p L whose next value is
+/// sext(trunc(Phi to i32)) + Step, Step invariant in L: (Start, Step).
+/// While every value stays below 2^31, which a manifest guard checks
+/// (GridStride::Narrow), the variable is Start + Step * k.
+static std::optional<std::pair<const SCEV *, const SCEV *>>
+narrowedIV(ScalarEvolution &SE, const Loop *L, const PHINode &Phi) {
+  const BasicBlock *Pre = L->getLoopPreheader(), *Latch = L->getLoopLatch();
+  if (!Pre || !Latch || Phi.getParent() != L->getHeader() || Phi.getNumIncomingValues() != 2 ||
+      !Phi.getType()->isIntegerTy(64) || !SE.isSCEVable(Phi.getType()))
+    return std::nullopt;
+  const auto *Next = dyn_cast<SCEVAddExpr>(SE.getSCEV(Phi.getIncomingValueForBlock(Latch)));
+  if (!Next || Next->getNumOperands() != 2)
+    return std::nullopt;
+  for (unsigned I = 0; I < 2; ++I) {
+    const auto *Ext = dyn_cast<SCEVSignExtendExpr>(Next->getOperand(I));
+    const auto *Tr = Ext ? dyn_cast<SCEVTruncateExpr>(Ext->getOperand()) : nullptr;
+    const auto *U = Tr ? dyn_cast<SCEVUnknown>(Tr->getOperand()) : nullptr;
+    const SCEV *Step = Next->getOperand(1 - I);
+    if (U && U->getValue() == &Phi && Tr->getType()->isIntegerTy(32) &&
+        SE.isLoopInvariant(Step, L))
+      return std::make_pair(SE.getSCEV(Phi.getIncomingValueForBlock(Pre)), Step);
+  }
+  return std::nullopt;
+}
+
 /// Calls \p Visit on every load of by-value parameter \p A, reached through
 /// constant-offset GEPs; false when a use is anything else or \p Visit
 /// returns false.
@@ -555,6 +583,15 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
         return IndexPoly::symbol(SymParam0 + A->getArgNo());
     if (std::optional<int> Field = fieldSymbol(F, V))
       return IndexPoly::symbol(*Field);
+    // The grid-stride loop's `int` variable kept in 64 bits (narrowedIV).
+    if (auto *Phi = dyn_cast<PHINode>(V); Phi && Grid)
+      if (auto N = narrowedIV(SE, Grid, *Phi)) {
+        auto A = polyOfImpl(F, SE, N->first, Q, Grid, Depth + 1);
+        auto B = polyOfImpl(F, SE, N->second, Q, Grid, Depth + 1);
+        if (!A || !B)
+          return std::nullopt;
+        return *A + *B * IndexPoly::symbol(SymIter);
+      }
     // A join of one index computed on each path (`sext i` on one side of a
     // boundary test and `zext nneg i` on the other, where the stores of
     // both sides became one): the polynomial they all have. Each phi is
@@ -1439,7 +1476,8 @@ static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridSt
         !SE.isSCEVable(Next->getType()))
       continue;
     PHINode *IV = nullptr;
-    const SCEVAddRecExpr *AR = nullptr;
+    const SCEV *StartS = nullptr, *StepS = nullptr;
+    bool Narrow = false;
     for (PHINode &Phi : Header->phis()) {
       if (!SE.isSCEVable(Phi.getType()))
         continue;
@@ -1447,7 +1485,20 @@ static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridSt
       if (R && R->getLoop() == L && R->isAffine() &&
           SE.getSCEV(Next) == R->getPostIncExpr(SE)) {
         IV = &Phi;
-        AR = R;
+        StartS = R->getStart();
+        StepS = R->getStepRecurrence(SE);
+      }
+    }
+    // An `int` variable kept in 64 bits: the latch tests the low half of
+    // its next value against an int n.
+    auto *TrNext = dyn_cast<TruncInst>(Next);
+    for (PHINode &Phi : Header->phis()) {
+      auto NI = !IV && TrNext && P == ICmpInst::ICMP_SLT ? narrowedIV(SE, L, Phi) : std::nullopt;
+      if (NI && Phi.getIncomingValueForBlock(Latch) == TrNext->getOperand(0) &&
+          TrNext->getType()->isIntegerTy(32)) {
+        IV = &Phi;
+        std::tie(StartS, StepS) = *NI;
+        Narrow = true;
       }
     }
     if (!IV)
@@ -1455,8 +1506,8 @@ static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridSt
     while (auto *Cast = dyn_cast<CastInst>(Final))
       Final = Cast->getOperand(0);
     auto *N = dyn_cast<Argument>(Final);
-    auto Start = polyOf(F, SE, AR->getStart());
-    auto Step = polyOf(F, SE, AR->getStepRecurrence(SE));
+    auto Start = polyOf(F, SE, StartS);
+    auto Step = polyOf(F, SE, StepS);
     if (!Start || (*Start != Global && *Start != Rank) || !Step || Step->isConstant())
       continue;
     bool Extents = true;
@@ -1488,8 +1539,8 @@ static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridSt
     if (Found)
       return nullptr; // two of them: which one would a stage's thread be in?
     Found = L;
-    G = GridStride{IV, *Start, *Step, Bound, Final->getType()->getIntegerBitWidth(),
-                   P == ICmpInst::ICMP_ULT};
+    G = GridStride{IV,    *Start, *Step, Bound, Final->getType()->getIntegerBitWidth(),
+                   P == ICmpInst::ICMP_ULT, Narrow};
   }
   return Found;
 }

@@ -1946,6 +1946,15 @@ static void checkCandidateOnce(FusionCandidate &C) {
       if (unsigned W = C.Stages[S]->CtaidBits[D]; W < 32)
         C.Layout.insert("le " + std::to_string(S) + " " + GridExtent[D] + " " +
                         std::to_string(uint64_t(1) << (W - 1)));
+  // An `int` grid-stride variable kept in 64 bits is Start + Step * k
+  // while no value it takes reaches 2^31: the last is below n + Step, and
+  // the first, a thread's rank, below Step.
+  for (unsigned S = 0; S < C.size(); ++S)
+    if (const auto &G = C.Stages[S]->Grid; G && G->Narrow) {
+      C.Layout.insert("le " + std::to_string(S) + " " + (G->Bound + G->Step).toExpr() +
+                      " 2147483648");
+      C.Layout.insert("le " + std::to_string(S) + " " + G->Step.toExpr() + " 2147483648");
+    }
   std::map<unsigned, std::vector<StagedAccess>> ByValue;
   for (unsigned S = 0; S < C.size(); ++S)
     for (const Access &A : C.Stages[S]->Accesses)

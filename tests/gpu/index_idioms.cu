@@ -5,7 +5,8 @@
  *   i = __umul24(blockIdx.x, blockDim.x) + threadIdx.x;      CUDA samples)
  *   i = cg::this_grid().thread_rank();                       (cooperative groups)
  *   i = blockIdx.x * blockDim.x + cg::this_thread_block().thread_rank();
- *   for (i = grid.thread_rank(); i < n; i += grid.size())     (grid-stride)
+ *   for (i = grid.thread_rank(); i < n; i += grid.size())     (grid-stride,
+ *                                                 i unsigned long long or int)
  *
  * __mul24 reads the low 24 bits of the block index, which are the index
  * while the grid has at most 2^23 blocks (a guard); cooperative groups'
@@ -21,7 +22,10 @@
  * temporary in registers, the two loops one.
  * Sequence `grid_loops_3d`: the same kernels on a 3-D grid of 3-D blocks
  * (r = v y + v), whose rank counts every coordinate.
- * The program prints `SITES all-fused count=4`: every sequence must run
+ * Sequence `grid_loops_int`: w = 3 x - y, s = w w - x with `int i`, which
+ * the optimiser keeps in 64 bits (the manifest guards n + the grid's
+ * threads <= 2^31); w a temporary in registers, the loops one.
+ * The program prints `SITES all-fused count=5`: every sequence must run
  * fused on every call (tools/gpu-check). Fused and unfused must agree bit
  * for bit. */
 #include "common.h"
@@ -77,6 +81,20 @@ __global__ KFUSE_MAP void ix_grid_mul(const float *v, const float *y, float *q, 
     q[i] = v[i] * y[i] + v[i];
 }
 
+__global__ KFUSE_MAP void ix_int_axpy(const float *x, const float *y, float *w, int n)
+{
+  cg::grid_group g = cg::this_grid();
+  for (int i = g.thread_rank(); i < n; i += g.size())
+    w[i] = 3.0f * x[i] - y[i];
+}
+
+__global__ KFUSE_MAP void ix_int_square(const float *w, const float *x, float *q, int n)
+{
+  cg::grid_group g = cg::this_grid();
+  for (int i = g.thread_rank(); i < n; i += g.size())
+    q[i] = w[i] * w[i] - x[i];
+}
+
 static void legacy(const float *x, const float *y, float *o, float a, int n, int b, cudaStream_t s)
 {
   float *t;
@@ -115,6 +133,16 @@ static void grid_loops_3d(const float *x, const float *y, float *r, int n, dim3 
   KFX_CHECK(cudaFreeAsync(v, s));
 }
 
+static void grid_loops_int(const float *x, const float *y, float *q, int n, unsigned grid,
+                           int b, cudaStream_t s)
+{
+  float *w;
+  KFX_CHECK(cudaMallocAsync(&w, sizeof(float) * n, s));
+  ix_int_axpy<<<grid, b, 0, s>>>(x, y, w, n);
+  ix_int_square<<<grid, b, 0, s>>>(w, x, q, n);
+  KFX_CHECK(cudaFreeAsync(w, s));
+}
+
 int main(int argc, char **argv)
 {
   kfx::Args a = kfx::parse_args(argc, argv, "index_idioms", 1 << 24);
@@ -126,39 +154,43 @@ int main(int argc, char **argv)
   KFX_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   const unsigned grid = 4u * (unsigned)sms;
   const dim3 grid3((unsigned)sms, 2, 2), block3(32, 4, 2);
-  kfx::Buf<float> x(n), y(n), o(n), p(n), q(n), r(n);
+  kfx::Buf<float> x(n), y(n), o(n), p(n), q(n), r(n), u(n);
   kfx::fill_uniform(x.h, a.seed, 1, -1.0, 1.0);
   kfx::fill_uniform(y.h, a.seed, 2, -1.0, 1.0);
   x.upload(), y.upload();
   cudaStream_t s;
   KFX_CHECK(cudaStreamCreate(&s));
   /* For tools/gpu-check: every sequence runs fused on every call. */
-  std::printf("SITES all-fused count=4\n");
+  std::printf("SITES all-fused count=5\n");
 
   auto check = [&] {
-    std::vector<float> ro(n), rp(n), rq(n);
+    std::vector<float> ro(n), rp(n), rq(n), ru(n);
     for (int i = 0; i < n; i++) {
       float t = k * x.h[i] + y.h[i];
       ro[i] = t * t - x.h[i];
       rp[i] = (2.0f * x.h[i] + 1.0f) * y.h[i];
       float v = 0.5f * x.h[i] - 1.0f;
       rq[i] = v * y.h[i] + v;
+      float w = 3.0f * x.h[i] - y.h[i];
+      ru[i] = w * w - x.h[i];
     }
     bool ok = kfx::check_close("o", o.h.data(), ro.data(), n, 1e-5);
     ok = kfx::check_close("p", p.h.data(), rp.data(), n, 1e-6) && ok;
     ok = kfx::check_close("q", q.h.data(), rq.data(), n, 1e-6) && ok;
     ok = kfx::check_close("r", r.h.data(), rq.data(), n, 1e-6) && ok;
+    ok = kfx::check_close("u", u.h.data(), ru.data(), n, 1e-5) && ok;
     return ok;
   };
   int rc = kfx::run_and_report(
-      "index_idioms", a, s, (12.0 * n) * sizeof(float),
+      "index_idioms", a, s, (15.0 * n) * sizeof(float),
       [&] {
         legacy(x.d, y.d, o.d, k, n, a.block, s);
         groups(x.d, y.d, p.d, n, a.block, s);
         grid_loops(x.d, y.d, q.d, n, grid, a.block, s);
         grid_loops_3d(x.d, y.d, r.d, n, grid3, block3, s);
+        grid_loops_int(x.d, y.d, u.d, n, grid, a.block, s);
       },
-      check, o, p, q, r);
+      check, o, p, q, r, u);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

@@ -162,3 +162,33 @@ void cg_and_wide(const float *x, const float *y, float *u, float *p, int n, int 
   wide_mul<<<blocks, 256>>>(u, y, p, n);
 }
 // REMARK-DAG: fused launches 0..1 (cg_scale, wide_mul) of sequence {{[0-9]+}} into {{.*}}: u in registers
+
+// The loop as cooperative groups' examples write it, an `int` variable:
+// `for (int i = grid.thread_rank(); i < n; i += grid.size())`. The
+// optimiser keeps i in 64 bits, sign-extending its low half each trip; it is
+// the rank plus k strides while no value reaches 2^31, which the manifest
+// guards (n + the grid's threads, and the grid's threads, at most 2^31).
+// One loop, v in registers.
+KMAP void cgi_scale(const float *x, float *v, int n)
+{
+  cg::grid_group g = cg::this_grid();
+  for (int i = g.thread_rank(); i < n; i += g.size())
+    v[i] = 2.f * x[i] + 1.f;
+}
+KMAP void cgi_mul(const float *v, const float *y, float *p, int n)
+{
+  cg::grid_group g = cg::this_grid();
+  for (int i = g.thread_rank(); i < n; i += g.size())
+    p[i] = v[i] * y[i];
+}
+void cg_int(const float *x, const float *y, float *v, float *p, int n, int blocks)
+{
+  cgi_scale<<<blocks, 256>>>(x, v, n);
+  cgi_mul<<<blocks, 256>>>(v, y, p, n);
+}
+// REMARK-DAG: fused launches 0..1 (cgi_scale, cgi_mul) of sequence {{[0-9]+}} into {{.*}}: v in registers
+// MANIFEST-LABEL: kernel 0 _Z9cgi_scalePKfPfi 3
+// MANIFEST: le 0 bx*gx*by*gy*bz*gz 2147483648{{$}}
+// MANIFEST: le 0 s2+bx*gx*by*gy*bz*gz 2147483648{{$}}
+// MANIFEST: le 1 s3+bx*gx*by*gy*bz*gz 2147483648{{$}}
+// MANIFEST: footprint 0.1 w 0 4*(max(s2,1)-1)+4{{$}}
