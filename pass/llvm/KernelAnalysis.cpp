@@ -1490,18 +1490,23 @@ static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridSt
       }
     }
     // An `int` variable kept in 64 bits: the latch tests the low half of
-    // its next value against an int n.
+    // its next value against an int n. polyOfImpl reads every such phi of
+    // the loop as Start + Step * k, which the manifest guards for the
+    // variable alone: a loop with another is not read.
     auto *TrNext = dyn_cast<TruncInst>(Next);
+    unsigned Narrowed = 0;
     for (PHINode &Phi : Header->phis()) {
-      auto NI = !IV && TrNext && P == ICmpInst::ICMP_SLT ? narrowedIV(SE, L, Phi) : std::nullopt;
-      if (NI && Phi.getIncomingValueForBlock(Latch) == TrNext->getOperand(0) &&
+      auto NI = narrowedIV(SE, L, Phi);
+      Narrowed += NI.has_value();
+      if (NI && !IV && TrNext && P == ICmpInst::ICMP_SLT &&
+          Phi.getIncomingValueForBlock(Latch) == TrNext->getOperand(0) &&
           TrNext->getType()->isIntegerTy(32)) {
         IV = &Phi;
         std::tie(StartS, StepS) = *NI;
         Narrow = true;
       }
     }
-    if (!IV)
+    if (!IV || Narrowed > unsigned(Narrow))
       continue;
     while (auto *Cast = dyn_cast<CastInst>(Final))
       Final = Cast->getOperand(0);
