@@ -1547,28 +1547,34 @@ void FusedKernelBuilder::cleanup(FunctionAnalysisManager &FAM) {
   Late.run(*Fused, FAM);
 }
 
-/// A grid-stride loop's `int` variable kept in 64 bits (GridStride::Narrow)
-/// read as the 64-bit variable it equals where the manifest's guard holds
-/// (no value reaches 2^31): its sign-extended low half is the variable
-/// itself, and the latch tests the 64-bit next value against n widened. The
-/// loop is then an affine recurrence like any other, which jamGridLoops()
-/// can make one with the next stage's.
-static void widenNarrowLoop(PHINode &IV) {
+/// A grid-stride loop's `int` or `unsigned` variable kept in 64 bits
+/// (GridStride::Narrow) read as the 64-bit variable it equals where the
+/// manifest's guard holds (no value reaches 2^31, or 2^32): its extended
+/// low half is the variable itself, and the latch tests the 64-bit next
+/// value against n widened. The loop is then an affine recurrence like any
+/// other, which jamGridLoops() can make one with the next stage's.
+static void widenNarrowLoop(PHINode &IV, bool Unsigned) {
   using namespace PatternMatch;
   Function &F = *IV.getFunction();
   SmallVector<Instruction *, 8> Halves;
-  for (Instruction &I : instructions(F))
-    if (match(&I, m_AShr(m_Shl(m_Specific(&IV), m_SpecificInt(32)), m_SpecificInt(32))) ||
-        (match(&I, m_SExt(m_Trunc(m_Specific(&IV)))) &&
-         cast<Instruction>(I.getOperand(0))->getType()->isIntegerTy(32)))
+  for (Instruction &I : instructions(F)) {
+    bool Half = Unsigned ? match(&I, m_And(m_Specific(&IV), m_SpecificInt(0xffffffffULL))) ||
+                               match(&I, m_ZExt(m_Trunc(m_Specific(&IV))))
+                         : match(&I, m_AShr(m_Shl(m_Specific(&IV), m_SpecificInt(32)),
+                                            m_SpecificInt(32))) ||
+                               match(&I, m_SExt(m_Trunc(m_Specific(&IV))));
+    if (Half && (isa<BinaryOperator>(I) ||
+                 cast<Instruction>(I.getOperand(0))->getType()->isIntegerTy(32)))
       Halves.push_back(&I);
+  }
   for (Instruction *I : Halves)
     I->replaceAllUsesWith(&IV);
   for (unsigned K = 0; K < IV.getNumIncomingValues(); ++K) {
     auto *Latch = IV.getIncomingBlock(K);
     auto *Br = dyn_cast<BranchInst>(Latch->getTerminator());
     auto *Cmp = Br && Br->isConditional() ? dyn_cast<ICmpInst>(Br->getCondition()) : nullptr;
-    if (!Cmp || !Cmp->isSigned() || llvm::find(successors(Latch), IV.getParent()) ==
+    if (!Cmp || Cmp->isSigned() == Unsigned || Cmp->isEquality() ||
+        llvm::find(successors(Latch), IV.getParent()) ==
                                          succ_end(Latch))
       continue;
     Value *Next = IV.getIncomingValue(K), *N = nullptr;
@@ -1587,7 +1593,7 @@ static void widenNarrowLoop(PHINode &IV) {
       continue;
     BasicBlock *Pre = IV.getIncomingBlock(1 - K);
     IRBuilder<> B(Pre->getTerminator());
-    Value *Wide = B.CreateSExt(N, Next->getType());
+    Value *Wide = Unsigned ? B.CreateZExt(N, Next->getType()) : B.CreateSExt(N, Next->getType());
     B.SetInsertPoint(Cmp);
     Br->setCondition(NextFirst ? B.CreateICmp(Cmp->getPredicate(), Next, Wide)
                                : B.CreateICmp(Cmp->getPredicate(), Wide, Next));
@@ -1692,7 +1698,7 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
       if (K.Params[P].ByValShared)
         Clone->removeParamAttr(P, Attribute::ByVal);
     if (K.Grid && K.Grid->Narrow)
-      widenNarrowLoop(*cast<PHINode>(VMap[K.Grid->IV]));
+      widenNarrowLoop(*cast<PHINode>(VMap[K.Grid->IV]), K.Grid->Unsigned);
     if (K.Grid && !C.Split) // split stages run in different blocks: no jam
       cast<Instruction>(VMap[K.Grid->IV])
           ->setMetadata(GridKind, MDNode::get(Ctx, {ConstantAsMetadata::get(B.getInt32(S))}));

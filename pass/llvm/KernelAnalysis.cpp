@@ -317,14 +317,15 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
                                            const SCEV *S, QuotientTable &Q, const Loop *Grid,
                                            unsigned Depth);
 
-/// An `int` variable that the optimiser keeps in 64 bits, each trip
-/// sign-extending its low half before adding the step: cooperative groups'
-/// `for (int i = grid.thread_rank(); i < n; i += grid.size())`, whose rank
-/// and size are 64-bit. The header phi \p Phi of \p L whose next value is
-/// sext(trunc(Phi to i32)) + Step, Step invariant in L: (Start, Step).
-/// While every value stays below 2^31, which a manifest guard checks
-/// (GridStride::Narrow), the variable is Start + Step * k.
-static std::optional<std::pair<const SCEV *, const SCEV *>>
+/// An `int` or `unsigned` variable that the optimiser keeps in 64 bits,
+/// each trip extending its low half before adding the step: cooperative
+/// groups' `for (int i = grid.thread_rank(); i < n; i += grid.size())`,
+/// whose rank and size are 64-bit. The header phi \p Phi of \p L whose next
+/// value is ext(trunc(Phi to i32)) + Step, Step invariant in L: (Start,
+/// Step, whether the extension is unsigned). While every value stays below
+/// 2^31 (2^32 unsigned), which a manifest guard checks (GridStride::Narrow),
+/// the variable is Start + Step * k.
+static std::optional<std::tuple<const SCEV *, const SCEV *, bool>>
 narrowedIV(ScalarEvolution &SE, const Loop *L, const PHINode &Phi) {
   const BasicBlock *Pre = L->getLoopPreheader(), *Latch = L->getLoopLatch();
   if (!Pre || !Latch || Phi.getParent() != L->getHeader() || Phi.getNumIncomingValues() != 2 ||
@@ -334,13 +335,16 @@ narrowedIV(ScalarEvolution &SE, const Loop *L, const PHINode &Phi) {
   if (!Next || Next->getNumOperands() != 2)
     return std::nullopt;
   for (unsigned I = 0; I < 2; ++I) {
-    const auto *Ext = dyn_cast<SCEVSignExtendExpr>(Next->getOperand(I));
-    const auto *Tr = Ext ? dyn_cast<SCEVTruncateExpr>(Ext->getOperand()) : nullptr;
+    const auto *Ext = dyn_cast<SCEVIntegralCastExpr>(Next->getOperand(I));
+    bool Unsigned = isa<SCEVZeroExtendExpr>(Next->getOperand(I));
+    if (!Unsigned && !isa<SCEVSignExtendExpr>(Next->getOperand(I)))
+      continue;
+    const auto *Tr = dyn_cast<SCEVTruncateExpr>(Ext->getOperand());
     const auto *U = Tr ? dyn_cast<SCEVUnknown>(Tr->getOperand()) : nullptr;
     const SCEV *Step = Next->getOperand(1 - I);
     if (U && U->getValue() == &Phi && Tr->getType()->isIntegerTy(32) &&
         SE.isLoopInvariant(Step, L))
-      return std::make_pair(SE.getSCEV(Phi.getIncomingValueForBlock(Pre)), Step);
+      return std::make_tuple(SE.getSCEV(Phi.getIncomingValueForBlock(Pre)), Step, Unsigned);
   }
   return std::nullopt;
 }
@@ -586,8 +590,8 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
     // The grid-stride loop's `int` variable kept in 64 bits (narrowedIV).
     if (auto *Phi = dyn_cast<PHINode>(V); Phi && Grid)
       if (auto N = narrowedIV(SE, Grid, *Phi)) {
-        auto A = polyOfImpl(F, SE, N->first, Q, Grid, Depth + 1);
-        auto B = polyOfImpl(F, SE, N->second, Q, Grid, Depth + 1);
+        auto A = polyOfImpl(F, SE, std::get<0>(*N), Q, Grid, Depth + 1);
+        auto B = polyOfImpl(F, SE, std::get<1>(*N), Q, Grid, Depth + 1);
         if (!A || !B)
           return std::nullopt;
         return *A + *B * IndexPoly::symbol(SymIter);
@@ -1498,11 +1502,13 @@ static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridSt
     for (PHINode &Phi : Header->phis()) {
       auto NI = narrowedIV(SE, L, Phi);
       Narrowed += NI.has_value();
-      if (NI && !IV && TrNext && P == ICmpInst::ICMP_SLT &&
+      // The latch compares as the variable extends: signed for int.
+      if (NI && !IV && TrNext &&
+          P == (std::get<2>(*NI) ? ICmpInst::ICMP_ULT : ICmpInst::ICMP_SLT) &&
           Phi.getIncomingValueForBlock(Latch) == TrNext->getOperand(0) &&
           TrNext->getType()->isIntegerTy(32)) {
         IV = &Phi;
-        std::tie(StartS, StepS) = *NI;
+        std::tie(StartS, StepS, std::ignore) = *NI;
         Narrow = true;
       }
     }

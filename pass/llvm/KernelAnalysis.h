@@ -398,9 +398,10 @@ struct GridStride {
   IndexPoly Bound;
   unsigned BoundBits = 32;     ///< n's width
   bool Unsigned = false;       ///< the loop continues while i <u n (else i <s n)
-  /// An `int` variable the optimiser keeps in 64 bits (`for (int i =
-  /// grid.thread_rank(); ...; i += grid.size())`): it is Start + Step * k
-  /// only while n + Step stays within 2^31, which the manifest guards.
+  /// An `int` or `unsigned` variable the optimiser keeps in 64 bits (`for
+  /// (int i = grid.thread_rank(); ...; i += grid.size())`): it is Start +
+  /// Step * k only while n + Step stays within 2^31 (2^32 for unsigned, n
+  /// read as not negative), which the manifest guards.
   bool Narrow = false;
 };
 

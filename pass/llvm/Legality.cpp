@@ -1947,13 +1947,16 @@ static void checkCandidateOnce(FusionCandidate &C) {
         C.Layout.insert("le " + std::to_string(S) + " " + GridExtent[D] + " " +
                         std::to_string(uint64_t(1) << (W - 1)));
   // An `int` grid-stride variable kept in 64 bits is Start + Step * k
-  // while no value it takes reaches 2^31: the last is below n + Step, and
-  // the first, a thread's rank, below Step.
+  // while no value it takes reaches 2^31 (an `unsigned` one 2^32): the last
+  // is below n + Step, and the first, a thread's rank, below Step. The
+  // manifest reads an unsigned n sign-extended: it must read as it is.
   for (unsigned S = 0; S < C.size(); ++S)
     if (const auto &G = C.Stages[S]->Grid; G && G->Narrow) {
-      C.Layout.insert("le " + std::to_string(S) + " " + (G->Bound + G->Step).toExpr() +
-                      " 2147483648");
-      C.Layout.insert("le " + std::to_string(S) + " " + G->Step.toExpr() + " 2147483648");
+      const std::string St = std::to_string(S), Limit = G->Unsigned ? "4294967296" : "2147483648";
+      C.Layout.insert("le " + St + " " + (G->Bound + G->Step).toExpr() + " " + Limit);
+      C.Layout.insert("le " + St + " " + G->Step.toExpr() + " " + Limit);
+      if (G->Unsigned)
+        C.Layout.insert("le " + St + " 0 " + G->Bound.toExpr());
     }
   std::map<unsigned, std::vector<StagedAccess>> ByValue;
   for (unsigned S = 0; S < C.size(); ++S)

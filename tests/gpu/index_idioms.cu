@@ -25,7 +25,9 @@
  * Sequence `grid_loops_int`: w = 3 x - y, s = w w - x with `int i`, which
  * the optimiser keeps in 64 bits (the manifest guards n + the grid's
  * threads <= 2^31); w a temporary in registers, the loops one.
- * The program prints `SITES all-fused count=5`: every sequence must run
+ * Sequence `grid_loops_unsigned`: the same with `unsigned i` (below 2^32),
+ * into r2.
+ * The program prints `SITES all-fused count=6`: every sequence must run
  * fused on every call (tools/gpu-check). Fused and unfused must agree bit
  * for bit. */
 #include "common.h"
@@ -95,6 +97,20 @@ __global__ KFUSE_MAP void ix_int_square(const float *w, const float *x, float *q
     q[i] = w[i] * w[i] - x[i];
 }
 
+__global__ KFUSE_MAP void ix_uint_axpy(const float *x, const float *y, float *w, int n)
+{
+  cg::grid_group g = cg::this_grid();
+  for (unsigned i = g.thread_rank(); i < (unsigned)n; i += g.size())
+    w[i] = 3.0f * x[i] - y[i];
+}
+
+__global__ KFUSE_MAP void ix_uint_square(const float *w, const float *x, float *q, int n)
+{
+  cg::grid_group g = cg::this_grid();
+  for (unsigned i = g.thread_rank(); i < (unsigned)n; i += g.size())
+    q[i] = w[i] * w[i] - x[i];
+}
+
 static void legacy(const float *x, const float *y, float *o, float a, int n, int b, cudaStream_t s)
 {
   float *t;
@@ -143,6 +159,16 @@ static void grid_loops_int(const float *x, const float *y, float *q, int n, unsi
   KFX_CHECK(cudaFreeAsync(w, s));
 }
 
+static void grid_loops_unsigned(const float *x, const float *y, float *q, int n, unsigned grid,
+                                int b, cudaStream_t s)
+{
+  float *w;
+  KFX_CHECK(cudaMallocAsync(&w, sizeof(float) * n, s));
+  ix_uint_axpy<<<grid, b, 0, s>>>(x, y, w, n);
+  ix_uint_square<<<grid, b, 0, s>>>(w, x, q, n);
+  KFX_CHECK(cudaFreeAsync(w, s));
+}
+
 int main(int argc, char **argv)
 {
   kfx::Args a = kfx::parse_args(argc, argv, "index_idioms", 1 << 24);
@@ -154,14 +180,14 @@ int main(int argc, char **argv)
   KFX_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   const unsigned grid = 4u * (unsigned)sms;
   const dim3 grid3((unsigned)sms, 2, 2), block3(32, 4, 2);
-  kfx::Buf<float> x(n), y(n), o(n), p(n), q(n), r(n), u(n);
+  kfx::Buf<float> x(n), y(n), o(n), p(n), q(n), r(n), u(n), r2(n);
   kfx::fill_uniform(x.h, a.seed, 1, -1.0, 1.0);
   kfx::fill_uniform(y.h, a.seed, 2, -1.0, 1.0);
   x.upload(), y.upload();
   cudaStream_t s;
   KFX_CHECK(cudaStreamCreate(&s));
   /* For tools/gpu-check: every sequence runs fused on every call. */
-  std::printf("SITES all-fused count=5\n");
+  std::printf("SITES all-fused count=6\n");
 
   auto check = [&] {
     std::vector<float> ro(n), rp(n), rq(n), ru(n);
@@ -179,18 +205,20 @@ int main(int argc, char **argv)
     ok = kfx::check_close("q", q.h.data(), rq.data(), n, 1e-6) && ok;
     ok = kfx::check_close("r", r.h.data(), rq.data(), n, 1e-6) && ok;
     ok = kfx::check_close("u", u.h.data(), ru.data(), n, 1e-5) && ok;
+    ok = kfx::check_close("r2", r2.h.data(), ru.data(), n, 1e-5) && ok;
     return ok;
   };
   int rc = kfx::run_and_report(
-      "index_idioms", a, s, (15.0 * n) * sizeof(float),
+      "index_idioms", a, s, (18.0 * n) * sizeof(float),
       [&] {
         legacy(x.d, y.d, o.d, k, n, a.block, s);
         groups(x.d, y.d, p.d, n, a.block, s);
         grid_loops(x.d, y.d, q.d, n, grid, a.block, s);
         grid_loops_3d(x.d, y.d, r.d, n, grid3, block3, s);
         grid_loops_int(x.d, y.d, u.d, n, grid, a.block, s);
+        grid_loops_unsigned(x.d, y.d, r2.d, n, grid, a.block, s);
       },
-      check, o, p, q, r, u);
+      check, o, p, q, r, u, r2);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

@@ -192,3 +192,28 @@ void cg_int(const float *x, const float *y, float *v, float *p, int n, int block
 // MANIFEST: le 0 s2+bx*gx*by*gy*bz*gz 2147483648{{$}}
 // MANIFEST: le 1 s3+bx*gx*by*gy*bz*gz 2147483648{{$}}
 // MANIFEST: footprint 0.1 w 0 4*(max(s2,1)-1)+4{{$}}
+
+// The same with `unsigned i` (the variable's low half zero-extended, the
+// latch comparing unsigned): below 2^32, n read as not negative.
+KMAP void cgu_scale(const float *x, float *v, int n)
+{
+  cg::grid_group g = cg::this_grid();
+  for (unsigned i = g.thread_rank(); i < (unsigned)n; i += g.size())
+    v[i] = 2.f * x[i] + 1.f;
+}
+KMAP void cgu_mul(const float *v, const float *y, float *p, int n)
+{
+  cg::grid_group g = cg::this_grid();
+  for (unsigned i = g.thread_rank(); i < (unsigned)n; i += g.size())
+    p[i] = v[i] * y[i];
+}
+void cg_unsigned(const float *x, const float *y, float *v, float *p, int n, int blocks)
+{
+  cgu_scale<<<blocks, 256>>>(x, v, n);
+  cgu_mul<<<blocks, 256>>>(v, y, p, n);
+}
+// REMARK-DAG: fused launches 0..1 (cgu_scale, cgu_mul) of sequence {{[0-9]+}} into {{.*}}: v in registers
+// MANIFEST-LABEL: kernel 0 _Z9cgu_scalePKfPfi 3
+// MANIFEST: le 0 0 s2{{$}}
+// MANIFEST: le 0 bx*gx*by*gy*bz*gz 4294967296{{$}}
+// MANIFEST: le 0 s2+bx*gx*by*gy*bz*gz 4294967296{{$}}
