@@ -3,8 +3,9 @@
 // of 256 threads per SM), as written (one element a trip: two loads in
 // flight per thread) and with the loop unrolled 2 and 4 times over buffers
 // declared not to alias, so that the loads of later elements may be issued
-// before the stores of earlier ones, against a device-to-device copy in the
-// same run (2^25 floats a buffer).
+// before the stores of earlier ones, and as one thread per element (no loop:
+// the chain's own bound), against a device-to-device copy in the same run
+// (2^25 floats a buffer).
 // Build: clang++-22 -x cuda --cuda-gpu-arch=sm_90 -O2 bench/gridstride_unroll.cu \
 //          -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lpthread
 #include <cstdio>
@@ -57,6 +58,20 @@ __global__ void unrolled(const float *__restrict__ x, const float *__restrict__ 
   }
 }
 
+// One thread per element, on a grid that covers n.
+__global__ void per_element(const float *__restrict__ x, const float *__restrict__ y,
+                            float *__restrict__ t, float *__restrict__ o, float *__restrict__ p,
+                            int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float yv = y[i], a = A * x[i] + yv, b = a * yv + Bc;
+    t[i] = a;
+    o[i] = b;
+    p[i] = b * b;
+  }
+}
+
 int main(int argc, char **argv)
 {
   const int n = argc > 1 ? atoi(argv[1]) : 1 << 25;
@@ -102,5 +117,6 @@ int main(int argc, char **argv)
   row("plain", [&] { plain<<<grid, block>>>(x, y, t, o, p, n); });
   row("unroll2", [&] { unrolled<2><<<grid, block>>>(x, y, t, o, p, n); });
   row("unroll4", [&] { unrolled<4><<<grid, block>>>(x, y, t, o, p, n); });
+  row("element", [&] { per_element<<<(n + block - 1) / block, block>>>(x, y, t, o, p, n); });
   return 0;
 }
