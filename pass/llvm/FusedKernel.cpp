@@ -1556,6 +1556,8 @@ void FusedKernelBuilder::cleanup(FunctionAnalysisManager &FAM) {
 static void widenNarrowLoop(PHINode &IV, bool Unsigned) {
   using namespace PatternMatch;
   Function &F = *IV.getFunction();
+  if (IV.getNumIncomingValues() != 2)
+    return;
   SmallVector<Instruction *, 8> Halves;
   for (Instruction &I : instructions(F)) {
     bool Half = Unsigned ? match(&I, m_And(m_Specific(&IV), m_SpecificInt(0xffffffffULL))) ||
@@ -1569,13 +1571,13 @@ static void widenNarrowLoop(PHINode &IV, bool Unsigned) {
   }
   for (Instruction *I : Halves)
     I->replaceAllUsesWith(&IV);
-  for (unsigned K = 0; K < IV.getNumIncomingValues(); ++K) {
-    auto *Latch = IV.getIncomingBlock(K);
+  // The latch: the incoming block whose conditional branch tests the low
+  // half of the next value, trunc(Next) <pred> n.
+  for (unsigned K = 0; K < 2; ++K) {
+    BasicBlock *Latch = IV.getIncomingBlock(K), *Pre = IV.getIncomingBlock(1 - K);
     auto *Br = dyn_cast<BranchInst>(Latch->getTerminator());
     auto *Cmp = Br && Br->isConditional() ? dyn_cast<ICmpInst>(Br->getCondition()) : nullptr;
-    if (!Cmp || Cmp->isSigned() == Unsigned || Cmp->isEquality() ||
-        llvm::find(successors(Latch), IV.getParent()) ==
-                                         succ_end(Latch))
+    if (!Cmp || Cmp->isEquality() || Cmp->isSigned() == Unsigned)
       continue;
     Value *Next = IV.getIncomingValue(K), *N = nullptr;
     bool NextFirst = false;
@@ -1585,13 +1587,11 @@ static void widenNarrowLoop(PHINode &IV, bool Unsigned) {
         NextFirst = O == 0;
         N = Cmp->getOperand(1 - O);
       }
-    // n widened before the loop (in the preheader, where the variable
-    // starts), so that it stays invariant in the loop: a parameter, or a
+    // n widened in the preheader, invariant in the loop: a parameter, or a
     // field loaded in the entry block.
-    auto *NI = dyn_cast<Instruction>(N);
-    if (!N || IV.getNumIncomingValues() != 2 || (NI && NI->getParent() != &F.getEntryBlock()))
+    auto *NI = dyn_cast_or_null<Instruction>(N);
+    if (!N || (NI && NI->getParent() != &F.getEntryBlock()))
       continue;
-    BasicBlock *Pre = IV.getIncomingBlock(1 - K);
     IRBuilder<> B(Pre->getTerminator());
     Value *Wide = Unsigned ? B.CreateZExt(N, Next->getType()) : B.CreateSExt(N, Next->getType());
     B.SetInsertPoint(Cmp);

@@ -1938,26 +1938,27 @@ static void checkCandidateOnce(FusionCandidate &C) {
       return;
     }
   }
-  // A block index the kernel reads through a truncation (`__mul24`) is the
-  // index the analysis took it for only while the grid is that small.
+  // What the analysis read only within limits, which the manifest guards.
   static const char *const GridExtent[3] = {"gx", "gy", "gz"};
-  for (unsigned S = 0; S < C.size(); ++S)
+  for (unsigned S = 0; S < C.size(); ++S) {
+    const std::string St = "le " + std::to_string(S) + " ";
+    // A block index read through a truncation (`__mul24`) is the index
+    // while the grid is that small.
     for (unsigned D = 0; D < 3; ++D)
       if (unsigned W = C.Stages[S]->CtaidBits[D]; W < 32)
-        C.Layout.insert("le " + std::to_string(S) + " " + GridExtent[D] + " " +
-                        std::to_string(uint64_t(1) << (W - 1)));
-  // An `int` grid-stride variable kept in 64 bits is Start + Step * k
-  // while no value it takes reaches 2^31 (an `unsigned` one 2^32): the last
-  // is below n + Step, and the first, a thread's rank, below Step. The
-  // manifest reads an unsigned n sign-extended: it must read as it is.
-  for (unsigned S = 0; S < C.size(); ++S)
+        C.Layout.insert(St + GridExtent[D] + " " + std::to_string(uint64_t(1) << (W - 1)));
+    // An `int` grid-stride variable kept in 64 bits is Start + Step * k
+    // while no value it takes reaches 2^31 (an `unsigned` one 2^32): the
+    // last is below n + Step, and the first, a thread's rank, below Step.
+    // The manifest reads an unsigned n sign-extended: it must read as it is.
     if (const auto &G = C.Stages[S]->Grid; G && G->Narrow) {
-      const std::string St = std::to_string(S), Limit = G->Unsigned ? "4294967296" : "2147483648";
-      C.Layout.insert("le " + St + " " + (G->Bound + G->Step).toExpr() + " " + Limit);
-      C.Layout.insert("le " + St + " " + G->Step.toExpr() + " " + Limit);
+      const std::string Limit = G->Unsigned ? " 4294967296" : " 2147483648";
+      C.Layout.insert(St + (G->Bound + G->Step).toExpr() + Limit);
+      C.Layout.insert(St + G->Step.toExpr() + Limit);
       if (G->Unsigned)
-        C.Layout.insert("le " + St + " 0 " + G->Bound.toExpr());
+        C.Layout.insert(St + "0 " + G->Bound.toExpr());
     }
+  }
   std::map<unsigned, std::vector<StagedAccess>> ByValue;
   for (unsigned S = 0; S < C.size(); ++S)
     for (const Access &A : C.Stages[S]->Accesses)
