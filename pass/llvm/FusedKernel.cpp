@@ -1701,7 +1701,12 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
       widenNarrowLoop(*cast<PHINode>(VMap[K.Grid->IV]), K.Grid->Unsigned);
     if (K.Grid && !C.Split) // split stages run in different blocks: no jam
       cast<Instruction>(VMap[K.Grid->IV])
-          ->setMetadata(GridKind, MDNode::get(Ctx, {ConstantAsMetadata::get(B.getInt32(S))}));
+          ->setMetadata(GridKind, MDNode::get(Ctx, {ConstantAsMetadata::get(B.getInt32(S)),
+                                                    ConstantAsMetadata::get(B.getInt32(0))}));
+    if (K.Outer && !C.Split)
+      cast<Instruction>(VMap[K.Outer->IV])
+          ->setMetadata(GridKind, MDNode::get(Ctx, {ConstantAsMetadata::get(B.getInt32(S)),
+                                                    ConstantAsMetadata::get(B.getInt32(1))}));
     for (unsigned Idx = 0; Idx < K.Accesses.size(); ++Idx) {
       auto *I = cast<Instruction>(VMap[K.Accesses[Idx].Inst]);
       I->setMetadata(AccessKind, accessTag(Ctx, S, Idx));
@@ -1754,16 +1759,19 @@ Function *FusedKernelBuilder::build(FunctionAnalysisManager &FAM) {
     Clone->eraseFromParent();
 
   // Grid-stride stages: one loop where they run the same iterations.
-  std::vector<PHINode *> IVs(C.size(), nullptr);
+  // (A nest's outer loop is tagged with level 1.)
+  std::vector<PHINode *> IVs(C.size(), nullptr), OuterIVs(C.size(), nullptr);
   for (Instruction &I : instructions(*Fused))
     if (MDNode *MD = I.getMetadata(GridKind)) {
-      IVs[mdconst::extract<ConstantInt>(MD->getOperand(0))->getZExtValue()] = cast<PHINode>(&I);
+      auto Stage = mdconst::extract<ConstantInt>(MD->getOperand(0))->getZExtValue();
+      bool Outer = !mdconst::extract<ConstantInt>(MD->getOperand(1))->isZero();
+      (Outer ? OuterIVs : IVs)[Stage] = cast<PHINode>(&I);
       I.setMetadata(GridKind, nullptr);
     }
   shareFields(*Fused);
   if (llvm::all_of(llvm::seq(C.size()), [&](unsigned S) { return C.oneDimensional(S); }))
     flattenToX(*Fused);
-  std::vector<int> Jam = jamGridLoops(*Fused, IVs);
+  std::vector<int> Jam = jamGridLoops(*Fused, IVs, OuterIVs);
   // A buffer carried between grid-stride stages moves through registers only
   // within one jammed loop, whose iterations then reset its forward flags;
   // elsewhere a thread reads what it stored itself, through memory, and

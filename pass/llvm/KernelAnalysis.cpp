@@ -138,6 +138,8 @@ IndexPoly IndexPoly::rename(const std::map<int, int> &Map) const {
 static std::string symbolName(int S) {
   if (S == SymIter)
     return "iter";
+  if (S == SymOuterIter)
+    return "iter.outer";
   if (S == SymRow)
     return "row";
   if (S == SymSpan)
@@ -189,7 +191,7 @@ static IndexPoly coordinateMax(int S) {
 }
 
 std::optional<std::pair<IndexPoly, IndexPoly>> IndexPoly::gridRange() const {
-  if (uses(SymIter))
+  if (uses(SymIter) || uses(SymOuterIter))
     return std::nullopt;
   IndexPoly Lo, Hi;
   for (auto &[M, C] : Terms) {
@@ -218,6 +220,25 @@ std::optional<std::pair<IndexPoly, IndexPoly>> IndexPoly::gridRange() const {
   return std::make_pair(Lo, Hi);
 }
 
+/// The coefficient of coordinate \p Sym in \p P, where every term names it
+/// at most once and the coefficient names no coordinate or iteration count.
+std::optional<IndexPoly> kfuse::coefficientOf(const IndexPoly &P, int Sym) {
+  IndexPoly Coef;
+  for (auto &[M, K] : P.Terms) {
+    if (llvm::count(M, Sym) == 0)
+      continue;
+    if (llvm::count(M, Sym) > 1)
+      return std::nullopt;
+    IndexPoly::Monomial Rest = M;
+    Rest.erase(llvm::find(Rest, Sym));
+    for (int S : Rest)
+      if (isCoordinate(S) || S == SymIter || S == SymOuterIter)
+        return std::nullopt;
+    Coef.Terms[Rest] = K;
+  }
+  return Coef;
+}
+
 IndexPoly IndexDigit::extent() const {
   IndexPoly Threads = IndexPoly::symbol(symNtid(Dim));
   IndexPoly Blocks = IndexPoly::symbol(symNctaid(Dim));
@@ -228,6 +249,10 @@ std::optional<DigitForm> kfuse::digitsOf(const IndexPoly &O) {
   // Per dimension, the coefficient of tid.d and of ctaid.d.
   IndexPoly OfTid[3], OfCtaid[3], OfIter;
   DigitForm Form;
+  // A nest's two iteration counts are no digits of one mixed-radix
+  // number (Legality.cpp's disjointNest reads them).
+  if (O.uses(SymOuterIter))
+    return std::nullopt;
   for (auto &[M, C] : O.Terms) {
     int Coord = -1;
     IndexPoly::Monomial Rest;
@@ -310,6 +335,8 @@ struct QuotientTable {
   std::map<const PHINode *, std::optional<IndexPoly>> Phis;
   /// polyOf's CtaidBits, or null where a truncated block index is refused.
   unsigned *CtaidBits = nullptr;
+  /// The outer loop of a nest of grid-stride loops, or null (polyOf).
+  const Loop *Outer = nullptr;
 };
 } // namespace
 
@@ -536,6 +563,13 @@ static IndexPoly globalCoordinate(unsigned D) {
          IndexPoly::symbol(symTid(D));
 }
 
+int kfuse::globalDim(const IndexPoly &P) {
+  for (unsigned D = 0; D < 3; ++D)
+    if (P == globalCoordinate(D))
+      return int(D);
+  return -1;
+}
+
 /// The thread's rank in the whole grid, x fastest: cooperative groups'
 /// `this_grid().thread_rank()`, ((ctaid.z*nctaid.y + ctaid.y)*nctaid.x +
 /// ctaid.x) * ntid.x*ntid.y*ntid.z + (tid.z*ntid.y + tid.y)*ntid.x + tid.x.
@@ -561,14 +595,16 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
   if (Depth > 32)
     return std::nullopt;
   if (auto *AR = dyn_cast<SCEVAddRecExpr>(S)) {
-    // {a,+,b} over the grid-stride loop: a + b * k, k its iteration count.
-    if (!Grid || AR->getLoop() != Grid || !AR->isAffine())
+    // {a,+,b} over the grid-stride loop: a + b * k, k its iteration count;
+    // over the outer loop of a nest, a + b * k'.
+    bool InOuter = Q.Outer && AR->getLoop() == Q.Outer;
+    if (!Grid || (AR->getLoop() != Grid && !InOuter) || !AR->isAffine())
       return std::nullopt;
     auto A = polyOfImpl(F, SE, AR->getStart(), Q, Grid, Depth + 1);
     auto B = polyOfImpl(F, SE, AR->getStepRecurrence(SE), Q, Grid, Depth + 1);
     if (!A || !B)
       return std::nullopt;
-    return *A + *B * IndexPoly::symbol(SymIter);
+    return *A + *B * IndexPoly::symbol(InOuter ? SymOuterIter : SymIter);
   }
   if (auto *C = dyn_cast<SCEVConstant>(S)) {
     if (C->getAPInt().getSignificantBits() > 64)
@@ -679,9 +715,11 @@ static std::optional<IndexPoly> polyOfImpl(const Function &F, ScalarEvolution &S
 }
 
 std::optional<IndexPoly> kfuse::polyOf(const Function &F, ScalarEvolution &SE,
-                                       const SCEV *S, const Loop *Grid, unsigned *CtaidBits) {
+                                       const SCEV *S, const Loop *Grid, unsigned *CtaidBits,
+                                       const Loop *Outer) {
   QuotientTable Q;
   Q.CtaidBits = CtaidBits;
+  Q.Outer = Outer;
   auto P = polyOfImpl(F, SE, S, Q, Grid, 0);
   if (!P)
     return std::nullopt;
@@ -1439,127 +1477,166 @@ Value *kfuse::unwidened(Value *V) {
   return V;
 }
 
-/// The kernel's grid-stride loop: the one top-level loop whose induction
-/// variable starts at the global x coordinate ctaid.x*ntid.x + tid.x or at
-/// the thread's rank in the grid (gridRank(), cooperative groups'
-/// `for (i = grid.thread_rank(); i < n; i += grid.size())`), grows by
-/// a product of extents (blockDim.x*gridDim.x), runs while below an integer
-/// parameter or an integer field of a by-value struct the kernel does not
-/// change (`i < p.n`), and leaves only from its latch. Null when there is
-/// none; then \p Miss says what keeps a loop that is one in all but its
-/// bound from being read as one ("" when there is no such loop).
+/// Loop \p L read as a grid-stride loop: its induction variable starts at
+/// one of \p Starts, grows by a product of extents (blockDim.x*gridDim.x),
+/// runs while below an integer parameter, an integer field of a by-value
+/// struct the kernel does not change (`i < p.n`) or a sum or product of
+/// them that cannot wrap, and the loop leaves only from its latch. Else
+/// std::nullopt; then \p Miss says what keeps a loop that is one in all but
+/// its bound from being read as one.
+static std::optional<GridStride> gridStrideOf(Function &F, ScalarEvolution &SE, Loop *L,
+                                              ArrayRef<IndexPoly> Starts, std::string &Miss) {
+  // A rotated loop: the latch tests the incremented variable against n.
+  BasicBlock *Header = L->getHeader(), *Latch = L->getLoopLatch();
+  auto *Br = Latch ? dyn_cast<BranchInst>(Latch->getTerminator()) : nullptr;
+  // (No preheader needed: where the optimiser folded an inner loop's into
+  // the outer loop's guard block, the loop jam makes one.)
+  if (!Br || !Br->isConditional() || L->getExitingBlock() != Latch)
+    return std::nullopt;
+  auto *Cmp = dyn_cast<ICmpInst>(Br->getCondition());
+  if (!Cmp)
+    return std::nullopt;
+  ICmpInst::Predicate P = Br->getSuccessor(0) == Header
+                              ? Cmp->getPredicate()
+                              : Cmp->getInversePredicate(); // while P holds
+  Value *Next = Cmp->getOperand(0), *Final = Cmp->getOperand(1);
+  if (!L->isLoopInvariant(Final)) {
+    std::swap(Next, Final);
+    P = ICmpInst::getSwappedPredicate(P);
+  }
+  // An int or unsigned variable against a size_t n tests the widened
+  // variable, sext(i) or zext(i) < n. Its indices are read through the
+  // widening as every index is (polyOfImpl), and the fused kernel runs
+  // each iteration's test and indices as the kernel wrote them, so a
+  // variable that would wrap does so there alike.
+  Next = unwidened(Next);
+  if ((P != ICmpInst::ICMP_ULT && P != ICmpInst::ICMP_SLT) || !L->isLoopInvariant(Final) ||
+      !SE.isSCEVable(Next->getType()))
+    return std::nullopt;
+  PHINode *IV = nullptr;
+  const SCEV *StartS = nullptr, *StepS = nullptr;
+  bool Narrow = false;
+  for (PHINode &Phi : Header->phis()) {
+    if (!SE.isSCEVable(Phi.getType()))
+      continue;
+    auto *R = dyn_cast<SCEVAddRecExpr>(SE.getSCEV(&Phi));
+    if (R && R->getLoop() == L && R->isAffine() && SE.getSCEV(Next) == R->getPostIncExpr(SE)) {
+      IV = &Phi;
+      StartS = R->getStart();
+      StepS = R->getStepRecurrence(SE);
+    }
+  }
+  // An `int` variable kept in 64 bits: the latch tests the low half of
+  // its next value against an int n. polyOfImpl reads every such phi of
+  // the loop as Start + Step * k, which the manifest guards for the
+  // variable alone: a loop with another is not read.
+  auto *TrNext = dyn_cast<TruncInst>(Next);
+  unsigned Narrowed = 0;
+  for (PHINode &Phi : Header->phis()) {
+    auto NI = narrowedIV(SE, L, Phi);
+    Narrowed += NI.has_value();
+    // The latch compares as the variable extends: signed for int.
+    if (NI && !IV && TrNext &&
+        P == (std::get<2>(*NI) ? ICmpInst::ICMP_ULT : ICmpInst::ICMP_SLT) &&
+        Phi.getIncomingValueForBlock(Latch) == TrNext->getOperand(0) &&
+        TrNext->getType()->isIntegerTy(32)) {
+      IV = &Phi;
+      std::tie(StartS, StepS, std::ignore) = *NI;
+      Narrow = true;
+    }
+  }
+  if (!IV || Narrowed > unsigned(Narrow))
+    return std::nullopt;
+  while (auto *Cast = dyn_cast<CastInst>(Final))
+    Final = Cast->getOperand(0);
+  auto *N = dyn_cast<Argument>(Final);
+  auto Start = polyOf(F, SE, StartS);
+  auto Step = polyOf(F, SE, StepS);
+  if (!Start || !llvm::is_contained(Starts, *Start) || !Step || Step->isConstant())
+    return std::nullopt;
+  for (auto &[M, C] : Step->Terms)
+    for (int S : M)
+      if (S >= SymParam0 || isCoordinate(S) || S == SymIter || S == SymOuterIter)
+        return std::nullopt;
+  IndexPoly Bound;
+  unsigned Bits = 0;
+  if (N && N->getParent() == &F && N->getType()->isIntegerTy()) {
+    Bound = IndexPoly::symbol(SymParam0 + int(N->getArgNo()));
+  } else if (std::optional<int> Field = fieldSymbol(F, Final)) {
+    Bound = IndexPoly::symbol(*Field);
+  } else if (auto BP = boundPoly(F, Final, Bits, 0)) {
+    Bound = std::move(*BP);
+  } else {
+    uint64_t Off = 0;
+    const auto *Ld = dyn_cast<LoadInst>(Final);
+    const Argument *A = Ld ? byValFieldOf(F, *Ld, Off) : nullptr;
+    Miss = !A ? "is not an integer parameter, a field of a struct passed by value, or a sum "
+                "or product of them that cannot wrap"
+           : "reads the integer at byte " + std::to_string(Off) + " of " + byValText(F, *A) +
+                 (readOnlyByVal(*A) ? ", which kfuse cannot name (at most 8 bytes, within "
+                                      "the first 1024 of one of the first 224 parameters)"
+                                    : ", which the kernel changes");
+    return std::nullopt;
+  }
+  return GridStride{IV,    *Start, *Step, Bound, Final->getType()->getIntegerBitWidth(),
+                    P == ICmpInst::ICMP_ULT, Narrow};
+}
+
+/// The kernel's grid-stride loop: the one top-level loop that gridStrideOf
+/// reads with its variable starting at the global x coordinate
+/// ctaid.x*ntid.x + tid.x or at the thread's rank in the grid (gridRank(),
+/// cooperative groups' `for (i = grid.thread_rank(); i < n; i +=
+/// grid.size())`). Null when there is none; then \p Miss says what keeps a
+/// loop that is one in all but its bound from being read as one ("" when
+/// there is no such loop).
 static Loop *findGridLoop(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridStride &G,
                           std::string &Miss) {
   Loop *Found = nullptr;
-  const IndexPoly Global = globalCoordinate(0), Rank = gridRank();
+  const IndexPoly Starts[] = {globalCoordinate(0), gridRank()};
   for (Loop *L : LI) {
-    // A rotated loop: the latch tests the incremented variable against n.
-    BasicBlock *Header = L->getHeader(), *Latch = L->getLoopLatch();
-    auto *Br = Latch ? dyn_cast<BranchInst>(Latch->getTerminator()) : nullptr;
-    if (!Br || !Br->isConditional() || L->getExitingBlock() != Latch ||
-        !L->getLoopPreheader())
+    std::optional<GridStride> S = gridStrideOf(F, SE, L, Starts, Miss);
+    if (!S)
       continue;
-    auto *Cmp = dyn_cast<ICmpInst>(Br->getCondition());
-    if (!Cmp)
-      continue;
-    ICmpInst::Predicate P = Br->getSuccessor(0) == Header
-                                ? Cmp->getPredicate()
-                                : Cmp->getInversePredicate(); // while P holds
-    Value *Next = Cmp->getOperand(0), *Final = Cmp->getOperand(1);
-    if (!L->isLoopInvariant(Final)) {
-      std::swap(Next, Final);
-      P = ICmpInst::getSwappedPredicate(P);
-    }
-    // An int or unsigned variable against a size_t n tests the widened
-    // variable, sext(i) or zext(i) < n. Its indices are read through the
-    // widening as every index is (polyOfImpl), and the fused kernel runs
-    // each iteration's test and indices as the kernel wrote them, so a
-    // variable that would wrap does so there alike.
-    Next = unwidened(Next);
-    if ((P != ICmpInst::ICMP_ULT && P != ICmpInst::ICMP_SLT) || !L->isLoopInvariant(Final) ||
-        !SE.isSCEVable(Next->getType()))
-      continue;
-    PHINode *IV = nullptr;
-    const SCEV *StartS = nullptr, *StepS = nullptr;
-    bool Narrow = false;
-    for (PHINode &Phi : Header->phis()) {
-      if (!SE.isSCEVable(Phi.getType()))
-        continue;
-      auto *R = dyn_cast<SCEVAddRecExpr>(SE.getSCEV(&Phi));
-      if (R && R->getLoop() == L && R->isAffine() &&
-          SE.getSCEV(Next) == R->getPostIncExpr(SE)) {
-        IV = &Phi;
-        StartS = R->getStart();
-        StepS = R->getStepRecurrence(SE);
-      }
-    }
-    // An `int` variable kept in 64 bits: the latch tests the low half of
-    // its next value against an int n. polyOfImpl reads every such phi of
-    // the loop as Start + Step * k, which the manifest guards for the
-    // variable alone: a loop with another is not read.
-    auto *TrNext = dyn_cast<TruncInst>(Next);
-    unsigned Narrowed = 0;
-    for (PHINode &Phi : Header->phis()) {
-      auto NI = narrowedIV(SE, L, Phi);
-      Narrowed += NI.has_value();
-      // The latch compares as the variable extends: signed for int.
-      if (NI && !IV && TrNext &&
-          P == (std::get<2>(*NI) ? ICmpInst::ICMP_ULT : ICmpInst::ICMP_SLT) &&
-          Phi.getIncomingValueForBlock(Latch) == TrNext->getOperand(0) &&
-          TrNext->getType()->isIntegerTy(32)) {
-        IV = &Phi;
-        std::tie(StartS, StepS, std::ignore) = *NI;
-        Narrow = true;
-      }
-    }
-    if (!IV || Narrowed > unsigned(Narrow))
-      continue;
-    while (auto *Cast = dyn_cast<CastInst>(Final))
-      Final = Cast->getOperand(0);
-    auto *N = dyn_cast<Argument>(Final);
-    auto Start = polyOf(F, SE, StartS);
-    auto Step = polyOf(F, SE, StepS);
-    if (!Start || (*Start != Global && *Start != Rank) || !Step || Step->isConstant())
-      continue;
-    bool Extents = true;
-    for (auto &[M, C] : Step->Terms)
-      for (int S : M)
-        Extents &= S < SymParam0 && !isCoordinate(S) && S != SymIter;
-    if (!Extents)
-      continue;
-    IndexPoly Bound;
-    unsigned Bits = 0;
-    if (N && N->getParent() == &F && N->getType()->isIntegerTy()) {
-      Bound = IndexPoly::symbol(SymParam0 + int(N->getArgNo()));
-    } else if (std::optional<int> Field = fieldSymbol(F, Final)) {
-      Bound = IndexPoly::symbol(*Field);
-    } else if (auto P = boundPoly(F, Final, Bits, 0)) {
-      Bound = std::move(*P);
-    } else {
-      uint64_t Off = 0;
-      const auto *Ld = dyn_cast<LoadInst>(Final);
-      const Argument *A = Ld ? byValFieldOf(F, *Ld, Off) : nullptr;
-      Miss = !A ? "is not an integer parameter, a field of a struct passed by value, or a sum "
-                  "or product of them that cannot wrap"
-             : "reads the integer at byte " + std::to_string(Off) + " of " + byValText(F, *A) +
-                   (readOnlyByVal(*A) ? ", which kfuse cannot name (at most 8 bytes, within "
-                                        "the first 1024 of one of the first 224 parameters)"
-                                      : ", which the kernel changes");
-      continue;
-    }
     if (Found)
       return nullptr; // two of them: which one would a stage's thread be in?
     Found = L;
-    G = GridStride{IV,    *Start, *Step, Bound, Final->getType()->getIntegerBitWidth(),
-                   P == ICmpInst::ICMP_ULT, Narrow};
+    G = std::move(*S);
+  }
+  return Found;
+}
+
+/// The kernel's nest of grid-stride loops, one per dimension: a top-level
+/// loop over the global y (or z) coordinate whose only loop runs over the
+/// global x coordinate and has none of its own, both read by
+/// gridStrideOf, neither an `int` kept in 64 bits. Returns the inner loop
+/// (\p G) and sets \p Outer; null when there is not exactly one nest.
+static Loop *findGridNest(Function &F, ScalarEvolution &SE, LoopInfo &LI, GridStride &G,
+                          GridStride &Outer, Loop *&OuterLoop) {
+  Loop *Found = nullptr;
+  const IndexPoly XStart[] = {globalCoordinate(0)};
+  const IndexPoly YZStart[] = {globalCoordinate(1), globalCoordinate(2)};
+  for (Loop *L : LI) {
+    if (L->getSubLoops().size() != 1 || !L->getSubLoops()[0]->getSubLoops().empty())
+      continue;
+    Loop *In = L->getSubLoops()[0];
+    std::string Unused;
+    std::optional<GridStride> O = gridStrideOf(F, SE, L, YZStart, Unused);
+    std::optional<GridStride> I = O ? gridStrideOf(F, SE, In, XStart, Unused) : std::nullopt;
+    if (!I || O->Narrow || I->Narrow)
+      continue;
+    if (Found)
+      return nullptr;
+    Found = In;
+    G = std::move(*I);
+    Outer = std::move(*O);
+    OuterLoop = L;
   }
   return Found;
 }
 
 /// Whether the kernel loops over its elements in a nest of grid-stride
-/// loops, one per dimension (`for (y = blockIdx.y * blockDim.y +
-/// threadIdx.y; y < h; y += ...) for (x = ...; x < w; ...)`), which the
-/// analysis does not read: for the remark only.
+/// loops, one per dimension, other than the one findGridNest reads (x
+/// outside, three levels, code between the loops): for the remark only.
 static bool gridLoopNest(const Function &F, ScalarEvolution &SE, LoopInfo &LI) {
   auto Dim = [&](const Loop *L) {
     for (PHINode &Phi : L->getHeader()->phis()) {
@@ -1619,11 +1696,16 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
   if (F.isVarArg())
     K.invalidate("is variadic", "call");
 
-  GridStride G;
+  GridStride G, Outer;
   std::string GridMiss;
+  Loop *OuterLoop = nullptr;
   Loop *Grid = findGridLoop(F, SE, LI, G, GridMiss);
+  if (!Grid)
+    Grid = findGridNest(F, SE, LI, G, Outer, OuterLoop);
   if (Grid)
     K.Grid = G;
+  if (OuterLoop)
+    K.Outer = Outer;
   PostDominatorTree PDT(F);
   CallEffects Calls;
   for (Instruction &I : instructions(F)) {
@@ -1730,7 +1812,21 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
     const SCEV *D = offsetFromParam(SE, Ptr, Base);
     std::optional<IndexPoly> Off;
     if (D)
-      Off = polyOf(F, SE, D, Grid, A.CtaidBits);
+      Off = polyOf(F, SE, D, Grid, A.CtaidBits, OuterLoop);
+    // In a nest, an element that does not vary with x (`r[y]`, a row's
+    // value): a gather when read, refused when written, as every thread of
+    // a row would store it.
+    if (Off && OuterLoop && !Off->uses(SymIter)) {
+      if (IsStore) {
+        K.invalidate("stores through " + paramText(F, A.Param) +
+                         " at an index that does not vary with the inner loop's variable; "
+                         "in a nest of grid-stride loops, store at an index of both "
+                         "variables (t[y * w + x])",
+                     "index", &I);
+        continue;
+      }
+      Off.reset();
+    }
     if (Grid && !Grid->contains(&I)) {
       K.invalidate("accesses " + paramText(F, A.Param) +
                        " outside its grid-stride loop; move every access into the loop",
@@ -1765,14 +1861,17 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
                                   "that the kernel does not change, added or multiplied in "
                                   "signed arithmetic (w * h with int w, h); pass n as one "
                                   "and loop while i < n"
-                        : InLoop && !Grid && gridLoopNest(F, SE, LI)
-                            ? "; it varies in a nest of grid-stride loops, one per "
-                              "dimension, which kfuse does not analyse: launch a grid of "
-                              "one thread per element instead (x and y from blockIdx and "
-                              "threadIdx, under if (x < w && y < h)), which fuses in 2-D "
-                              "and 3-D, or loop once over every element, for (i = "
-                              "blockIdx.x * blockDim.x + threadIdx.x; i < w * h; i += "
-                              "blockDim.x * gridDim.x)"
+                        : InLoop && !OuterLoop && gridLoopNest(F, SE, LI)
+                            ? "; it varies in a nest of grid-stride loops that kfuse "
+                              "does not analyse: kfuse reads a nest of two, over y or z "
+                              "outside and x inside (for (y = blockIdx.y * blockDim.y + "
+                              "threadIdx.y; y < h; y += blockDim.y * gridDim.y) for (x = "
+                              "...; x < w; x += blockDim.x * gridDim.x)) with every access "
+                              "in the inner loop; or launch a grid of one thread per element "
+                              "(x and y from blockIdx and threadIdx, under if (x < w && y < "
+                              "h)), or loop once over every element, for (i = blockIdx.x * "
+                              "blockDim.x + threadIdx.x; i < w * h; i += blockDim.x * "
+                              "gridDim.x)"
                         : InLoop && !Grid
                             ? "; it varies in a loop that is not a grid-stride loop: "
                               "write a loop over the elements as for (i = blockIdx.x * "

@@ -47,8 +47,13 @@ enum Symbol : int {
   SymCtaid = 2, ///< blockIdx.x, in [0, gx)
   SymNctaid = 3, ///< gridDim.x (manifest `gx`)
   SymDimStride = 4, ///< the y symbols are the x ones + 4, the z ones + 8
+  /// The iteration count of the outer loop of a nest of grid-stride loops
+  /// (KernelInfo::Outer), k' = 0, 1, ...: its variable is Start + Step * k'.
+  /// Not a coordinate (13 would be blockDim of a fourth dimension).
+  SymOuterIter = 13,
   /// The iteration count k = 0, 1, ... of the kernel's grid-stride loop
-  /// (KernelInfo::Grid): its induction variable is Start + Step * k.
+  /// (KernelInfo::Grid, the inner loop of a nest): its induction variable
+  /// is Start + Step * k.
   SymIter = 15,
   SymParam0 = 16, ///< SymParam0 + p: integer scalar parameter p of the launch
   /// SymField0 + fieldCode(p, off, w): the integer in bytes [off, off + 2^w)
@@ -414,6 +419,12 @@ struct KernelInfo : Verdict {
   /// The kernel's accesses lie in this loop and their offsets count its
   /// iterations (SymIter).
   std::optional<GridStride> Grid;
+  /// A nest of two grid-stride loops, one per dimension (`for (y = ...; y <
+  /// h; y += blockDim.y * gridDim.y) for (x = ...; x < w; x += ...)`): the
+  /// outer loop, over the global y or z coordinate, whose only loop is Grid
+  /// (over the global x coordinate). Offsets count its iterations
+  /// (SymOuterIter).
+  std::optional<GridStride> Outer;
   std::vector<ParamInfo> Params;
   std::vector<Access> Accesses;
   unsigned Flops = 0;
@@ -430,6 +441,15 @@ struct KernelInfo : Verdict {
   /// The parameters of F itself, which the launch passes.
   unsigned ownParams() const { return unsigned(Params.size() - FieldParams.size()); }
 };
+
+/// The dimension d whose global coordinate ctaid.d * ntid.d + tid.d \p P
+/// is, or -1.
+int globalDim(const IndexPoly &P);
+
+/// The coefficient of coordinate \p Sym in \p P (of tid.x in `4 * (y * w +
+/// x)`: 4), where every term names Sym at most once and the coefficient
+/// names no coordinate or iteration count; std::nullopt otherwise.
+std::optional<IndexPoly> coefficientOf(const IndexPoly &P, int Sym);
 
 /// The symbol an sreg read stands for (a thread or block coordinate or
 /// extent of any dimension), -1 for any other value.
@@ -478,9 +498,12 @@ KernelInfo analyzeKernel(llvm::Function &F, llvm::ScalarEvolution &SE,
 /// blockDim.x)`: sext(trunc(ctaid.x to i24))) reads as the index itself,
 /// and CtaidBits[d] becomes at most W: the two agree while the grid has at
 /// most 2^(W-1) blocks in that dimension, which the caller must guard.
+/// An add recurrence of \p Outer, the outer loop of a nest, is a + b *
+/// SymOuterIter.
 std::optional<IndexPoly> polyOf(const llvm::Function &F, llvm::ScalarEvolution &SE,
                                 const llvm::SCEV *S, const llvm::Loop *Grid = nullptr,
-                                unsigned *CtaidBits = nullptr);
+                                unsigned *CtaidBits = nullptr,
+                                const llvm::Loop *Outer = nullptr);
 
 /// The byte offset of \p Ptr from the pointer parameter \p Base, through
 /// GEPs and address space casts (`__ldg(&t[i])` loads through

@@ -337,6 +337,83 @@ static bool disjointRecords(const FusionCandidate &C, const std::vector<StagedAc
   return true;
 }
 
+/// Whether distinct threads of the group's launch, and one thread's
+/// distinct iterations, touch distinct \p Span-byte records through access
+/// \p X (stage of a nest of grid-stride loops, KernelInfo::Outer; the
+/// caller has checked that every access of the buffer has X's offset and
+/// that every stage's nest runs the same iterations). The offset must be cX
+/// * x + cY * y + r, x = Sx + Tx * k the inner loop's variable, in [0, w),
+/// y = Sy + Ty * k' the outer's, in [0, h), with cX, cY and r free of
+/// coordinates and iteration counts. Distinct (thread, k, k') then run
+/// distinct (x, y) where each loop's step is at least its grid's threads in
+/// that dimension (Tx >= bx*gx) and a launch has one thread in each
+/// dimension the stages read but the loops do not cover; distinct (x, y)
+/// touch distinct records where |cX| >= Span and |cY| >= |cX| * (w - 1) +
+/// Span (x the faster, a row of an image), or the same the other way round.
+/// \p Guards gets the run-time checks of what the polynomials do not settle.
+static bool disjointNest(const FusionCandidate &C, const StagedAccess &X, int64_t Span,
+                         std::set<std::string> &Guards) {
+  const KernelInfo &K = *C.Stages[X.Stage];
+  if (!K.Grid || !K.Outer)
+    return false;
+  const GridStride &In = *K.Grid, &Out = *K.Outer;
+  int DimY = globalDim(Out.Start);
+  if (DimY < 1)
+    return false;
+  std::optional<IndexPoly> CX = coefficientOf(X.Offset, SymTid);
+  std::optional<IndexPoly> CY = coefficientOf(X.Offset, symTid(unsigned(DimY)));
+  if (!CX || !CY || CX->Terms.empty() || CY->Terms.empty())
+    return false;
+  IndexPoly XV = In.Start + In.Step * IndexPoly::symbol(SymIter);
+  IndexPoly YV = Out.Start + Out.Step * IndexPoly::symbol(SymOuterIter);
+  IndexPoly Rest = X.Offset - *CX * XV - *CY * YV;
+  for (auto &[M, Coef] : Rest.Terms)
+    for (int S : M)
+      if (isCoordinate(S) || S == SymIter || S == SymOuterIter)
+        return false; // the offset is not linear in x and y alone
+  std::set<std::string> New; // `lhs rhs` over value numbers
+  // Steps that cover their grids.
+  for (auto [G, D] : {std::make_pair(&In, 0u), std::make_pair(&Out, unsigned(DimY))}) {
+    IndexPoly Threads = IndexPoly::symbol(symNtid(D)) * IndexPoly::symbol(symNctaid(D));
+    if (!(G->Step - Threads).Terms.empty())
+      New.insert(Threads.toExpr() + " " + G->Step.toExpr());
+  }
+  // One thread in every other dimension a stage reads.
+  unsigned Coords = 0;
+  for (const KernelInfo *S : C.Stages)
+    if (S)
+      Coords |= S->CoordsRead;
+  for (int S = 0; S < SymParam0; ++S)
+    if ((Coords >> S & 1) && isCoordinate(S) && symDim(S) != 0 && symDim(S) != unsigned(DimY))
+      New.insert(IndexPoly::symbol(S + 1).toExpr() + " 1");
+  // The records: x the faster unless only y's coefficient is a constant,
+  // or both are and y's is the smaller.
+  IndexPoly W = C.valuePoly(X.Stage, In.Bound), H = C.valuePoly(X.Stage, Out.Bound);
+  IndexPoly Fast = *CX, Slow = *CY, FastN = W;
+  if (CY->isConstant() &&
+      (!CX->isConstant() || std::llabs(CY->constantTerm()) < std::llabs(CX->constantTerm()))) {
+    std::swap(Fast, Slow);
+    FastN = H;
+  }
+  // A bound compared unsigned reads negative in the manifest from 2^31
+  // (4 bytes) or where a sum or product is: then no fusion.
+  for (const GridStride *G : {&In, &Out})
+    if (G->Unsigned)
+      New.insert("0 " + C.valuePoly(X.Stage, G->Bound).toExpr());
+  std::optional<IndexPoly> FastAbs = staticAbs(Fast);
+  if (!(FastAbs && FastAbs->isConstant() && FastAbs->constantTerm() >= Span))
+    New.insert(std::to_string(Span) + " " + absExpr(Fast));
+  New.insert(absExpr(Fast) + "*(max(" + FastN.toExpr() + ",1)-1)+" + std::to_string(Span) + " " +
+             absExpr(Slow));
+  for (const std::string &G : New) {
+    std::string Line = launchExpr(C, G);
+    if (Line.empty())
+      return false;
+    Guards.insert(Line);
+  }
+  return true;
+}
+
 /// Whether monomial \p C (one term) divides the term (\p M, \p K): the
 /// quotient, or std::nullopt.
 static std::optional<IndexPoly> divideTerm(const IndexPoly::Monomial &M, int64_t K,
@@ -2115,10 +2192,15 @@ static void checkCandidateOnce(FusionCandidate &C) {
       // As the launches run them: a loop from the grid's thread rank and one
       // from the global x coordinate are the same loop in a 1-D launch.
       const unsigned SA = LoopRef->Stage, SB = X.Stage;
-      const GridStride &A = *C.Stages[SA]->Grid, &B = *C.Stages[SB]->Grid;
-      if (C.valuePoly(SA, A.Start) != C.valuePoly(SB, B.Start) ||
-          C.valuePoly(SA, A.Step) != C.valuePoly(SB, B.Step) || A.Unsigned != B.Unsigned ||
-          C.valuePoly(SA, A.Bound) != C.valuePoly(SB, B.Bound)) {
+      // A nest runs the same iterations where both of its loops do.
+      auto Same = [&](const GridStride &A, const GridStride &B) {
+        return C.valuePoly(SA, A.Start) == C.valuePoly(SB, B.Start) &&
+               C.valuePoly(SA, A.Step) == C.valuePoly(SB, B.Step) && A.Unsigned == B.Unsigned &&
+               C.valuePoly(SA, A.Bound) == C.valuePoly(SB, B.Bound);
+      };
+      const KernelInfo &KA = *C.Stages[SA], &KB = *C.Stages[SB];
+      if (!Same(*KA.Grid, *KB.Grid) || KA.Outer.has_value() != KB.Outer.has_value() ||
+          (KA.Outer && !Same(*KA.Outer, *KB.Outer))) {
         C.invalidate("buffer '" + R.Values.at(V).Text + "': the grid-stride loops of launches " +
                          std::to_string(C.index(LoopRef->Stage)) + " and " +
                          std::to_string(C.index(X.Stage)) +
@@ -2177,7 +2259,9 @@ static void checkCandidateOnce(FusionCandidate &C) {
         Conflict = true;
         RAW |= X.A->IsStore && !Y.A->IsStore;
         bool SameThread = X.Offset == Y.Offset && X.A->Bytes == Y.A->Bytes &&
-                          disjointRecords(C, {X, Y}, X.A->Bytes, Guards);
+                          (X.Offset.uses(SymOuterIter)
+                               ? disjointNest(C, X, X.A->Bytes, Guards)
+                               : disjointRecords(C, {X, Y}, X.A->Bytes, Guards));
         bool SameBlock = OneDimensional ? blockLocalOffset(X.Offset, X.A->Bytes) &&
                                               blockLocalOffset(Y.Offset, Y.A->Bytes) &&
                                               X.A->Bytes == Y.A->Bytes

@@ -49,6 +49,7 @@
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
 #include <functional>
@@ -177,7 +178,7 @@ std::optional<LoopShape> shapeOf(Analyses &A, PHINode *IV) {
   LoopShape S;
   S.IV = IV;
   S.L = A.LI.getLoopFor(IV->getParent());
-  if (!S.L || S.L->getParentLoop() || S.L->getHeader() != IV->getParent())
+  if (!S.L || S.L->getHeader() != IV->getParent())
     return std::nullopt;
   S.Preheader = S.L->getLoopPreheader();
   S.Latch = S.L->getLoopLatch();
@@ -289,7 +290,7 @@ bool pureBetween(const LoopShape &S0, const LoopShape &S1) {
 bool jam(Function &F, PHINode *IV0, PHINode *IV1) {
   Analyses A(F);
   std::optional<LoopShape> S0 = shapeOf(A, IV0), S1 = shapeOf(A, IV1);
-  if (!S0 || !S1 || S0->L == S1->L)
+  if (!S0 || !S1 || S0->L == S1->L || S0->L->getParentLoop() != S1->L->getParentLoop())
     return false;
 
   auto *AR0 = cast<SCEVAddRecExpr>(A.SE.getSCEV(IV0));
@@ -392,11 +393,23 @@ void shareSpecialRegisters(Function &F) {
 
 } // namespace
 
-std::vector<int> kfuse::jamGridLoops(Function &Fused, ArrayRef<PHINode *> IVs) {
+std::vector<int> kfuse::jamGridLoops(Function &Fused, ArrayRef<PHINode *> IVs,
+                                      ArrayRef<PHINode *> OuterIVs) {
   std::vector<int> Group(IVs.size(), -1);
   if (llvm::count_if(IVs, [](PHINode *P) { return P != nullptr; }) < 2)
     return Group;
   shareSpecialRegisters(Fused);
+  // A loop entered from a block that branches elsewhere too (an inner
+  // loop whose preheader the optimiser folded into the outer loop's
+  // guard) gets a preheader of its own, which the jam needs.
+  {
+    Analyses A(Fused);
+    for (PHINode *IV : IVs)
+      if (Loop *L = IV ? A.LI.getLoopFor(IV->getParent()) : nullptr; L && !L->getLoopPreheader())
+        InsertPreheaderForLoop(L, &A.DT, &A.LI, nullptr, /*PreserveLCSSA=*/false);
+  }
+  std::vector<PHINode *> Outer(OuterIVs.begin(), OuterIVs.end());
+  Outer.resize(IVs.size(), nullptr);
   for (unsigned S = 0; S < IVs.size(); ++S) {
     if (!IVs[S])
       continue;
@@ -406,7 +419,18 @@ std::vector<int> kfuse::jamGridLoops(Function &Fused, ArrayRef<PHINode *> IVs) {
       Head = unsigned(Group[S - 1]);
     else if (S > 0 && IVs[S - 1])
       Head = S - 1;
-    if (Head != S && jam(Fused, IVs[Head], IVs[S])) {
+    if (Head == S || !Outer[Head] != !Outer[S])
+      continue;
+    // Nests: the outer loops first, after which the inner loops follow
+    // each other in the one outer loop's body. Where only the outer loops
+    // jam, each row's stages run one after the other, still in launch
+    // order, and the next stage jams with this one.
+    if (Outer[S]) {
+      if (!jam(Fused, Outer[Head], Outer[S]))
+        continue;
+      Outer[S] = Outer[Head]; // S's variable is gone: it was Head's twin
+    }
+    if (jam(Fused, IVs[Head], IVs[S])) {
       Group[Head] = int(Head);
       Group[S] = int(Head);
     }

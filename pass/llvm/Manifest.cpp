@@ -167,6 +167,62 @@ loopRange(const KernelInfo &K, const Access &A) {
   return std::make_pair(R, R == "0" ? Top : R + "+" + Top);
 }
 
+/// The bytes [lo, hi) an access in a nest of grid-stride loops touches
+/// (KernelInfo::Outer): at cX * x + cY * y + Rest, x the inner loop's
+/// variable over [0, w), y the outer's over [0, h), each from a global
+/// coordinate while below its bound; a coefficient of unknown sign (a
+/// pitch parameter) contributes [min(0, T), max(0, T)]. A 4-byte bound
+/// compared unsigned is divided as in loopRange.
+static std::optional<std::pair<std::string, std::string>>
+nestRange(const KernelInfo &K, const Access &A) {
+  const GridStride &In = *K.Grid, &Out = *K.Outer;
+  int DimY = globalDim(Out.Start);
+  if (DimY < 1)
+    return std::nullopt;
+  auto CX = coefficientOf(A.Offset, SymTid), CY = coefficientOf(A.Offset, symTid(unsigned(DimY)));
+  if (!CX || !CY)
+    return std::nullopt;
+  IndexPoly Rest = A.Offset - *CX * (In.Start + In.Step * IndexPoly::symbol(SymIter)) -
+                   *CY * (Out.Start + Out.Step * IndexPoly::symbol(SymOuterIter));
+  for (auto &[M, C] : Rest.Terms)
+    for (int S : M)
+      if (S < SymParam0)
+        return std::nullopt; // a coordinate, an extent or an iteration left over
+  std::string R = Rest.toExpr(), Lo = R, Hi = R;
+  auto Add = [](std::string &Sum, const std::string &T) { Sum = Sum == "0" ? T : Sum + "+" + T; };
+  for (auto [Coef, G] : {std::make_pair(&*CX, &In), std::make_pair(&*CY, &Out)}) {
+    if (Coef->Terms.empty())
+      continue;
+    std::string N = G->Bound.toExpr();
+    bool Single = G->Bound.Terms.size() == 1 && G->Bound.Terms.begin()->second == 1 &&
+                  G->Bound.Terms.begin()->first.size() == 1;
+    std::string C = Coef->toExpr();
+    if (C.find_first_of("+-", 1) != std::string::npos)
+      C = "(" + C + ")";
+    std::string T = C + "*(max(" + N + ",1)-1)" +
+                    (G->Unsigned && (G->BoundBits < 64 || !Single)
+                         ? "/(2*min(" + N + ",0)+1)"
+                         : "");
+    bool Pos = true, Neg = true, Param = false;
+    for (auto &[M, C] : Coef->Terms) {
+      Pos &= C > 0;
+      Neg &= C < 0;
+      for (int S : M)
+        Param |= S >= SymParam0;
+    }
+    if (!Param && Pos) {
+      Add(Hi, T);
+    } else if (!Param && Neg) {
+      Add(Lo, T);
+    } else {
+      Add(Lo, "min(0," + T + ")");
+      Add(Hi, "max(0," + T + ")");
+    }
+  }
+  Add(Hi, std::to_string(A.Bytes));
+  return std::make_pair(Lo, Hi);
+}
+
 /// Whether \p P names a y or z coordinate.
 static bool usesYZ(const IndexPoly &P) {
   for (unsigned D = 1; D < 3; ++D)
@@ -192,7 +248,7 @@ static std::string footprint(const KernelInfo &K, unsigned P) {
     }
     auto R = A.Offset.gridRange();
     if (A.Offset.uses(SymIter)) {
-      auto D = loopRange(K, A);
+      auto D = K.Outer ? nestRange(K, A) : loopRange(K, A);
       if (!D)
         return "";
       Lo.insert(D->first);

@@ -186,6 +186,8 @@ static std::string symbolText(int S, const Function *F,
   }
   if (S == SymIter)
     return "iteration";
+  if (S == SymOuterIter)
+    return "outer iteration";
   static const char *const Coord[] = {"threadIdx", "blockDim", "blockIdx", "gridDim"};
   static const char *const Dims[] = {".x", ".y", ".z"};
   return std::string(Coord[S % SymDimStride]) + Dims[symDim(S)];

@@ -267,19 +267,3 @@ void strides(const float *x, float *t, float *u, int n)
   stride_ba<<<264, 256>>>(t, u, n);
 }
 // REMARK-DAG: fused launches 0..1 (stride_ab, stride_ba) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t in registers
-
-// A nest of grid-stride loops, one per dimension, is not analysed; the
-// remark says what fuses instead.
-KMAP void nest2d(const float *x, float *t, int w, int h)
-{
-  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += blockDim.y * gridDim.y)
-    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < w; c += blockDim.x * gridDim.x)
-      t[y * w + c] = 2.f * x[y * w + c];
-}
-void nest(const float *x, float *t, float *u, int w, int h)
-{
-  dim3 g(16, 16), b(32, 8);
-  nest2d<<<g, b>>>(x, t, w, h);
-  nest2d<<<g, b>>>(t, u, w, h);
-}
-// REMARK-DAG: kernel 'nest2d(float const*, float*, int, int)' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('t')); it varies in a nest of grid-stride loops, one per dimension, which kfuse does not analyse: launch a grid of one thread per element instead
