@@ -73,6 +73,14 @@ inline unsigned kb_grid_stride_blocks()
   return blocks;
 }
 
+/* The grid of the nest workload: blocks of 32 x 8, 16 across (512 threads
+ * to a row of kb_img_w) and 2 per SM down, 32 blocks per SM as
+ * kb_grid_stride_blocks. */
+inline dim3 kb_grid_nest_blocks()
+{
+  return dim3(16, kb_grid_stride_blocks() / 16);
+}
+
 /* The split workload: floats per instance of u, v, w, then un, vn, wn (v and
  * vn hold the 2n faces of n cells). */
 static constexpr unsigned char kb_split_width[6] = {1, 2, 1, 1, 2, 1};
@@ -86,7 +94,7 @@ static constexpr float kb_gran_alpha = 0.75f;
 static constexpr int kb_items = 16;
 static constexpr unsigned char kb_items_width[3] = {kb_items, kb_items, kb_items};
 
-#define KB_NWORKLOADS 36
+#define KB_NWORKLOADS 37
 
 /* The same table of KB_NWORKLOADS entries, compiled twice; the entries
  * differ only in `run`. */

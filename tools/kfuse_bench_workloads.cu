@@ -312,6 +312,34 @@ static void gridstride_cg_f32(void *const *in, void *const *out, int n, int bloc
   gsc_sq<<<g, block, 0, s>>>((const float *)out[1], (float *)out[2], n);
 }
 
+/* The same chain as 2-D codes loop over an image on a fixed grid: rows of
+ * kb_img_w, a nest of grid-stride loops, y outside and x inside. */
+#define KB_GRID_NEST(R, C, w, h)                                                              \
+  for (int R = blockIdx.y * blockDim.y + threadIdx.y; R < (h); R += blockDim.y * gridDim.y) \
+    for (int C = blockIdx.x * blockDim.x + threadIdx.x; C < (w); C += blockDim.x * gridDim.x)
+__global__ KFUSE_MAP void gsn_axpb(const float *x, const float *y, float *t, int w, int h)
+{
+  KB_GRID_NEST(r, c, w, h) t[r * w + c] = (float)kb_coef[0] * x[r * w + c] + y[r * w + c];
+}
+__global__ KFUSE_MAP void gsn_mad(const float *t, const float *y, float *o, int w, int h)
+{
+  KB_GRID_NEST(r, c, w, h) o[r * w + c] = t[r * w + c] * y[r * w + c] + (float)kb_coef[1];
+}
+__global__ KFUSE_MAP void gsn_sq(const float *o, float *p, int w, int h)
+{
+  KB_GRID_NEST(r, c, w, h) p[r * w + c] = o[r * w + c] * o[r * w + c];
+}
+static void gridnest_f32(void *const *in, void *const *out, int n, int block, cudaStream_t s)
+{
+  int w = kb_img_w, h = n / kb_img_w;
+  dim3 b(32, 8), g = kb_grid_nest_blocks();
+  (void)block;
+  const float *x = (const float *)in[0], *y = (const float *)in[1];
+  gsn_axpb<<<g, b, 0, s>>>(x, y, (float *)out[0], w, h);
+  gsn_mad<<<g, b, 0, s>>>((const float *)out[0], y, (float *)out[1], w, h);
+  gsn_sq<<<g, b, 0, s>>>((const float *)out[1], (float *)out[2], w, h);
+}
+
 /* Transcendental activations in float: h1 = sin(x) * 0.5 + x; h2 = tanh(h1);
  * o = exp(h2) * x. */
 __global__ KFUSE_MAP void act_sin(const float *x, float *h, int n)
@@ -1121,6 +1149,8 @@ const kb_workload *workloads()
       /* gridstride over cooperative groups' grid rank. */
       {"gridstride-cg", "gridstride_cg_f32", "f32", 4, 2, 3, 3, 4 * 5.0, gridstride_cg_f32,
        nullptr, 0, 0},
+      /* gridstride over an image in a nest of grid-stride loops. */
+      {"gridnest", "gridnest_f32", "f32", 4, 2, 3, 3, 4 * 5.0, gridnest_f32, nullptr, 0, 0},
   };
   return table;
 }
