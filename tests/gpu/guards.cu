@@ -239,6 +239,47 @@ KFG_CASE kfg_records9_block(const float *x, float *t, const float *y, float *o, 
   return line;
 }
 
+/* nest: scale then add, each in a nest of grid-stride loops over an image
+ * of w x h with rows `pitch` floats apart (tests/gpu/grid_nest.cu's form),
+ * on a fixed grid; the manifest guards that rows do not overlap, 4 * (w -
+ * 1) + 4 <= |4 * pitch|. kfg_nest runs fused with pitch = w + 3;
+ * kfg_nest_rows is the same code called with pitch = w - 3, rows that
+ * overlap (threads of two rows write one element, the same value): the
+ * guard must refuse it (layout). */
+#define KFG_ROWS(V, N)                                                                       \
+  for (int V = blockIdx.y * blockDim.y + threadIdx.y; V < (N); V += blockDim.y * gridDim.y)
+#define KFG_COLS(V, N)                                                                       \
+  for (int V = blockIdx.x * blockDim.x + threadIdx.x; V < (N); V += blockDim.x * gridDim.x)
+__global__ KFUSE_MAP void nest_scale(const float *x, float *t, float a, int w, int h, int pitch)
+{
+  KFG_ROWS(r, h) KFG_COLS(c, w) t[r * pitch + c] = a * x[r * pitch + c];
+}
+__global__ KFUSE_MAP void nest_add(const float *t, const float *y, float *o, int w, int h,
+                                   int pitch)
+{
+  KFG_ROWS(r, h) KFG_COLS(c, w) o[r * pitch + c] = t[r * pitch + c] + y[r * pitch + c];
+}
+
+KFG_CASE kfg_nest(const float *x, float *t, const float *y, float *o, float a, int w, int h,
+                  int pitch, cudaStream_t s)
+{
+  dim3 grid(8, 16), block(32, 8);
+  const int line = __LINE__ + 1;
+  nest_scale<<<grid, block, 0, s>>>(x, t, a, w, h, pitch);
+  nest_add<<<grid, block, 0, s>>>(t, y, o, w, h, pitch);
+  return line;
+}
+
+KFG_CASE kfg_nest_rows(const float *x, float *t, const float *y, float *o, float a, int w, int h,
+                       int pitch, cudaStream_t s)
+{
+  dim3 grid(8, 16), block(32, 8);
+  const int line = __LINE__ + 1;
+  nest_scale<<<grid, block, 0, s>>>(x, t, a, w, h, pitch);
+  nest_add<<<grid, block, 0, s>>>(t, y, o, w, h, pitch);
+  return line;
+}
+
 namespace {
 
 /* One case: its name, its function, and what KFUSE_STATS must report for its
@@ -493,6 +534,36 @@ int main(int argc, char **argv)
   suite.run({"records9_block", "kfg_records9_block", "layout"}, setup_to,
             [&] { return kfg_records9_block(x.d, t.d, y.d, o.d, alpha, nrec9, 30, s); },
             check_rec9, t, o);
+
+  /* nest: rows of nw floats, pitch nw + 3 (apart) or nw - 3 (overlapping),
+   * as many rows as fit in n; t and o written where some (row, column)
+   * lands, t's poison and o's initial values elsewhere. */
+  const int nw = n >= 4000 ? 1000 : std::max(n / 4, 4);
+  auto check_nest = [&](int pitch, int rows) {
+    std::vector<char> hit(un, 0);
+    for (int r = 0; r < rows; r++)
+      for (int c = 0; c < nw; c++)
+        hit[(size_t)r * pitch + c] = 1;
+    std::vector<double> wt, gt, wo(un);
+    for (size_t i = 0; i < un; i++) {
+      wo[i] = hit[i] ? ro[i] : (double)o_init.h[i];
+      if (hit[i])
+        wt.push_back(rt[i]), gt.push_back(t.h[i]);
+    }
+    bool ok = kfx::check_close("t", gt.data(), wt.data(), wt.size(), 1e-6);
+    return kfx::check_close("o", o.h.data(), wo.data(), un, 1e-6) && ok;
+  };
+  for (int apart = 1; apart >= 0; apart--) {
+    const int pitch = apart ? nw + 3 : nw - 3, rows = (n - nw) / pitch + 1;
+    suite.run({apart ? "nest" : "nest_rows", apart ? "kfg_nest" : "kfg_nest_rows",
+               apart ? "fused" : "layout"},
+              setup_to,
+              [&] {
+                return (apart ? kfg_nest : kfg_nest_rows)(x.d, t.d, y.d, o.d, alpha, nw, rows,
+                                                          pitch, s);
+              },
+              [&] { return check_nest(pitch, rows); }, t, o);
+  }
 
   if (suite.out && fclose(suite.out) != 0) {
     fprintf(stderr, "cannot write %s\n", a.out);
