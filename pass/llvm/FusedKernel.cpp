@@ -761,7 +761,7 @@ Value *FusedKernelBuilder::emitPoly(IRBuilder<> &B, const IndexPoly &P) {
   for (auto &[M, K] : P.Terms) {
     Value *T = B.getInt64(K);
     for (int S : M) {
-      assert(S < SymParam0 && S != SymIter && "a coordinate or an extent");
+      assert(S < SymParam0 && S != SymIter && S != SymOuterIter && "a coordinate or an extent");
       T = B.CreateMul(T, B.CreateZExt(sreg(B, sregOf(symDim(S), S % SymDimStride)),
                                       B.getInt64Ty()));
     }

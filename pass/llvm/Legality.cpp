@@ -242,6 +242,19 @@ static std::string launchExpr(const FusionCandidate &C, const std::string &Guard
   return "";
 }
 
+/// Each of \p New (`lhs rhs` over value numbers) as a manifest `le` line
+/// into \p Guards; false when one names values no launch passes together.
+static bool addGuards(const FusionCandidate &C, const std::set<std::string> &New,
+                      std::set<std::string> &Guards) {
+  for (const std::string &G : New) {
+    std::string Line = launchExpr(C, G);
+    if (Line.empty())
+      return false;
+    Guards.insert(Line);
+  }
+  return true;
+}
+
 /// Whether distinct threads of the group's launch never touch overlapping
 /// bytes through \p Accs, each thread touching only its record of \p Span
 /// bytes at sum(Coef * digit) + Rest (digitsOf; every access has the same
@@ -328,13 +341,7 @@ static bool disjointRecords(const FusionCandidate &C, const std::vector<StagedAc
       Below = Below + *Abs * (D.Extent - IndexPoly::constant(1));
     BelowExpr += "+" + absExpr(D.Coef) + "*(" + D.ExtentText + "-1)";
   }
-  for (const std::string &G : New) {
-    std::string Line = launchExpr(C, G);
-    if (Line.empty())
-      return false;
-    Guards.insert(Line);
-  }
-  return true;
+  return addGuards(C, New, Guards);
 }
 
 /// Whether distinct threads of the group's launch, and one thread's
@@ -405,13 +412,7 @@ static bool disjointNest(const FusionCandidate &C, const StagedAccess &X, int64_
     New.insert(std::to_string(Span) + " " + absExpr(Fast));
   New.insert(absExpr(Fast) + "*(max(" + FastN.toExpr() + ",1)-1)+" + std::to_string(Span) + " " +
              absExpr(Slow));
-  for (const std::string &G : New) {
-    std::string Line = launchExpr(C, G);
-    if (Line.empty())
-      return false;
-    Guards.insert(Line);
-  }
-  return true;
+  return addGuards(C, New, Guards);
 }
 
 /// Whether monomial \p C (one term) divides the term (\p M, \p K): the

@@ -59,6 +59,30 @@ static std::string ref(unsigned Launch, unsigned Param) {
   return std::to_string(Launch) + "." + std::to_string(Param);
 }
 
+/// \p Sum + \p T, the sum "0" while empty.
+static void addTo(std::string &Sum, const std::string &T) { Sum = Sum == "0" ? T : Sum + "+" + T; }
+
+/// Widens [\p Lo, \p Hi] by term \p T = Coef * (a count >= 0): to Hi where
+/// Coef is positive whatever the launch, to Lo where negative, else both
+/// ways, `min(0,T)` and `max(0,T)` (a pitch parameter).
+static void addSpan(std::string &Lo, std::string &Hi, const IndexPoly &Coef, const std::string &T) {
+  bool Pos = true, Neg = true, Param = false;
+  for (auto &[M, C] : Coef.Terms) {
+    Pos &= C > 0;
+    Neg &= C < 0;
+    for (int S : M)
+      Param |= S >= SymParam0;
+  }
+  if (!Param && Pos) {
+    addTo(Hi, T);
+  } else if (!Param && Neg) {
+    addTo(Lo, T);
+  } else {
+    addTo(Lo, "min(0," + T + ")");
+    addTo(Hi, "max(0," + T + ")");
+  }
+}
+
 /// The bytes [lo, hi) an access at sum(Coef * digit) + Rest touches
 /// (digitsOf): each digit ranges over [0, extent - 1], a Global digit under
 /// a `ctaid.d*ntid.d + tid.d < s<p>` check over [0, min(extent, s<p>) - 1],
@@ -78,9 +102,6 @@ static std::optional<DigitRange> digitRange(const Access &A) {
     return std::nullopt;
   std::string Lo = "0", Hi = "0";
   IndexPoly Rest = F->Rest;
-  auto Add = [](std::string &Sum, const std::string &T) {
-    Sum = Sum == "0" ? T : Sum + "+" + T;
-  };
   for (const IndexDigit &D : F->Digits) {
     std::string Ext = D.extent().toExpr();
     std::string Coef = D.Coef.toExpr();
@@ -109,24 +130,9 @@ static std::optional<DigitRange> digitRange(const Access &A) {
       if (Low > 0)
         Rest = Rest + D.Coef * IndexPoly::constant(Low);
     }
-    std::string T = Coef + "*(" + Ext + "-1)";
-    bool Pos = true, Neg = true, Param = false;
-    for (auto &[M, C] : D.Coef.Terms) {
-      Pos &= C > 0;
-      Neg &= C < 0;
-      for (int S : M)
-        Param |= S >= SymParam0;
-    }
-    if (!Param && Pos) {
-      Add(Hi, T);
-    } else if (!Param && Neg) {
-      Add(Lo, T);
-    } else {
-      Add(Lo, "min(0," + T + ")");
-      Add(Hi, "max(0," + T + ")");
-    }
+    addSpan(Lo, Hi, D.Coef, Coef + "*(" + Ext + "-1)");
   }
-  Add(Hi, std::to_string(A.Bytes));
+  addTo(Hi, std::to_string(A.Bytes));
   return DigitRange{Rest, Lo, Hi};
 }
 
@@ -189,7 +195,6 @@ nestRange(const KernelInfo &K, const Access &A) {
       if (S < SymParam0)
         return std::nullopt; // a coordinate, an extent or an iteration left over
   std::string R = Rest.toExpr(), Lo = R, Hi = R;
-  auto Add = [](std::string &Sum, const std::string &T) { Sum = Sum == "0" ? T : Sum + "+" + T; };
   for (auto [Coef, G] : {std::make_pair(&*CX, &In), std::make_pair(&*CY, &Out)}) {
     if (Coef->Terms.empty())
       continue;
@@ -203,23 +208,9 @@ nestRange(const KernelInfo &K, const Access &A) {
                     (G->Unsigned && (G->BoundBits < 64 || !Single)
                          ? "/(2*min(" + N + ",0)+1)"
                          : "");
-    bool Pos = true, Neg = true, Param = false;
-    for (auto &[M, C] : Coef->Terms) {
-      Pos &= C > 0;
-      Neg &= C < 0;
-      for (int S : M)
-        Param |= S >= SymParam0;
-    }
-    if (!Param && Pos) {
-      Add(Hi, T);
-    } else if (!Param && Neg) {
-      Add(Lo, T);
-    } else {
-      Add(Lo, "min(0," + T + ")");
-      Add(Hi, "max(0," + T + ")");
-    }
+    addSpan(Lo, Hi, *Coef, T);
   }
-  Add(Hi, std::to_string(A.Bytes));
+  addTo(Hi, std::to_string(A.Bytes));
   return std::make_pair(Lo, Hi);
 }
 
