@@ -10,7 +10,13 @@ another one (a program named NAME, for a differential run of many seeds):
 With --columns, a third family joins: columns of n / 7 + 3 cells launched
 with 64-thread blocks, so that three families alternate and their groups
 overlap as sets of three or more (tests/gpu/fuzz_sets.cu):
-  python3 tools/gen-fuzz-mixed.py --columns --seed 7 --name fuzz_sets
+  python3 tools/gen-fuzz-mixed.py --columns --seed 6 --name fuzz_sets
+With --nests, kernels that loop over the field as an image of rows of 512
+cells in a nest of grid-stride loops on a fixed 2-D grid join: maps by rows,
+maps of the transposed (column-major) image and a stencil that reads the
+row above, beside the 1-D kernels over the same arrays
+(tests/gpu/fuzz_nest.cu):
+  python3 tools/gen-fuzz-mixed.py --nests --seed 11 --name fuzz_nest
 """
 import argparse
 import random
@@ -18,6 +24,13 @@ import random
 SEED = 20261128
 SEQUENCES = 24
 FIELDS, SURFACES, COLUMNS, TEMPS = 8, 4, 3, 2
+
+# Nest kernels (--nests): the body at row r, column c of a w x h image.
+NESTS = {
+    'k_nrow': 'o[r * w + c] = clamp4(fmaf(a, x[r * w + c], y[r * w + c]));',
+    'k_ncol': 'o[c * h + r] = clamp4(fmaf(x[c * h + r], a, -y[c * h + r]));',
+    'k_nup': 'o[r * w + c] = r > 0 ? clamp4((x[(r - 1) * w + c] + x[r * w + c]) * a) : y[r * w + c];',
+}
 
 KERNELS = {
     # name: (body over x[i], y[i] -> o[i], families it runs on)
@@ -33,8 +46,9 @@ def main():
     ap.add_argument('--seed', type=int, default=SEED)
     ap.add_argument('--name', default='fuzz_mixed')
     ap.add_argument('--columns', action='store_true')
+    ap.add_argument('--nests', action='store_true')
     args = ap.parse_args()
-    seed, name, cols = args.seed, args.name, args.columns
+    seed, name, cols, nests = args.seed, args.name, args.columns, args.nests
     # With columns: their arrays and sizes passed along, else nothing.
     csig, carg, cref = (', float **c, int n3', ', c, n3', ', std::vector<std::vector<float>> &c, int n3') \
         if cols else ('', '', '')
@@ -59,6 +73,10 @@ def main():
     w('#include "common.h"')
     w('#include "kfuse_example.h"')
     w('')
+    if nests:
+        w('/* The field as an image: rows of NEST_W cells, n / NEST_W of them. */')
+        w('enum { NEST_W = 512 };')
+        w('')
     w('__host__ __device__ inline float clamp4(float v) { return fminf(fmaxf(v, -4.0f), 4.0f); }')
     w('')
     for kname, (body, _) in KERNELS.items():
@@ -85,6 +103,17 @@ def main():
     w('    o[i] = clamp4(fmaf(a, x[i], -y[i]));')
     w('}')
     w('')
+    if nests:
+        w('#define NEST(w, h) \\')
+        w('  for (int r = blockIdx.y * blockDim.y + threadIdx.y; r < (h); r += blockDim.y * gridDim.y) \\')
+        w('    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < (w); c += blockDim.x * gridDim.x)')
+        for kname, body in NESTS.items():
+            w('__global__ KFUSE_MAP void %s(const float *x, const float *y, float *o, float a, int w, int h)'
+              % kname)
+            w('{')
+            w('  NEST(w, h) ' + body)
+            w('}')
+            w('')
     # The host reference of each kernel, element by element.
     w('namespace ref {')
     w('#pragma clang fp contract(off)')
@@ -104,6 +133,19 @@ def main():
     w('  for (int i = 0; i < n; i++)')
     w('    o[i] = clamp4(fmaf(a, x[i], -y[i]));')
     w('}')
+    if nests:
+        # Row by row as one thread of the grid would go: every (r, c) is
+        # its own element, so the order is immaterial, but for k_nup, which
+        # reads the row above: the kernel reads it before any thread of its
+        # launch could have rewritten it only when o is not x (never in
+        # place, below).
+        for kname, body in NESTS.items():
+            w('static void %s(const float *x, const float *y, float *o, float a, int w, int h)' % kname)
+            w('{')
+            w('  for (int r = 0; r < h; r++)')
+            w('    for (int c = 0; c < w; c++)')
+            w('      ' + body)
+            w('}')
     w('} // namespace ref')
     w('')
     seqs = []
@@ -113,12 +155,14 @@ def main():
         written_temps = set()
         for _ in range(length):
             r = rng.random()
-            if r < (0.45 if cols else 0.55):
+            if r < (0.45 if cols else 0.3 if nests else 0.55):
                 fam, kern = 'f', rng.choice(['k_fma', 'k_fms', 'k_max', 'k_mix', 'k_sten'])
-            elif r < (0.7 if cols else 0.85):
+            elif r < (0.7 if cols else 0.45 if nests else 0.85):
                 fam, kern = 's', rng.choice(['k_fma', 'k_fms', 'k_max', 'k_mix'])
             elif cols and r < 0.88:
                 fam, kern = 'c', rng.choice(['k_fma', 'k_fms', 'k_max', 'k_mix'])
+            elif nests and r < 0.9:
+                fam, kern = 'f', rng.choice(sorted(NESTS))
             else:
                 fam, kern = 'f', 'k_gs'
             if fam == 'c':
@@ -132,7 +176,7 @@ def main():
                 pool = ['s[%d]' % k for k in range(SURFACES)]
                 outs = list(pool)
             x, y = rng.choice(pool), rng.choice(pool)
-            if rng.random() < 0.15 and kern != 'k_sten':
+            if rng.random() < 0.15 and kern not in ('k_sten', 'k_nup'):
                 o = rng.choice([x, y])  # in place
             else:
                 o = rng.choice([v for v in outs if v != x])
@@ -148,6 +192,9 @@ def main():
         w('  (void)f, (void)s, (void)n2, (void)fixed;')
         w('  unsigned g = (n + 255) / 256, g2 = (n2 + 127) / 128;')
         w('  (void)g, (void)g2;')
+        if nests:
+            w('  dim3 nest_grid(4, fixed / 4);')
+            w('  (void)nest_grid;')
         if cols:
             w('  unsigned g3 = (n3 + 63) / 64;')
             w('  (void)c, (void)g3;')
@@ -157,6 +204,8 @@ def main():
         for fam, kern, x, y, o, a in launches:
             if kern == 'k_gs':
                 cfg, n = 'fixed, 128', 'n'
+            elif kern in NESTS:
+                cfg, n = 'nest_grid, dim3(32, 4)', 'NEST_W, n / NEST_W'
             elif fam == 'f':
                 cfg, n = 'g, 256', 'n'
             elif fam == 'c':
@@ -180,7 +229,8 @@ def main():
         for fam, kern, x, y, o, a in launches:
             def h(v):
                 return v + '.data()' if v.startswith('t') else v.replace('[', '[').replace(']', '].data()')
-            w('  ref::%s(%s, %s, %s, %s, %s);' % (kern, h(x), h(y), h(o), a, {'f': 'n', 's': 'n2', 'c': 'n3'}[fam]))
+            size = 'NEST_W, n / NEST_W' if kern in NESTS else {'f': 'n', 's': 'n2', 'c': 'n3'}[fam]
+            w('  ref::%s(%s, %s, %s, %s, %s);' % (kern, h(x), h(y), h(o), a, size))
     w('}')
     w('')
     w('int main(int argc, char **argv)')
