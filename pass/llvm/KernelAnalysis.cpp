@@ -1825,11 +1825,15 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
                      "index", &I);
         continue;
       }
-      Off.reset();
+      if (Off->uses(SymOuterIter))
+        Off.reset();
     }
-    if (Grid && !Grid->contains(&I)) {
-      K.invalidate("accesses " + paramText(F, A.Param) +
-                       " outside its grid-stride loop; move every access into the loop",
+    // A load the loop does not vary (`coef[0]`, `r[y]`), which the optimiser
+    // hoists out of the loop where the pointers are __restrict__: read
+    // before the loop, as any access is. A store there is refused.
+    if (Grid && !Grid->contains(&I) && IsStore) {
+      K.invalidate("stores through " + paramText(F, A.Param) +
+                       " outside its grid-stride loop; move every store into the loop",
                    "index", &I);
       continue;
     }

@@ -31,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LoopJam.h"
+#include "CallEffects.h"
 #include "KernelAnalysis.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -228,17 +229,64 @@ Comparison guardOf(Analyses &A, const LoopShape &S) {
   return comparison(A.SE, P, Cmp->getOperand(0), Cmp->getOperand(1));
 }
 
-/// Pure code between the loops that \p L1 uses, each instruction after its
-/// operands (condition 4); false when L1 uses something else.
+/// Whether \p I is inline asm whose value nothing uses and that has no
+/// effect: what cooperative groups' `this_grid()` leaves (a read of
+/// %envreg1), which clang marks convergent as it does every asm statement.
+/// The kernel analysis vetted its text (CallEffects).
+bool unusedPureAsm(const Instruction &I) {
+  const auto *CB = dyn_cast<CallBase>(&I);
+  return CB && CB->isInlineAsm() && I.use_empty() && CB->doesNotAccessMemory() &&
+         !cast<InlineAsm>(CB->getCalledOperand())->hasSideEffects();
+}
+
+/// The kernel parameters \p F never writes through: every store, and
+/// every cache-hint asm store, writes another parameter (the runtime keeps
+/// distinct buffers of a fused group apart), a thread's own storage or
+/// shared memory. Empty where something else may write memory.
+SmallPtrSet<const Argument *, 8> unwrittenParams(Function &F) {
+  SmallPtrSet<const Argument *, 8> Written, Unwritten;
+  for (Instruction &I : instructions(F)) {
+    if (!I.mayWriteToMemory() || unusedPureAsm(I))
+      continue;
+    std::optional<kfuse::MemoryAccess> M = memoryAccessOf(I);
+    const Value *Obj = M && M->IsStore ? getUnderlyingObject(M->Ptr, 0) : nullptr;
+    if (const auto *Arg = dyn_cast_or_null<Argument>(Obj))
+      Written.insert(Arg);
+    else if (!isa_and_nonnull<AllocaInst>(Obj) && !isa_and_nonnull<GlobalVariable>(Obj) &&
+             !isa<IntrinsicInst>(I))
+      return {}; // a write that may be to a parameter's memory
+  }
+  for (const Argument &Arg : F.args())
+    if (Arg.getType()->isPointerTy() && !Written.count(&Arg))
+      Unwritten.insert(&Arg);
+  return Unwritten;
+}
+
+/// Code between the loops that \p L1 uses, each instruction after its
+/// operands (condition 4): pure, or a load from a parameter nothing in
+/// the kernel writes (a coefficient `c[0]`, a row's `r[y]`, which the
+/// optimiser hoisted out of the loop), which may as well be read before
+/// L0; false when L1 uses something else.
 bool collectClones(Analyses &A, const LoopShape &S0, const LoopShape &S1,
                    SetVector<Instruction *> &Clones) {
   Instruction *Point = S0.Preheader->getTerminator();
+  std::optional<SmallPtrSet<const Argument *, 8>> ReadOnly;
+  auto ReadOnlyLoad = [&](Instruction *I) {
+    auto *LI = dyn_cast<LoadInst>(I);
+    if (!LI || !LI->isSimple())
+      return false;
+    if (!ReadOnly)
+      ReadOnly = unwrittenParams(*I->getFunction());
+    const auto *Arg = dyn_cast<Argument>(getUnderlyingObject(LI->getPointerOperand(), 0));
+    return Arg && ReadOnly->count(Arg);
+  };
   std::function<bool(Value *)> Need = [&](Value *V) -> bool {
     auto *I = dyn_cast<Instruction>(V);
     if (!I || S1.L->contains(I) || A.DT.dominates(I, Point) || Clones.contains(I))
       return true;
-    if (isa<PHINode>(I) || !isSafeToSpeculativelyExecute(I) || I->mayReadOrWriteMemory() ||
-        S0.L->contains(I))
+    if (isa<PHINode>(I) || S0.L->contains(I) ||
+        (!ReadOnlyLoad(I) &&
+         (!isSafeToSpeculativelyExecute(I) || I->mayReadOrWriteMemory())))
       return false;
     for (Value *Op : I->operands())
       if (!Need(Op))
@@ -254,15 +302,6 @@ bool collectClones(Analyses &A, const LoopShape &S0, const LoopShape &S1,
   return true;
 }
 
-/// Whether \p I is inline asm whose value nothing uses and that has no
-/// effect: what cooperative groups' `this_grid()` leaves (a read of
-/// %envreg1), which clang marks convergent as it does every asm statement.
-/// The kernel analysis vetted its text (CallEffects).
-bool unusedPureAsm(const Instruction &I) {
-  const auto *CB = dyn_cast<CallBase>(&I);
-  return CB && CB->isInlineAsm() && I.use_empty() && CB->doesNotAccessMemory() &&
-         !cast<InlineAsm>(CB->getCalledOperand())->hasSideEffects();
-}
 
 /// The blocks on paths from L0's exit to L1's preheader, which the jammed
 /// loop no longer passes: nothing in them may be a call or have an effect
@@ -391,6 +430,22 @@ void shareSpecialRegisters(Function &F) {
   }
 }
 
+/// Removes the `llvm.experimental.noalias.scope.decl` calls that inlining
+/// a stage with `__restrict__` parameters leaves between the stages (they
+/// are calls, which would keep the loops apart). The stages' alias scopes
+/// then hold for the whole kernel, which they do: they only set a stage's
+/// parameters apart from each other, and the runtime checks that a fused
+/// group's distinct buffers do not overlap (the manifest's `disjoint`).
+void dropScopeDeclarations(Function &F) {
+  SmallVector<Instruction *, 8> Decls;
+  for (Instruction &I : instructions(F))
+    if (auto *II = dyn_cast<IntrinsicInst>(&I);
+        II && II->getIntrinsicID() == Intrinsic::experimental_noalias_scope_decl)
+      Decls.push_back(II);
+  for (Instruction *I : Decls)
+    I->eraseFromParent();
+}
+
 } // namespace
 
 std::vector<int> kfuse::jamGridLoops(Function &Fused, ArrayRef<PHINode *> IVs,
@@ -399,6 +454,7 @@ std::vector<int> kfuse::jamGridLoops(Function &Fused, ArrayRef<PHINode *> IVs,
   if (llvm::count_if(IVs, [](PHINode *P) { return P != nullptr; }) < 2)
     return Group;
   shareSpecialRegisters(Fused);
+  dropScopeDeclarations(Fused);
   // A loop entered from a block that branches elsewhere too (an inner
   // loop whose preheader the optimiser folded into the outer loop's
   // guard) gets a preheader of its own, which the jam needs.

@@ -14,7 +14,11 @@
  * 3. A column-major matrix (`int` variables, element (y, x) at x * h + y):
  *      s = 3 in (a temporary);  c = s * in - s
  *
- * The program prints `SITES all-fused count=3`: every sequence must run
+ * 4. Per-row gains g[y] through `__restrict__` pointers (the optimiser loads
+ *    g[y] once a row, outside the inner loop), `int` variables, rows of
+ *    cw cells: r1 = g[y] in + 0.5;  r2 = g[y] r1 + 0.5 (r1 in registers).
+ *
+ * The program prints `SITES all-fused count=4`: every sequence must run
  * fused on every call. --n is the element count of each sequence. Fused and
  * unfused must agree bit for bit (tools/gpu-check). */
 #include "common.h"
@@ -73,6 +77,22 @@ __global__ KFUSE_MAP void col_mix(const float *s, const float *in, float *c, int
   ROWS(int, y, h) COLS(int, x, w) c[x * h + y] = s[x * h + y] * in[x * h + y] - s[x * h + y];
 }
 
+/* Per-row gains through `__restrict__` pointers: the optimiser loads g[y]
+ * once a row, outside the inner loop. */
+__global__ KFUSE_MAP void row_gain(const float *__restrict__ in, const float *__restrict__ g,
+                                  float *__restrict__ out, int w, int h)
+{
+  ROWS(int, y, h) COLS(int, x, w) out[y * w + x] = g[y] * in[y * w + x] + 0.5f;
+}
+
+static void gains(const float *in, const float *g, float *r1, float *r2, int w, int h,
+                  dim3 grid, cudaStream_t s)
+{
+  dim3 block(32, 8);
+  row_gain<<<grid, block, 0, s>>>(in, g, r1, w, h);
+  row_gain<<<grid, block, 0, s>>>(r1, g, r2, w, h);
+}
+
 static void image(const float *in, const float *other, float *out, size_t w, size_t h,
                   size_t pitch, dim3 grid, cudaStream_t s)
 {
@@ -123,7 +143,9 @@ int main(int argc, char **argv)
   /* The column-major matrix: 1000 rows (fewer where n is smaller). */
   const int ch = (int)(a.n < 1000 ? a.n : 1000), cw = (int)(a.n / ch);
   const size_t cn = (size_t)ch * cw;
-  kfx::Buf<float> in(cells), other(cells), out(cells), cin(cn), c(cn);
+  kfx::Buf<float> in(cells), other(cells), out(cells), cin(cn), c(cn), gain(ch), r1(cn), r2(cn);
+  kfx::fill_uniform(gain.h, a.seed, 5, 0.5, 1.5);
+  gain.upload();
   kfx::Buf<double> u0(pn), v(pn);
   kfx::fill_uniform(in.h, a.seed, 1, -1.0, 1.0);
   kfx::fill_uniform(other.h, a.seed, 2, 0.0, 1.0);
@@ -139,7 +161,7 @@ int main(int argc, char **argv)
   const dim3 igrid(16, (unsigned)(sms / 2 > 0 ? sms / 2 : 1));
   const dim3 pgrid(8, 1, (unsigned)(2 * sms));
   /* For tools/gpu-check: every sequence runs fused on every call. */
-  std::printf("SITES all-fused count=3\n");
+  std::printf("SITES all-fused count=4\n");
 
   auto check = [&] {
     std::vector<double> ro, go;
@@ -173,17 +195,26 @@ int main(int argc, char **argv)
       double t = 3.0 * (double)cin.h[i];
       rc[i] = t * cin.h[i] - t;
     }
-    return kfx::check_close("c", c.h.data(), rc.data(), cn, 1e-5) && ok;
+    ok = kfx::check_close("c", c.h.data(), rc.data(), cn, 1e-5) && ok;
+    std::vector<double> rr1(cn), rr2(cn);
+    for (size_t i = 0; i < cn; i++) {
+      double gy = gain.h[i / (size_t)cw];
+      rr1[i] = gy * cin.h[i] + 0.5;
+      rr2[i] = gy * (double)(float)rr1[i] + 0.5;
+    }
+    ok = kfx::check_close("r1", r1.h.data(), rr1.data(), cn, 1e-5) && ok;
+    return kfx::check_close("r2", r2.h.data(), rr2.data(), cn, 1e-5) && ok;
   };
   int rc = kfx::run_and_report(
       "grid_nest", a, s,
-      3.0 * w * h * sizeof(float) + 2.0 * pn * sizeof(double) + 2.0 * cn * sizeof(float),
+      3.0 * w * h * sizeof(float) + 2.0 * pn * sizeof(double) + 5.0 * cn * sizeof(float),
       [&] {
         image(in.d, other.d, out.d, w, h, pitch, igrid, s);
         planes(u0.d, v.d, pw, pd, pgrid, s);
         columns(cin.d, c.d, cw, ch, s);
+        gains(cin.d, gain.d, r1.d, r2.d, cw, ch, igrid, s);
       },
-      check, out, v, c);
+      check, out, v, c, r1, r2);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

@@ -16,8 +16,11 @@
  * Its two loops fuse into one, w in a register. A third loops over a plane
  * of nx * ny cells stored flat, `for (int i = ...; i < nx * ny; ...)` with
  * int nx, ny: p = u0 / 2 + 1/4, q = p u0 - p, p a temporary of the call in
- * registers, not stored. The program prints `SITES all-fused count=3`:
- * every sequence must run fused on every call.
+ * registers, not stored. A fourth passes its coefficients through
+ * `__restrict__` pointers, y1 = c0 u0 + c1, y2 = c2 y1 + c3: the optimiser
+ * loads them before the loop, and the loops are still one, y1 in
+ * registers. The program prints `SITES all-fused count=4`: every sequence
+ * must run fused on every call.
  * Fused and unfused must agree bit for bit (tools/gpu-check). */
 #include "common.h"
 #include "kfuse_example.h"
@@ -79,6 +82,21 @@ static void plane(const double *x, double *q, int nx, int ny, unsigned grid, int
   KFX_CHECK(cudaFreeAsync(p, s));
 }
 
+/* The coefficients through `__restrict__` pointers, as performance code
+ * passes them: the optimiser reads them once, before the loop. */
+__global__ KFUSE_MAP void coef_affine(const double *__restrict__ x, const double *__restrict__ c,
+                                      double *__restrict__ y, size_t n)
+{
+  GRID_STRIDE(i, n) y[i] = c[0] * x[i] + c[1];
+}
+
+static void coefs(const double *x, const double *c, double *y1, double *y2, size_t n,
+                  unsigned grid, int block, cudaStream_t s)
+{
+  coef_affine<<<grid, block, 0, s>>>(x, c, y1, n);
+  coef_affine<<<grid, block, 0, s>>>(y1, c + 2, y2, n);
+}
+
 static void narrow(const double *x, double *w, double *z, size_t n, unsigned grid, int block,
                    cudaStream_t s)
 {
@@ -108,7 +126,9 @@ int main(int argc, char **argv)
   /* The plane: rows of up to 1024 cells, as many as fit in n. */
   const int nx = (int)(n < 1024 ? n : 1024), ny = (int)(n / (size_t)nx);
   const size_t cells = (size_t)nx * ny;
-  kfx::Buf<double> u0(n), v0(n), u(n), v(n), r(n), w(n), z(n), q(cells);
+  kfx::Buf<double> u0(n), v0(n), u(n), v(n), r(n), w(n), z(n), q(cells), y1(n), y2(n), c(4);
+  c.h = {0.75, -0.25, 1.5, 0.125};
+  c.upload();
   kfx::fill_uniform(u0.h, a.seed, 1, 0.0, 1.0);
   kfx::fill_uniform(v0.h, a.seed, 2, 0.0, 1.0);
   u0.upload();
@@ -116,7 +136,7 @@ int main(int argc, char **argv)
   cudaStream_t s;
   KFX_CHECK(cudaStreamCreate(&s));
   /* For tools/gpu-check: every sequence runs fused on every call. */
-  std::printf("SITES all-fused count=3\n");
+  std::printf("SITES all-fused count=4\n");
 
   auto check = [&] {
     std::vector<long double> ru(n), rv(n), rr(n);
@@ -139,7 +159,14 @@ int main(int argc, char **argv)
       long double p = 0.5L * u0.h[i] + 0.25L;
       rq[i] = p * u0.h[i] - p;
     }
+    std::vector<long double> ry1(n), ry2(n);
+    for (size_t i = 0; i < n; i++) {
+      ry1[i] = 0.75L * u0.h[i] - 0.25L;
+      ry2[i] = 1.5L * ry1[i] + 0.125L;
+    }
     bool ok = kfx::check_close("u", u.h.data(), ru.data(), n, 1e-13);
+    ok = kfx::check_close("y1", y1.h.data(), ry1.data(), n, 1e-15) && ok;
+    ok = kfx::check_close("y2", y2.h.data(), ry2.data(), n, 1e-15) && ok;
     ok = kfx::check_close("q", q.h.data(), rq.data(), cells, 1e-15) && ok;
     ok = kfx::check_close("w", w.h.data(), rw.data(), n, 1e-15) && ok;
     ok = kfx::check_close("z", z.h.data(), rz.data(), n, 1e-15) && ok;
@@ -147,7 +174,8 @@ int main(int argc, char **argv)
     return kfx::check_close("r", r.h.data(), rr.data(), n, 1e-13) && ok;
   };
   int rc = kfx::run_and_report(
-      "grid_stride", a, s, (2.0 + steps * 5.0 + 3.0) * n * sizeof(double) + 2.0 * cells * sizeof(double),
+      "grid_stride", a, s,
+      (2.0 + steps * 5.0 + 3.0 + 3.0) * n * sizeof(double) + 2.0 * cells * sizeof(double),
       [&] {
         KFX_CHECK(cudaMemcpyAsync(u.d, u0.d, u0.bytes(), cudaMemcpyDeviceToDevice, s));
         KFX_CHECK(cudaMemcpyAsync(v.d, v0.d, v0.bytes(), cudaMemcpyDeviceToDevice, s));
@@ -155,8 +183,9 @@ int main(int argc, char **argv)
           step(u.d, v.d, r.d, n, grid, a.block, s);
         narrow(u0.d, w.d, z.d, n, grid, a.block, s);
         plane(u0.d, q.d, nx, ny, grid, a.block, s);
+        coefs(u0.d, c.d, y1.d, y2.d, n, grid, a.block, s);
       },
-      check, u, v, r, w, z, q);
+      check, u, v, r, w, z, q, y1, y2);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }

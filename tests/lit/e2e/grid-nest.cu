@@ -189,3 +189,17 @@ void transposed(const float *a, float *t, float *o, int w, int h)
   xfirst<<<g, b>>>(t, o, w, h);
 }
 // REMARK-DAG: kernel 'xfirst(float const*, float*, int, int)' cannot be fused: has a non-affine or unknown index (store through parameter 2 ('t')); it varies in a nest of grid-stride loops that kfuse does not analyse: kfuse reads a nest of two, over y or z outside and x inside
+
+// `__restrict__` pointers and a per-row value r[y]: the optimiser hoists
+// the load out of the inner loop into the outer one; it is a gather of a
+// buffer nothing in the group writes, read before the inner loops, which
+// are one: t in registers.
+KMAP void rowscale(const float *__restrict__ a, const float *__restrict__ r, float *__restrict__ t, int w, int h)
+{ ROWS(int, y, h) COLS(int, x, w) t[y * w + x] = r[y] * a[y * w + x]; }
+void rowscales(const float *a, const float *r, float *t, float *o, int w, int h)
+{
+  dim3 g(16, 16), b(32, 8);
+  rowscale<<<g, b>>>(a, r, t, w, h);
+  rowscale<<<g, b>>>(t, r, o, w, h);
+}
+// REMARK-DAG: fused launches 0..1 (rowscale, rowscale) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t in registers

@@ -103,7 +103,7 @@ KMAP void by_block(const float *x, float *t, size_t n)
 // An access after the loop.
 KMAP void with_tail(const float *x, float *t, size_t n)
 { GRID_STRIDE(size_t, i, n) t[i] = x[i]; if (threadIdx.x == 0) t[0] = 0.f; }
-// REMARK-DAG: kernel 'with_tail(float const*, float*, unsigned long)' cannot be fused: accesses parameter 2 ('t') outside its grid-stride loop
+// REMARK-DAG: kernel 'with_tail(float const*, float*, unsigned long)' cannot be fused: stores through parameter 2 ('t') outside its grid-stride loop
 void refused(const float *x, float *t, float *u, size_t n)
 {
   by_block<<<1, 256>>>(x, t, n);
@@ -267,3 +267,26 @@ void strides(const float *x, float *t, float *u, int n)
   stride_ba<<<264, 256>>>(t, u, n);
 }
 // REMARK-DAG: fused launches 0..1 (stride_ab, stride_ba) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t in registers
+
+// `__restrict__` pointers, as performance code writes them: the optimiser
+// hoists the loads of coefficients out of the loop, before it, and
+// inlining each stage leaves scope declarations between the loops. The
+// loads are read before the loop (nothing in the group writes c), and the
+// loops are one, t in registers.
+KMAP void coef_axpb(const float *__restrict__ x, const float *__restrict__ c, float *__restrict__ t, int n)
+{ for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) t[i] = c[0] * x[i] + c[1]; }
+void coefs(const float *x, const float *c, float *t, float *o, int n)
+{
+  coef_axpb<<<264, 256>>>(x, c, t, n);
+  coef_axpb<<<264, 256>>>(t, c, o, n);
+}
+// REMARK-DAG: fused launches 0..1 (coef_axpb, coef_axpb) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t in registers
+// A coefficient the group writes is another thread's: not fused.
+KMAP void coef_set(const float *__restrict__ x, float *__restrict__ c, int n)
+{ for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) c[i] = 2.f * x[i]; }
+void coefs_written(const float *x, float *c, float *o, int n)
+{
+  coef_set<<<264, 256>>>(x, c, n);
+  coef_axpb<<<264, 256>>>(x, c, o, n);
+}
+// REMARK-DAG: launches 0..1 (coef_set, coef_axpb) of sequence {{[0-9]+}} at {{.*}} in 'coefs_written' not fused: buffer 'c': {{.*}}neither the same thread nor the same block
