@@ -171,7 +171,10 @@ def main():
             elif fam == 'f':
                 pool = ['f[%d]' % k for k in range(FIELDS)] + \
                        ['t%d' % k for k in range(TEMPS) if k in written_temps]
-                outs = ['f[%d]' % k for k in range(FIELDS)] + ['t%d' % k for k in range(TEMPS)]
+                # A nest writes the image, not the field's tail past it: a
+                # temporary it wrote would be read there uninitialised.
+                outs = ['f[%d]' % k for k in range(FIELDS)] + \
+                       ([] if kern in NESTS else ['t%d' % k for k in range(TEMPS)])
             else:
                 pool = ['s[%d]' % k for k in range(SURFACES)]
                 outs = list(pool)

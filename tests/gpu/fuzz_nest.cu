@@ -144,18 +144,18 @@ static void seq0(float **f, float **s, int n, int n2, unsigned fixed, cudaStream
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[3], t1, -0.5f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[7], f[2], 0.5f, NEST_W, n / NEST_W);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[2], t1, 0.5f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[3], f[4], -0.5f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[7], f[0], 0.5f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[2], f[6], 0.5f, NEST_W, n / NEST_W);
   k_fms<<<g, 256, 0, st>>>(f[3], f[0], f[6], -0.5f, n);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(t1, f[3], f[7], 0.5f, NEST_W, n / NEST_W);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[6], f[1], 1.25f, NEST_W, n / NEST_W);
-  k_fms<<<g2, 128, 0, st>>>(s[2], s[0], s[2], -0.5f, n2);
-  k_max<<<g, 256, 0, st>>>(f[6], f[1], f[0], 0.75f, n);
-  k_fma<<<g, 256, 0, st>>>(f[7], f[6], f[6], -0.5f, n);
-  k_fms<<<g, 256, 0, st>>>(f[4], f[5], f[5], 0.5f, n);
-  k_gs<<<fixed, 128, 0, st>>>(f[1], f[2], f[2], 0.5f, n);
-  k_mix<<<g, 256, 0, st>>>(f[2], t1, t1, 0.75f, n);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[4], f[6], 0.5f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[1], f[2], 0.75f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[1], f[7], 1.25f, NEST_W, n / NEST_W);
+  k_fma<<<g2, 128, 0, st>>>(s[0], s[1], s[1], -0.5f, n2);
+  k_mix<<<g2, 128, 0, st>>>(s[3], s[0], s[0], 1.25f, n2);
+  k_max<<<g2, 128, 0, st>>>(s[2], s[0], s[0], 0.75f, n2);
+  k_fma<<<g, 256, 0, st>>>(f[0], f[0], t0, 0.75f, n);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], t0, f[5], 0.75f, NEST_W, n / NEST_W);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -171,13 +171,17 @@ static void seq1(float **f, float **s, int n, int n2, unsigned fixed, cudaStream
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_mix<<<g2, 128, 0, st>>>(s[0], s[3], s[1], 0.5f, n2);
-  k_sten<<<g, 256, 0, st>>>(f[4], f[0], f[7], 0.5f, n);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[6], f[0], 1.25f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[0], f[3], 0.5f, NEST_W, n / NEST_W);
   k_fms<<<g, 256, 0, st>>>(f[3], f[7], f[6], 1.25f, n);
   k_fma<<<g2, 128, 0, st>>>(s[0], s[1], s[1], 0.5f, n2);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[2], t0, 0.75f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[4], f[4], 0.75f, NEST_W, n / NEST_W);
-  k_sten<<<g, 256, 0, st>>>(f[3], f[6], f[1], -0.5f, n);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[2], f[3], 0.75f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[4], f[7], 0.75f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[6], f[5], 0.5f, NEST_W, n / NEST_W);
+  k_fma<<<g2, 128, 0, st>>>(s[0], s[0], s[2], 0.75f, n2);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[6], f[5], -0.5f, NEST_W, n / NEST_W);
+  k_fms<<<g, 256, 0, st>>>(f[1], f[2], t1, 0.5f, n);
+  k_fms<<<g, 256, 0, st>>>(f[0], f[1], t0, 0.75f, n);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -193,11 +197,11 @@ static void seq2(float **f, float **s, int n, int n2, unsigned fixed, cudaStream
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_fma<<<g, 256, 0, st>>>(f[4], f[3], f[7], 1.25f, n);
-  k_mix<<<g2, 128, 0, st>>>(s[2], s[1], s[0], 0.75f, n2);
-  k_sten<<<g, 256, 0, st>>>(f[1], f[4], f[4], 0.5f, n);
-  k_mix<<<g, 256, 0, st>>>(f[7], f[3], f[7], 1.25f, n);
-  k_fms<<<g2, 128, 0, st>>>(s[0], s[2], s[2], 1.25f, n2);
+  k_max<<<g, 256, 0, st>>>(f[5], f[2], f[5], -0.5f, n);
+  k_gs<<<fixed, 128, 0, st>>>(f[2], f[0], t0, 1.25f, n);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[1], f[6], 1.25f, NEST_W, n / NEST_W);
+  k_fma<<<g2, 128, 0, st>>>(s[0], s[3], s[3], 0.5f, n2);
+  k_gs<<<fixed, 128, 0, st>>>(f[2], f[5], t0, 0.5f, n);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -213,13 +217,17 @@ static void seq3(float **f, float **s, int n, int n2, unsigned fixed, cudaStream
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[5], f[0], 0.5f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[1], f[5], 0.75f, NEST_W, n / NEST_W);
-  k_gs<<<fixed, 128, 0, st>>>(f[1], f[7], f[0], 0.75f, n);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[1], f[1], -0.5f, NEST_W, n / NEST_W);
   k_gs<<<fixed, 128, 0, st>>>(f[0], f[7], f[7], -0.5f, n);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[1], f[2], 1.25f, NEST_W, n / NEST_W);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[6], t0, -0.5f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[1], f[0], 1.25f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[6], f[6], -0.5f, NEST_W, n / NEST_W);
+  k_fma<<<g2, 128, 0, st>>>(s[0], s[2], s[2], 0.5f, n2);
+  k_fma<<<g, 256, 0, st>>>(f[7], f[7], f[0], 1.25f, n);
+  k_fms<<<g2, 128, 0, st>>>(s[1], s[2], s[2], -0.5f, n2);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[4], f[3], 0.75f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[5], f[1], -0.5f, NEST_W, n / NEST_W);
+  k_fma<<<g2, 128, 0, st>>>(s[0], s[2], s[1], -0.5f, n2);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[6], f[3], 1.25f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[5], f[0], 1.25f, NEST_W, n / NEST_W);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -235,18 +243,11 @@ static void seq4(float **f, float **s, int n, int n2, unsigned fixed, cudaStream
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[4], t0, 0.5f, NEST_W, n / NEST_W);
-  k_fma<<<g, 256, 0, st>>>(f[7], f[7], f[0], 1.25f, n);
-  k_fms<<<g2, 128, 0, st>>>(s[1], s[2], s[2], -0.5f, n2);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[4], f[7], 0.75f, NEST_W, n / NEST_W);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[5], f[2], -0.5f, NEST_W, n / NEST_W);
-  k_fma<<<g2, 128, 0, st>>>(s[0], s[2], s[1], -0.5f, n2);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[6], t0, 1.25f, NEST_W, n / NEST_W);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[5], f[0], 1.25f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[5], f[0], 0.75f, NEST_W, n / NEST_W);
-  k_fms<<<g2, 128, 0, st>>>(s[0], s[2], s[1], 0.5f, n2);
-  k_gs<<<fixed, 128, 0, st>>>(f[1], f[7], f[7], 0.5f, n);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[4], f[4], 0.5f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[3], f[3], 0.75f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[7], f[7], 0.5f, NEST_W, n / NEST_W);
   k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[4], f[0], -0.5f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[3], f[3], 0.75f, NEST_W, n / NEST_W);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -262,11 +263,17 @@ static void seq5(float **f, float **s, int n, int n2, unsigned fixed, cudaStream
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_max<<<g, 256, 0, st>>>(f[5], f[2], f[3], 0.5f, n);
-  k_mix<<<g2, 128, 0, st>>>(s[1], s[3], s[3], 0.5f, n2);
-  k_max<<<g2, 128, 0, st>>>(s[3], s[2], s[0], 0.5f, n2);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[3], f[7], 0.5f, NEST_W, n / NEST_W);
-  k_gs<<<fixed, 128, 0, st>>>(f[5], f[4], f[0], 1.25f, n);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[1], f[6], -0.5f, NEST_W, n / NEST_W);
+  k_mix<<<g, 256, 0, st>>>(f[3], f[0], t1, 1.25f, n);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[1], f[7], 0.5f, NEST_W, n / NEST_W);
+  k_mix<<<g, 256, 0, st>>>(f[1], f[4], f[6], 1.25f, n);
+  k_gs<<<fixed, 128, 0, st>>>(f[0], f[5], f[1], -0.5f, n);
+  k_mix<<<g2, 128, 0, st>>>(s[2], s[3], s[0], 0.5f, n2);
+  k_fma<<<g2, 128, 0, st>>>(s[1], s[2], s[0], -0.5f, n2);
+  k_sten<<<g, 256, 0, st>>>(t1, f[7], f[7], 0.5f, n);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(t1, t1, f[2], 1.25f, NEST_W, n / NEST_W);
+  k_mix<<<g2, 128, 0, st>>>(s[1], s[2], s[3], 1.25f, n2);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], t1, f[6], -0.5f, NEST_W, n / NEST_W);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -282,12 +289,11 @@ static void seq6(float **f, float **s, int n, int n2, unsigned fixed, cudaStream
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_max<<<g, 256, 0, st>>>(f[6], f[4], f[0], 0.75f, n);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[0], f[5], 0.75f, NEST_W, n / NEST_W);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[7], f[1], 0.75f, NEST_W, n / NEST_W);
-  k_max<<<g2, 128, 0, st>>>(s[1], s[2], s[2], 0.75f, n2);
-  k_fms<<<g2, 128, 0, st>>>(s[2], s[3], s[3], 0.5f, n2);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[0], f[0], -0.5f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[1], f[5], 0.75f, NEST_W, n / NEST_W);
+  k_sten<<<g, 256, 0, st>>>(f[7], f[6], f[6], 1.25f, n);
+  k_mix<<<g, 256, 0, st>>>(f[2], f[5], t0, 1.25f, n);
+  k_mix<<<g, 256, 0, st>>>(f[0], f[4], f[0], 0.5f, n);
+  k_fms<<<g, 256, 0, st>>>(f[0], f[4], f[6], 0.75f, n);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -303,12 +309,18 @@ static void seq7(float **f, float **s, int n, int n2, unsigned fixed, cudaStream
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[1], t0, -0.5f, NEST_W, n / NEST_W);
-  k_gs<<<fixed, 128, 0, st>>>(f[6], f[4], t0, 0.75f, n);
-  k_mix<<<g2, 128, 0, st>>>(s[2], s[0], s[3], 0.5f, n2);
-  k_gs<<<fixed, 128, 0, st>>>(f[2], f[0], f[2], 0.75f, n);
-  k_max<<<g, 256, 0, st>>>(f[5], f[5], t0, 0.5f, n);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], t0, f[4], -0.5f, NEST_W, n / NEST_W);
+  k_sten<<<g, 256, 0, st>>>(f[1], f[4], t1, -0.5f, n);
+  k_mix<<<g, 256, 0, st>>>(t1, f[2], t0, 0.75f, n);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(t1, t1, f[3], 1.25f, NEST_W, n / NEST_W);
+  k_gs<<<fixed, 128, 0, st>>>(f[5], t1, f[3], 0.75f, n);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[2], f[2], 0.5f, NEST_W, n / NEST_W);
+  k_fma<<<g, 256, 0, st>>>(f[6], f[6], f[2], 0.75f, n);
+  k_fma<<<g2, 128, 0, st>>>(s[0], s[1], s[2], 1.25f, n2);
+  k_sten<<<g, 256, 0, st>>>(f[5], t0, f[3], 0.5f, n);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], t0, f[5], -0.5f, NEST_W, n / NEST_W);
+  k_fms<<<g, 256, 0, st>>>(f[1], f[3], f[3], 1.25f, n);
+  k_gs<<<fixed, 128, 0, st>>>(f[1], t1, t1, 0.5f, n);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[7], f[2], -0.5f, NEST_W, n / NEST_W);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -324,11 +336,14 @@ static void seq8(float **f, float **s, int n, int n2, unsigned fixed, cudaStream
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_mix<<<g2, 128, 0, st>>>(s[1], s[1], s[3], 0.75f, n2);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[3], f[6], 0.75f, NEST_W, n / NEST_W);
-  k_max<<<g2, 128, 0, st>>>(s[1], s[1], s[0], 0.5f, n2);
-  k_fms<<<g, 256, 0, st>>>(f[2], f[1], f[1], -0.5f, n);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[3], f[0], 0.5f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[3], f[4], 1.25f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[2], f[3], 1.25f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[3], f[2], 1.25f, NEST_W, n / NEST_W);
+  k_fma<<<g, 256, 0, st>>>(f[2], f[6], f[6], 1.25f, n);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[3], f[0], 1.25f, NEST_W, n / NEST_W);
+  k_fma<<<g2, 128, 0, st>>>(s[0], s[2], s[3], 0.5f, n2);
+  k_max<<<g, 256, 0, st>>>(f[5], f[3], f[2], 0.5f, n);
+  k_mix<<<g2, 128, 0, st>>>(s[1], s[0], s[3], 0.5f, n2);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -344,14 +359,12 @@ static void seq9(float **f, float **s, int n, int n2, unsigned fixed, cudaStream
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[1], f[6], 0.75f, NEST_W, n / NEST_W);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[0], f[0], 0.75f, NEST_W, n / NEST_W);
-  k_fma<<<g, 256, 0, st>>>(f[3], f[2], f[5], 0.5f, n);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[1], f[5], -0.5f, NEST_W, n / NEST_W);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[6], f[6], 0.5f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[2], f[6], 1.25f, NEST_W, n / NEST_W);
-  k_fms<<<g2, 128, 0, st>>>(s[1], s[0], s[0], 1.25f, n2);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[3], f[5], 1.25f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[4], f[5], 0.5f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[0], f[2], 1.25f, NEST_W, n / NEST_W);
+  k_gs<<<fixed, 128, 0, st>>>(f[6], f[1], f[1], 0.5f, n);
+  k_fms<<<g2, 128, 0, st>>>(s[3], s[3], s[1], 0.5f, n2);
+  k_mix<<<g2, 128, 0, st>>>(s[3], s[2], s[2], 1.25f, n2);
+  k_max<<<g2, 128, 0, st>>>(s[3], s[2], s[1], 1.25f, n2);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -367,15 +380,11 @@ static void seq10(float **f, float **s, int n, int n2, unsigned fixed, cudaStrea
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_gs<<<fixed, 128, 0, st>>>(f[2], f[6], f[6], 1.25f, n);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[3], f[1], 1.25f, NEST_W, n / NEST_W);
-  k_fma<<<g2, 128, 0, st>>>(s[0], s[2], s[3], 0.5f, n2);
-  k_max<<<g, 256, 0, st>>>(f[5], f[3], f[2], 0.5f, n);
-  k_mix<<<g2, 128, 0, st>>>(s[1], s[0], s[3], 0.5f, n2);
-  k_fma<<<g, 256, 0, st>>>(f[3], f[4], t1, 0.5f, n);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[0], f[4], 1.25f, NEST_W, n / NEST_W);
-  k_gs<<<fixed, 128, 0, st>>>(t1, t1, t0, 0.5f, n);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], t0, f[0], -0.5f, NEST_W, n / NEST_W);
+  k_fms<<<g, 256, 0, st>>>(f[0], f[2], f[7], 0.5f, n);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[0], f[5], 1.25f, NEST_W, n / NEST_W);
+  k_fms<<<g, 256, 0, st>>>(f[6], f[7], f[3], 0.5f, n);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[2], f[6], 0.75f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[6], f[2], 0.5f, NEST_W, n / NEST_W);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -391,13 +400,16 @@ static void seq11(float **f, float **s, int n, int n2, unsigned fixed, cudaStrea
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_fms<<<g2, 128, 0, st>>>(s[3], s[0], s[1], -0.5f, n2);
-  k_mix<<<g, 256, 0, st>>>(f[4], f[5], t0, 1.25f, n);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[0], f[4], 0.5f, NEST_W, n / NEST_W);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[0], f[7], 0.5f, NEST_W, n / NEST_W);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[1], f[3], -0.5f, NEST_W, n / NEST_W);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[0], t0, 0.75f, NEST_W, n / NEST_W);
-  k_gs<<<fixed, 128, 0, st>>>(f[3], f[1], f[1], -0.5f, n);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[7], f[7], -0.5f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[5], f[4], 0.75f, NEST_W, n / NEST_W);
+  k_gs<<<fixed, 128, 0, st>>>(f[2], f[3], t1, 1.25f, n);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[4], f[6], 0.75f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[3], f[6], 0.75f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[0], f[4], 0.5f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], t1, f[7], 0.5f, NEST_W, n / NEST_W);
+  k_gs<<<fixed, 128, 0, st>>>(f[2], t1, f[6], -0.5f, n);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[5], f[1], 0.5f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[7], f[2], -0.5f, NEST_W, n / NEST_W);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -413,12 +425,13 @@ static void seq12(float **f, float **s, int n, int n2, unsigned fixed, cudaStrea
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_fma<<<g, 256, 0, st>>>(f[5], f[2], f[2], 0.75f, n);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[6], t1, 0.75f, NEST_W, n / NEST_W);
-  k_gs<<<fixed, 128, 0, st>>>(f[2], f[3], t1, 1.25f, n);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[4], f[3], 1.25f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], t1, f[4], 0.5f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[4], f[0], 0.5f, NEST_W, n / NEST_W);
+  k_max<<<g2, 128, 0, st>>>(s[2], s[1], s[1], 0.5f, n2);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[1], f[5], -0.5f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[0], f[4], 0.5f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[4], f[1], 1.25f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[1], f[3], 1.25f, NEST_W, n / NEST_W);
+  k_max<<<g2, 128, 0, st>>>(s[3], s[2], s[2], 0.75f, n2);
+  k_max<<<g, 256, 0, st>>>(f[0], f[5], f[7], 0.75f, n);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -434,14 +447,16 @@ static void seq13(float **f, float **s, int n, int n2, unsigned fixed, cudaStrea
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[2], f[6], -0.5f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[5], f[2], 0.5f, NEST_W, n / NEST_W);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[7], f[5], -0.5f, NEST_W, n / NEST_W);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[5], f[3], -0.5f, NEST_W, n / NEST_W);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[7], f[2], 0.5f, NEST_W, n / NEST_W);
-  k_mix<<<g2, 128, 0, st>>>(s[3], s[2], s[0], 0.5f, n2);
-  k_fma<<<g2, 128, 0, st>>>(s[2], s[3], s[3], 1.25f, n2);
-  k_fms<<<g, 256, 0, st>>>(f[3], f[5], f[6], 1.25f, n);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[2], f[7], -0.5f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[3], f[5], 0.75f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[1], f[2], 0.5f, NEST_W, n / NEST_W);
+  k_max<<<g2, 128, 0, st>>>(s[0], s[2], s[0], 0.5f, n2);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[3], f[3], 1.25f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[5], f[2], 0.75f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[0], f[7], 1.25f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[7], f[6], 0.5f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[1], f[4], 0.75f, NEST_W, n / NEST_W);
+  k_fms<<<g, 256, 0, st>>>(f[6], f[2], f[7], -0.5f, n);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -457,12 +472,15 @@ static void seq14(float **f, float **s, int n, int n2, unsigned fixed, cudaStrea
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_mix<<<g2, 128, 0, st>>>(s[2], s[3], s[1], -0.5f, n2);
-  k_mix<<<g2, 128, 0, st>>>(s[1], s[0], s[2], 0.5f, n2);
-  k_mix<<<g2, 128, 0, st>>>(s[3], s[1], s[1], -0.5f, n2);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[2], t0, 1.25f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(t0, f[0], f[4], 0.5f, NEST_W, n / NEST_W);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], t0, t1, 0.5f, NEST_W, n / NEST_W);
+  k_fma<<<g, 256, 0, st>>>(f[7], f[4], f[4], 0.75f, n);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[7], f[7], 0.5f, NEST_W, n / NEST_W);
+  k_fms<<<g2, 128, 0, st>>>(s[1], s[2], s[0], -0.5f, n2);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[2], f[3], 0.75f, NEST_W, n / NEST_W);
+  k_gs<<<fixed, 128, 0, st>>>(f[4], f[7], t0, -0.5f, n);
+  k_gs<<<fixed, 128, 0, st>>>(f[5], t0, f[1], -0.5f, n);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[3], f[7], -0.5f, NEST_W, n / NEST_W);
+  k_gs<<<fixed, 128, 0, st>>>(t0, f[4], f[0], 0.75f, n);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[7], f[6], -0.5f, NEST_W, n / NEST_W);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -478,16 +496,13 @@ static void seq15(float **f, float **s, int n, int n2, unsigned fixed, cudaStrea
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_fma<<<g, 256, 0, st>>>(f[5], f[1], f[5], 0.5f, n);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[3], t0, 1.25f, NEST_W, n / NEST_W);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[5], f[6], 0.75f, NEST_W, n / NEST_W);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[0], f[6], 0.5f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], t0, t1, 1.25f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[6], f[3], 0.75f, NEST_W, n / NEST_W);
-  k_gs<<<fixed, 128, 0, st>>>(f[6], f[2], f[7], -0.5f, n);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[7], f[2], 1.25f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[7], f[7], 0.5f, NEST_W, n / NEST_W);
-  k_fms<<<g2, 128, 0, st>>>(s[1], s[2], s[0], -0.5f, n2);
+  k_max<<<g2, 128, 0, st>>>(s[1], s[2], s[3], 0.75f, n2);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[0], f[7], 0.75f, NEST_W, n / NEST_W);
+  k_fms<<<g, 256, 0, st>>>(f[2], f[1], t1, 0.5f, n);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[1], f[4], 1.25f, NEST_W, n / NEST_W);
+  k_fms<<<g, 256, 0, st>>>(f[6], f[3], f[1], -0.5f, n);
+  k_sten<<<g, 256, 0, st>>>(f[6], t1, f[4], 1.25f, n);
+  k_fma<<<g2, 128, 0, st>>>(s[2], s[3], s[0], 1.25f, n2);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -503,14 +518,12 @@ static void seq16(float **f, float **s, int n, int n2, unsigned fixed, cudaStrea
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_max<<<g2, 128, 0, st>>>(s[3], s[1], s[1], -0.5f, n2);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[5], f[1], -0.5f, NEST_W, n / NEST_W);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[3], f[7], 1.25f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[0], f[6], -0.5f, NEST_W, n / NEST_W);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[2], f[5], 0.75f, NEST_W, n / NEST_W);
-  k_sten<<<g, 256, 0, st>>>(f[2], f[4], f[0], 0.75f, n);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[3], f[3], 0.75f, NEST_W, n / NEST_W);
-  k_max<<<g, 256, 0, st>>>(f[1], f[7], f[2], 1.25f, n);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[7], f[7], 0.5f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[7], f[4], 0.5f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[2], f[4], 1.25f, NEST_W, n / NEST_W);
+  k_gs<<<fixed, 128, 0, st>>>(f[6], f[1], f[3], -0.5f, n);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[4], f[6], 1.25f, NEST_W, n / NEST_W);
+  k_mix<<<g2, 128, 0, st>>>(s[0], s[0], s[0], 0.75f, n2);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -526,11 +539,13 @@ static void seq17(float **f, float **s, int n, int n2, unsigned fixed, cudaStrea
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[1], t0, 0.75f, NEST_W, n / NEST_W);
-  k_mix<<<g, 256, 0, st>>>(t0, f[7], f[4], 1.25f, n);
-  k_fma<<<g2, 128, 0, st>>>(s[2], s[3], s[0], 1.25f, n2);
-  k_fms<<<g, 256, 0, st>>>(f[1], f[6], f[2], -0.5f, n);
-  k_mix<<<g, 256, 0, st>>>(f[7], f[3], f[1], -0.5f, n);
+  k_mix<<<g, 256, 0, st>>>(f[0], f[7], f[2], 0.5f, n);
+  k_fms<<<g, 256, 0, st>>>(f[1], f[6], f[2], 1.25f, n);
+  k_gs<<<fixed, 128, 0, st>>>(f[6], f[2], f[2], -0.5f, n);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[6], f[3], 0.75f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[4], f[3], 1.25f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[3], f[7], 1.25f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[4], f[3], 0.75f, NEST_W, n / NEST_W);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -546,11 +561,16 @@ static void seq18(float **f, float **s, int n, int n2, unsigned fixed, cudaStrea
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[2], f[7], 1.25f, NEST_W, n / NEST_W);
-  k_gs<<<fixed, 128, 0, st>>>(f[6], f[1], f[3], -0.5f, n);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[4], f[6], -0.5f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[2], f[3], 0.75f, NEST_W, n / NEST_W);
-  k_mix<<<g, 256, 0, st>>>(f[0], f[7], f[2], 0.5f, n);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[3], f[5], 0.75f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[1], f[1], -0.5f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[5], f[0], -0.5f, NEST_W, n / NEST_W);
+  k_gs<<<fixed, 128, 0, st>>>(f[2], f[3], t1, 0.5f, n);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[5], f[0], 0.5f, NEST_W, n / NEST_W);
+  k_max<<<g, 256, 0, st>>>(f[3], f[5], f[2], 0.5f, n);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[2], f[6], -0.5f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[2], f[4], 0.5f, NEST_W, n / NEST_W);
+  k_mix<<<g, 256, 0, st>>>(f[1], f[6], t1, 0.75f, n);
+  k_sten<<<g, 256, 0, st>>>(f[5], f[0], f[0], 0.75f, n);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -566,14 +586,17 @@ static void seq19(float **f, float **s, int n, int n2, unsigned fixed, cudaStrea
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_fma<<<g, 256, 0, st>>>(f[6], f[6], f[5], -0.5f, n);
-  k_gs<<<fixed, 128, 0, st>>>(f[2], f[3], f[7], -0.5f, n);
-  k_mix<<<g2, 128, 0, st>>>(s[0], s[3], s[2], 0.75f, n2);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[0], f[4], f[6], 1.25f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[3], f[4], 0.5f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[4], f[6], 0.75f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[0], f[4], 0.5f, NEST_W, n / NEST_W);
-  k_mix<<<g, 256, 0, st>>>(f[6], f[5], f[5], 1.25f, n);
+  k_gs<<<fixed, 128, 0, st>>>(f[1], f[7], f[7], 1.25f, n);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[6], f[6], 1.25f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[0], f[0], 1.25f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[5], f[2], 0.5f, NEST_W, n / NEST_W);
+  k_mix<<<g, 256, 0, st>>>(f[3], f[6], t0, 0.5f, n);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(t0, f[4], f[3], 0.5f, NEST_W, n / NEST_W);
+  k_gs<<<fixed, 128, 0, st>>>(f[5], t0, f[2], 0.75f, n);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[1], f[1], 0.5f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[0], f[5], 1.25f, NEST_W, n / NEST_W);
+  k_fms<<<g, 256, 0, st>>>(f[1], f[7], t1, -0.5f, n);
+  k_sten<<<g, 256, 0, st>>>(f[3], f[0], t0, 1.25f, n);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -589,18 +612,15 @@ static void seq20(float **f, float **s, int n, int n2, unsigned fixed, cudaStrea
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[3], t1, 0.5f, NEST_W, n / NEST_W);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[5], f[1], 0.5f, NEST_W, n / NEST_W);
-  k_max<<<g, 256, 0, st>>>(f[3], f[5], f[2], 0.5f, n);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[2], f[7], 0.5f, NEST_W, n / NEST_W);
-  k_mix<<<g, 256, 0, st>>>(f[7], f[0], f[0], 0.5f, n);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], t1, f[5], 1.25f, NEST_W, n / NEST_W);
-  k_fma<<<g, 256, 0, st>>>(f[2], f[6], f[1], -0.5f, n);
-  k_mix<<<g2, 128, 0, st>>>(s[2], s[3], s[1], -0.5f, n2);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], t1, t1, -0.5f, NEST_W, n / NEST_W);
-  k_fma<<<g2, 128, 0, st>>>(s[2], s[0], s[3], -0.5f, n2);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[4], f[1], 0.75f, NEST_W, n / NEST_W);
-  k_mix<<<g, 256, 0, st>>>(f[3], t1, f[0], -0.5f, n);
+  k_fms<<<g2, 128, 0, st>>>(s[3], s[1], s[2], 0.5f, n2);
+  k_max<<<g, 256, 0, st>>>(f[7], f[0], t1, 0.75f, n);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[0], f[2], 1.25f, NEST_W, n / NEST_W);
+  k_gs<<<fixed, 128, 0, st>>>(f[4], f[6], f[2], 1.25f, n);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[1], f[7], 1.25f, NEST_W, n / NEST_W);
+  k_fms<<<g, 256, 0, st>>>(f[4], f[2], t1, 1.25f, n);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(t1, f[1], f[3], 1.25f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[4], f[3], -0.5f, NEST_W, n / NEST_W);
+  k_gs<<<fixed, 128, 0, st>>>(f[7], t1, f[7], 0.5f, n);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -616,12 +636,15 @@ static void seq21(float **f, float **s, int n, int n2, unsigned fixed, cudaStrea
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[6], f[1], 1.25f, NEST_W, n / NEST_W);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[3], f[7], 0.5f, NEST_W, n / NEST_W);
-  k_gs<<<fixed, 128, 0, st>>>(f[1], f[2], f[2], 0.5f, n);
-  k_max<<<g, 256, 0, st>>>(f[0], f[5], t0, -0.5f, n);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[5], f[4], 0.5f, NEST_W, n / NEST_W);
-  k_mix<<<g2, 128, 0, st>>>(s[2], s[2], s[0], -0.5f, n2);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[2], f[7], 0.75f, NEST_W, n / NEST_W);
+  k_max<<<g, 256, 0, st>>>(f[0], f[2], f[3], 0.5f, n);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[0], f[3], 0.5f, NEST_W, n / NEST_W);
+  k_sten<<<g, 256, 0, st>>>(f[5], f[5], f[0], 1.25f, n);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[2], f[4], 0.75f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[3], f[5], 0.75f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[4], f[4], 0.5f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[2], f[4], -0.5f, NEST_W, n / NEST_W);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[4], f[0], 0.5f, NEST_W, n / NEST_W);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -637,14 +660,12 @@ static void seq22(float **f, float **s, int n, int n2, unsigned fixed, cudaStrea
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_fma<<<g, 256, 0, st>>>(f[3], f[5], f[6], -0.5f, n);
-  k_sten<<<g, 256, 0, st>>>(f[3], f[3], f[0], 0.5f, n);
-  k_max<<<g2, 128, 0, st>>>(s[2], s[3], s[0], 1.25f, n2);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[1], f[4], 0.5f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[2], t1, 1.25f, NEST_W, n / NEST_W);
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(t1, f[1], f[3], 1.25f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[4], f[3], -0.5f, NEST_W, n / NEST_W);
-  k_gs<<<fixed, 128, 0, st>>>(f[7], t1, f[7], 0.5f, n);
+  k_gs<<<fixed, 128, 0, st>>>(f[3], f[2], f[2], 0.5f, n);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[7], f[7], 0.75f, NEST_W, n / NEST_W);
+  k_fms<<<g2, 128, 0, st>>>(s[1], s[3], s[3], -0.5f, n2);
+  k_mix<<<g, 256, 0, st>>>(f[7], f[5], f[0], 0.75f, n);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[2], f[5], 0.5f, NEST_W, n / NEST_W);
+  k_mix<<<g, 256, 0, st>>>(f[2], f[1], f[5], -0.5f, n);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -660,15 +681,17 @@ static void seq23(float **f, float **s, int n, int n2, unsigned fixed, cudaStrea
   KFX_CHECK(cudaMallocAsync(&t0, n * sizeof(float), st));
   float *t1;
   KFX_CHECK(cudaMallocAsync(&t1, n * sizeof(float), st));
-  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[1], f[2], f[4], 0.75f, NEST_W, n / NEST_W);
-  k_sten<<<g, 256, 0, st>>>(f[0], f[2], f[3], 0.5f, n);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[0], t0, 0.5f, NEST_W, n / NEST_W);
-  k_sten<<<g, 256, 0, st>>>(f[5], f[5], f[0], 1.25f, n);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(t0, t0, f[2], 0.5f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], t0, f[3], 1.25f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[4], f[7], -0.5f, NEST_W, n / NEST_W);
-  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[5], f[2], t0, -0.5f, NEST_W, n / NEST_W);
-  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[4], f[0], f[2], 0.75f, NEST_W, n / NEST_W);
+  k_gs<<<fixed, 128, 0, st>>>(f[0], f[3], f[2], 0.75f, n);
+  k_fma<<<g2, 128, 0, st>>>(s[1], s[2], s[3], 0.75f, n2);
+  k_mix<<<g, 256, 0, st>>>(f[0], f[5], f[3], -0.5f, n);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[6], f[1], -0.5f, NEST_W, n / NEST_W);
+  k_fms<<<g2, 128, 0, st>>>(s[1], s[3], s[0], -0.5f, n2);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[7], f[7], f[5], 0.75f, NEST_W, n / NEST_W);
+  k_ncol<<<nest_grid, dim3(32, 4), 0, st>>>(f[6], f[6], f[6], 1.25f, NEST_W, n / NEST_W);
+  k_gs<<<fixed, 128, 0, st>>>(f[0], f[2], t1, -0.5f, n);
+  k_nup<<<nest_grid, dim3(32, 4), 0, st>>>(f[3], f[4], f[0], 0.75f, NEST_W, n / NEST_W);
+  k_nrow<<<nest_grid, dim3(32, 4), 0, st>>>(f[2], f[3], f[0], 0.5f, NEST_W, n / NEST_W);
+  k_gs<<<fixed, 128, 0, st>>>(f[6], f[7], f[7], 1.25f, n);
   KFX_CHECK(cudaFreeAsync(t0, st));
   KFX_CHECK(cudaFreeAsync(t1, st));
 }
@@ -678,209 +701,232 @@ static void ref_all(std::vector<std::vector<float>> &f, std::vector<std::vector<
   std::vector<float> t0(n), t1(n);
   (void)s, (void)n2;
   /* seq0 */
-  ref::k_nrow(f[7].data(), f[3].data(), t1.data(), -0.5f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[1].data(), f[7].data(), f[2].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_nrow(f[7].data(), f[2].data(), t1.data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[7].data(), f[3].data(), f[4].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[1].data(), f[7].data(), f[0].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[7].data(), f[2].data(), f[6].data(), 0.5f, NEST_W, n / NEST_W);
   ref::k_fms(f[3].data(), f[0].data(), f[6].data(), -0.5f, n);
-  ref::k_ncol(t1.data(), f[3].data(), f[7].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_nrow(f[4].data(), f[6].data(), f[1].data(), 1.25f, NEST_W, n / NEST_W);
-  ref::k_fms(s[2].data(), s[0].data(), s[2].data(), -0.5f, n2);
-  ref::k_max(f[6].data(), f[1].data(), f[0].data(), 0.75f, n);
-  ref::k_fma(f[7].data(), f[6].data(), f[6].data(), -0.5f, n);
-  ref::k_fms(f[4].data(), f[5].data(), f[5].data(), 0.5f, n);
-  ref::k_gs(f[1].data(), f[2].data(), f[2].data(), 0.5f, n);
-  ref::k_mix(f[2].data(), t1.data(), t1.data(), 0.75f, n);
+  ref::k_ncol(f[3].data(), f[4].data(), f[6].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[6].data(), f[1].data(), f[2].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[1].data(), f[1].data(), f[7].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_fma(s[0].data(), s[1].data(), s[1].data(), -0.5f, n2);
+  ref::k_mix(s[3].data(), s[0].data(), s[0].data(), 1.25f, n2);
+  ref::k_max(s[2].data(), s[0].data(), s[0].data(), 0.75f, n2);
+  ref::k_fma(f[0].data(), f[0].data(), t0.data(), 0.75f, n);
+  ref::k_ncol(f[7].data(), t0.data(), f[5].data(), 0.75f, NEST_W, n / NEST_W);
   /* seq1 */
-  ref::k_mix(s[0].data(), s[3].data(), s[1].data(), 0.5f, n2);
-  ref::k_sten(f[4].data(), f[0].data(), f[7].data(), 0.5f, n);
+  ref::k_ncol(f[6].data(), f[6].data(), f[0].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_nup(f[4].data(), f[0].data(), f[3].data(), 0.5f, NEST_W, n / NEST_W);
   ref::k_fms(f[3].data(), f[7].data(), f[6].data(), 1.25f, n);
   ref::k_fma(s[0].data(), s[1].data(), s[1].data(), 0.5f, n2);
-  ref::k_nrow(f[7].data(), f[2].data(), t0.data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[2].data(), f[4].data(), f[4].data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_sten(f[3].data(), f[6].data(), f[1].data(), -0.5f, n);
+  ref::k_nrow(f[7].data(), f[2].data(), f[3].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[2].data(), f[4].data(), f[7].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[3].data(), f[6].data(), f[5].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_fma(s[0].data(), s[0].data(), s[2].data(), 0.75f, n2);
+  ref::k_nrow(f[4].data(), f[6].data(), f[5].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_fms(f[1].data(), f[2].data(), t1.data(), 0.5f, n);
+  ref::k_fms(f[0].data(), f[1].data(), t0.data(), 0.75f, n);
   /* seq2 */
-  ref::k_fma(f[4].data(), f[3].data(), f[7].data(), 1.25f, n);
-  ref::k_mix(s[2].data(), s[1].data(), s[0].data(), 0.75f, n2);
-  ref::k_sten(f[1].data(), f[4].data(), f[4].data(), 0.5f, n);
-  ref::k_mix(f[7].data(), f[3].data(), f[7].data(), 1.25f, n);
-  ref::k_fms(s[0].data(), s[2].data(), s[2].data(), 1.25f, n2);
+  ref::k_max(f[5].data(), f[2].data(), f[5].data(), -0.5f, n);
+  ref::k_gs(f[2].data(), f[0].data(), t0.data(), 1.25f, n);
+  ref::k_ncol(f[0].data(), f[1].data(), f[6].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_fma(s[0].data(), s[3].data(), s[3].data(), 0.5f, n2);
+  ref::k_gs(f[2].data(), f[5].data(), t0.data(), 0.5f, n);
   /* seq3 */
-  ref::k_ncol(f[7].data(), f[5].data(), f[0].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[7].data(), f[1].data(), f[5].data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_gs(f[1].data(), f[7].data(), f[0].data(), 0.75f, n);
-  ref::k_nrow(f[5].data(), f[1].data(), f[1].data(), -0.5f, NEST_W, n / NEST_W);
   ref::k_gs(f[0].data(), f[7].data(), f[7].data(), -0.5f, n);
-  ref::k_nup(f[1].data(), f[1].data(), f[2].data(), 1.25f, NEST_W, n / NEST_W);
-  ref::k_nup(f[5].data(), f[6].data(), t0.data(), -0.5f, NEST_W, n / NEST_W);
-  /* seq4 */
-  ref::k_ncol(f[0].data(), f[4].data(), t0.data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_nup(f[1].data(), f[1].data(), f[0].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_nup(f[5].data(), f[6].data(), f[6].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_fma(s[0].data(), s[2].data(), s[2].data(), 0.5f, n2);
   ref::k_fma(f[7].data(), f[7].data(), f[0].data(), 1.25f, n);
   ref::k_fms(s[1].data(), s[2].data(), s[2].data(), -0.5f, n2);
-  ref::k_nrow(f[6].data(), f[4].data(), f[7].data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_nrow(f[3].data(), f[5].data(), f[2].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[6].data(), f[4].data(), f[3].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[3].data(), f[5].data(), f[1].data(), -0.5f, NEST_W, n / NEST_W);
   ref::k_fma(s[0].data(), s[2].data(), s[1].data(), -0.5f, n2);
-  ref::k_ncol(f[6].data(), f[6].data(), t0.data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[6].data(), f[6].data(), f[3].data(), 1.25f, NEST_W, n / NEST_W);
   ref::k_nup(f[7].data(), f[5].data(), f[0].data(), 1.25f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[4].data(), f[5].data(), f[0].data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_fms(s[0].data(), s[2].data(), s[1].data(), 0.5f, n2);
-  ref::k_gs(f[1].data(), f[7].data(), f[7].data(), 0.5f, n);
+  /* seq4 */
+  ref::k_nrow(f[5].data(), f[4].data(), f[4].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[7].data(), f[3].data(), f[3].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[1].data(), f[7].data(), f[7].data(), 0.5f, NEST_W, n / NEST_W);
   ref::k_ncol(f[7].data(), f[4].data(), f[0].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[2].data(), f[3].data(), f[3].data(), 0.75f, NEST_W, n / NEST_W);
   /* seq5 */
-  ref::k_max(f[5].data(), f[2].data(), f[3].data(), 0.5f, n);
-  ref::k_mix(s[1].data(), s[3].data(), s[3].data(), 0.5f, n2);
-  ref::k_max(s[3].data(), s[2].data(), s[0].data(), 0.5f, n2);
-  ref::k_nup(f[1].data(), f[3].data(), f[7].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_gs(f[5].data(), f[4].data(), f[0].data(), 1.25f, n);
+  ref::k_nup(f[3].data(), f[1].data(), f[6].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_mix(f[3].data(), f[0].data(), t1.data(), 1.25f, n);
+  ref::k_nup(f[3].data(), f[1].data(), f[7].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_mix(f[1].data(), f[4].data(), f[6].data(), 1.25f, n);
+  ref::k_gs(f[0].data(), f[5].data(), f[1].data(), -0.5f, n);
+  ref::k_mix(s[2].data(), s[3].data(), s[0].data(), 0.5f, n2);
+  ref::k_fma(s[1].data(), s[2].data(), s[0].data(), -0.5f, n2);
+  ref::k_sten(t1.data(), f[7].data(), f[7].data(), 0.5f, n);
+  ref::k_nrow(t1.data(), t1.data(), f[2].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_mix(s[1].data(), s[2].data(), s[3].data(), 1.25f, n2);
+  ref::k_ncol(f[6].data(), t1.data(), f[6].data(), -0.5f, NEST_W, n / NEST_W);
   /* seq6 */
-  ref::k_max(f[6].data(), f[4].data(), f[0].data(), 0.75f, n);
-  ref::k_ncol(f[6].data(), f[0].data(), f[5].data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_nup(f[7].data(), f[7].data(), f[1].data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_max(s[1].data(), s[2].data(), s[2].data(), 0.75f, n2);
-  ref::k_fms(s[2].data(), s[3].data(), s[3].data(), 0.5f, n2);
-  ref::k_nup(f[6].data(), f[0].data(), f[0].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[6].data(), f[1].data(), f[5].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_sten(f[7].data(), f[6].data(), f[6].data(), 1.25f, n);
+  ref::k_mix(f[2].data(), f[5].data(), t0.data(), 1.25f, n);
+  ref::k_mix(f[0].data(), f[4].data(), f[0].data(), 0.5f, n);
+  ref::k_fms(f[0].data(), f[4].data(), f[6].data(), 0.75f, n);
   /* seq7 */
-  ref::k_nup(f[2].data(), f[1].data(), t0.data(), -0.5f, NEST_W, n / NEST_W);
-  ref::k_gs(f[6].data(), f[4].data(), t0.data(), 0.75f, n);
-  ref::k_mix(s[2].data(), s[0].data(), s[3].data(), 0.5f, n2);
-  ref::k_gs(f[2].data(), f[0].data(), f[2].data(), 0.75f, n);
-  ref::k_max(f[5].data(), f[5].data(), t0.data(), 0.5f, n);
-  ref::k_nup(f[1].data(), t0.data(), f[4].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_sten(f[1].data(), f[4].data(), t1.data(), -0.5f, n);
+  ref::k_mix(t1.data(), f[2].data(), t0.data(), 0.75f, n);
+  ref::k_nup(t1.data(), t1.data(), f[3].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_gs(f[5].data(), t1.data(), f[3].data(), 0.75f, n);
+  ref::k_ncol(f[1].data(), f[2].data(), f[2].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_fma(f[6].data(), f[6].data(), f[2].data(), 0.75f, n);
+  ref::k_fma(s[0].data(), s[1].data(), s[2].data(), 1.25f, n2);
+  ref::k_sten(f[5].data(), t0.data(), f[3].data(), 0.5f, n);
+  ref::k_ncol(f[0].data(), t0.data(), f[5].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_fms(f[1].data(), f[3].data(), f[3].data(), 1.25f, n);
+  ref::k_gs(f[1].data(), t1.data(), t1.data(), 0.5f, n);
+  ref::k_nrow(f[6].data(), f[7].data(), f[2].data(), -0.5f, NEST_W, n / NEST_W);
   /* seq8 */
-  ref::k_mix(s[1].data(), s[1].data(), s[3].data(), 0.75f, n2);
-  ref::k_nup(f[2].data(), f[3].data(), f[6].data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_max(s[1].data(), s[1].data(), s[0].data(), 0.5f, n2);
-  ref::k_fms(f[2].data(), f[1].data(), f[1].data(), -0.5f, n);
-  ref::k_nrow(f[2].data(), f[3].data(), f[0].data(), 0.5f, NEST_W, n / NEST_W);
-  /* seq9 */
-  ref::k_nrow(f[5].data(), f[1].data(), f[6].data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_nrow(f[1].data(), f[0].data(), f[0].data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_fma(f[3].data(), f[2].data(), f[5].data(), 0.5f, n);
-  ref::k_ncol(f[7].data(), f[1].data(), f[5].data(), -0.5f, NEST_W, n / NEST_W);
-  ref::k_nup(f[5].data(), f[6].data(), f[6].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[3].data(), f[2].data(), f[6].data(), 1.25f, NEST_W, n / NEST_W);
-  ref::k_fms(s[1].data(), s[0].data(), s[0].data(), 1.25f, n2);
-  ref::k_nup(f[6].data(), f[3].data(), f[5].data(), 1.25f, NEST_W, n / NEST_W);
-  /* seq10 */
-  ref::k_gs(f[2].data(), f[6].data(), f[6].data(), 1.25f, n);
-  ref::k_ncol(f[6].data(), f[3].data(), f[1].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[0].data(), f[3].data(), f[4].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[3].data(), f[2].data(), f[3].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_nup(f[6].data(), f[3].data(), f[2].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_fma(f[2].data(), f[6].data(), f[6].data(), 1.25f, n);
+  ref::k_ncol(f[6].data(), f[3].data(), f[0].data(), 1.25f, NEST_W, n / NEST_W);
   ref::k_fma(s[0].data(), s[2].data(), s[3].data(), 0.5f, n2);
   ref::k_max(f[5].data(), f[3].data(), f[2].data(), 0.5f, n);
   ref::k_mix(s[1].data(), s[0].data(), s[3].data(), 0.5f, n2);
-  ref::k_fma(f[3].data(), f[4].data(), t1.data(), 0.5f, n);
-  ref::k_nup(f[6].data(), f[0].data(), f[4].data(), 1.25f, NEST_W, n / NEST_W);
-  ref::k_gs(t1.data(), t1.data(), t0.data(), 0.5f, n);
-  ref::k_nup(f[1].data(), t0.data(), f[0].data(), -0.5f, NEST_W, n / NEST_W);
+  /* seq9 */
+  ref::k_nup(f[3].data(), f[4].data(), f[5].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_nup(f[6].data(), f[0].data(), f[2].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_gs(f[6].data(), f[1].data(), f[1].data(), 0.5f, n);
+  ref::k_fms(s[3].data(), s[3].data(), s[1].data(), 0.5f, n2);
+  ref::k_mix(s[3].data(), s[2].data(), s[2].data(), 1.25f, n2);
+  ref::k_max(s[3].data(), s[2].data(), s[1].data(), 1.25f, n2);
+  /* seq10 */
+  ref::k_fms(f[0].data(), f[2].data(), f[7].data(), 0.5f, n);
+  ref::k_nup(f[6].data(), f[0].data(), f[5].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_fms(f[6].data(), f[7].data(), f[3].data(), 0.5f, n);
+  ref::k_nup(f[7].data(), f[2].data(), f[6].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[0].data(), f[6].data(), f[2].data(), 0.5f, NEST_W, n / NEST_W);
   /* seq11 */
-  ref::k_fms(s[3].data(), s[0].data(), s[1].data(), -0.5f, n2);
-  ref::k_mix(f[4].data(), f[5].data(), t0.data(), 1.25f, n);
-  ref::k_nrow(f[4].data(), f[0].data(), f[4].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_nrow(f[6].data(), f[0].data(), f[7].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_nup(f[5].data(), f[1].data(), f[3].data(), -0.5f, NEST_W, n / NEST_W);
-  ref::k_nrow(f[3].data(), f[0].data(), t0.data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_gs(f[3].data(), f[1].data(), f[1].data(), -0.5f, n);
-  /* seq12 */
-  ref::k_fma(f[5].data(), f[2].data(), f[2].data(), 0.75f, n);
-  ref::k_nrow(f[4].data(), f[6].data(), t1.data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[5].data(), f[7].data(), f[7].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_nup(f[6].data(), f[5].data(), f[4].data(), 0.75f, NEST_W, n / NEST_W);
   ref::k_gs(f[2].data(), f[3].data(), t1.data(), 1.25f, n);
-  ref::k_nup(f[5].data(), f[4].data(), f[3].data(), 1.25f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[3].data(), t1.data(), f[4].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[4].data(), f[4].data(), f[0].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_nup(f[5].data(), f[4].data(), f[6].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[3].data(), f[3].data(), f[6].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[0].data(), f[0].data(), f[4].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[3].data(), t1.data(), f[7].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_gs(f[2].data(), t1.data(), f[6].data(), -0.5f, n);
+  ref::k_ncol(f[5].data(), f[5].data(), f[1].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[3].data(), f[7].data(), f[2].data(), -0.5f, NEST_W, n / NEST_W);
+  /* seq12 */
+  ref::k_max(s[2].data(), s[1].data(), s[1].data(), 0.5f, n2);
+  ref::k_nrow(f[1].data(), f[1].data(), f[5].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[4].data(), f[0].data(), f[4].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[5].data(), f[4].data(), f[1].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[5].data(), f[1].data(), f[3].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_max(s[3].data(), s[2].data(), s[2].data(), 0.75f, n2);
+  ref::k_max(f[0].data(), f[5].data(), f[7].data(), 0.75f, n);
   /* seq13 */
-  ref::k_ncol(f[1].data(), f[2].data(), f[6].data(), -0.5f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[5].data(), f[5].data(), f[2].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_nrow(f[3].data(), f[7].data(), f[5].data(), -0.5f, NEST_W, n / NEST_W);
-  ref::k_nrow(f[2].data(), f[5].data(), f[3].data(), -0.5f, NEST_W, n / NEST_W);
-  ref::k_nup(f[1].data(), f[7].data(), f[2].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_mix(s[3].data(), s[2].data(), s[0].data(), 0.5f, n2);
-  ref::k_fma(s[2].data(), s[3].data(), s[3].data(), 1.25f, n2);
-  ref::k_fms(f[3].data(), f[5].data(), f[6].data(), 1.25f, n);
+  ref::k_nup(f[2].data(), f[2].data(), f[7].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[0].data(), f[3].data(), f[5].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[6].data(), f[1].data(), f[2].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_max(s[0].data(), s[2].data(), s[0].data(), 0.5f, n2);
+  ref::k_nup(f[6].data(), f[3].data(), f[3].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[5].data(), f[5].data(), f[2].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_nup(f[1].data(), f[0].data(), f[7].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[1].data(), f[7].data(), f[6].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_nup(f[0].data(), f[1].data(), f[4].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_fms(f[6].data(), f[2].data(), f[7].data(), -0.5f, n);
   /* seq14 */
-  ref::k_mix(s[2].data(), s[3].data(), s[1].data(), -0.5f, n2);
-  ref::k_mix(s[1].data(), s[0].data(), s[2].data(), 0.5f, n2);
-  ref::k_mix(s[3].data(), s[1].data(), s[1].data(), -0.5f, n2);
-  ref::k_nup(f[2].data(), f[2].data(), t0.data(), 1.25f, NEST_W, n / NEST_W);
-  ref::k_ncol(t0.data(), f[0].data(), f[4].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_nrow(f[1].data(), t0.data(), t1.data(), 0.5f, NEST_W, n / NEST_W);
-  /* seq15 */
-  ref::k_fma(f[5].data(), f[1].data(), f[5].data(), 0.5f, n);
-  ref::k_nup(f[6].data(), f[3].data(), t0.data(), 1.25f, NEST_W, n / NEST_W);
-  ref::k_nrow(f[5].data(), f[5].data(), f[6].data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_nup(f[1].data(), f[0].data(), f[6].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[7].data(), t0.data(), t1.data(), 1.25f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[6].data(), f[6].data(), f[3].data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_gs(f[6].data(), f[2].data(), f[7].data(), -0.5f, n);
-  ref::k_nrow(f[0].data(), f[7].data(), f[2].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_fma(f[7].data(), f[4].data(), f[4].data(), 0.75f, n);
   ref::k_ncol(f[0].data(), f[7].data(), f[7].data(), 0.5f, NEST_W, n / NEST_W);
   ref::k_fms(s[1].data(), s[2].data(), s[0].data(), -0.5f, n2);
-  /* seq16 */
-  ref::k_max(s[3].data(), s[1].data(), s[1].data(), -0.5f, n2);
-  ref::k_nrow(f[6].data(), f[5].data(), f[1].data(), -0.5f, NEST_W, n / NEST_W);
-  ref::k_nrow(f[0].data(), f[3].data(), f[7].data(), 1.25f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[3].data(), f[0].data(), f[6].data(), -0.5f, NEST_W, n / NEST_W);
-  ref::k_nup(f[6].data(), f[2].data(), f[5].data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_sten(f[2].data(), f[4].data(), f[0].data(), 0.75f, n);
-  ref::k_ncol(f[0].data(), f[3].data(), f[3].data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_max(f[1].data(), f[7].data(), f[2].data(), 1.25f, n);
-  /* seq17 */
-  ref::k_nrow(f[3].data(), f[1].data(), t0.data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_mix(t0.data(), f[7].data(), f[4].data(), 1.25f, n);
+  ref::k_ncol(f[7].data(), f[2].data(), f[3].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_gs(f[4].data(), f[7].data(), t0.data(), -0.5f, n);
+  ref::k_gs(f[5].data(), t0.data(), f[1].data(), -0.5f, n);
+  ref::k_nrow(f[0].data(), f[3].data(), f[7].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_gs(t0.data(), f[4].data(), f[0].data(), 0.75f, n);
+  ref::k_nrow(f[5].data(), f[7].data(), f[6].data(), -0.5f, NEST_W, n / NEST_W);
+  /* seq15 */
+  ref::k_max(s[1].data(), s[2].data(), s[3].data(), 0.75f, n2);
+  ref::k_nup(f[4].data(), f[0].data(), f[7].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_fms(f[2].data(), f[1].data(), t1.data(), 0.5f, n);
+  ref::k_nup(f[7].data(), f[1].data(), f[4].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_fms(f[6].data(), f[3].data(), f[1].data(), -0.5f, n);
+  ref::k_sten(f[6].data(), t1.data(), f[4].data(), 1.25f, n);
   ref::k_fma(s[2].data(), s[3].data(), s[0].data(), 1.25f, n2);
-  ref::k_fms(f[1].data(), f[6].data(), f[2].data(), -0.5f, n);
-  ref::k_mix(f[7].data(), f[3].data(), f[1].data(), -0.5f, n);
-  /* seq18 */
-  ref::k_nup(f[3].data(), f[2].data(), f[7].data(), 1.25f, NEST_W, n / NEST_W);
+  /* seq16 */
+  ref::k_ncol(f[6].data(), f[7].data(), f[7].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[6].data(), f[7].data(), f[4].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[3].data(), f[2].data(), f[4].data(), 1.25f, NEST_W, n / NEST_W);
   ref::k_gs(f[6].data(), f[1].data(), f[3].data(), -0.5f, n);
-  ref::k_nrow(f[4].data(), f[4].data(), f[6].data(), -0.5f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[1].data(), f[2].data(), f[3].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[4].data(), f[4].data(), f[6].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_mix(s[0].data(), s[0].data(), s[0].data(), 0.75f, n2);
+  /* seq17 */
   ref::k_mix(f[0].data(), f[7].data(), f[2].data(), 0.5f, n);
-  /* seq19 */
-  ref::k_fma(f[6].data(), f[6].data(), f[5].data(), -0.5f, n);
-  ref::k_gs(f[2].data(), f[3].data(), f[7].data(), -0.5f, n);
-  ref::k_mix(s[0].data(), s[3].data(), s[2].data(), 0.75f, n2);
-  ref::k_nup(f[0].data(), f[4].data(), f[6].data(), 1.25f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[6].data(), f[3].data(), f[4].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[4].data(), f[4].data(), f[6].data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[3].data(), f[0].data(), f[4].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_mix(f[6].data(), f[5].data(), f[5].data(), 1.25f, n);
-  /* seq20 */
-  ref::k_nrow(f[2].data(), f[3].data(), t1.data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_nrow(f[2].data(), f[5].data(), f[1].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_fms(f[1].data(), f[6].data(), f[2].data(), 1.25f, n);
+  ref::k_gs(f[6].data(), f[2].data(), f[2].data(), -0.5f, n);
+  ref::k_nrow(f[0].data(), f[6].data(), f[3].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_nup(f[0].data(), f[4].data(), f[3].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[6].data(), f[3].data(), f[7].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_nup(f[2].data(), f[4].data(), f[3].data(), 0.75f, NEST_W, n / NEST_W);
+  /* seq18 */
+  ref::k_nup(f[2].data(), f[3].data(), f[5].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[3].data(), f[1].data(), f[1].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[1].data(), f[5].data(), f[0].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_gs(f[2].data(), f[3].data(), t1.data(), 0.5f, n);
+  ref::k_nrow(f[2].data(), f[5].data(), f[0].data(), 0.5f, NEST_W, n / NEST_W);
   ref::k_max(f[3].data(), f[5].data(), f[2].data(), 0.5f, n);
-  ref::k_nrow(f[2].data(), f[2].data(), f[7].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_mix(f[7].data(), f[0].data(), f[0].data(), 0.5f, n);
-  ref::k_ncol(f[5].data(), t1.data(), f[5].data(), 1.25f, NEST_W, n / NEST_W);
-  ref::k_fma(f[2].data(), f[6].data(), f[1].data(), -0.5f, n);
-  ref::k_mix(s[2].data(), s[3].data(), s[1].data(), -0.5f, n2);
-  ref::k_ncol(f[1].data(), t1.data(), t1.data(), -0.5f, NEST_W, n / NEST_W);
-  ref::k_fma(s[2].data(), s[0].data(), s[3].data(), -0.5f, n2);
-  ref::k_nup(f[5].data(), f[4].data(), f[1].data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_mix(f[3].data(), t1.data(), f[0].data(), -0.5f, n);
-  /* seq21 */
-  ref::k_ncol(f[4].data(), f[6].data(), f[1].data(), 1.25f, NEST_W, n / NEST_W);
-  ref::k_nrow(f[2].data(), f[3].data(), f[7].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_gs(f[1].data(), f[2].data(), f[2].data(), 0.5f, n);
-  ref::k_max(f[0].data(), f[5].data(), t0.data(), -0.5f, n);
-  ref::k_nrow(f[2].data(), f[5].data(), f[4].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_mix(s[2].data(), s[2].data(), s[0].data(), -0.5f, n2);
-  /* seq22 */
-  ref::k_fma(f[3].data(), f[5].data(), f[6].data(), -0.5f, n);
-  ref::k_sten(f[3].data(), f[3].data(), f[0].data(), 0.5f, n);
-  ref::k_max(s[2].data(), s[3].data(), s[0].data(), 1.25f, n2);
-  ref::k_nrow(f[6].data(), f[1].data(), f[4].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[4].data(), f[2].data(), t1.data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[2].data(), f[2].data(), f[6].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_nup(f[0].data(), f[2].data(), f[4].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_mix(f[1].data(), f[6].data(), t1.data(), 0.75f, n);
+  ref::k_sten(f[5].data(), f[0].data(), f[0].data(), 0.75f, n);
+  /* seq19 */
+  ref::k_gs(f[1].data(), f[7].data(), f[7].data(), 1.25f, n);
+  ref::k_nrow(f[6].data(), f[6].data(), f[6].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[6].data(), f[0].data(), f[0].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[6].data(), f[5].data(), f[2].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_mix(f[3].data(), f[6].data(), t0.data(), 0.5f, n);
+  ref::k_ncol(t0.data(), f[4].data(), f[3].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_gs(f[5].data(), t0.data(), f[2].data(), 0.75f, n);
+  ref::k_nrow(f[1].data(), f[1].data(), f[1].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_nup(f[7].data(), f[0].data(), f[5].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_fms(f[1].data(), f[7].data(), t1.data(), -0.5f, n);
+  ref::k_sten(f[3].data(), f[0].data(), t0.data(), 1.25f, n);
+  /* seq20 */
+  ref::k_fms(s[3].data(), s[1].data(), s[2].data(), 0.5f, n2);
+  ref::k_max(f[7].data(), f[0].data(), t1.data(), 0.75f, n);
+  ref::k_ncol(f[3].data(), f[0].data(), f[2].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_gs(f[4].data(), f[6].data(), f[2].data(), 1.25f, n);
+  ref::k_nrow(f[6].data(), f[1].data(), f[7].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_fms(f[4].data(), f[2].data(), t1.data(), 1.25f, n);
   ref::k_nrow(t1.data(), f[1].data(), f[3].data(), 1.25f, NEST_W, n / NEST_W);
   ref::k_ncol(f[3].data(), f[4].data(), f[3].data(), -0.5f, NEST_W, n / NEST_W);
   ref::k_gs(f[7].data(), t1.data(), f[7].data(), 0.5f, n);
-  /* seq23 */
-  ref::k_nrow(f[1].data(), f[2].data(), f[4].data(), 0.75f, NEST_W, n / NEST_W);
-  ref::k_sten(f[0].data(), f[2].data(), f[3].data(), 0.5f, n);
-  ref::k_nup(f[6].data(), f[0].data(), t0.data(), 0.5f, NEST_W, n / NEST_W);
+  /* seq21 */
+  ref::k_nrow(f[1].data(), f[2].data(), f[7].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_max(f[0].data(), f[2].data(), f[3].data(), 0.5f, n);
+  ref::k_nup(f[6].data(), f[0].data(), f[3].data(), 0.5f, NEST_W, n / NEST_W);
   ref::k_sten(f[5].data(), f[5].data(), f[0].data(), 1.25f, n);
-  ref::k_nup(t0.data(), t0.data(), f[2].data(), 0.5f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[7].data(), t0.data(), f[3].data(), 1.25f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[7].data(), f[4].data(), f[7].data(), -0.5f, NEST_W, n / NEST_W);
-  ref::k_ncol(f[5].data(), f[2].data(), t0.data(), -0.5f, NEST_W, n / NEST_W);
-  ref::k_nup(f[4].data(), f[0].data(), f[2].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_nup(f[2].data(), f[2].data(), f[4].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_nup(f[4].data(), f[3].data(), f[5].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_nup(f[7].data(), f[4].data(), f[4].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[5].data(), f[2].data(), f[4].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_nup(f[7].data(), f[4].data(), f[0].data(), 0.5f, NEST_W, n / NEST_W);
+  /* seq22 */
+  ref::k_gs(f[3].data(), f[2].data(), f[2].data(), 0.5f, n);
+  ref::k_nup(f[4].data(), f[7].data(), f[7].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_fms(s[1].data(), s[3].data(), s[3].data(), -0.5f, n2);
+  ref::k_mix(f[7].data(), f[5].data(), f[0].data(), 0.75f, n);
+  ref::k_nup(f[2].data(), f[2].data(), f[5].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_mix(f[2].data(), f[1].data(), f[5].data(), -0.5f, n);
+  /* seq23 */
+  ref::k_gs(f[0].data(), f[3].data(), f[2].data(), 0.75f, n);
+  ref::k_fma(s[1].data(), s[2].data(), s[3].data(), 0.75f, n2);
+  ref::k_mix(f[0].data(), f[5].data(), f[3].data(), -0.5f, n);
+  ref::k_ncol(f[6].data(), f[6].data(), f[1].data(), -0.5f, NEST_W, n / NEST_W);
+  ref::k_fms(s[1].data(), s[3].data(), s[0].data(), -0.5f, n2);
+  ref::k_nrow(f[7].data(), f[7].data(), f[5].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_ncol(f[6].data(), f[6].data(), f[6].data(), 1.25f, NEST_W, n / NEST_W);
+  ref::k_gs(f[0].data(), f[2].data(), t1.data(), -0.5f, n);
+  ref::k_nup(f[3].data(), f[4].data(), f[0].data(), 0.75f, NEST_W, n / NEST_W);
+  ref::k_nrow(f[2].data(), f[3].data(), f[0].data(), 0.5f, NEST_W, n / NEST_W);
+  ref::k_gs(f[6].data(), f[7].data(), f[7].data(), 1.25f, n);
 }
 
 int main(int argc, char **argv)
@@ -950,9 +996,9 @@ int main(int argc, char **argv)
     ok = kfx::check_close("s3", s3.h.data(), rs[3].data(), n2, 0) && ok;
     return ok;
   };
-  /* 180 launches; each reads two arrays and writes one. */
+  /* 203 launches; each reads two arrays and writes one. */
   int rc = kfx::run_and_report(
-      "fuzz_nest", a, st, 3.0 * 180 * (double)n * sizeof(float),
+      "fuzz_nest", a, st, 3.0 * 203 * (double)n * sizeof(float),
       [&] {
         KFX_CHECK(cudaMemcpyAsync(f0.d, f0_in.d, f0.bytes(), cudaMemcpyDeviceToDevice, st));
         KFX_CHECK(cudaMemcpyAsync(f1.d, f1_in.d, f1.bytes(), cudaMemcpyDeviceToDevice, st));
