@@ -248,12 +248,20 @@ SmallPtrSet<const Argument *, 8> unwrittenParams(Function &F) {
   for (Instruction &I : instructions(F)) {
     if (!I.mayWriteToMemory() || unusedPureAsm(I))
       continue;
-    std::optional<kfuse::MemoryAccess> M = memoryAccessOf(I);
-    const Value *Obj = M && M->IsStore ? getUnderlyingObject(M->Ptr, 0) : nullptr;
+    const Value *Obj = nullptr;
+    if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+      Obj = getUnderlyingObject(MI->getDest(), 0);
+    } else if (auto *II = dyn_cast<IntrinsicInst>(&I)) {
+      // Markers, and barriers, which write no memory themselves.
+      if (II->isLifetimeStartOrEnd() || II->onlyAccessesInaccessibleMemory() ||
+          II->getCalledFunction()->getName().starts_with("llvm.nvvm.barrier"))
+        continue;
+    } else if (std::optional<kfuse::MemoryAccess> M = memoryAccessOf(I); M && M->IsStore) {
+      Obj = getUnderlyingObject(M->Ptr, 0);
+    }
     if (const auto *Arg = dyn_cast_or_null<Argument>(Obj))
       Written.insert(Arg);
-    else if (!isa_and_nonnull<AllocaInst>(Obj) && !isa_and_nonnull<GlobalVariable>(Obj) &&
-             !isa<IntrinsicInst>(I))
+    else if (!isa_and_nonnull<AllocaInst>(Obj) && !isa_and_nonnull<GlobalVariable>(Obj))
       return {}; // a write that may be to a parameter's memory
   }
   for (const Argument &Arg : F.args())
