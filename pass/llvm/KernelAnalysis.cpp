@@ -1870,7 +1870,7 @@ KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree 
                               "does not analyse: kfuse reads a nest of two, over y or z "
                               "outside and x inside (for (y = blockIdx.y * blockDim.y + "
                               "threadIdx.y; y < h; y += blockDim.y * gridDim.y) for (x = "
-                              "...; x < w; x += blockDim.x * gridDim.x)) with every access "
+                              "...; x < w; x += blockDim.x * gridDim.x)) with every store "
                               "in the inner loop; or launch a grid of one thread per element "
                               "(x and y from blockIdx and threadIdx, under if (x < w && y < "
                               "h)), or loop once over every element, for (i = blockIdx.x * "
