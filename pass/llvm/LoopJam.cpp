@@ -22,8 +22,10 @@
 //  4. the code from L0's exit to L1's preheader (the next stage's start,
 //     where L0's guard also leads) has no effect and no call (a barrier
 //     between the stages must stay where every thread meets it; asm that
-//     reads a register nothing uses is no call), and what
-//     L1 uses of it reads no memory (it is cloned before L0).
+//     reads a register nothing uses is no call), no branch in it leaves
+//     for past L1 but L1's guard (a stage whose loop runs under a test of
+//     its own is not jammed), and what L1 uses of it reads no memory but
+//     parameters nothing writes (it is cloned before L0).
 // Then L0's latch branches to L1's header, L1's latch back to L0's header,
 // L1's variable is L0's, and L1's guard, reached only where L0's failed,
 // skips L1. Every thread runs the same iterations as before, the stages of
@@ -313,7 +315,10 @@ bool collectClones(Analyses &A, const LoopShape &S0, const LoopShape &S1,
 
 /// The blocks on paths from L0's exit to L1's preheader, which the jammed
 /// loop no longer passes: nothing in them may be a call or have an effect
-/// (condition 4), but for asm that only reads a register nothing uses.
+/// (condition 4), but for asm that only reads a register nothing uses, and
+/// no branch in them may leave those paths but L1's guard, the same test
+/// as L0's: a stage that runs its loop only under a condition of its own
+/// (`if (flag) for (...)`) would run it always in the jammed loop.
 bool pureBetween(const LoopShape &S0, const LoopShape &S1) {
   // Backwards from L1's preheader to L0's exit.
   SmallVector<BasicBlock *, 8> Work{S1.Preheader};
@@ -331,6 +336,12 @@ bool pureBetween(const LoopShape &S0, const LoopShape &S1) {
       if (Seen.insert(Pred).second)
         Work.push_back(Pred);
   }
+  const BasicBlock *GuardBlock = S1.Guard ? S1.Guard->getParent() : nullptr;
+  for (BasicBlock *BB : Seen)
+    if (BB != GuardBlock)
+      for (BasicBlock *Succ : successors(BB))
+        if (!Seen.contains(Succ) && Succ != S1.L->getHeader())
+          return false; // a way past L1 other than its guard
   return true;
 }
 

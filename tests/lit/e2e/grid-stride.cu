@@ -290,3 +290,20 @@ void coefs_written(const float *x, float *c, float *o, int n)
   coef_axpb<<<264, 256>>>(x, c, o, n);
 }
 // REMARK-DAG: launches 0..1 (coef_set, coef_axpb) of sequence {{[0-9]+}} at {{.*}} in 'coefs_written' not fused: buffer 'c': {{.*}}neither the same thread nor the same block
+
+// A stage whose loop runs under a test of its own (`if (flag)`) is not
+// jammed into the loop before it: the jammed loop would run its body
+// whatever the flag. The loops run one after the other, t through memory.
+KMAP void plain_scale(const float *x, float *t, int n)
+{ for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) t[i] = 2.f * x[i]; }
+KMAP void maybe_add(const float *t, float *o, int n, int flag)
+{
+  if (flag)
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) o[i] = t[i] + 1.f;
+}
+void flagged(const float *x, float *t, float *o, int n, int flag)
+{
+  plain_scale<<<264, 256>>>(x, t, n);
+  maybe_add<<<264, 256>>>(t, o, n, flag);
+}
+// REMARK-DAG: fused launches 0..1 (plain_scale, maybe_add) of sequence {{[0-9]+}} into __kfuse_fused_{{.*}}: t through memory (the grid-stride loops that write and read it could not be made one loop)
