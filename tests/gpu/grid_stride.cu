@@ -19,8 +19,11 @@
  * registers, not stored. A fourth passes its coefficients through
  * `__restrict__` pointers, y1 = c0 u0 + c1, y2 = c2 y1 + c3: the optimiser
  * loads them before the loop, and the loops are still one, y1 in
- * registers. The program prints `SITES all-fused count=4`: every sequence
- * must run fused on every call.
+ * registers. A fifth runs its second loop only under a flag of its own
+ * (g1 = 2 u0, then g2 = g1 + 1 if the flag is set), called with the flag 0
+ * on y2, which must keep its values, and with 1 on g2: its loops stay two.
+ * The program prints `SITES all-fused count=5`: every sequence must run
+ * fused on every call.
  * Fused and unfused must agree bit for bit (tools/gpu-check). */
 #include "common.h"
 #include "kfuse_example.h"
@@ -97,6 +100,26 @@ static void coefs(const double *x, const double *c, double *y1, double *y2, size
   coef_affine<<<grid, block, 0, s>>>(y1, c + 2, y2, n);
 }
 
+/* A loop that runs only under a flag of its own: the fused kernel must not
+ * run its body when the flag is 0 (the loops then stay two). */
+__global__ KFUSE_MAP void gate_twice(const double *x, double *t, size_t n)
+{
+  GRID_STRIDE(i, n) t[i] = 2.0 * x[i];
+}
+
+__global__ KFUSE_MAP void gate_add(const double *t, double *o, size_t n, int flag)
+{
+  if (flag)
+    GRID_STRIDE(i, n) o[i] = t[i] + 1.0;
+}
+
+static void gated(const double *x, double *t, double *o, size_t n, int flag, unsigned grid,
+                  int block, cudaStream_t s)
+{
+  gate_twice<<<grid, block, 0, s>>>(x, t, n);
+  gate_add<<<grid, block, 0, s>>>(t, o, n, flag);
+}
+
 static void narrow(const double *x, double *w, double *z, size_t n, unsigned grid, int block,
                    cudaStream_t s)
 {
@@ -126,7 +149,7 @@ int main(int argc, char **argv)
   /* The plane: rows of up to 1024 cells, as many as fit in n. */
   const int nx = (int)(n < 1024 ? n : 1024), ny = (int)(n / (size_t)nx);
   const size_t cells = (size_t)nx * ny;
-  kfx::Buf<double> u0(n), v0(n), u(n), v(n), r(n), w(n), z(n), q(cells), y1(n), y2(n), c(4);
+  kfx::Buf<double> u0(n), v0(n), u(n), v(n), r(n), w(n), z(n), q(cells), y1(n), y2(n), c(4), g1(n), g2(n);
   c.h = {0.75, -0.25, 1.5, 0.125};
   c.upload();
   kfx::fill_uniform(u0.h, a.seed, 1, 0.0, 1.0);
@@ -136,7 +159,7 @@ int main(int argc, char **argv)
   cudaStream_t s;
   KFX_CHECK(cudaStreamCreate(&s));
   /* For tools/gpu-check: every sequence runs fused on every call. */
-  std::printf("SITES all-fused count=4\n");
+  std::printf("SITES all-fused count=5\n");
 
   auto check = [&] {
     std::vector<long double> ru(n), rv(n), rr(n);
@@ -167,6 +190,13 @@ int main(int argc, char **argv)
     bool ok = kfx::check_close("u", u.h.data(), ru.data(), n, 1e-13);
     ok = kfx::check_close("y1", y1.h.data(), ry1.data(), n, 1e-15) && ok;
     ok = kfx::check_close("y2", y2.h.data(), ry2.data(), n, 1e-15) && ok;
+    std::vector<long double> rg1(n), rg2(n);
+    for (size_t i = 0; i < n; i++) {
+      rg1[i] = 2.0L * u0.h[i];
+      rg2[i] = rg1[i] + 1.0L;
+    }
+    ok = kfx::check_close("g1", g1.h.data(), rg1.data(), n, 1e-15) && ok;
+    ok = kfx::check_close("g2", g2.h.data(), rg2.data(), n, 1e-15) && ok;
     ok = kfx::check_close("q", q.h.data(), rq.data(), cells, 1e-15) && ok;
     ok = kfx::check_close("w", w.h.data(), rw.data(), n, 1e-15) && ok;
     ok = kfx::check_close("z", z.h.data(), rz.data(), n, 1e-15) && ok;
@@ -175,7 +205,7 @@ int main(int argc, char **argv)
   };
   int rc = kfx::run_and_report(
       "grid_stride", a, s,
-      (2.0 + steps * 5.0 + 3.0 + 3.0) * n * sizeof(double) + 2.0 * cells * sizeof(double),
+      (2.0 + steps * 5.0 + 3.0 + 3.0 + 6.0) * n * sizeof(double) + 2.0 * cells * sizeof(double),
       [&] {
         KFX_CHECK(cudaMemcpyAsync(u.d, u0.d, u0.bytes(), cudaMemcpyDeviceToDevice, s));
         KFX_CHECK(cudaMemcpyAsync(v.d, v0.d, v0.bytes(), cudaMemcpyDeviceToDevice, s));
@@ -184,8 +214,11 @@ int main(int argc, char **argv)
         narrow(u0.d, w.d, z.d, n, grid, a.block, s);
         plane(u0.d, q.d, nx, ny, grid, a.block, s);
         coefs(u0.d, c.d, y1.d, y2.d, n, grid, a.block, s);
+        /* flag 0: y2 keeps coefs' values; flag 1: g2 = g1 + 1. */
+        gated(u0.d, g1.d, y2.d, n, 0, grid, a.block, s);
+        gated(u0.d, g1.d, g2.d, n, 1, grid, a.block, s);
       },
-      check, u, v, r, w, z, q, y1, y2);
+      check, u, v, r, w, z, q, y1, y2, g1, g2);
   KFX_CHECK(cudaStreamDestroy(s));
   return rc;
 }
