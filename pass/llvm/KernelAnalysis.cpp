@@ -1660,6 +1660,27 @@ static bool gridLoopNest(const Function &F, ScalarEvolution &SE, LoopInfo &LI) {
   return false;
 }
 
+std::optional<NestIndex> kfuse::nestIndex(const KernelInfo &K, const IndexPoly &Offset) {
+  if (!K.Grid || !K.Outer)
+    return std::nullopt;
+  NestIndex X;
+  X.DimY = globalDim(K.Outer->Start);
+  if (X.DimY < 1)
+    return std::nullopt;
+  auto CX = coefficientOf(Offset, SymTid), CY = coefficientOf(Offset, symTid(unsigned(X.DimY)));
+  if (!CX || !CY)
+    return std::nullopt;
+  X.CX = std::move(*CX);
+  X.CY = std::move(*CY);
+  X.Rest = Offset - X.CX * (K.Grid->Start + K.Grid->Step * IndexPoly::symbol(SymIter)) -
+           X.CY * (K.Outer->Start + K.Outer->Step * IndexPoly::symbol(SymOuterIter));
+  for (auto &[M, C] : X.Rest.Terms)
+    for (int S : M)
+      if (isCoordinate(S) || S == SymIter || S == SymOuterIter)
+        return std::nullopt;
+  return X;
+}
+
 KernelInfo kfuse::analyzeKernel(Function &F, ScalarEvolution &SE, DominatorTree &DT,
                                 LoopInfo &LI) {
   KernelInfo K;

@@ -451,6 +451,18 @@ int globalDim(const IndexPoly &P);
 /// names no coordinate or iteration count; std::nullopt otherwise.
 std::optional<IndexPoly> coefficientOf(const IndexPoly &P, int Sym);
 
+/// An offset in a nest of grid-stride loops (KernelInfo::Outer) as CX * x +
+/// CY * y + Rest, x the inner loop's variable (from the global x
+/// coordinate), y the outer's (from that of dimension DimY), CX, CY and
+/// Rest free of coordinates and iteration counts.
+struct NestIndex {
+  IndexPoly CX, CY, Rest;
+  int DimY = 1;
+};
+/// \p Offset, of kernel \p K, so; std::nullopt when it is not linear in x
+/// and y alone.
+std::optional<NestIndex> nestIndex(const KernelInfo &K, const IndexPoly &Offset);
+
 /// The symbol an sreg read stands for (a thread or block coordinate or
 /// extent of any dimension), -1 for any other value.
 int sregSymbol(const llvm::Value *V);

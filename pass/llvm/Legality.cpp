@@ -361,23 +361,12 @@ static bool disjointRecords(const FusionCandidate &C, const std::vector<StagedAc
 static bool disjointNest(const FusionCandidate &C, const StagedAccess &X, int64_t Span,
                          std::set<std::string> &Guards) {
   const KernelInfo &K = *C.Stages[X.Stage];
-  if (!K.Grid || !K.Outer)
+  std::optional<NestIndex> Ix = nestIndex(K, X.Offset);
+  if (!Ix || Ix->CX.Terms.empty() || Ix->CY.Terms.empty())
     return false;
   const GridStride &In = *K.Grid, &Out = *K.Outer;
-  int DimY = globalDim(Out.Start);
-  if (DimY < 1)
-    return false;
-  std::optional<IndexPoly> CX = coefficientOf(X.Offset, SymTid);
-  std::optional<IndexPoly> CY = coefficientOf(X.Offset, symTid(unsigned(DimY)));
-  if (!CX || !CY || CX->Terms.empty() || CY->Terms.empty())
-    return false;
-  IndexPoly XV = In.Start + In.Step * IndexPoly::symbol(SymIter);
-  IndexPoly YV = Out.Start + Out.Step * IndexPoly::symbol(SymOuterIter);
-  IndexPoly Rest = X.Offset - *CX * XV - *CY * YV;
-  for (auto &[M, Coef] : Rest.Terms)
-    for (int S : M)
-      if (isCoordinate(S) || S == SymIter || S == SymOuterIter)
-        return false; // the offset is not linear in x and y alone
+  const int DimY = Ix->DimY;
+  const IndexPoly &CX = Ix->CX, &CY = Ix->CY;
   std::set<std::string> New; // `lhs rhs` over value numbers
   // Steps that cover their grids.
   for (auto [G, D] : {std::make_pair(&In, 0u), std::make_pair(&Out, unsigned(DimY))}) {
@@ -396,9 +385,9 @@ static bool disjointNest(const FusionCandidate &C, const StagedAccess &X, int64_
   // The records: x the faster unless only y's coefficient is a constant,
   // or both are and y's is the smaller.
   IndexPoly W = C.valuePoly(X.Stage, In.Bound), H = C.valuePoly(X.Stage, Out.Bound);
-  IndexPoly Fast = *CX, Slow = *CY, FastN = W;
-  if (CY->isConstant() &&
-      (!CX->isConstant() || std::llabs(CY->constantTerm()) < std::llabs(CX->constantTerm()))) {
+  IndexPoly Fast = CX, Slow = CY, FastN = W;
+  if (CY.isConstant() &&
+      (!CX.isConstant() || std::llabs(CY.constantTerm()) < std::llabs(CX.constantTerm()))) {
     std::swap(Fast, Slow);
     FastN = H;
   }

@@ -136,6 +136,20 @@ static std::optional<DigitRange> digitRange(const Access &A) {
   return DigitRange{Rest, Lo, Hi};
 }
 
+/// The largest value of grid-stride loop \p G's variable, as the manifest
+/// reads it: `(max(n,1)-1)`. A 64-bit n compared unsigned is read as it
+/// is; a 4-byte one, or a 64-bit sum or product of ints (negative where its
+/// operands make it so, and then a huge bound compared unsigned), is
+/// divided by 2*min(n,0)+1, which is 1 for n >= 0 and makes the evaluation
+/// fail otherwise.
+static std::string lastValue(const GridStride &G) {
+  std::string N = G.Bound.toExpr();
+  bool Single = G.Bound.Terms.size() == 1 && G.Bound.Terms.begin()->second == 1 &&
+                G.Bound.Terms.begin()->first.size() == 1;
+  return "(max(" + N + ",1)-1)" +
+         (G.Unsigned && (G.BoundBits < 64 || !Single) ? "/(2*min(" + N + ",0)+1)" : "");
+}
+
 /// The bytes [lo, hi) an access in the grid-stride loop \p G touches: at
 /// c * i + Rest, i the loop's variable, which runs over [0, n) (it starts at
 /// a thread's global x coordinate, or at its rank in the grid, each a
@@ -160,16 +174,7 @@ loopRange(const KernelInfo &K, const Access &A) {
       if (S < SymParam0)
         return std::nullopt; // a coordinate, an extent or the iteration left over
   std::string R = Rest.toExpr();
-  std::string N = G.Bound.toExpr();
-  // A 64-bit n compared unsigned is read as it is; a 64-bit sum or product
-  // of ints is negative where its operands make it so, and compared
-  // unsigned it is a huge bound: it gets the guard too.
-  bool Single = G.Bound.Terms.size() == 1 && G.Bound.Terms.begin()->second == 1 &&
-                G.Bound.Terms.begin()->first.size() == 1;
-  std::string Top = std::to_string(Coef) + "*(max(" + N + ",1)-1)" +
-                    (G.Unsigned && (G.BoundBits < 64 || !Single) ? "/(2*min(" + N + ",0)+1)"
-                                                                 : "") +
-                    "+" + std::to_string(A.Bytes);
+  std::string Top = std::to_string(Coef) + "*" + lastValue(G) + "+" + std::to_string(A.Bytes);
   return std::make_pair(R, R == "0" ? Top : R + "+" + Top);
 }
 
@@ -181,34 +186,21 @@ loopRange(const KernelInfo &K, const Access &A) {
 /// compared unsigned is divided as in loopRange.
 static std::optional<std::pair<std::string, std::string>>
 nestRange(const KernelInfo &K, const Access &A) {
-  const GridStride &In = *K.Grid, &Out = *K.Outer;
-  int DimY = globalDim(Out.Start);
-  if (DimY < 1)
+  std::optional<NestIndex> X = nestIndex(K, A.Offset);
+  if (!X)
     return std::nullopt;
-  auto CX = coefficientOf(A.Offset, SymTid), CY = coefficientOf(A.Offset, symTid(unsigned(DimY)));
-  if (!CX || !CY)
-    return std::nullopt;
-  IndexPoly Rest = A.Offset - *CX * (In.Start + In.Step * IndexPoly::symbol(SymIter)) -
-                   *CY * (Out.Start + Out.Step * IndexPoly::symbol(SymOuterIter));
-  for (auto &[M, C] : Rest.Terms)
+  for (auto &[M, C] : X->Rest.Terms)
     for (int S : M)
       if (S < SymParam0)
-        return std::nullopt; // a coordinate, an extent or an iteration left over
-  std::string R = Rest.toExpr(), Lo = R, Hi = R;
-  for (auto [Coef, G] : {std::make_pair(&*CX, &In), std::make_pair(&*CY, &Out)}) {
+        return std::nullopt; // an extent left over
+  std::string R = X->Rest.toExpr(), Lo = R, Hi = R;
+  for (auto [Coef, G] : {std::make_pair(&X->CX, &*K.Grid), std::make_pair(&X->CY, &*K.Outer)}) {
     if (Coef->Terms.empty())
       continue;
-    std::string N = G->Bound.toExpr();
-    bool Single = G->Bound.Terms.size() == 1 && G->Bound.Terms.begin()->second == 1 &&
-                  G->Bound.Terms.begin()->first.size() == 1;
     std::string C = Coef->toExpr();
     if (C.find_first_of("+-", 1) != std::string::npos)
       C = "(" + C + ")";
-    std::string T = C + "*(max(" + N + ",1)-1)" +
-                    (G->Unsigned && (G->BoundBits < 64 || !Single)
-                         ? "/(2*min(" + N + ",0)+1)"
-                         : "");
-    addSpan(Lo, Hi, *Coef, T);
+    addSpan(Lo, Hi, *Coef, C + "*" + lastValue(*G));
   }
   addTo(Hi, std::to_string(A.Bytes));
   return std::make_pair(Lo, Hi);
